@@ -1,0 +1,56 @@
+//! `clowder`: run and analyse large studies of automated test generation for
+//! Scratch programs. Thin: parses arguments and calls the crates.
+
+mod cmd;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "clowder", version, about = "Large empirical studies of test generation for Scratch programs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an experiment: embedded coordinator plus local workers over gRPC.
+    Run {
+        /// Experiment file (TOML).
+        experiment: PathBuf,
+        /// Worker count (default: one per available core).
+        #[arg(long)]
+        workers: Option<usize>,
+        /// Put results under this folder instead of the experiment's `output`.
+        #[arg(long)]
+        output: Option<PathBuf>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Summarise the results of an experiment.
+    Analyze {
+        /// Results folder (`results/<name>`).
+        results: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Run { experiment, workers, output, quiet } => {
+            cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
+        }
+        Command::Analyze { results } => cmd::analyze::run(&results),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Experiment specifications (TOML) and their expansion into runs.
+//!
+//! ```toml
+//! name = "smoke"
+//! dataset = "../datasets/smoke"     # folder of projects, relative to this file
+//! seeds = 3                          # 1..=3; or [1, 5, 9]; or { from = 21, to = 30 }
+//! budget = { steps = 3000 }          # or { executions = 100 }
+//! output = "results"                 # results go to <output>/<name>/
+//!
+//! [[algorithms]]
+//! name = "random"                    # label in results
+//! algorithm = "random"               # random | mosa | mio
+//! params = { max_events = 20 }
+//! ```
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clowder_testgen::{Algorithm, AlgorithmConfig, Budget};
+use serde::Deserialize;
+
+/// An error in an experiment file.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// The file cannot be read.
+    #[error("{path}: {msg}")]
+    Io {
+        /// File path.
+        path: String,
+        /// What went wrong.
+        msg: String,
+    },
+    /// The TOML is invalid or has unknown keys (the message names key and line).
+    #[error("{path}: {msg}")]
+    Parse {
+        /// File path.
+        path: String,
+        /// The parser's message, with line and column.
+        msg: String,
+    },
+    /// The spec parses but is inconsistent.
+    #[error("{path}: {msg}")]
+    Invalid {
+        /// File path.
+        path: String,
+        /// What is wrong.
+        msg: String,
+    },
+}
+
+/// Seeds as written: a count, a list, or a range.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Seeds {
+    /// Seeds 1..=n.
+    Count(u64),
+    /// Exactly these seeds.
+    List(Vec<u64>),
+    /// Seeds from..=to.
+    Range {
+        /// First seed.
+        from: u64,
+        /// Last seed (inclusive).
+        to: u64,
+    },
+}
+
+impl Seeds {
+    /// The seeds in ascending order, without duplicates.
+    pub fn expand(&self) -> Vec<u64> {
+        let set: BTreeSet<u64> = match self {
+            Seeds::Count(n) => (1..=*n).collect(),
+            Seeds::List(v) => v.iter().copied().collect(),
+            Seeds::Range { from, to } => (*from..=*to).collect(),
+        };
+        set.into_iter().collect()
+    }
+}
+
+/// Budget as written in the file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpec {
+    /// VM steps (the default unit).
+    pub steps: Option<u64>,
+    /// Test executions.
+    pub executions: Option<u64>,
+}
+
+/// One algorithm entry.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlgorithmSpec {
+    /// Label in results (unique within the experiment).
+    pub name: String,
+    /// Which search (`random`, `mosa`, `mio`); defaults to `name`.
+    pub algorithm: Option<String>,
+    /// Parameters.
+    #[serde(default)]
+    pub params: toml::Table,
+}
+
+/// An experiment file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// Experiment name: results go to `<output>/<name>/`.
+    pub name: String,
+    /// Optional description.
+    #[serde(default)]
+    pub description: String,
+    /// Folder of projects (or one project), relative to the experiment file.
+    pub dataset: String,
+    /// Algorithm entries.
+    pub algorithms: Vec<AlgorithmSpec>,
+    /// Seeds.
+    pub seeds: Seeds,
+    /// Budget per run.
+    pub budget: BudgetSpec,
+    /// Output folder (default `results`, relative to the working directory).
+    #[serde(default = "default_output")]
+    pub output: String,
+}
+
+fn default_output() -> String {
+    "results".into()
+}
+
+/// A parsed, validated experiment with paths resolved.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// The spec as written.
+    pub spec: ExperimentSpec,
+    /// Resolved dataset path.
+    pub dataset_path: PathBuf,
+    /// Resolved results folder (`<output>/<name>`).
+    pub results_dir: PathBuf,
+    /// Algorithm entries with validated configurations.
+    pub algorithms: Vec<(String, AlgorithmConfig)>,
+    /// Budget per run.
+    pub budget: Budget,
+    /// Seeds.
+    pub seeds: Vec<u64>,
+}
+
+/// Replaces a leading `$CLOWDER_CORPORA` / `${CLOWDER_CORPORA}` with the
+/// variable's value (default `../shared/corpora`).
+pub fn expand_corpora(p: &str) -> String {
+    for prefix in ["${CLOWDER_CORPORA}", "$CLOWDER_CORPORA"] {
+        if let Some(rest) = p.strip_prefix(prefix) {
+            let base = std::env::var("CLOWDER_CORPORA").unwrap_or_else(|_| "../shared/corpora".into());
+            return format!("{base}{rest}");
+        }
+    }
+    p.to_string()
+}
+
+impl Experiment {
+    /// Reads and validates an experiment file.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SpecError::Io { path: path.display().to_string(), msg: e.to_string() })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses experiment text; `path` resolves relative paths and names errors.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, SpecError> {
+        let p = path.display().to_string();
+        let spec: ExperimentSpec =
+            toml::from_str(text).map_err(|e| SpecError::Parse { path: p.clone(), msg: e.to_string() })?;
+        let invalid = |msg: String| SpecError::Invalid { path: p.clone(), msg };
+        if spec.name.is_empty() || spec.name.contains(['/', '\\']) || spec.name.starts_with('.') {
+            return Err(invalid(format!("name {:?} must be non-empty and usable as a folder name", spec.name)));
+        }
+        if spec.algorithms.is_empty() {
+            return Err(invalid("no [[algorithms]] entries".into()));
+        }
+        let mut names = BTreeSet::new();
+        let mut algorithms = Vec::new();
+        for a in &spec.algorithms {
+            if !names.insert(a.name.clone()) {
+                return Err(invalid(format!("algorithm name {:?} is used twice", a.name)));
+            }
+            let kind = Algorithm::parse(a.algorithm.as_deref().unwrap_or(&a.name))
+                .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
+            let params = a
+                .params
+                .iter()
+                .map(|(k, v)| {
+                    serde_json::to_value(v)
+                        .map(|j| (k.clone(), j))
+                        .map_err(|e| invalid(format!("algorithm {:?}: parameter {k}: {e}", a.name)))
+                })
+                .collect::<Result<_, _>>()?;
+            let cfg = AlgorithmConfig { algorithm: kind, params };
+            cfg.validate().map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
+            algorithms.push((a.name.clone(), cfg));
+        }
+        let budget = match (spec.budget.steps, spec.budget.executions) {
+            (Some(s), None) => Budget::Steps(s),
+            (None, Some(e)) => Budget::Executions(e),
+            _ => return Err(invalid("budget needs exactly one of `steps` or `executions`".into())),
+        };
+        if budget.amount() == 0 {
+            return Err(invalid("budget must be positive".into()));
+        }
+        let seeds = spec.seeds.expand();
+        if seeds.is_empty() {
+            return Err(invalid("no seeds".into()));
+        }
+        let base = path.parent().unwrap_or(Path::new("."));
+        let ds = expand_corpora(&spec.dataset);
+        let dataset_path =
+            if Path::new(&ds).is_absolute() || ds != spec.dataset { PathBuf::from(ds) } else { base.join(ds) };
+        let results_dir = PathBuf::from(&spec.output).join(&spec.name);
+        Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds })
+    }
+}
+
+/// One run: (project, algorithm configuration, seed) with a budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Run identity (hex): hash of project, configuration, seed, budget, engine.
+    pub run_id: String,
+    /// Project name (for results).
+    pub project: String,
+    /// Project content hash.
+    pub project_hash: String,
+    /// Algorithm entry name.
+    pub algorithm: String,
+    /// Normalised configuration JSON.
+    pub config_json: String,
+    /// Seed.
+    pub seed: u64,
+    /// Budget.
+    pub budget: Budget,
+}
+
+/// The identity of a run (DESIGN §5).
+pub fn run_id(project_hash: &str, config_json: &str, seed: u64, budget: Budget, engine: &str) -> String {
+    let mut h = blake3::Hasher::new();
+    for part in [project_hash, config_json, &seed.to_string(), budget.unit(), &budget.amount().to_string(), engine] {
+        h.update(part.as_bytes());
+        h.update(b"\0");
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// Expands an experiment over its dataset's projects: projects × algorithms × seeds,
+/// in that (deterministic) order.
+pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> Vec<Run> {
+    let engine = clowder_vm::ENGINE_VERSION;
+    let mut runs = Vec::with_capacity(projects.len() * exp.algorithms.len() * exp.seeds.len());
+    for p in projects {
+        for (name, cfg) in &exp.algorithms {
+            let config_json = cfg.normalized_json();
+            for &seed in &exp.seeds {
+                runs.push(Run {
+                    run_id: run_id(&p.content_hash, &config_json, seed, exp.budget, engine),
+                    project: p.name.clone(),
+                    project_hash: p.content_hash.clone(),
+                    algorithm: name.clone(),
+                    config_json: config_json.clone(),
+                    seed,
+                    budget: exp.budget,
+                });
+            }
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+dataset = "."
+seeds = [3, 1, 3]
+budget = { steps = 100 }
+
+[[algorithms]]
+name = "random"
+params = { max_events = 5 }
+"#;
+
+    #[test]
+    fn parses_and_dedups_seeds() {
+        let e = Experiment::parse(GOOD, Path::new("x/exp.toml")).unwrap();
+        assert_eq!(e.seeds, vec![1, 3]);
+        assert_eq!(e.budget, Budget::Steps(100));
+        assert_eq!(e.dataset_path, Path::new("x/."));
+    }
+
+    #[test]
+    fn unknown_key_names_key_and_line() {
+        let bad = GOOD.replace("seeds = [3, 1, 3]", "seeds = [3, 1, 3]\nbudgte = 5");
+        let err = Experiment::parse(&bad, Path::new("exp.toml")).unwrap_err().to_string();
+        assert!(err.contains("budgte"), "{err}");
+        assert!(err.contains("line 5"), "{err}");
+    }
+
+    #[test]
+    fn unknown_parameter_is_an_error() {
+        let bad = GOOD.replace("max_events", "max_eventz");
+        let err = Experiment::parse(&bad, Path::new("exp.toml")).unwrap_err().to_string();
+        assert!(err.contains("max_eventz"), "{err}");
+    }
+
+    #[test]
+    fn run_ids_depend_on_every_part() {
+        let a = run_id("h", "{}", 1, Budget::Steps(10), "e");
+        assert_ne!(a, run_id("h2", "{}", 1, Budget::Steps(10), "e"));
+        assert_ne!(a, run_id("h", "{\"x\":1}", 1, Budget::Steps(10), "e"));
+        assert_ne!(a, run_id("h", "{}", 2, Budget::Steps(10), "e"));
+        assert_ne!(a, run_id("h", "{}", 1, Budget::Steps(11), "e"));
+        assert_ne!(a, run_id("h", "{}", 1, Budget::Executions(10), "e"));
+        assert_ne!(a, run_id("h", "{}", 1, Budget::Steps(10), "f"));
+        assert_eq!(a, run_id("h", "{}", 1, Budget::Steps(10), "e"));
+    }
+}

@@ -1,0 +1,49 @@
+//! The per-algorithm summary printed at the end of a study.
+
+use std::collections::BTreeMap;
+
+use clowder_proto::RunStatus;
+
+use crate::table::{RunState, RunTable};
+
+/// Formats mean coverage, steps and failures per algorithm entry.
+pub fn format(table: &RunTable) -> String {
+    #[derive(Default)]
+    struct Acc {
+        ok: u64,
+        failed: u64,
+        pending: u64,
+        coverage: f64,
+        steps: u64,
+    }
+    let mut by_alg: BTreeMap<&str, Acc> = BTreeMap::new();
+    for e in table.entries() {
+        let a = by_alg.entry(e.run.algorithm.as_str()).or_default();
+        match &e.state {
+            RunState::Finished(r) if r.status == RunStatus::Ok as i32 => {
+                a.ok += 1;
+                a.coverage += r.coverage;
+                a.steps += r.steps;
+            }
+            RunState::Finished(_) => a.failed += 1,
+            _ => a.pending += 1,
+        }
+    }
+    let mut s = format!(
+        "{:<24} {:>6} {:>7} {:>8} {:>14} {:>12}\n",
+        "algorithm", "ok", "failed", "pending", "mean coverage", "mean steps"
+    );
+    for (name, a) in by_alg {
+        let n = a.ok.max(1) as f64;
+        s.push_str(&format!(
+            "{:<24} {:>6} {:>7} {:>8} {:>13.2}% {:>12.0}\n",
+            name,
+            a.ok,
+            a.failed,
+            a.pending,
+            100.0 * a.coverage / n,
+            a.steps as f64 / n
+        ));
+    }
+    s
+}

@@ -1,0 +1,19 @@
+//! The geometry seam: everything that needs costume pixels goes through
+//! [`Geometry`], so the headless profile (no renderer) and the pixel-accurate
+//! geometry layer are interchangeable.
+
+/// Answers the renderer's questions for the interpreter.
+pub trait Geometry {
+    /// Short label for results: `none`, `approximate` or `exact`.
+    fn mode(&self) -> &'static str;
+}
+
+/// No renderer: touching is always false, nothing is fenced (the `headless` profile).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoGeometry;
+
+impl Geometry for NoGeometry {
+    fn mode(&self) -> &'static str {
+        "none"
+    }
+}
