@@ -11,6 +11,10 @@
 //! name = "random"                    # label in results
 //! algorithm = "random"               # random | mosa | mio
 //! params = { max_events = 20 }
+//!
+//! [[algorithms]]                     # a sweep: one configuration per combination
+//! name = "mosa"
+//! sweep = { population_size = [10, 30, 50], crossover_probability = [0.5, 0.7] }
 //! ```
 
 use std::collections::BTreeSet;
@@ -98,6 +102,10 @@ pub struct AlgorithmSpec {
     /// Parameters.
     #[serde(default)]
     pub params: toml::Table,
+    /// Parameter grid: each key maps to a list of values; the entry expands to
+    /// one configuration per combination, named `name[k1=v1,k2=v2]`.
+    #[serde(default)]
+    pub sweep: toml::Table,
 }
 
 /// An experiment file.
@@ -178,23 +186,24 @@ impl Experiment {
         let mut names = BTreeSet::new();
         let mut algorithms = Vec::new();
         for a in &spec.algorithms {
-            if !names.insert(a.name.clone()) {
-                return Err(invalid(format!("algorithm name {:?} is used twice", a.name)));
-            }
             let kind = Algorithm::parse(a.algorithm.as_deref().unwrap_or(&a.name))
                 .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
-            let params = a
-                .params
-                .iter()
-                .map(|(k, v)| {
-                    serde_json::to_value(v)
-                        .map(|j| (k.clone(), j))
-                        .map_err(|e| invalid(format!("algorithm {:?}: parameter {k}: {e}", a.name)))
-                })
-                .collect::<Result<_, _>>()?;
-            let cfg = AlgorithmConfig { algorithm: kind, params };
-            cfg.validate().map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
-            algorithms.push((a.name.clone(), cfg));
+            for (label, table) in sweep_grid(a).map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))? {
+                if !names.insert(label.clone()) {
+                    return Err(invalid(format!("algorithm name {label:?} is used twice")));
+                }
+                let params = table
+                    .iter()
+                    .map(|(k, v)| {
+                        serde_json::to_value(v)
+                            .map(|j| (k.clone(), j))
+                            .map_err(|e| invalid(format!("algorithm {label:?}: parameter {k}: {e}")))
+                    })
+                    .collect::<Result<_, _>>()?;
+                let cfg = AlgorithmConfig { algorithm: kind, params };
+                cfg.validate().map_err(|e| invalid(format!("algorithm {label:?}: {e}")))?;
+                algorithms.push((label, cfg));
+            }
         }
         let budget = match (spec.budget.steps, spec.budget.executions) {
             (Some(s), None) => Budget::Steps(s),
@@ -215,6 +224,38 @@ impl Experiment {
         let results_dir = PathBuf::from(&spec.output).join(&spec.name);
         Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds })
     }
+}
+
+/// Expands an entry's `sweep` grid (keys in sorted order) over its `params`.
+/// Without a sweep this is the entry itself.
+fn sweep_grid(a: &AlgorithmSpec) -> Result<Vec<(String, toml::Table)>, String> {
+    let mut grid: Vec<(String, toml::Table)> = vec![(String::new(), a.params.clone())];
+    // toml::Table iterates in sorted key order, so labels are canonical.
+    for (key, values) in &a.sweep {
+        if a.params.contains_key(key) {
+            return Err(format!("{key} is in both params and sweep"));
+        }
+        let toml::Value::Array(values) = values else {
+            return Err(format!("sweep {key} must be a list of values"));
+        };
+        if values.is_empty() {
+            return Err(format!("sweep {key} is empty"));
+        }
+        let mut next = Vec::with_capacity(grid.len() * values.len());
+        for (label, table) in &grid {
+            for v in values {
+                let mut t = table.clone();
+                t.insert(key.clone(), v.clone());
+                let sep = if label.is_empty() { "" } else { "," };
+                next.push((format!("{label}{sep}{key}={v}"), t));
+            }
+        }
+        grid = next;
+    }
+    Ok(grid
+        .into_iter()
+        .map(|(label, t)| (if label.is_empty() { a.name.clone() } else { format!("{}[{label}]", a.name) }, t))
+        .collect())
 }
 
 /// One run: (project, algorithm configuration, seed) with a budget.
@@ -299,6 +340,19 @@ params = { max_events = 5 }
         let err = Experiment::parse(&bad, Path::new("exp.toml")).unwrap_err().to_string();
         assert!(err.contains("budgte"), "{err}");
         assert!(err.contains("line 5"), "{err}");
+    }
+
+    #[test]
+    fn sweep_expands_to_the_grid() {
+        let text = GOOD.replace(
+            "params = { max_events = 5 }",
+            "algorithm = \"mosa\"\nsweep = { population_size = [10, 30, 50], crossover_probability = [0.5, 0.9] }",
+        );
+        let e = Experiment::parse(&text, Path::new("exp.toml")).unwrap();
+        let names: Vec<&str> = e.algorithms.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names.len(), 6);
+        assert_eq!(names[0], "random[crossover_probability=0.5,population_size=10]");
+        assert_eq!(e.algorithms[5].1.params["population_size"], serde_json::json!(50));
     }
 
     #[test]

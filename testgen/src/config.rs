@@ -10,6 +10,10 @@ use serde::{Deserialize, Serialize};
 pub enum Algorithm {
     /// Random search: random tests, keep those that cover something new.
     Random,
+    /// MOSA: many-objective sorting algorithm (Panichella et al.).
+    Mosa,
+    /// MIO: many independent objectives (Arcuri).
+    Mio,
 }
 
 impl Algorithm {
@@ -17,7 +21,9 @@ impl Algorithm {
     pub fn parse(name: &str) -> Result<Self, String> {
         match name.to_ascii_lowercase().as_str() {
             "random" | "randomsearch" | "random_search" => Ok(Algorithm::Random),
-            other => Err(format!("unknown algorithm {other:?} (known: random)")),
+            "mosa" => Ok(Algorithm::Mosa),
+            "mio" => Ok(Algorithm::Mio),
+            other => Err(format!("unknown algorithm {other:?} (known: random, mosa, mio)")),
         }
     }
 
@@ -25,9 +31,30 @@ impl Algorithm {
     pub fn name(self) -> &'static str {
         match self {
             Algorithm::Random => "random",
+            Algorithm::Mosa => "mosa",
+            Algorithm::Mio => "mio",
         }
     }
 }
+
+/// Parameters every algorithm accepts (Whisker's `chromosome`, `durations`,
+/// `integerRange`, `mutation`, `localSearch` settings).
+pub const COMMON_PARAMS: &[&str] = &[
+    "min_events",
+    "max_events",
+    "wait_upper_bound",
+    "press_duration",
+    "click_duration",
+    "sound_duration",
+    "codon_min",
+    "codon_max",
+    "gaussian_mutation_power",
+    "extension_probability",
+    "extension_new_event_probability",
+    "reduction_probability",
+    "minimize",
+    "assertions",
+];
 
 /// An algorithm with its parameters (anything not given takes the Whisker
 /// study's default).
@@ -62,11 +89,23 @@ impl AlgorithmConfig {
 
     /// Checks that every parameter is one this algorithm knows.
     pub fn validate(&self) -> Result<(), String> {
-        let known: &[&str] = match self.algorithm {
-            Algorithm::Random => &["min_events", "max_events", "wait_upper_bound", "press_duration", "click_duration"],
+        let specific: &[&str] = match self.algorithm {
+            Algorithm::Random => &[],
+            Algorithm::Mosa => &["population_size", "crossover_probability", "mutation_probability"],
+            Algorithm::Mio => &[
+                "archive_size_start",
+                "archive_size_focused",
+                "random_selection_probability_start",
+                "random_selection_probability_focused",
+                "start_of_focused_phase",
+                "max_mutation_count_start",
+                "max_mutation_count_focused",
+            ],
         };
         for k in self.params.keys() {
-            if !known.contains(&k.as_str()) {
+            if !COMMON_PARAMS.contains(&k.as_str()) && !specific.contains(&k.as_str()) {
+                let mut known: Vec<&str> = COMMON_PARAMS.iter().chain(specific).copied().collect();
+                known.sort_unstable();
                 return Err(format!(
                     "unknown parameter {k:?} for algorithm {} (known: {})",
                     self.algorithm.name(),
@@ -74,8 +113,10 @@ impl AlgorithmConfig {
                 ));
             }
         }
-        for k in known {
-            self.int(k, 0)?;
+        for (k, v) in &self.params {
+            if !(v.is_number() || v.is_boolean()) {
+                return Err(format!("parameter {k:?} must be a number or boolean, got {v}"));
+            }
         }
         Ok(())
     }

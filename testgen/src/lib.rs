@@ -46,6 +46,9 @@ pub fn generate(
     let mut exec = execution::Executor::new(Arc::clone(&project), &targets, seed, budget);
     let suite = match cfg.algorithm {
         Algorithm::Random => random_search::run(cfg, seed, &mut exec, &space, on_progress).map_err(GenError::Config)?,
+        Algorithm::Mosa | Algorithm::Mio => {
+            return Err(GenError::Config(format!("{} is not implemented yet", cfg.algorithm.name())));
+        }
     };
     let unknown = exec.unknown_opcodes();
     let timeline = exec.timeline().to_vec();
