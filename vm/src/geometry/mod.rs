@@ -2,6 +2,19 @@
 //! [`Geometry`], so the headless profile (no renderer) and the pixel-accurate
 //! geometry layer are interchangeable.
 
+// The CPU renderer (helper `geometry`, issue 7): costume decoding, silhouettes,
+// transforms and scratch-render's queries, independent of the trait below.
+pub mod drawable;
+pub mod effects;
+pub mod hull;
+pub mod math;
+pub mod pen;
+pub mod query;
+pub mod render;
+pub mod silhouette;
+pub mod skin;
+pub mod svg;
+
 /// Answers the renderer's questions for the interpreter.
 pub trait Geometry {
     /// Short label for results: `none`, `approximate` or `exact`.

@@ -1,0 +1,191 @@
+//! A drawable's transform, computed exactly as scratch-render's `Drawable`
+//! computes it in `Float32Array`s: model matrix, its inverse, world → texture
+//! coordinates, the rough AABB and the transformed hull points.
+
+use super::effects::Effects;
+use super::math::{Rect, cos, f32r, js_round, sin};
+
+/// Where and how a drawable is drawn (the renderer's view of a target).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Placement {
+    /// Position as the VM sets it; the renderer rounds it (`Math.round`) into single precision.
+    pub x: f64,
+    /// See `x`.
+    pub y: f64,
+    /// Rendered direction in degrees (90 for "don't rotate" and "left-right").
+    pub direction: f64,
+    /// Rendered scale in percent; x is negative for a flipped "left-right" sprite.
+    pub scale: [f64; 2],
+}
+
+impl Placement {
+    /// A placement from a target's state and rotation style (`_getRenderedDirectionAndScale`).
+    pub fn from_target(x: f64, y: f64, direction: f64, size: f64, style: RotationStyle) -> Self {
+        let (direction, scale) = match style {
+            RotationStyle::AllAround => (direction, [size, size]),
+            RotationStyle::DontRotate => (90.0, [size, size]),
+            RotationStyle::LeftRight => (90.0, [if direction < 0.0 { -size } else { size }, size]),
+        };
+        Placement { x, y, direction, scale }
+    }
+
+    /// The drawable position the renderer stores: `Math.round`, then single precision.
+    pub fn render_position(&self) -> [f64; 2] {
+        [f32r(js_round(self.x)), f32r(js_round(self.y))]
+    }
+
+    /// The scale as the renderer stores it (single precision).
+    pub fn render_scale(&self) -> [f64; 2] {
+        [f32r(self.scale[0]), f32r(self.scale[1])]
+    }
+}
+
+/// A sprite's rotation style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RotationStyle {
+    /// `all around`
+    #[default]
+    AllAround,
+    /// `left-right`
+    LeftRight,
+    /// `don't rotate`
+    DontRotate,
+}
+
+impl RotationStyle {
+    /// Parses Scratch's rotation style names (unknown names rotate all around, as scratch-vm ignores them).
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "left-right" => RotationStyle::LeftRight,
+            "don't rotate" => RotationStyle::DontRotate,
+            _ => RotationStyle::AllAround,
+        }
+    }
+}
+
+/// The model matrix `[a, b, c, d, tx, ty]` (single-precision values) and its inverse.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Xform {
+    /// `u_modelMatrix` elements 0, 1, 4, 5, 12, 13.
+    pub m: [f64; 6],
+    /// `_inverseMatrix` elements 0, 1, 4, 5, 12, 13.
+    pub inv: [f64; 6],
+    /// The drawable's stored position.
+    pub position: [f64; 2],
+}
+
+impl Xform {
+    /// `Drawable._calculateTransform` + `updateMatrix` for a skin of nominal `skin_size`
+    /// rotating about `center` (single precision).
+    pub fn new(p: &Placement, skin_size: [f64; 2], center: [f64; 2]) -> Xform {
+        let position = p.render_position();
+        let scale = p.render_scale();
+        let rotation = (270.0 - p.direction) * std::f64::consts::PI / 180.0;
+        let (c, s) = (f32r(cos(rotation)), f32r(sin(rotation)));
+        let adj0 = f32r((center[0] - skin_size[0] / 2.0) * scale[0] / 100.0);
+        let adj1 = f32r(((center[1] - skin_size[1] / 2.0) * scale[1] / 100.0) * -1.0);
+        let ss0 = f32r(skin_size[0] * scale[0] / 100.0);
+        let ss1 = f32r(skin_size[1] * scale[1] / 100.0);
+        let neg_s = -s;
+        let a = f32r(ss0 * c);
+        let b = f32r(ss0 * s);
+        let cc = f32r(ss1 * neg_s);
+        let d = f32r(ss1 * c);
+        let tx = f32r(c * adj0 + neg_s * adj1 + position[0]);
+        let ty = f32r(s * adj0 + c * adj1 + position[1]);
+        // twgl.m4.inverse of [a b 0 0; c d 0 0; 0 0 1 0; tx ty 0 1], with its operation order.
+        let det = a * d + cc * -b;
+        let k = 1.0 / det;
+        let inv = [
+            f32r(k * d),
+            f32r(k * -b),
+            f32r(k * (0.0 - cc)),
+            f32r(k * a),
+            f32r(k * (cc * ty - tx * d)),
+            f32r(k * (tx * b - a * ty)),
+        ];
+        Xform { m: [a, b, cc, d, tx, ty], inv, position }
+    }
+
+    /// `getLocalPosition`: texture coordinates `[u, v]` of world point `(x, y)`, before effects.
+    #[inline]
+    pub fn local(&self, x: f64, y: f64) -> [f64; 2] {
+        let i = &self.inv;
+        let mut u = f32r(0.5 - (x * i[0] + y * i[2] + i[4]));
+        let mut v = f32r((x * i[1] + y * i[3] + i[5]) + 0.5);
+        if u.abs() < 1e-6 {
+            u = 0.0;
+        }
+        if v.abs() < 1e-6 {
+            v = 0.0;
+        }
+        [u, v]
+    }
+
+    /// `getLocalPosition` including the shape effects (applied only inside the texture).
+    #[inline]
+    pub fn local_with_effects(&self, x: f64, y: f64, effects: &Effects, skin_size: [f64; 2]) -> [f64; 2] {
+        let p = self.local(x, y);
+        if effects.enabled != 0 && (0.0..1.0).contains(&p[0]) && (0.0..1.0).contains(&p[1]) {
+            effects.transform_point(p, skin_size)
+        } else {
+            p
+        }
+    }
+
+    /// `getAABB`: the transformed unit square's bounding box.
+    pub fn aabb(&self) -> Rect {
+        let m = &self.m;
+        let x = (0.5 * m[0]).abs() + (0.5 * m[2]).abs();
+        let y = (0.5 * m[1]).abs() + (0.5 * m[3]).abs();
+        Rect { left: -x + m[4], right: x + m[4], top: y + m[5], bottom: -y + m[5] }
+    }
+
+    /// `_getTransformedHullPoints`: hull points (skin pixel grid) in stage coordinates.
+    pub fn transform_hull(&self, points: &[[f64; 2]], skin_size: [f64; 2]) -> Vec<[f64; 2]> {
+        let half_x = 1.0 / skin_size[0] / 2.0;
+        let half_y = 1.0 / skin_size[1] / 2.0;
+        let m = &self.m;
+        points
+            .iter()
+            .map(|p| {
+                let px = f32r(0.5 + (-p[0] / skin_size[0]) - half_x);
+                let py = f32r((p[1] / skin_size[1]) - 0.5 + half_y);
+                [f32r(px * m[0] + py * m[2] + m[4]), f32r(px * m[1] + py * m[3] + m[5])]
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unrotated_square_maps_corners() {
+        // 100×100 skin centred, at (10, 20), direction 90, size 100.
+        let p = Placement::from_target(10.0, 20.0, 90.0, 100.0, RotationStyle::AllAround);
+        let x = Xform::new(&p, [100.0, 100.0], [50.0, 50.0]);
+        let aabb = x.aabb();
+        assert!((aabb.left - -40.0).abs() < 1e-4 && (aabb.right - 60.0).abs() < 1e-4);
+        assert!((aabb.bottom - -30.0).abs() < 1e-4 && (aabb.top - 70.0).abs() < 1e-4);
+        // The world point at the left edge, top: texture (0, 0) (x is flipped by the quad).
+        let [u, v] = x.local(-39.0, 69.0);
+        assert!((u - 0.01).abs() < 1e-5 && (v - 0.01).abs() < 1e-5, "{u} {v}");
+    }
+
+    #[test]
+    fn left_right_flips_the_scale() {
+        let p = Placement::from_target(0.0, 0.0, -90.0, 50.0, RotationStyle::LeftRight);
+        assert_eq!(p.direction, 90.0);
+        assert_eq!(p.scale, [-50.0, 50.0]);
+        let p = Placement::from_target(0.0, 0.0, -90.0, 50.0, RotationStyle::DontRotate);
+        assert_eq!((p.direction, p.scale), (90.0, [50.0, 50.0]));
+    }
+
+    #[test]
+    fn positions_round_half_up() {
+        let p = Placement::from_target(-2.5, 2.5, 90.0, 100.0, RotationStyle::AllAround);
+        assert_eq!(p.render_position(), [-2.0, 3.0]);
+    }
+}

@@ -1,0 +1,267 @@
+//! Numeric helpers that reproduce the browser's arithmetic bit for bit.
+//!
+//! scratch-render keeps matrices, positions, scales and texture coordinates in
+//! `Float32Array`s (twgl), so every store rounds a double to single precision;
+//! colours live in `Uint8ClampedArray`s, whose stores round half to even.
+//! Reproducing those roundings is what makes "touching at exactly one pixel"
+//! agree with the real renderer. Trigonometry and logarithms come from the
+//! `libm` crate (a port of the same FreeBSD/fdlibm code V8 uses), never from
+//! the platform, so results do not depend on the machine.
+
+/// Rounds a double to single precision and widens it back (a `Float32Array` store).
+#[inline]
+pub fn f32r(x: f64) -> f64 {
+    x as f32 as f64
+}
+
+/// JavaScript `Math.round`: rounds half towards +∞.
+#[inline]
+pub fn js_round(x: f64) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    let f = x.floor();
+    if x - f >= 0.5 { f + 1.0 } else { f }
+}
+
+/// A `Uint8ClampedArray` store (`ToUint8Clamp`): clamps to 0..=255 and rounds half to even.
+#[inline]
+pub fn u8_clamp(x: f64) -> u8 {
+    if x.is_nan() || x <= 0.0 {
+        return 0;
+    }
+    if x >= 255.0 {
+        return 255;
+    }
+    let f = x.floor();
+    let diff = x - f;
+    let r = if diff > 0.5 {
+        f + 1.0
+    } else if diff < 0.5 {
+        f
+    } else if f % 2.0 == 0.0 {
+        f
+    } else {
+        f + 1.0
+    };
+    r as u8
+}
+
+/// A `Uint8Array` store (`ToUint8`): truncates towards zero, modulo 256.
+#[inline]
+pub fn u8_wrap(x: f64) -> u8 {
+    if !x.is_finite() {
+        return 0;
+    }
+    (x.trunc().rem_euclid(256.0)) as u8
+}
+
+/// Deterministic cosine (fdlibm).
+#[inline]
+pub fn cos(x: f64) -> f64 {
+    libm::cos(x)
+}
+
+/// Deterministic sine (fdlibm).
+#[inline]
+pub fn sin(x: f64) -> f64 {
+    libm::sin(x)
+}
+
+/// Deterministic base-2 logarithm (fdlibm).
+#[inline]
+pub fn log2(x: f64) -> f64 {
+    libm::log2(x)
+}
+
+/// Deterministic `atan2` (fdlibm).
+#[inline]
+pub fn atan2(y: f64, x: f64) -> f64 {
+    libm::atan2(y, x)
+}
+
+/// Deterministic `pow` (fdlibm).
+#[inline]
+pub fn pow(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
+}
+
+/// `Math.hypot` for two arguments, as V8 computes it (scaled sum of squares).
+pub fn hypot(a: f64, b: f64) -> f64 {
+    let (a, b) = (a.abs(), b.abs());
+    if a.is_infinite() || b.is_infinite() {
+        return f64::INFINITY;
+    }
+    if a.is_nan() || b.is_nan() {
+        return f64::NAN;
+    }
+    let max = a.max(b);
+    if max == 0.0 {
+        return 0.0;
+    }
+    // V8: Kahan-compensated sum of (x / max)² then sqrt × max.
+    let (x, y) = (a / max, b / max);
+    let mut sum = 0.0f64;
+    let mut compensation = 0.0f64;
+    for v in [x, y] {
+        let summand = v * v - compensation;
+        let preliminary = sum + summand;
+        compensation = (preliminary - sum) - summand;
+        sum = preliminary;
+    }
+    sum.sqrt() * max
+}
+
+/// scratch-vm's `MathUtil.wrapClamp`.
+pub fn wrap_clamp(n: f64, min: f64, max: f64) -> f64 {
+    let range = (max - min) + 1.0;
+    n - ((n - min) / range).floor() * range
+}
+
+/// An axis-aligned rectangle in Scratch coordinates (+y up), as scratch-render's `Rectangle`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rect {
+    /// Left edge.
+    pub left: f64,
+    /// Right edge.
+    pub right: f64,
+    /// Bottom edge.
+    pub bottom: f64,
+    /// Top edge.
+    pub top: f64,
+}
+
+impl Rect {
+    /// A rectangle from its four edges.
+    pub fn new(left: f64, right: f64, bottom: f64, top: f64) -> Self {
+        Self { left, right, bottom, top }
+    }
+
+    /// `Rectangle.width` (absolute difference).
+    pub fn width(&self) -> f64 {
+        (self.left - self.right).abs()
+    }
+
+    /// `Rectangle.height` (absolute difference).
+    pub fn height(&self) -> f64 {
+        (self.top - self.bottom).abs()
+    }
+
+    /// `Rectangle.intersects`.
+    pub fn intersects(&self, o: &Rect) -> bool {
+        self.left <= o.right && o.left <= self.right && self.top >= o.bottom && o.top >= self.bottom
+    }
+
+    /// `Rectangle.intersect`.
+    pub fn intersect(&self, o: &Rect) -> Rect {
+        Rect {
+            left: self.left.max(o.left),
+            right: self.right.min(o.right),
+            top: self.top.min(o.top),
+            bottom: self.bottom.max(o.bottom),
+        }
+    }
+
+    /// `Rectangle.union`.
+    pub fn union(&self, o: &Rect) -> Rect {
+        Rect {
+            left: self.left.min(o.left),
+            right: self.right.max(o.right),
+            top: self.top.max(o.top),
+            bottom: self.bottom.min(o.bottom),
+        }
+    }
+
+    /// `Rectangle.clamp` (note the second pass that keeps an off-stage box degenerate).
+    pub fn clamp(&mut self, left: f64, right: f64, bottom: f64, top: f64) {
+        self.left = js_max(self.left, left);
+        self.right = js_min(self.right, right);
+        self.bottom = js_max(self.bottom, bottom);
+        self.top = js_min(self.top, top);
+        self.left = js_min(self.left, right);
+        self.right = js_max(self.right, left);
+        self.bottom = js_min(self.bottom, top);
+        self.top = js_max(self.top, bottom);
+    }
+
+    /// `Rectangle.snapToInt`.
+    pub fn snap_to_int(&mut self) {
+        self.left = self.left.floor();
+        self.right = self.right.ceil();
+        self.bottom = self.bottom.floor();
+        self.top = self.top.ceil();
+    }
+
+    /// `Rectangle.initFromPointsAABB`; `None` for no points.
+    pub fn from_points(points: impl IntoIterator<Item = [f64; 2]>) -> Option<Rect> {
+        let mut r = Rect { left: f64::INFINITY, right: f64::NEG_INFINITY, top: f64::NEG_INFINITY, bottom: f64::INFINITY };
+        let mut any = false;
+        for [x, y] in points {
+            any = true;
+            if x < r.left {
+                r.left = x;
+            }
+            if x > r.right {
+                r.right = x;
+            }
+            if y > r.top {
+                r.top = y;
+            }
+            if y < r.bottom {
+                r.bottom = y;
+            }
+        }
+        any.then_some(r)
+    }
+}
+
+/// `Math.max` of two numbers (NaN-propagating).
+#[inline]
+pub fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
+}
+
+/// `Math.min` of two numbers (NaN-propagating).
+#[inline]
+pub fn js_min(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.min(b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn js_round_rounds_half_up() {
+        assert_eq!(js_round(2.5), 3.0);
+        assert_eq!(js_round(-2.5), -2.0);
+        assert_eq!(js_round(-2.6), -3.0);
+        assert_eq!(js_round(0.49999999999999994), 0.0);
+    }
+
+    #[test]
+    fn u8_clamp_rounds_half_to_even() {
+        assert_eq!(u8_clamp(0.5), 0);
+        assert_eq!(u8_clamp(1.5), 2);
+        assert_eq!(u8_clamp(2.5), 2);
+        assert_eq!(u8_clamp(2.51), 3);
+        assert_eq!(u8_clamp(-3.0), 0);
+        assert_eq!(u8_clamp(300.0), 255);
+        assert_eq!(u8_clamp(f64::NAN), 0);
+    }
+
+    #[test]
+    fn wrap_clamp_matches_scratch() {
+        assert_eq!(wrap_clamp(181.0, -179.0, 180.0), -179.0);
+        assert_eq!(wrap_clamp(-180.0, -179.0, 180.0), 180.0);
+        assert_eq!(wrap_clamp(90.0, -179.0, 180.0), 90.0);
+    }
+
+    #[test]
+    fn clamp_keeps_offstage_boxes_degenerate() {
+        let mut r = Rect::new(300.0, 350.0, 0.0, 10.0);
+        r.clamp(-240.0, 240.0, -180.0, 180.0);
+        assert_eq!((r.left, r.right), (240.0, 240.0));
+        assert_eq!(r.width(), 0.0);
+    }
+}

@@ -1,0 +1,444 @@
+//! The pen: scratch-vm's per-sprite pen state (`scratch3_pen`) and a CPU pen
+//! layer that replays scratch-render's `PenSkin` line shader (anti-aliased lines
+//! with round caps, premultiplied blending into an 8-bit 480×360 buffer), so
+//! colour sensing sees what was drawn.
+//!
+//! Stamps are composited by sampling the stamped drawable's pixels at each
+//! stage pixel centre with nearest-neighbour lookup (the GPU filters bilinearly
+//! when the costume is rotated or scaled, which can differ at anti-aliased edges).
+
+use std::sync::Arc;
+
+use super::math::wrap_clamp;
+use super::render::Scene;
+use super::skin::Skin;
+
+/// Pen layer width in pixels.
+pub const PEN_WIDTH: u32 = 480;
+/// Pen layer height in pixels.
+pub const PEN_HEIGHT: u32 = 360;
+
+/// The pen layer: premultiplied RGBA8, top row first (as `readPixels` returns it).
+#[derive(Clone)]
+pub struct PenLayer {
+    pixels: Vec<u8>,
+    /// The skin built from the current pixels (rebuilt after drawing).
+    skin: Option<Arc<Skin>>,
+    /// Whether anything was ever drawn (an untouched layer is fully transparent).
+    dirty: bool,
+}
+
+impl std::fmt::Debug for PenLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PenLayer").field("dirty", &self.dirty).finish()
+    }
+}
+
+impl Default for PenLayer {
+    fn default() -> Self {
+        PenLayer { pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize], skin: None, dirty: false }
+    }
+}
+
+impl PenLayer {
+    /// A transparent pen layer.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `penClear`.
+    pub fn clear(&mut self) {
+        if self.dirty {
+            self.pixels.iter_mut().for_each(|p| *p = 0);
+            self.dirty = false;
+        }
+        self.skin = None;
+    }
+
+    /// Premultiplied RGBA of the pen pixel at column `x`, row `y` (row 0 = stage top).
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        if x >= PEN_WIDTH || y >= PEN_HEIGHT {
+            return [0; 4];
+        }
+        let o = ((y * PEN_WIDTH + x) * 4) as usize;
+        [self.pixels[o], self.pixels[o + 1], self.pixels[o + 2], self.pixels[o + 3]]
+    }
+
+    /// The pen layer as a skin (for the pen drawable of a [`Scene`]).
+    pub fn skin(&mut self) -> Arc<Skin> {
+        if let Some(s) = &self.skin {
+            return s.clone();
+        }
+        let s = Arc::new(Skin::pen(PEN_WIDTH, PEN_HEIGHT, self.pixels.clone()));
+        self.skin = Some(s.clone());
+        s
+    }
+
+    /// `penPoint`: a dot (a zero-length line).
+    pub fn draw_point(&mut self, attrs: &PenAttributes, x: f64, y: f64) {
+        self.draw_line(attrs, x, y, x, y);
+    }
+
+    /// `penLine` from (x0, y0) to (x1, y1) in Scratch coordinates.
+    pub fn draw_line(&mut self, attrs: &PenAttributes, x0: f64, y0: f64, x1: f64, y1: f64) {
+        let diameter = if attrs.diameter == 0.0 || attrs.diameter.is_nan() { 1.0 } else { attrs.diameter };
+        // Width-1 and width-3 lines are shifted half a pixel to sit on pixel centres (Scratch 2 compatibility).
+        let offset = if diameter == 1.0 || diameter == 3.0 { 0.5 } else { 0.0 };
+        let (x0, y0, x1, y1) = (x0 + offset, y0 + offset, x1 + offset, y1 + offset);
+        if ![x0, y0, x1, y1].iter().all(|v| v.is_finite()) {
+            return;
+        }
+        // Pen space: +y down, origin at the stage centre (u_penPoints = [x0, -y0, dx, -dy]).
+        let (px0, py0) = (x0, -y0);
+        let (dx, dy) = (x1 - x0, -(y1 - y0));
+        let len = (dx * dx + dy * dy).sqrt();
+        let c = attrs.color4f;
+        let premult = [c[0] * c[3], c[1] * c[3], c[2] * c[3], c[3]];
+        if premult[3] <= 0.0 {
+            return;
+        }
+        let radius = diameter / 2.0;
+        let reach = radius + 1.5;
+        let (minx, maxx) = (px0.min(px0 + dx) - reach, px0.max(px0 + dx) + reach);
+        let (miny, maxy) = (py0.min(py0 + dy) - reach, py0.max(py0 + dy) + reach);
+        let half_w = PEN_WIDTH as f64 / 2.0;
+        let half_h = PEN_HEIGHT as f64 / 2.0;
+        let col0 = ((minx + half_w).floor().max(0.0)) as i64;
+        let col1 = ((maxx + half_w).ceil().min(PEN_WIDTH as f64 - 1.0)) as i64;
+        let row0 = ((miny + half_h).floor().max(0.0)) as i64;
+        let row1 = ((maxy + half_h).ceil().min(PEN_HEIGHT as f64 - 1.0)) as i64;
+        if col0 > col1 || row0 > row1 {
+            return;
+        }
+        // Unit direction; a zero-length line becomes a dot.
+        let (ux, uy) = if len > 1e-3 { (dx / len, dy / len) } else { (1.0, 0.0) };
+        let seg = if len > 1e-3 { len } else { 0.0 };
+        for row in row0..=row1 {
+            // GL writes the line with +y down into the bottom-up framebuffer: framebuffer row
+            // `row` holds pen-space y = row + 0.5 − 180, i.e. stage y = 180 − row − 0.5.
+            let py = row as f64 + 0.5 - half_h;
+            for col in col0..=col1 {
+                let px = col as f64 + 0.5 - half_w;
+                let (rx, ry) = (px - px0, py - py0);
+                let along = rx * ux + ry * uy;
+                let perp = -rx * uy + ry * ux;
+                let beyond = along - along.clamp(0.0, seg);
+                let dist = (beyond * beyond + perp * perp).sqrt();
+                let alpha = (1.0 - (dist - (diameter - 1.0) * 0.5)).clamp(0.0, 1.0);
+                if alpha <= 0.0 {
+                    continue;
+                }
+                let src = [premult[0] * alpha, premult[1] * alpha, premult[2] * alpha, premult[3] * alpha];
+                self.blend(col as u32, row as u32, src);
+            }
+        }
+        self.dirty = true;
+        self.skin = None;
+    }
+
+    /// `gl.blendFunc(ONE, ONE_MINUS_SRC_ALPHA)` into the 8-bit framebuffer.
+    fn blend(&mut self, col: u32, row: u32, src: [f64; 4]) {
+        let o = ((row * PEN_WIDTH + col) * 4) as usize;
+        for k in 0..4 {
+            let dst = self.pixels[o + k] as f64 / 255.0;
+            let v = src[k] + dst * (1.0 - src[3]);
+            self.pixels[o + k] = (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+        }
+    }
+
+    /// `penStamp`: composites drawable `index` of `scene` (visible or not) onto the pen layer.
+    pub fn stamp(&mut self, scene: &Scene, index: usize) {
+        if index >= scene.drawables.len() {
+            return;
+        }
+        // The renderer ignores visibility for stamps.
+        let mut one = scene.clone();
+        one.drawables[index].visible = true;
+        let Some(b) = one.stamp_bounds(index) else {
+            return;
+        };
+        let half_w = PEN_WIDTH as f64 / 2.0;
+        let half_h = PEN_HEIGHT as f64 / 2.0;
+        let mut any = false;
+        let mut y = b.top - 0.5;
+        while y > b.bottom {
+            let row = (half_h - y - 0.5).round() as i64;
+            let mut x = b.left + 0.5;
+            while x < b.right {
+                let col = (x + half_w - 0.5).round() as i64;
+                if (0..PEN_WIDTH as i64).contains(&col) && (0..PEN_HEIGHT as i64).contains(&row) {
+                    let c = one.sample_own_color(index, x, y);
+                    if c[3] > 0 {
+                        let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
+                        self.blend(col as u32, row as u32, src);
+                        any = true;
+                    }
+                }
+                x += 1.0;
+            }
+            y -= 1.0;
+        }
+        if any {
+            self.dirty = true;
+            self.skin = None;
+        }
+    }
+}
+
+/// `penAttributes`: colour as premultiplication-ready RGBA in [0, 1] and the diameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PenAttributes {
+    /// `[r, g, b, a]`, each in [0, 1].
+    pub color4f: [f64; 4],
+    /// Line width in pixels.
+    pub diameter: f64,
+}
+
+/// A sprite's pen state (`Scratch3PenBlocks.DEFAULT_PEN_STATE` and its blocks).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PenState {
+    /// Pen down?
+    pub down: bool,
+    /// Hue, 0–100.
+    pub color: f64,
+    /// Saturation, 0–100.
+    pub saturation: f64,
+    /// Brightness, 0–100.
+    pub brightness: f64,
+    /// Transparency, 0–100.
+    pub transparency: f64,
+    /// Legacy Scratch 2 shade, 0–200.
+    pub shade: f64,
+    /// What the renderer draws with.
+    pub attributes: PenAttributes,
+}
+
+impl Default for PenState {
+    fn default() -> Self {
+        PenState {
+            down: false,
+            color: 66.66,
+            saturation: 100.0,
+            brightness: 100.0,
+            transparency: 0.0,
+            shade: 50.0,
+            attributes: PenAttributes { color4f: [0.0, 0.0, 1.0, 1.0], diameter: 1.0 },
+        }
+    }
+}
+
+/// Which colour parameter a `set/change pen (…) to/by` block addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorParam {
+    /// `color`
+    Color,
+    /// `saturation`
+    Saturation,
+    /// `brightness`
+    Brightness,
+    /// `transparency`
+    Transparency,
+}
+
+impl ColorParam {
+    /// Parses the menu value; unknown parameters are ignored by scratch-vm (`None`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "color" => Some(ColorParam::Color),
+            "saturation" => Some(ColorParam::Saturation),
+            "brightness" => Some(ColorParam::Brightness),
+            "transparency" => Some(ColorParam::Transparency),
+            _ => None,
+        }
+    }
+}
+
+impl PenState {
+    /// `set/change pen (param) to/by (value)`.
+    pub fn set_or_change_param(&mut self, param: ColorParam, value: f64, change: bool) {
+        let clamp = |v: f64| v.clamp(0.0, 100.0);
+        match param {
+            ColorParam::Color => self.color = wrap_clamp(value + if change { self.color } else { 0.0 }, 0.0, 100.0),
+            ColorParam::Saturation => self.saturation = clamp(value + if change { self.saturation } else { 0.0 }),
+            ColorParam::Brightness => self.brightness = clamp(value + if change { self.brightness } else { 0.0 }),
+            ColorParam::Transparency => {
+                self.transparency = clamp(value + if change { self.transparency } else { 0.0 })
+            }
+        }
+        self.update_color();
+    }
+
+    /// `set pen color to (colour)` with an RGB(A) colour (`Cast.toRgbColorObject`).
+    pub fn set_color_rgb(&mut self, r: u8, g: u8, b: u8, a: Option<u8>) {
+        let [h, s, v] = rgb_to_hsv([r as f64, g as f64, b as f64]);
+        self.color = h / 360.0 * 100.0;
+        self.saturation = s * 100.0;
+        self.brightness = v * 100.0;
+        self.transparency = match a {
+            Some(a) => 100.0 * (1.0 - a as f64 / 255.0),
+            None => 0.0,
+        };
+        self.shade = self.brightness / 2.0;
+        self.update_color();
+    }
+
+    /// `set pen size to`.
+    pub fn set_size(&mut self, size: f64) {
+        self.attributes.diameter = size.clamp(1.0, 1200.0);
+    }
+
+    /// `change pen size by`.
+    pub fn change_size(&mut self, by: f64) {
+        self.set_size(self.attributes.diameter + by);
+    }
+
+    /// Legacy `set pen hue to` (Scratch 2 hue 0–200).
+    pub fn set_hue_legacy(&mut self, hue: f64) {
+        self.set_or_change_param(ColorParam::Color, hue / 2.0, false);
+        self.set_or_change_param(ColorParam::Transparency, 0.0, false);
+        self.legacy_update_color();
+    }
+
+    /// Legacy `change pen hue by`.
+    pub fn change_hue_legacy(&mut self, by: f64) {
+        self.set_or_change_param(ColorParam::Color, by / 2.0, true);
+        self.legacy_update_color();
+    }
+
+    /// Legacy `set pen shade to`.
+    pub fn set_shade_legacy(&mut self, shade: f64) {
+        let mut s = shade % 200.0;
+        if s < 0.0 {
+            s += 200.0;
+        }
+        self.shade = s;
+        self.legacy_update_color();
+    }
+
+    /// Legacy `change pen shade by`.
+    pub fn change_shade_legacy(&mut self, by: f64) {
+        self.set_shade_legacy(self.shade + by);
+    }
+
+    fn update_color(&mut self) {
+        let [r, g, b] = hsv_to_rgb(self.color * 360.0 / 100.0, self.saturation / 100.0, self.brightness / 100.0);
+        self.attributes.color4f = [r / 255.0, g / 255.0, b / 255.0, 1.0 - self.transparency / 100.0];
+    }
+
+    fn legacy_update_color(&mut self) {
+        let rgb = hsv_to_rgb(self.color * 360.0 / 100.0, 1.0, 1.0);
+        let shade = if self.shade > 100.0 { 200.0 - self.shade } else { self.shade };
+        let rgb = if shade < 50.0 {
+            mix_rgb([0.0; 3], rgb, (10.0 + shade) / 60.0)
+        } else {
+            mix_rgb(rgb, [255.0; 3], (shade - 50.0) / 60.0)
+        };
+        let [h, s, v] = rgb_to_hsv(rgb);
+        self.color = 100.0 * h / 360.0;
+        self.saturation = 100.0 * s;
+        self.brightness = 100.0 * v;
+        self.update_color();
+    }
+}
+
+/// scratch-vm `Color.hsvToRgb` (h in degrees, s and v in [0, 1]; integer results).
+pub fn hsv_to_rgb(h: f64, s: f64, v: f64) -> [f64; 3] {
+    let mut h = h % 360.0;
+    if h < 0.0 {
+        h += 360.0;
+    }
+    let s = s.clamp(0.0, 1.0);
+    let v = v.clamp(0.0, 1.0);
+    let i = (h / 60.0).floor();
+    let f = h / 60.0 - i;
+    let p = v * (1.0 - s);
+    let q = v * (1.0 - s * f);
+    let t = v * (1.0 - s * (1.0 - f));
+    let (r, g, b) = match i as i64 {
+        1 => (q, v, p),
+        2 => (p, v, t),
+        3 => (p, q, v),
+        4 => (t, p, v),
+        5 => (v, p, q),
+        _ => (v, t, p),
+    };
+    [(r * 255.0).floor(), (g * 255.0).floor(), (b * 255.0).floor()]
+}
+
+/// scratch-vm `Color.rgbToHsv` (rgb in 0–255; h in degrees).
+pub fn rgb_to_hsv(rgb: [f64; 3]) -> [f64; 3] {
+    let (r, g, b) = (rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0);
+    let x = r.min(g).min(b);
+    let v = r.max(g).max(b);
+    let (mut h, mut s) = (0.0, 0.0);
+    if x != v {
+        let f = if r == x {
+            g - b
+        } else if g == x {
+            b - r
+        } else {
+            r - g
+        };
+        let i = if r == x {
+            3.0
+        } else if g == x {
+            5.0
+        } else {
+            1.0
+        };
+        h = ((i - f / (v - x)) * 60.0) % 360.0;
+        s = (v - x) / v;
+    }
+    [h, s, v]
+}
+
+fn mix_rgb(a: [f64; 3], b: [f64; 3], f1: f64) -> [f64; 3] {
+    if f1 <= 0.0 {
+        return a;
+    }
+    if f1 >= 1.0 {
+        return b;
+    }
+    let f0 = 1.0 - f1;
+    [f0 * a[0] + f1 * b[0], f0 * a[1] + f1 * b[1], f0 * a[2] + f1 * b[2]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_pen_is_blue() {
+        let mut p = PenState::default();
+        assert_eq!(p.attributes.color4f, [0.0, 0.0, 1.0, 1.0]);
+        p.set_or_change_param(ColorParam::Color, 0.0, false);
+        assert_eq!(p.attributes.color4f, [1.0, 0.0, 0.0, 1.0]);
+        p.set_or_change_param(ColorParam::Transparency, 50.0, false);
+        assert_eq!(p.attributes.color4f[3], 0.5);
+    }
+
+    #[test]
+    fn horizontal_line_covers_its_pixels() {
+        let mut layer = PenLayer::new();
+        let red = PenAttributes { color4f: [1.0, 0.0, 0.0, 1.0], diameter: 1.0 };
+        layer.draw_line(&red, -10.0, 0.0, 10.0, 0.0);
+        // Width 1 is shifted by +0.5: the line lies on stage y = 0.5, the centre of row 179.
+        assert_eq!(layer.pixel(240, 179), [255, 0, 0, 255]);
+        assert_eq!(layer.pixel(240, 178), [0, 0, 0, 0]);
+        assert_eq!(layer.pixel(240, 180), [0, 0, 0, 0]);
+        // The end point (10.5 after the shift) is the centre of column 250; round caps end there + 0.5.
+        assert_eq!(layer.pixel(250, 179)[3], 255);
+        assert_eq!(layer.pixel(252, 179)[3], 0);
+    }
+
+    #[test]
+    fn wide_dot_is_round() {
+        let mut layer = PenLayer::new();
+        let black = PenAttributes { color4f: [0.0, 0.0, 0.0, 1.0], diameter: 10.0 };
+        layer.draw_point(&black, 0.0, 0.0);
+        assert_eq!(layer.pixel(240, 180)[3], 255);
+        assert_eq!(layer.pixel(243, 180)[3], 255);
+        // The corner of the 10×10 box lies outside the circle.
+        assert_eq!(layer.pixel(244, 184)[3], 0);
+    }
+}

@@ -1,0 +1,486 @@
+//! The CPU renderer: scratch-render's collision, bounds, fencing, picking and
+//! colour queries over a [`Scene`] of drawables.
+//!
+//! Every query starts from a *fresh* renderer state, as the render oracle does
+//! (`ORACLE_RESET=question`): SVG silhouettes are the MIP level the query's own
+//! calls request (the largest one requested for a skin wins, as
+//! `SVGSkin.createMIP` only ever upgrades a silhouette), and convex hulls are
+//! recomputed, so `getFastBounds` is the rough AABB. Real Scratch keeps both
+//! caches across frames; being history-free keeps the VM deterministic.
+
+use std::sync::Arc;
+
+use super::drawable::{Placement, Xform};
+use super::effects::{Effects, bit};
+use super::hull;
+use super::math::{Rect, u8_clamp};
+use super::skin::{Mip, Skin};
+
+/// Stage width in Scratch units.
+pub const STAGE_WIDTH: f64 = 480.0;
+/// Stage height in Scratch units.
+pub const STAGE_HEIGHT: f64 = 360.0;
+/// `FENCE_WIDTH`: how much of a sprite must stay on the stage.
+pub const FENCE_WIDTH: f64 = 15.0;
+/// Above this many pixels × drawables, `isTouchingColor` finishes on the GPU.
+pub const CPU_TOUCHING_COLOR_PIXELS: f64 = 4e4;
+/// The renderer's clear colour (what shows through transparent backdrops).
+pub const BACKGROUND: [u8; 3] = [255, 255, 255];
+
+/// One drawable of a scene.
+#[derive(Debug, Clone)]
+pub struct Drawable {
+    /// Its current skin (costume or pen layer).
+    pub skin: Arc<Skin>,
+    /// Position, rendered direction and scale.
+    pub placement: Placement,
+    /// Visibility.
+    pub visible: bool,
+    /// Graphic effects.
+    pub effects: Effects,
+}
+
+/// Drawables back to front: the stage first, then the pen layer (if any), then sprites in layer order.
+#[derive(Debug, Clone, Default)]
+pub struct Scene {
+    /// The drawables.
+    pub drawables: Vec<Drawable>,
+}
+
+/// Per-query renderer state: transforms and the MIP level requested per skin.
+struct Ctx<'a> {
+    s: &'a Scene,
+    xf: Vec<Option<Xform>>,
+    levels: Vec<(*const Skin, i32)>,
+    mips: Vec<Option<Arc<Mip>>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(s: &'a Scene) -> Self {
+        let n = s.drawables.len();
+        Ctx { s, xf: vec![None; n], levels: Vec::new(), mips: vec![None; n] }
+    }
+
+    fn d(&self, i: usize) -> &'a Drawable {
+        &self.s.drawables[i]
+    }
+
+    fn xf(&mut self, i: usize) -> Xform {
+        if let Some(x) = self.xf[i] {
+            return x;
+        }
+        let d = self.d(i);
+        let x = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
+        self.xf[i] = Some(x);
+        x
+    }
+
+    fn request_level(&mut self, skin: &Arc<Skin>, level: i32) {
+        let key = Arc::as_ptr(skin);
+        match self.levels.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, l)) => {
+                if level > *l {
+                    *l = level;
+                    self.mips.iter_mut().for_each(|m| *m = None);
+                }
+            }
+            None => {
+                self.levels.push((key, level));
+                self.mips.iter_mut().for_each(|m| *m = None);
+            }
+        }
+    }
+
+    /// `Drawable.updateCPURenderAttributes`: the transform, and the skin's MIP for the drawable's scale.
+    fn update_cpu(&mut self, i: usize) {
+        self.xf(i);
+        let d = self.d(i);
+        let level = d.skin.mip_level(d.placement.render_scale());
+        self.request_level(&d.skin, level);
+    }
+
+    /// `skin.getTexture([100, 100])`, which `_touchingBounds` calls.
+    fn get_texture_100(&mut self, i: usize) {
+        let d = self.d(i);
+        let level = d.skin.mip_level([100.0, 100.0]);
+        self.request_level(&d.skin, level);
+    }
+
+    fn mip(&mut self, i: usize) -> Arc<Mip> {
+        if let Some(m) = &self.mips[i] {
+            return m.clone();
+        }
+        let d = self.d(i);
+        let key = Arc::as_ptr(&d.skin);
+        let level = self.levels.iter().find(|(k, _)| *k == key).map(|(_, l)| *l).unwrap_or(0);
+        let m = d.skin.mip(level);
+        self.mips[i] = Some(m.clone());
+        m
+    }
+
+    fn use_nearest(&self, i: usize) -> bool {
+        let d = self.d(i);
+        let scale = d.placement.render_scale();
+        match d.skin.sampling() {
+            Sampling::Nearest => true,
+            Sampling::Pen => scale[0].max(scale[1]) >= 100.0,
+            Sampling::Svg => {
+                if d.effects.enabled & bit::SHAPE != 0 || d.placement.direction % 90.0 != 0.0 {
+                    return false;
+                }
+                let near = |s: f64| s.abs() > 99.0 && s.abs() < 101.0;
+                near(scale[0]) && near(scale[1])
+            }
+        }
+    }
+
+    fn local(&mut self, i: usize, x: f64, y: f64) -> [f64; 2] {
+        let xf = self.xf(i);
+        let d = self.d(i);
+        if d.effects.enabled != 0 {
+            xf.local_with_effects(x, y, &d.effects, d.skin.size())
+        } else {
+            xf.local(x, y)
+        }
+    }
+
+    /// `drawable.isTouching(point)` (after `update_cpu`).
+    fn is_touching(&mut self, i: usize, x: f64, y: f64) -> bool {
+        let [u, v] = self.local(i, x, y);
+        let mip = self.mip(i);
+        if self.use_nearest(i) {
+            mip.silhouette.is_touching_nearest(u, v)
+        } else {
+            mip.silhouette.is_touching_linear(u, v)
+        }
+    }
+
+    /// `Drawable.sampleColor4b`: premultiplied colour of drawable `i` at a world point.
+    fn sample_color4b(&mut self, i: usize, x: f64, y: f64, effect_mask: u32) -> [u8; 4] {
+        let [u, v] = self.local(i, x, y);
+        if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 {
+            return [0; 4];
+        }
+        let c = self.mip(i).silhouette.color_at_nearest(u, v);
+        let e = &self.d(i).effects;
+        if e.enabled == 0 { c } else { e.transform_color(c, effect_mask) }
+    }
+
+    /// `RenderWebGL.sampleColor3b`: the colour the renderer composites at a point from `drawables` (topmost first).
+    fn sample_color3b(&mut self, x: f64, y: f64, drawables: &[usize]) -> [u8; 3] {
+        let mut dst = [0u8; 3];
+        let mut blend_alpha = 1.0f64;
+        for &i in drawables {
+            if blend_alpha == 0.0 {
+                break;
+            }
+            let c = self.sample_color4b(i, x, y, !0);
+            for k in 0..3 {
+                dst[k] = u8_clamp(dst[k] as f64 + c[k] as f64 * blend_alpha);
+            }
+            blend_alpha *= 1.0 - c[3] as f64 / 255.0;
+        }
+        for v in &mut dst {
+            *v = u8_clamp(*v as f64 + blend_alpha * 255.0);
+        }
+        dst
+    }
+
+    fn aabb(&mut self, i: usize) -> Rect {
+        self.xf(i).aabb()
+    }
+
+    /// `_touchingBounds`: the drawable's rough box clamped to the stage, snapped out to integers.
+    fn touching_bounds(&mut self, i: usize) -> Option<Rect> {
+        self.get_texture_100(i);
+        let mut b = self.aabb(i);
+        b.clamp(-STAGE_WIDTH / 2.0, STAGE_WIDTH / 2.0, -STAGE_HEIGHT / 2.0, STAGE_HEIGHT / 2.0);
+        b.snap_to_int();
+        if b.width() == 0.0 || b.height() == 0.0 { None } else { Some(b) }
+    }
+
+    /// `_candidatesTouching`: visible candidates (topmost first) whose snapped box meets `me`'s.
+    fn candidates_touching(&mut self, me: usize, candidates: &[usize]) -> Vec<(usize, Rect)> {
+        let Some(bounds) = self.touching_bounds(me) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for &id in candidates.iter().rev() {
+            if id == me || !self.d(id).visible {
+                continue;
+            }
+            self.update_cpu(id);
+            let mut cb = self.aabb(id);
+            cb.snap_to_int();
+            if bounds.intersects(&cb) {
+                out.push((id, bounds.intersect(&cb)));
+            }
+        }
+        out
+    }
+
+    /// Hull points of drawable `i` on its skin's pixel grid (empty when invisible or sizeless).
+    fn hull(&mut self, i: usize) -> Vec<[f64; 2]> {
+        let d = self.d(i);
+        let size = d.skin.size();
+        if !d.visible || size[0] == 0.0 || size[1] == 0.0 {
+            return Vec::new();
+        }
+        self.update_cpu(i);
+        let mip = self.mip(i);
+        if d.effects.changes_shape() {
+            hull::hull_points(&mip.silhouette, size, Some((&d.effects, size)))
+        } else {
+            mip.hull(size).to_vec()
+        }
+    }
+
+    fn transformed_hull(&mut self, i: usize) -> Vec<[f64; 2]> {
+        let points = self.hull(i);
+        if points.is_empty() {
+            return Vec::new();
+        }
+        let xf = self.xf(i);
+        xf.transform_hull(&points, self.d(i).skin.size())
+    }
+}
+
+/// How a skin is sampled for collisions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sampling {
+    /// Bitmaps: always nearest neighbour.
+    Nearest,
+    /// SVGs: nearest only at ~100 % and right angles without shape effects, else bilinear footprint.
+    Svg,
+    /// The pen layer: nearest when not scaled down.
+    Pen,
+}
+
+/// The client-space 1×1 touch box of `pick`/`drawableTouching` for a point in Scratch coordinates.
+fn point_bounds(x: f64, y: f64) -> (f64, f64) {
+    let client_x = x + STAGE_WIDTH / 2.0;
+    let client_y = STAGE_HEIGHT / 2.0 - y;
+    ((-STAGE_WIDTH / 2.0 + client_x).floor(), (STAGE_HEIGHT / 2.0 - client_y).ceil())
+}
+
+fn color_matches(a: [u8; 3], b: [u8; 3]) -> bool {
+    (a[0] & 0b1111_1000) == (b[0] & 0b1111_1000)
+        && (a[1] & 0b1111_1000) == (b[1] & 0b1111_1000)
+        && (a[2] & 0b1111_0000) == (b[2] & 0b1111_0000)
+}
+
+fn mask_matches(a: [u8; 4], b: [u8; 3]) -> bool {
+    a[3] > 0
+        && (a[0] & 0b1111_1100) == (b[0] & 0b1111_1100)
+        && (a[1] & 0b1111_1100) == (b[1] & 0b1111_1100)
+        && (a[2] & 0b1111_1100) == (b[2] & 0b1111_1100)
+}
+
+impl Scene {
+    /// `isTouchingDrawables(me, candidates)`: do the silhouettes share a stage pixel?
+    /// Invisible drawables never touch.
+    pub fn touching_drawables(&self, me: usize, candidates: &[usize]) -> bool {
+        let mut ctx = Ctx::new(self);
+        let visible: Vec<usize> = candidates.iter().copied().filter(|&c| self.drawables[c].visible).collect();
+        let cands = ctx.candidates_touching(me, &visible);
+        if cands.is_empty() || !self.drawables[me].visible {
+            return false;
+        }
+        let mut bounds = cands[0].1;
+        for (_, r) in &cands[1..] {
+            bounds = bounds.union(r);
+        }
+        ctx.update_cpu(me);
+        let ids: Vec<usize> = cands.iter().map(|c| c.0).collect();
+        let mut x = bounds.left;
+        while x <= bounds.right {
+            let mut y = bounds.bottom;
+            while y <= bounds.top {
+                if ctx.is_touching(me, x, y) && ids.iter().any(|&c| ctx.is_touching(c, x, y)) {
+                    return true;
+                }
+                y += 1.0;
+            }
+            x += 1.0;
+        }
+        false
+    }
+
+    /// `drawableTouching`: is the drawable opaque at the stage pixel under the point? Ignores visibility.
+    pub fn touching_point(&self, me: usize, x: f64, y: f64) -> bool {
+        let (px, py) = point_bounds(x, y);
+        if !px.is_finite() || !py.is_finite() {
+            return false;
+        }
+        let mut ctx = Ctx::new(self);
+        ctx.update_cpu(me);
+        ctx.is_touching(me, px, py)
+    }
+
+    /// `getBounds`: the tight box of the convex hull, or the rough AABB when the hull is empty
+    /// (invisible drawable, empty costume).
+    pub fn bounds(&self, me: usize) -> Rect {
+        let mut ctx = Ctx::new(self);
+        let points = ctx.transformed_hull(me);
+        Rect::from_points(points).unwrap_or_else(|| ctx.aabb(me))
+    }
+
+    /// `getBoundsForBubble`: the box of the hull points within 8 px of the top. The renderer
+    /// throws for an empty hull; so does this (with its message).
+    pub fn bounds_for_bubble(&self, me: usize) -> Result<Rect, &'static str> {
+        let mut ctx = Ctx::new(self);
+        let points = ctx.transformed_hull(me);
+        if points.is_empty() {
+            return Err("Needs updated convex hull points before bubble bounds calculation.");
+        }
+        let max_y = points.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
+        let top = points.into_iter().filter(|p| p[1] > max_y - 8.0);
+        Rect::from_points(top).ok_or("Needs updated convex hull points before bubble bounds calculation.")
+    }
+
+    /// `isTouchingEdge`: do the bounds reach past a stage edge?
+    pub fn touching_edge(&self, me: usize) -> bool {
+        let b = self.bounds(me);
+        b.left < -STAGE_WIDTH / 2.0 || b.right > STAGE_WIDTH / 2.0 || b.top > STAGE_HEIGHT / 2.0 || b.bottom < -STAGE_HEIGHT / 2.0
+    }
+
+    /// `getFencedPositionOfDrawable`: where `setXY(x, y)` really puts the drawable so that
+    /// at least 15 px (or half its size) stays on the stage. Uses the rough AABB.
+    pub fn fenced(&self, me: usize, x: f64, y: f64) -> [f64; 2] {
+        let mut ctx = Ctx::new(self);
+        let xf = ctx.xf(me);
+        let pos = xf.position;
+        let (dx, dy) = (x - pos[0], y - pos[1]);
+        let aabb = xf.aabb();
+        let inset = (aabb.width().min(aabb.height()) / 2.0).floor();
+        let (mut fx, mut fy) = (x, y);
+        let sx = STAGE_WIDTH / 2.0 - FENCE_WIDTH.min(inset);
+        if aabb.right + dx < -sx {
+            fx = (pos[0] - (sx + aabb.right)).ceil();
+        } else if aabb.left + dx > sx {
+            fx = (pos[0] + (sx - aabb.left)).floor();
+        }
+        let sy = STAGE_HEIGHT / 2.0 - FENCE_WIDTH.min(inset);
+        if aabb.top + dy < -sy {
+            fy = (pos[1] - (sy + aabb.top)).ceil();
+        } else if aabb.bottom + dy > sy {
+            fy = (pos[1] + (sy - aabb.bottom)).floor();
+        }
+        [fx, fy]
+    }
+
+    /// `pick`: the topmost visible, not fully ghosted drawable opaque at the point, if any.
+    pub fn pick(&self, x: f64, y: f64) -> Option<usize> {
+        let (px, py) = point_bounds(x, y);
+        if !px.is_finite() || !py.is_finite() {
+            return None;
+        }
+        let point = Rect::new(px, px, py, py);
+        let mut ctx = Ctx::new(self);
+        let mut cands = Vec::new();
+        for i in 0..self.drawables.len() {
+            let d = &self.drawables[i];
+            if d.visible && d.effects.ghost != 0.0 && ctx.aabb(i).intersects(&point) {
+                ctx.update_cpu(i);
+                cands.push(i);
+            }
+        }
+        cands.into_iter().rev().find(|&i| ctx.is_touching(i, px, py))
+    }
+
+    /// `isTouchingColor(me, color, mask)`: is `color` drawn (by the other visible drawables,
+    /// over the white background) at a pixel where `me` is opaque — or, with a mask, where
+    /// `me` has the mask colour? Works for invisible drawables too.
+    pub fn touching_color(&self, me: usize, color: [u8; 3], mask: Option<[u8; 3]>) -> bool {
+        let mut ctx = Ctx::new(self);
+        let visible: Vec<usize> = (0..self.drawables.len()).filter(|&i| self.drawables[i].visible).collect();
+        let cands = ctx.candidates_touching(me, &visible);
+        let bounds = if color_matches(color, BACKGROUND) {
+            match ctx.touching_bounds(me) {
+                Some(b) => b,
+                None => return false,
+            }
+        } else if cands.is_empty() {
+            return false;
+        } else {
+            let mut b = cands[0].1;
+            for (_, r) in &cands[1..] {
+                b = b.union(r);
+            }
+            b
+        };
+        let ids: Vec<usize> = cands.iter().map(|c| c.0).collect();
+        ctx.update_cpu(me);
+        let mut y = bounds.bottom;
+        while y <= bounds.top {
+            let mut x = bounds.left;
+            while x <= bounds.right {
+                let hit = match mask {
+                    Some(m) => mask_matches(ctx.sample_color4b(me, x, y, !bit::GHOST), m),
+                    None => ctx.is_touching(me, x, y),
+                };
+                if hit && color_matches(ctx.sample_color3b(x, y, &ids), color) {
+                    return true;
+                }
+                x += 1.0;
+            }
+            y += 1.0;
+        }
+        false
+    }
+
+    /// The colour the renderer composites at a stage point from every visible drawable except
+    /// `exclude` (Whisker's colour search samples like this).
+    pub fn sample_color(&self, x: f64, y: f64, exclude: Option<usize>) -> [u8; 3] {
+        let mut ctx = Ctx::new(self);
+        let ids: Vec<usize> =
+            (0..self.drawables.len()).rev().filter(|&i| Some(i) != exclude && self.drawables[i].visible).collect();
+        for &i in &ids {
+            ctx.update_cpu(i);
+        }
+        ctx.sample_color3b(x, y, &ids)
+    }
+
+    /// `_touchingBounds` of a drawable: its rough box clamped to the stage and snapped out
+    /// to integers; `None` when that leaves nothing (what `penStamp` draws into).
+    pub fn stamp_bounds(&self, me: usize) -> Option<Rect> {
+        Ctx::new(self).touching_bounds(me)
+    }
+
+    /// The colour of drawable `me` alone at a stage point, premultiplied (`sampleColor4b`).
+    pub fn sample_own_color(&self, me: usize, x: f64, y: f64) -> [u8; 4] {
+        let mut ctx = Ctx::new(self);
+        ctx.update_cpu(me);
+        ctx.sample_color4b(me, x, y, !0)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+    use crate::geometry::drawable::RotationStyle;
+
+    /// A resolution-2 bitmap skin from a predicate on texture pixels (opaque red where true).
+    pub fn bitmap_skin(w: u32, h: u32, f: impl Fn(u32, u32) -> bool) -> Arc<Skin> {
+        let mut rgba = vec![0u8; (w * h * 4) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                if f(x, y) {
+                    let o = ((y * w + x) * 4) as usize;
+                    rgba[o..o + 4].copy_from_slice(&[255, 0, 0, 255]);
+                }
+            }
+        }
+        Arc::new(Skin::from_rgba_res2(w, h, rgba, None))
+    }
+
+    /// A visible drawable with no effects.
+    pub fn drawable(skin: &Arc<Skin>, x: f64, y: f64, direction: f64, size: f64, style: RotationStyle) -> Drawable {
+        Drawable {
+            skin: skin.clone(),
+            placement: Placement::from_target(x, y, direction, size, style),
+            visible: true,
+            effects: Effects::default(),
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! A skin's pixels as scratch-render's `Silhouette` holds them: RGBA8 rows,
+//! top row first, sampled with texture coordinates in [0, 1].
+
+use super::math::u8_clamp;
+
+/// Pixels of one costume rendition (one bitmap, one SVG MIP level or the pen layer).
+#[derive(Debug, Clone, Default)]
+pub struct Silhouette {
+    width: u32,
+    height: u32,
+    /// RGBA8, row-major, top row first. Empty when the skin has no pixels
+    /// (scratch-render's "uninitialised" silhouette: never touches).
+    rgba: Vec<u8>,
+    /// Pen layer pixels come from `readPixels` and are already premultiplied.
+    premultiplied: bool,
+}
+
+impl Silhouette {
+    /// A silhouette from straight-alpha RGBA8 pixels (`rgba.len() == 4 * w * h`).
+    pub fn from_rgba(width: u32, height: u32, rgba: Vec<u8>) -> Self {
+        debug_assert_eq!(rgba.len(), width as usize * height as usize * 4);
+        if rgba.len() != width as usize * height as usize * 4 {
+            return Self::default();
+        }
+        Self { width, height, rgba, premultiplied: false }
+    }
+
+    /// A silhouette from premultiplied RGBA8 pixels (the pen layer).
+    pub fn from_premultiplied(width: u32, height: u32, rgba: Vec<u8>) -> Self {
+        let mut s = Self::from_rgba(width, height, rgba);
+        s.premultiplied = true;
+        s
+    }
+
+    /// A 1×1 transparent silhouette (`setEmptyImageData`).
+    pub fn empty_pixel() -> Self {
+        Self::from_rgba(1, 1, vec![0; 4])
+    }
+
+    /// A fully opaque grey block, the shape used for approximate (asset-less) costumes.
+    pub fn opaque_block(width: u32, height: u32) -> Self {
+        let n = width as usize * height as usize;
+        let mut rgba = Vec::with_capacity(n * 4);
+        for _ in 0..n {
+            rgba.extend_from_slice(&[128, 128, 128, 255]);
+        }
+        Self::from_rgba(width, height, rgba)
+    }
+
+    /// Width in pixels.
+    pub fn width(&self) -> u32 {
+        self.width
+    }
+
+    /// Height in pixels.
+    pub fn height(&self) -> u32 {
+        self.height
+    }
+
+    /// Whether there is pixel data at all.
+    pub fn has_data(&self) -> bool {
+        !self.rgba.is_empty()
+    }
+
+    /// The raw RGBA8 bytes.
+    pub fn rgba(&self) -> &[u8] {
+        &self.rgba
+    }
+
+    /// Alpha at integer pixel coordinates, 0 outside.
+    #[inline]
+    pub fn alpha(&self, x: i64, y: i64) -> u8 {
+        if x < 0 || y < 0 || x >= self.width as i64 || y >= self.height as i64 {
+            return 0;
+        }
+        self.rgba[((y as usize * self.width as usize) + x as usize) * 4 + 3]
+    }
+
+    /// `Silhouette.isTouchingNearest`: is the nearest pixel not transparent?
+    #[inline]
+    pub fn is_touching_nearest(&self, u: f64, v: f64) -> bool {
+        if self.rgba.is_empty() {
+            return false;
+        }
+        let x = (u * (self.width as f64 - 1.0)).floor();
+        let y = (v * (self.height as f64 - 1.0)).floor();
+        self.alpha(x as i64, y as i64) > 0
+    }
+
+    /// `Silhouette.isTouchingLinear`: is any of the four pixels a bilinear sample reads not transparent?
+    #[inline]
+    pub fn is_touching_linear(&self, u: f64, v: f64) -> bool {
+        if self.rgba.is_empty() {
+            return false;
+        }
+        let x = (u * (self.width as f64 - 1.0)).floor() as i64;
+        let y = (v * (self.height as f64 - 1.0)).floor() as i64;
+        self.alpha(x, y) > 0 || self.alpha(x + 1, y) > 0 || self.alpha(x, y + 1) > 0 || self.alpha(x + 1, y + 1) > 0
+    }
+
+    /// `Silhouette.colorAtNearest`: premultiplied RGBA of the nearest pixel (edge-clamped).
+    pub fn color_at_nearest(&self, u: f64, v: f64) -> [u8; 4] {
+        if self.rgba.is_empty() {
+            return [0; 4];
+        }
+        let x = (u * (self.width as f64 - 1.0)).floor();
+        let y = (v * (self.height as f64 - 1.0)).floor();
+        // GL_CLAMP_TO_EDGE, as the renderer does.
+        let x = (x.max(0.0) as i64).min(self.width as i64 - 1) as usize;
+        let y = (y.max(0.0) as i64).min(self.height as i64 - 1) as usize;
+        let o = (y * self.width as usize + x) * 4;
+        let p = &self.rgba[o..o + 4];
+        if self.premultiplied {
+            return [p[0], p[1], p[2], p[3]];
+        }
+        let a = p[3] as f64 / 255.0;
+        [u8_clamp(p[0] as f64 * a), u8_clamp(p[1] as f64 * a), u8_clamp(p[2] as f64 * a), p[3]]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sil(w: u32, h: u32, opaque: &[(u32, u32)]) -> Silhouette {
+        let mut rgba = vec![0u8; (w * h * 4) as usize];
+        for &(x, y) in opaque {
+            let o = ((y * w + x) * 4) as usize;
+            rgba[o..o + 4].copy_from_slice(&[255, 0, 0, 255]);
+        }
+        Silhouette::from_rgba(w, h, rgba)
+    }
+
+    #[test]
+    fn nearest_and_linear_sampling() {
+        let s = sil(4, 4, &[(2, 2)]);
+        // u * (w - 1) = 2.0 → pixel 2.
+        assert!(s.is_touching_nearest(2.0 / 3.0, 2.0 / 3.0));
+        assert!(!s.is_touching_nearest(0.66, 2.0 / 3.0));
+        // Linear sampling also reads the right/lower neighbours: pixel 1 reaches pixel 2.
+        assert!(!s.is_touching_nearest(1.0 / 3.0, 1.0 / 3.0));
+        assert!(s.is_touching_linear(1.0 / 3.0, 1.0 / 3.0));
+        assert!(!s.is_touching_linear(0.0, 0.0));
+        assert!(!s.is_touching_linear(1.0, 1.0));
+        assert!(!Silhouette::default().is_touching_nearest(0.5, 0.5));
+    }
+
+    #[test]
+    fn colors_are_premultiplied() {
+        let s = Silhouette::from_rgba(1, 1, vec![200, 100, 0, 128]);
+        let c = s.color_at_nearest(0.0, 0.0);
+        assert_eq!(c, [u8_clamp(200.0 * 128.0 / 255.0), u8_clamp(100.0 * 128.0 / 255.0), 0, 128]);
+    }
+}

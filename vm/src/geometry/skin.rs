@@ -1,0 +1,422 @@
+//! Costume skins: every costume of a project decoded (lazily, once) into what
+//! scratch-render keeps per skin — nominal size, rotation centre, silhouette(s)
+//! and the convex hull used by `getBounds`.
+//!
+//! Bitmaps follow scratch-vm's `load-costume.js`: stored at resolution 2 (the
+//! skin's nominal size is half the texture), resolution-1 bitmaps are first
+//! doubled with nearest-neighbour scaling. SVGs are rasterised per MIP level
+//! (`SVGSkin.getTexture`: scale `2^ceil(log2(size))`, capped by the texture
+//! limit) on first use. A costume whose asset is missing or undecodable gets an
+//! *approximate* skin: an opaque box sized from its rotation centre (see
+//! [`Skin::approximate`]), and the project's geometry is flagged approximate.
+
+use std::sync::{Arc, OnceLock};
+
+use super::hull;
+use super::math::{f32r, log2};
+use super::render::Sampling;
+use super::silhouette::Silhouette;
+use super::svg::{SvgImage, svg_rotation_center};
+use crate::project::{Costume, Project};
+
+/// Largest bitmap side decoded (Scratch itself stores at most 960×720 at resolution 2).
+pub const MAX_BITMAP_SIDE: u32 = 4096;
+/// Largest bitmap asset accepted, in bytes.
+pub const MAX_BITMAP_BYTES: usize = 32 << 20;
+/// Nominal size of an approximate costume when the rotation centre gives no hint.
+pub const APPROX_DEFAULT_SIZE: f64 = 48.0;
+/// Number of SVG MIP levels (`INDEX_OFFSET` 8 = scale 1; level 20 = scale 4096).
+const MIP_LEVELS: usize = 21;
+const INDEX_OFFSET: i32 = 8;
+
+/// One rendition of a skin: its pixels and (lazily) the hull of its opaque pixels.
+#[derive(Debug, Default)]
+pub struct Mip {
+    /// The pixels.
+    pub silhouette: Silhouette,
+    hull: OnceLock<Vec<[f64; 2]>>,
+}
+
+impl Mip {
+    fn new(silhouette: Silhouette) -> Self {
+        Self { silhouette, hull: OnceLock::new() }
+    }
+
+    /// Convex hull points (skin pixel grid) of this rendition, computed once.
+    pub fn hull(&self, size: [f64; 2]) -> &[[f64; 2]] {
+        self.hull.get_or_init(|| hull::hull_points(&self.silhouette, size, None))
+    }
+}
+
+enum Kind {
+    Bitmap(Arc<Mip>),
+    Svg { image: Box<SvgImage>, max_texture_scale: f64, mips: Vec<OnceLock<Arc<Mip>>> },
+    /// `setEmptyImageData`: a transparent pixel, rotation centre (0, 0).
+    Empty(Arc<Mip>),
+    /// The pen layer (premultiplied pixels).
+    Pen(Arc<Mip>),
+}
+
+/// A decoded costume.
+pub struct Skin {
+    size: [f64; 2],
+    rotation_center: [f64; 2],
+    kind: Kind,
+    approximate: Option<String>,
+}
+
+impl std::fmt::Debug for Skin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Skin")
+            .field("size", &self.size)
+            .field("rotation_center", &self.rotation_center)
+            .field("svg", &self.is_svg())
+            .field("approximate", &self.approximate)
+            .finish()
+    }
+}
+
+impl Skin {
+    /// Decodes a costume from the project's assets; never fails (broken assets give an
+    /// approximate skin whose [`Skin::approximate`] says why).
+    pub fn decode(costume: &Costume, asset: Option<&[u8]>) -> Skin {
+        let center = match (costume.rotation_center_x, costume.rotation_center_y) {
+            (x, y) if x.is_finite() && y.is_finite() => Some([x, y]),
+            _ => None,
+        };
+        let Some(bytes) = asset else {
+            return Skin::approx(costume, format!("asset {} missing", costume.md5ext));
+        };
+        let format = costume.data_format.to_ascii_lowercase();
+        let result = if format == "svg" {
+            Skin::from_svg(bytes, center)
+        } else {
+            Skin::from_bitmap(bytes, costume.bitmap_resolution, center)
+        };
+        match result {
+            Ok(skin) => skin,
+            Err(e) => Skin::approx(costume, format!("costume {:?}: {e}", costume.name)),
+        }
+    }
+
+    /// An SVG skin (`createSVGSkin(svg, rotationCenter)`).
+    pub fn from_svg(bytes: &[u8], center: Option<[f64; 2]>) -> Result<Skin, String> {
+        let image = SvgImage::load(bytes)?;
+        let size = image.view_size;
+        let note = image.has_text.then(|| "SVG text is not rasterised".to_string());
+        if size[0] == 0.0 || size[1] == 0.0 {
+            return Ok(Skin { size, rotation_center: [0.0, 0.0], kind: Kind::Empty(empty_mip()), approximate: note });
+        }
+        let rotation_center = svg_rotation_center(&image, center);
+        // SVGSkin: the largest power-of-two scale that keeps the texture within 2048 px.
+        let max_dim = size[0].max(size[1]).ceil();
+        let mut max_texture_scale = 1.0;
+        let mut test = 2.0;
+        while max_dim * test <= 2048.0 {
+            max_texture_scale = test;
+            test *= 2.0;
+        }
+        let mips = (0..MIP_LEVELS).map(|_| OnceLock::new()).collect();
+        Ok(Skin {
+            size,
+            rotation_center,
+            kind: Kind::Svg { image: Box::new(image), max_texture_scale, mips },
+            approximate: note,
+        })
+    }
+
+    /// A bitmap skin, as scratch-vm loads PNG/JPEG costumes.
+    pub fn from_bitmap(bytes: &[u8], resolution: f64, center: Option<[f64; 2]>) -> Result<Skin, String> {
+        if bytes.len() > MAX_BITMAP_BYTES {
+            return Err(format!("bitmap is {} bytes, over the limit of {MAX_BITMAP_BYTES}", bytes.len()));
+        }
+        let (w, h, rgba) = decode_bitmap(bytes)?;
+        // load-costume.js: resolution-1 bitmaps are doubled (BitmapAdapter.resize, nearest neighbour)
+        // and their rotation centre with them; every skin is then created at resolution 2.
+        let doubled = resolution == 1.0;
+        let (w, h, rgba) = if doubled { double_nearest(w, h, &rgba) } else { (w, h, rgba) };
+        let factor = if doubled { 2.0 } else { 1.0 };
+        Ok(Skin::from_rgba_res2(w, h, rgba, center.map(|c| [c[0] * factor / 2.0, c[1] * factor / 2.0])))
+    }
+
+    /// A bitmap skin from straight-alpha RGBA at resolution 2 (`createBitmapSkin(canvas, 2, center)`).
+    pub fn from_rgba_res2(w: u32, h: u32, rgba: Vec<u8>, center: Option<[f64; 2]>) -> Skin {
+        if w == 0 || h == 0 {
+            return Skin { size: [0.0, 0.0], rotation_center: [0.0, 0.0], kind: Kind::Empty(empty_mip()), approximate: None };
+        }
+        let size = [w as f64 / 2.0, h as f64 / 2.0];
+        let c = center.unwrap_or([size[0] / 2.0, size[1] / 2.0]);
+        Skin {
+            size,
+            rotation_center: [f32r(c[0]), f32r(c[1])],
+            kind: Kind::Bitmap(Arc::new(Mip::new(Silhouette::from_rgba(w, h, rgba)))),
+            approximate: None,
+        }
+    }
+
+    /// The fallback for a costume without usable pixels: an opaque box centred on the
+    /// rotation centre. Its size is twice the rotation centre (Scratch centres most
+    /// costumes), in stage units (bitmap centres are halved for resolution 2), or
+    /// [`APPROX_DEFAULT_SIZE`] when the centre is not positive.
+    pub fn approx(costume: &Costume, why: String) -> Skin {
+        let res = if costume.data_format.eq_ignore_ascii_case("svg") || costume.bitmap_resolution == 1.0 {
+            1.0
+        } else {
+            2.0
+        };
+        let side = |c: f64| {
+            let v = 2.0 * c / res;
+            if v.is_finite() && v >= 1.0 { v.min(1024.0) } else { APPROX_DEFAULT_SIZE }
+        };
+        let size = [side(costume.rotation_center_x).round(), side(costume.rotation_center_y).round()];
+        Skin {
+            size,
+            rotation_center: [size[0] / 2.0, size[1] / 2.0],
+            kind: Kind::Bitmap(Arc::new(Mip::new(Silhouette::opaque_block(size[0] as u32 * 2, size[1] as u32 * 2)))),
+            approximate: Some(why),
+        }
+    }
+
+    /// The pen layer's skin: premultiplied RGBA, centred on the stage.
+    pub fn pen(w: u32, h: u32, premultiplied: Vec<u8>) -> Skin {
+        let size = [w as f64, h as f64];
+        Skin {
+            size,
+            rotation_center: [f32r(size[0] / 2.0), f32r(size[1] / 2.0)],
+            kind: Kind::Pen(Arc::new(Mip::new(Silhouette::from_premultiplied(w, h, premultiplied)))),
+            approximate: None,
+        }
+    }
+
+    /// How collisions sample this skin.
+    pub fn sampling(&self) -> Sampling {
+        match self.kind {
+            Kind::Svg { .. } => Sampling::Svg,
+            Kind::Pen(_) => Sampling::Pen,
+            Kind::Bitmap(_) | Kind::Empty(_) => Sampling::Nearest,
+        }
+    }
+
+    /// The skin's nominal size in stage units (`skin.size`).
+    pub fn size(&self) -> [f64; 2] {
+        self.size
+    }
+
+    /// The rotation centre in skin units (single precision, as the renderer stores it).
+    pub fn rotation_center(&self) -> [f64; 2] {
+        self.rotation_center
+    }
+
+    /// Whether this is an SVG skin (nearest-neighbour sampling only near 100 % and right angles).
+    pub fn is_svg(&self) -> bool {
+        matches!(self.kind, Kind::Svg { .. })
+    }
+
+    /// Why this costume's geometry is approximate, if it is.
+    pub fn approximate(&self) -> Option<&str> {
+        self.approximate.as_deref()
+    }
+
+    /// Whether the skin's shape is a stand-in (missing or broken asset), not the costume's pixels.
+    pub fn is_stand_in(&self) -> bool {
+        self.approximate.as_deref().is_some_and(|w| !w.starts_with("SVG text"))
+    }
+
+    /// The MIP level `getTexture(scale)` selects for a drawable scale (percent); 0 for bitmaps.
+    pub fn mip_level(&self, scale: [f64; 2]) -> i32 {
+        match &self.kind {
+            Kind::Svg { max_texture_scale, .. } => {
+                let scale_max = scale[0].abs().max(scale[1].abs());
+                let requested = (scale_max / 100.0).min(*max_texture_scale);
+                (log2(requested).ceil() as i32 + INDEX_OFFSET).max(0)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The rendition at a MIP level (rasterised on first use; bitmaps have one).
+    pub fn mip(&self, level: i32) -> Arc<Mip> {
+        match &self.kind {
+            Kind::Bitmap(m) | Kind::Empty(m) | Kind::Pen(m) => m.clone(),
+            Kind::Svg { image, mips, .. } => {
+                let idx = (level.max(0) as usize).min(MIP_LEVELS - 1);
+                mips[idx]
+                    .get_or_init(|| {
+                        let scale = 2f64.powi(idx as i32 - INDEX_OFFSET);
+                        // A zero-sized canvas leaves the silhouette uninitialised: it never touches.
+                        Arc::new(Mip::new(image.rasterize(scale).unwrap_or_default()))
+                    })
+                    .clone()
+            }
+        }
+    }
+}
+
+fn empty_mip() -> Arc<Mip> {
+    Arc::new(Mip::new(Silhouette::empty_pixel()))
+}
+
+/// Decodes PNG/JPEG to straight-alpha RGBA8 within [`MAX_BITMAP_SIDE`].
+fn decode_bitmap(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
+    reader = reader.with_guessed_format().map_err(|e| format!("unreadable bitmap: {e}"))?;
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_BITMAP_SIDE);
+    limits.max_image_height = Some(MAX_BITMAP_SIDE);
+    limits.max_alloc = Some(256 << 20);
+    reader.limits(limits);
+    let img = reader.decode().map_err(|e| format!("undecodable bitmap: {e}"))?;
+    let rgba = img.to_rgba8();
+    let (w, h) = rgba.dimensions();
+    let mut data = rgba.into_raw();
+    // The browser stores canvases premultiplied; reading them back loses precision at low alpha.
+    for px in data.chunks_exact_mut(4) {
+        let a = px[3] as u32;
+        if a == 0 {
+            px[0] = 0;
+            px[1] = 0;
+            px[2] = 0;
+        } else if a < 255 {
+            for c in &mut px[..3] {
+                let p = (*c as u32 * a + 127) / 255;
+                *c = ((p * 255 + a / 2) / a).min(255) as u8;
+            }
+        }
+    }
+    Ok((w, h, data))
+}
+
+fn double_nearest(w: u32, h: u32, rgba: &[u8]) -> (u32, u32, Vec<u8>) {
+    let (w2, h2) = (w * 2, h * 2);
+    let mut out = vec![0u8; (w2 * h2 * 4) as usize];
+    for y in 0..h2 {
+        for x in 0..w2 {
+            let s = (((y / 2) * w + x / 2) * 4) as usize;
+            let d = ((y * w2 + x) * 4) as usize;
+            out[d..d + 4].copy_from_slice(&rgba[s..s + 4]);
+        }
+    }
+    (w2, h2, out)
+}
+
+/// Every costume of a project, decoded on first use and shared by all VMs (and clones) that run it.
+pub struct CostumeSet {
+    project: Arc<Project>,
+    skins: Vec<Vec<OnceLock<Arc<Skin>>>>,
+}
+
+impl std::fmt::Debug for CostumeSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CostumeSet").field("targets", &self.skins.len()).finish()
+    }
+}
+
+impl CostumeSet {
+    /// A costume set for `project` (nothing is decoded yet).
+    pub fn new(project: Arc<Project>) -> Arc<CostumeSet> {
+        let skins = project.targets.iter().map(|t| t.costumes.iter().map(|_| OnceLock::new()).collect()).collect();
+        Arc::new(CostumeSet { project, skins })
+    }
+
+    /// The project these costumes belong to.
+    pub fn project(&self) -> &Arc<Project> {
+        &self.project
+    }
+
+    /// The skin of costume `costume` of target definition `def` (decoded on first use).
+    pub fn skin(&self, def: usize, costume: usize) -> Option<Arc<Skin>> {
+        let cell = self.skins.get(def)?.get(costume)?;
+        Some(
+            cell.get_or_init(|| {
+                let c = &self.project.targets[def].costumes[costume];
+                Arc::new(Skin::decode(c, self.project.assets.get(&c.md5ext).map(|v| v.as_slice())))
+            })
+            .clone(),
+        )
+    }
+
+    /// Whether the project's geometry is approximate: no assets at all (bare `project.json`)
+    /// or some costume could not be decoded. Decodes every costume.
+    pub fn approximate(&self) -> bool {
+        self.approximations().next().is_some()
+    }
+
+    /// `(target name, costume name, reason)` for every approximate costume. Decodes every costume.
+    pub fn approximations(&self) -> impl Iterator<Item = (String, String, String)> + '_ {
+        self.skins.iter().enumerate().flat_map(move |(d, cs)| {
+            (0..cs.len()).filter_map(move |c| {
+                let skin = self.skin(d, c)?;
+                let why = skin.approximate()?.to_string();
+                let t = &self.project.targets[d];
+                Some((t.name.clone(), t.costumes[c].name.clone(), why))
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn costume(format: &str, res: f64, cx: f64, cy: f64) -> Costume {
+        Costume {
+            name: "c".into(),
+            md5ext: "x".into(),
+            data_format: format.into(),
+            rotation_center_x: cx,
+            rotation_center_y: cy,
+            bitmap_resolution: res,
+        }
+    }
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        let img = image::RgbaImage::from_fn(w, h, |x, _| if x == 0 { image::Rgba([0, 0, 0, 0]) } else { image::Rgba([10, 20, 30, 255]) });
+        let mut out = Vec::new();
+        img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("encode");
+        out
+    }
+
+    #[test]
+    fn resolution_two_bitmaps_are_half_size() {
+        let skin = Skin::decode(&costume("png", 2.0, 10.0, 6.0), Some(&png(20, 12)));
+        assert_eq!(skin.size(), [10.0, 6.0]);
+        assert_eq!(skin.rotation_center(), [5.0, 3.0]);
+        assert!(skin.approximate().is_none());
+        assert_eq!(skin.mip(8).silhouette.width(), 20);
+    }
+
+    #[test]
+    fn resolution_one_bitmaps_are_doubled_nearest() {
+        let skin = Skin::decode(&costume("png", 1.0, 10.0, 6.0), Some(&png(20, 12)));
+        assert_eq!(skin.size(), [20.0, 12.0]);
+        assert_eq!(skin.rotation_center(), [10.0, 6.0]);
+        let m = skin.mip(0);
+        assert_eq!((m.silhouette.width(), m.silhouette.height()), (40, 24));
+        // Column 0 was transparent: now columns 0 and 1 are.
+        assert_eq!(m.silhouette.alpha(1, 3), 0);
+        assert_eq!(m.silhouette.alpha(2, 3), 255);
+    }
+
+    #[test]
+    fn broken_and_missing_assets_are_approximate() {
+        let skin = Skin::decode(&costume("png", 2.0, 30.0, 20.0), Some(b"not a png"));
+        assert!(skin.approximate().is_some());
+        assert_eq!(skin.size(), [30.0, 20.0]);
+        let skin = Skin::decode(&costume("svg", 1.0, 0.0, 0.0), None);
+        assert_eq!(skin.size(), [APPROX_DEFAULT_SIZE, APPROX_DEFAULT_SIZE]);
+        assert!(skin.is_stand_in());
+    }
+
+    #[test]
+    fn svg_mip_levels_follow_get_texture() {
+        let svg = br##"<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" viewBox="0 0 40 20"><rect width="40" height="20"/></svg>"##;
+        let skin = Skin::from_svg(svg, Some([20.0, 10.0])).expect("svg");
+        assert_eq!(skin.mip_level([100.0, 100.0]), 8);
+        assert_eq!(skin.mip_level([100.1, 100.0]), 9);
+        assert_eq!(skin.mip_level([50.0, -50.0]), 7);
+        assert_eq!(skin.mip_level([0.0, 0.0]), 0);
+        // max texture scale for 40 px: 32 → level 13 at most.
+        assert_eq!(skin.mip_level([100000.0, 1.0]), 13);
+        assert_eq!(skin.mip(9).silhouette.width(), 80);
+    }
+}

@@ -1,0 +1,504 @@
+//! SVG costumes: the normalisation scratch-svg-renderer applies before the
+//! browser draws an SVG (`fixupSvgString`, `loadSvgString` without the Scratch 2
+//! quirks), then rasterisation with resvg at a MIP scale, as `SVGSkin.createMIP`
+//! draws the image onto a canvas.
+//!
+//! What is reproduced: the string fix-ups, the view box / width / height rules
+//! (a missing view box is measured from the drawing's bounding box plus half the
+//! largest stroke width), pixelated embedded images, and the canvas size
+//! `floor(viewBox size × scale)`. What is not: text (no fonts are loaded, so
+//! silhouettes never depend on the machine; text costumes are approximate) and
+//! the stroke-width normalisation of paths under non-uniform transforms (the
+//! browser draws those with a stroke width averaged over both axes). Anti-aliased
+//! edge pixels come from tiny-skia instead of Skia and can differ where a pixel
+//! is only partly covered.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use resvg::{tiny_skia, usvg};
+
+use super::math::f32r;
+use super::silhouette::Silhouette;
+
+/// Largest SVG source accepted, in bytes.
+pub const MAX_SVG_BYTES: usize = 8 << 20;
+/// Most XML nodes accepted in one SVG.
+pub const MAX_SVG_NODES: u32 = 200_000;
+/// Largest canvas side rasterised (scratch-render's `MAX_TEXTURE_DIMENSION` keeps MIPs below this).
+pub const MAX_CANVAS_SIDE: u32 = 4096;
+
+const SVG_NS: &str = "http://www.w3.org/2000/svg";
+const XLINK_NS: &str = "http://www.w3.org/1999/xlink";
+const XML_NS: &str = "http://www.w3.org/XML/1998/namespace";
+
+/// A parsed, normalised SVG costume.
+pub struct SvgImage {
+    /// `None` for an empty view box (nothing to draw).
+    tree: Option<usvg::Tree>,
+    /// `viewBox` width and height as the browser stores them (single precision).
+    pub view_size: [f64; 2],
+    /// `viewBox` x and y (single precision), subtracted from the rotation centre.
+    pub view_origin: [f64; 2],
+    /// Whether the document contains text, which is not rasterised.
+    pub has_text: bool,
+}
+
+impl std::fmt::Debug for SvgImage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SvgImage").field("view_size", &self.view_size).field("view_origin", &self.view_origin).finish()
+    }
+}
+
+impl SvgImage {
+    /// Parses and normalises an SVG costume. Errors are reasons for an approximate costume.
+    pub fn load(bytes: &[u8]) -> Result<SvgImage, String> {
+        if bytes.len() > MAX_SVG_BYTES {
+            return Err(format!("SVG is {} bytes, over the limit of {MAX_SVG_BYTES}", bytes.len()));
+        }
+        let text = String::from_utf8_lossy(bytes);
+        let fixed = fixup_svg_string(&text);
+        let normalised = normalise(&fixed)?;
+        let tree = if normalised.view_size[0] > 0.0 && normalised.view_size[1] > 0.0 {
+            let doc = parse_xml(&normalised.text)?;
+            Some(usvg::Tree::from_xmltree(&doc, &options()).map_err(|e| format!("SVG not renderable: {e}"))?)
+        } else {
+            None
+        };
+        Ok(SvgImage {
+            tree,
+            view_size: normalised.view_size,
+            view_origin: normalised.view_origin,
+            has_text: normalised.has_text,
+        })
+    }
+
+    /// Draws the SVG at `scale` onto a `floor(w × scale) × floor(h × scale)` canvas,
+    /// as `SVGSkin.createMIP` does; `None` for an empty canvas (no silhouette).
+    pub fn rasterize(&self, scale: f64) -> Option<Silhouette> {
+        let tree = self.tree.as_ref()?;
+        let w = canvas_side(self.view_size[0] * scale)?;
+        let h = canvas_side(self.view_size[1] * scale)?;
+        let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
+        resvg::render(tree, tiny_skia::Transform::from_scale(scale as f32, scale as f32), &mut pixmap.as_mut());
+        Some(Silhouette::from_rgba(w, h, unpremultiply(pixmap.take())))
+    }
+}
+
+/// `canvas.width = x`: truncation; zero or absurd sizes give no canvas.
+fn canvas_side(x: f64) -> Option<u32> {
+    if !x.is_finite() || x < 1.0 {
+        return None;
+    }
+    let v = x.trunc();
+    if v > MAX_CANVAS_SIDE as f64 {
+        return None;
+    }
+    Some(v as u32)
+}
+
+/// `getImageData` returns straight alpha: undo the canvas's premultiplication (rounding as Skia does).
+fn unpremultiply(mut data: Vec<u8>) -> Vec<u8> {
+    for px in data.chunks_exact_mut(4) {
+        let a = px[3] as u32;
+        if a == 0 {
+            px[0] = 0;
+            px[1] = 0;
+            px[2] = 0;
+        } else if a < 255 {
+            for c in &mut px[..3] {
+                *c = ((*c as u32 * 255 + a / 2) / a).min(255) as u8;
+            }
+        }
+    }
+    data
+}
+
+fn options() -> usvg::Options<'static> {
+    let mut opt = usvg::Options::default();
+    // Never read files named by the SVG; embedded raster images only (nested SVG images are
+    // skipped: their resolver would fall back to the file system).
+    let data_resolver = usvg::ImageHrefResolver::default_data_resolver();
+    opt.image_href_resolver = usvg::ImageHrefResolver {
+        resolve_data: Box::new(move |mime, data, opts| {
+            let head = &data[..data.len().min(16)];
+            if mime.contains("svg") || head.starts_with(b"<") || head.starts_with(&[0x1f, 0x8b]) {
+                return None;
+            }
+            data_resolver(mime, data, opts)
+        }),
+        resolve_string: Box::new(|_, _| None),
+    };
+    opt
+}
+
+fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, String> {
+    let opt = roxmltree::ParsingOptions { allow_dtd: true, nodes_limit: MAX_SVG_NODES, ..Default::default() };
+    roxmltree::Document::parse_with_options(text, opt).map_err(|e| format!("SVG is not well-formed XML: {e}"))
+}
+
+/// scratch-svg-renderer's `fixupSvgString`: repairs that make real-world SVGs parse.
+pub fn fixup_svg_string(s: &str) -> String {
+    let mut s = s.to_string();
+    if let Some(start) = s.find("<svg ") {
+        if let Some(len) = s[start..].find('>') {
+            let tag = s[start..start + len + 1].to_string();
+            if !tag.contains("xmlns=") {
+                s = s.replacen("<svg ", "<svg xmlns=\"http://www.w3.org/2000/svg\" ", 1);
+            }
+            // Illustrator's undeclared `&ns_…;` entities in the root tag.
+            if tag.contains("&ns_") && !s.contains("<!DOCTYPE") {
+                let fixed = replace_ns_entities(&tag);
+                s = s.replacen(&tag, &fixed, 1);
+            }
+        }
+    }
+    // Photoshop's invalid mime type for embedded PNGs.
+    if s.contains("data:img/png") {
+        s = s.replace("href=\"data:img/png", "href=\"data:image/png").replace("href='data:img/png", "href='data:image/png");
+    }
+    // Inkscape binding a prefix to the reserved XML namespace.
+    s = fix_reserved_xml_namespace(&s);
+    // `svg:`-prefixed tags.
+    s = strip_svg_prefix(&s);
+    // Unparseable metadata and scripts are emptied (greedy, as the original regular expressions).
+    s = empty_between(&s, "<metadata>", "</metadata>", "<metadata></metadata>");
+    s = empty_script(&s);
+    s
+}
+
+fn replace_ns_entities(tag: &str) -> String {
+    let mut out = String::with_capacity(tag.len());
+    let mut rest = tag;
+    while let Some(i) = rest.find("&ns_") {
+        match rest[i..].find(';') {
+            Some(j) if j > 4 => {
+                out.push_str(&rest[..i]);
+                out.push_str("http://ns.adobe.com/Extensibility/1.0/");
+                rest = &rest[i + j + 1..];
+            }
+            _ => break,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn fix_reserved_xml_namespace(s: &str) -> String {
+    const URL: &str = "\"http://www.w3.org/XML/1998/namespace\"";
+    if !s.contains(URL) {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find(URL) {
+        let before = &rest[..i];
+        // The attribute name just before `=`: `xmlns:foo` with foo != xml.
+        let name_start = before.trim_end_matches('=').rfind(|c: char| c.is_whitespace()).map(|k| k + 1).unwrap_or(0);
+        let name = before[name_start..].trim_end_matches('=');
+        out.push_str(before);
+        if name.starts_with("xmlns:") && name != "xmlns:xml" {
+            out.push_str("\"http://dummy.namespace\"");
+        } else {
+            out.push_str(URL);
+        }
+        rest = &rest[i + URL.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn strip_svg_prefix(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    let mut last = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'<' {
+            let mut j = i + 1;
+            let slash = j < bytes.len() && bytes[j] == b'/';
+            if slash {
+                j += 1;
+            }
+            while j < bytes.len() && (bytes[j] as char).is_ascii_whitespace() {
+                j += 1;
+            }
+            if s[j..].starts_with("svg:") {
+                out.push_str(&s[last..i]);
+                out.push('<');
+                if slash {
+                    out.push('/');
+                }
+                i = j + 4;
+                last = i;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+fn empty_between(s: &str, open: &str, close: &str, replacement: &str) -> String {
+    match (s.find(open), s.rfind(close)) {
+        (Some(a), Some(b)) if b >= a + open.len() => format!("{}{}{}", &s[..a], replacement, &s[b + close.len()..]),
+        _ => s.to_string(),
+    }
+}
+
+fn empty_script(s: &str) -> String {
+    let (Some(a), Some(b)) = (s.find("<script"), s.rfind("</script>")) else {
+        return s.to_string();
+    };
+    if b <= a || !s[a..b].contains('>') {
+        return s.to_string();
+    }
+    format!("{}<script></script>{}", &s[..a], &s[b + "</script>".len()..])
+}
+
+struct Normalised {
+    text: String,
+    view_size: [f64; 2],
+    view_origin: [f64; 2],
+    has_text: bool,
+}
+
+/// `loadSvgString` (Scratch 3 path) + `serializeSvgToString`: a clean SVG with width, height and view box.
+fn normalise(text: &str) -> Result<Normalised, String> {
+    let doc = parse_xml(text)?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "svg" {
+        return Err("document does not appear to be SVG".to_string());
+    }
+    let mut has_text = false;
+    let mut body = String::with_capacity(text.len());
+    for child in root.children() {
+        write_node(&child, &mut body, &mut has_text);
+    }
+    let attr = |name: &str| root.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value());
+    let mut width = attr("width").map(str::to_string);
+    let mut height = attr("height").map(str::to_string);
+    let view_box = match attr("viewBox") {
+        Some(vb) => parse_view_box(vb),
+        None => {
+            // transformMeasurements: getBBox of the drawing plus half the largest stroke width.
+            let (bbox, stroke) = measure(&root, &body)?;
+            let half = if bbox[2] == 0.0 || bbox[3] == 0.0 { 0.0 } else { stroke / 2.0 };
+            let vb = [bbox[0] - half, bbox[1] - half, bbox[2] + half * 2.0, bbox[3] + half * 2.0];
+            width = Some(js_number(vb[2]));
+            height = Some(js_number(vb[3]));
+            vb
+        }
+    };
+    // The browser keeps view box numbers in single precision.
+    let vb = view_box.map(f32r);
+    if width.is_none() || height.is_none() {
+        width = Some(js_number(vb[2]));
+        height = Some(js_number(vb[3]));
+    }
+    let mut out = String::with_capacity(body.len() + 512);
+    out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\"");
+    for a in root.attributes() {
+        if a.namespace().is_some() || matches!(a.name(), "width" | "height" | "viewBox") {
+            continue;
+        }
+        write_attr(&mut out, a.name(), a.value());
+    }
+    if let (Some(w), Some(h)) = (&width, &height) {
+        write_attr(&mut out, "width", w);
+        write_attr(&mut out, "height", h);
+    }
+    let vb_text = format!("{} {} {} {}", js_number(vb[0]), js_number(vb[1]), js_number(vb[2]), js_number(vb[3]));
+    write_attr(&mut out, "viewBox", &vb_text);
+    out.push('>');
+    out.push_str(&body);
+    out.push_str("</svg>");
+    let (w, h) = (vb[2], vb[3]);
+    Ok(Normalised {
+        text: out,
+        view_size: [if w.is_finite() && w > 0.0 { w } else { 0.0 }, if h.is_finite() && h > 0.0 { h } else { 0.0 }],
+        view_origin: [vb[0], vb[1]],
+        has_text,
+    })
+}
+
+/// Parses `viewBox` as the browser does (four numbers separated by spaces and/or commas);
+/// an unparseable value is all zeros (an empty costume).
+fn parse_view_box(s: &str) -> [f64; 4] {
+    let nums: Vec<f64> = s.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty()).map_while(|t| t.parse::<f64>().ok()).collect();
+    if nums.len() == 4 && nums.iter().all(|n| n.is_finite()) && nums[2] >= 0.0 && nums[3] >= 0.0 {
+        [nums[0], nums[1], nums[2], nums[3]]
+    } else {
+        [0.0; 4]
+    }
+}
+
+/// Bounding box (x, y, w, h) of the drawing without strokes, and the largest stroke width
+/// (`findLargestStrokeWidth`: 1 for any `stroke` attribute, else the numeric `stroke-width`).
+fn measure(root: &roxmltree::Node<'_, '_>, body: &str) -> Result<([f64; 4], f64), String> {
+    let mut stroke = 0.0f64;
+    for n in root.descendants().filter(|n| n.is_element()) {
+        for a in n.attributes().filter(|a| a.namespace().is_none()) {
+            if a.name() == "stroke" && !a.value().is_empty() {
+                stroke = stroke.max(1.0);
+            }
+            if a.name() == "stroke-width" && !a.value().is_empty() {
+                let v = a.value().trim().parse::<f64>().unwrap_or(0.0);
+                stroke = stroke.max(if v.is_nan() { 0.0 } else { v });
+            }
+        }
+    }
+    // An identity user space; usvg's bounding boxes are not clipped by the viewport.
+    let probe = format!(
+        "<svg xmlns=\"{SVG_NS}\" xmlns:xlink=\"{XLINK_NS}\" width=\"100\" height=\"100\" viewBox=\"0 0 100 100\">{body}</svg>"
+    );
+    let doc = parse_xml(&probe)?;
+    let tree = usvg::Tree::from_xmltree(&doc, &options()).map_err(|e| format!("SVG not measurable: {e}"))?;
+    let b = tree.root().abs_bounding_box();
+    let bbox = if tree.root().has_children() {
+        [f32r(b.x() as f64), f32r(b.y() as f64), f32r(b.width() as f64), f32r(b.height() as f64)]
+    } else {
+        [0.0; 4]
+    };
+    Ok((bbox, stroke))
+}
+
+/// JavaScript's number-to-string for the values we write back into attributes.
+fn js_number(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    if !x.is_finite() {
+        return "0".to_string();
+    }
+    let s = format!("{x}");
+    s
+}
+
+fn write_attr(out: &mut String, name: &str, value: &str) {
+    out.push(' ');
+    out.push_str(name);
+    out.push_str("=\"");
+    escape_into(out, value, true);
+    out.push('"');
+}
+
+fn escape_into(out: &mut String, s: &str, attr: bool) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attr => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+}
+
+/// Serialises one node of the source document, keeping SVG and XLink content and
+/// applying `transformImages` (embedded bitmaps are drawn pixelated).
+fn write_node(node: &roxmltree::Node<'_, '_>, out: &mut String, has_text: &mut bool) {
+    if node.is_text() {
+        if let Some(t) = node.text() {
+            escape_into(out, t, false);
+        }
+        return;
+    }
+    if !node.is_element() {
+        return;
+    }
+    let tag = node.tag_name();
+    if tag.namespace().is_some_and(|ns| ns != SVG_NS) {
+        return;
+    }
+    let name = tag.name();
+    if name == "text" {
+        *has_text = true;
+    }
+    out.push('<');
+    out.push_str(name);
+    let mut style = None;
+    for a in node.attributes() {
+        let qualified = match a.namespace() {
+            None => a.name().to_string(),
+            Some(XLINK_NS) => format!("xlink:{}", a.name()),
+            Some(XML_NS) => format!("xml:{}", a.name()),
+            Some(_) => continue,
+        };
+        if name == "image" && qualified == "style" {
+            style = Some(a.value().to_string());
+            continue;
+        }
+        write_attr(out, &qualified, a.value());
+    }
+    if name == "image" {
+        let pixelated = "image-rendering: optimizespeed; image-rendering: pixelated;";
+        let v = match style {
+            Some(s) if !s.is_empty() => format!("{pixelated} {s}"),
+            _ => pixelated.to_string(),
+        };
+        write_attr(out, "style", &v);
+    }
+    out.push('>');
+    for child in node.children() {
+        write_node(&child, out, has_text);
+    }
+    let _ = write!(out, "</{name}>");
+}
+
+/// The rotation centre of an SVG skin: the costume's centre minus the view box origin,
+/// stored in single precision (scratch-render's `SVGSkin.setSVG`).
+pub fn svg_rotation_center(img: &SvgImage, center: Option<[f64; 2]>) -> [f64; 2] {
+    let c = center.unwrap_or([img.view_size[0] / 2.0, img.view_size[1] / 2.0]);
+    [f32r(c[0] - img.view_origin[0]), f32r(c[1] - img.view_origin[1])]
+}
+
+/// Shared handle to a loaded SVG.
+pub type SharedSvg = Arc<SvgImage>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixups_add_namespace_and_strip_prefixes() {
+        let s = fixup_svg_string("<svg:svg width=\"1\"><svg:rect/></svg:svg>");
+        assert_eq!(s, "<svg width=\"1\"><rect/></svg>");
+        let s = fixup_svg_string("<svg width=\"1\"></svg>");
+        assert!(s.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\" width"));
+        let s = fixup_svg_string("<svg xmlns=\"x\"><metadata><a></metadata>junk</metadata></svg>");
+        assert_eq!(s, "<svg xmlns=\"x\"><metadata></metadata></svg>");
+    }
+
+    #[test]
+    fn rect_rasterises_with_exact_coverage() {
+        let svg = br##"<svg xmlns="http://www.w3.org/2000/svg" width="10.5" height="10.5" viewBox="0 0 10.5 10.5"><rect x="1.25" y="1.25" width="8" height="8" fill="#ff0000"/></svg>"##;
+        let img = SvgImage::load(svg).expect("valid svg");
+        assert_eq!(img.view_size, [10.5, 10.5]);
+        let sil = img.rasterize(1.0).expect("non-empty");
+        assert_eq!((sil.width(), sil.height()), (10, 10));
+        assert_eq!(sil.alpha(0, 5), 0);
+        assert!(sil.alpha(1, 5) > 150 && sil.alpha(1, 5) < 220, "partly covered edge");
+        assert_eq!(sil.alpha(5, 5), 255);
+        let sil2 = img.rasterize(2.0).expect("non-empty");
+        assert_eq!((sil2.width(), sil2.height()), (21, 21));
+    }
+
+    #[test]
+    fn missing_view_box_is_measured() {
+        let svg = br##"<svg xmlns="http://www.w3.org/2000/svg"><rect x="10" y="20" width="30" height="40" stroke="#000" stroke-width="4"/></svg>"##;
+        let img = SvgImage::load(svg).expect("valid svg");
+        assert_eq!(img.view_origin, [8.0, 18.0]);
+        assert_eq!(img.view_size, [34.0, 44.0]);
+    }
+
+    #[test]
+    fn broken_svgs_are_errors_not_panics() {
+        assert!(SvgImage::load(b"<svg").is_err());
+        assert!(SvgImage::load(b"<html></html>").is_err());
+        assert!(SvgImage::load(b"\xff\xfe garbage").is_err());
+        let empty = SvgImage::load(br##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 0 0"></svg>"##).expect("parses");
+        assert!(empty.rasterize(1.0).is_none());
+    }
+}
