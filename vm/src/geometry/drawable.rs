@@ -83,7 +83,8 @@ impl Xform {
         let rotation = (270.0 - p.direction) * std::f64::consts::PI / 180.0;
         let (c, s) = (f32r(cos(rotation)), f32r(sin(rotation)));
         let adj0 = f32r((center[0] - skin_size[0] / 2.0) * scale[0] / 100.0);
-        let adj1 = f32r(((center[1] - skin_size[1] / 2.0) * scale[1] / 100.0) * -1.0);
+        // `* -1` in the original: the same as negation in IEEE arithmetic.
+        let adj1 = f32r(-((center[1] - skin_size[1] / 2.0) * scale[1] / 100.0));
         let ss0 = f32r(skin_size[0] * scale[0] / 100.0);
         let ss1 = f32r(skin_size[1] * scale[1] / 100.0);
         let neg_s = -s;

@@ -35,15 +35,9 @@ pub fn u8_clamp(x: f64) -> u8 {
     }
     let f = x.floor();
     let diff = x - f;
-    let r = if diff > 0.5 {
-        f + 1.0
-    } else if diff < 0.5 {
-        f
-    } else if f % 2.0 == 0.0 {
-        f
-    } else {
-        f + 1.0
-    };
+    // Round half to even.
+    let up = diff > 0.5 || (diff == 0.5 && f % 2.0 != 0.0);
+    let r = if up { f + 1.0 } else { f };
     r as u8
 }
 
@@ -194,7 +188,8 @@ impl Rect {
 
     /// `Rectangle.initFromPointsAABB`; `None` for no points.
     pub fn from_points(points: impl IntoIterator<Item = [f64; 2]>) -> Option<Rect> {
-        let mut r = Rect { left: f64::INFINITY, right: f64::NEG_INFINITY, top: f64::NEG_INFINITY, bottom: f64::INFINITY };
+        let mut r =
+            Rect { left: f64::INFINITY, right: f64::NEG_INFINITY, top: f64::NEG_INFINITY, bottom: f64::INFINITY };
         let mut any = false;
         for [x, y] in points {
             any = true;

@@ -8,6 +8,7 @@ pub mod drawable;
 pub mod effects;
 pub mod hull;
 pub mod math;
+pub mod motion;
 pub mod pen;
 pub mod query;
 pub mod render;

@@ -261,9 +261,7 @@ impl PenState {
             ColorParam::Color => self.color = wrap_clamp(value + if change { self.color } else { 0.0 }, 0.0, 100.0),
             ColorParam::Saturation => self.saturation = clamp(value + if change { self.saturation } else { 0.0 }),
             ColorParam::Brightness => self.brightness = clamp(value + if change { self.brightness } else { 0.0 }),
-            ColorParam::Transparency => {
-                self.transparency = clamp(value + if change { self.transparency } else { 0.0 })
-            }
+            ColorParam::Transparency => self.transparency = clamp(value + if change { self.transparency } else { 0.0 }),
         }
         self.update_color();
     }

@@ -50,7 +50,10 @@ pub fn answer_queries(costumes: &Arc<CostumeSet>, queries: &Json) -> Result<Vec<
                 }
             }
             Err(e) => {
-                out.push(format!("{{\"scene\":{i},\"q\":null,\"kind\":\"scene_error\",\"answer\":{}}}", error_json(&e)));
+                out.push(format!(
+                    "{{\"scene\":{i},\"q\":null,\"kind\":\"scene_error\",\"answer\":{}}}",
+                    error_json(&e)
+                ));
             }
         }
     }
@@ -139,8 +142,11 @@ fn build_scene(costumes: &Arc<CostumeSet>, scene: &Json) -> Result<BuiltScene, S
         visible: true,
         effects: Effects::default(),
     }];
-    let listed: Vec<&Map<String, Json>> =
-        scene.get("sprites").and_then(Json::as_array).map(|a| a.iter().filter_map(Json::as_object).collect()).unwrap_or_default();
+    let listed: Vec<&Map<String, Json>> = scene
+        .get("sprites")
+        .and_then(Json::as_array)
+        .map(|a| a.iter().filter_map(Json::as_object).collect())
+        .unwrap_or_default();
     let mut sprites: Vec<usize> = (0..project.targets.len()).filter(|&i| !project.targets[i].is_stage).collect();
     sprites.sort_by_key(|&i| project.targets[i].layer_order);
     let mut names = Vec::new();

@@ -137,11 +137,7 @@ impl<'a> Ctx<'a> {
     fn local(&mut self, i: usize, x: f64, y: f64) -> [f64; 2] {
         let xf = self.xf(i);
         let d = self.d(i);
-        if d.effects.enabled != 0 {
-            xf.local_with_effects(x, y, &d.effects, d.skin.size())
-        } else {
-            xf.local(x, y)
-        }
+        if d.effects.enabled != 0 { xf.local_with_effects(x, y, &d.effects, d.skin.size()) } else { xf.local(x, y) }
     }
 
     /// `drawable.isTouching(point)` (after `update_cpu`).
@@ -341,7 +337,10 @@ impl Scene {
     /// `isTouchingEdge`: do the bounds reach past a stage edge?
     pub fn touching_edge(&self, me: usize) -> bool {
         let b = self.bounds(me);
-        b.left < -STAGE_WIDTH / 2.0 || b.right > STAGE_WIDTH / 2.0 || b.top > STAGE_HEIGHT / 2.0 || b.bottom < -STAGE_HEIGHT / 2.0
+        b.left < -STAGE_WIDTH / 2.0
+            || b.right > STAGE_WIDTH / 2.0
+            || b.top > STAGE_HEIGHT / 2.0
+            || b.bottom < -STAGE_HEIGHT / 2.0
     }
 
     /// `getFencedPositionOfDrawable`: where `setXY(x, y)` really puts the drawable so that
@@ -452,35 +451,5 @@ impl Scene {
         let mut ctx = Ctx::new(self);
         ctx.update_cpu(me);
         ctx.sample_color4b(me, x, y, !0)
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod test_support {
-    use super::*;
-    use crate::geometry::drawable::RotationStyle;
-
-    /// A resolution-2 bitmap skin from a predicate on texture pixels (opaque red where true).
-    pub fn bitmap_skin(w: u32, h: u32, f: impl Fn(u32, u32) -> bool) -> Arc<Skin> {
-        let mut rgba = vec![0u8; (w * h * 4) as usize];
-        for y in 0..h {
-            for x in 0..w {
-                if f(x, y) {
-                    let o = ((y * w + x) * 4) as usize;
-                    rgba[o..o + 4].copy_from_slice(&[255, 0, 0, 255]);
-                }
-            }
-        }
-        Arc::new(Skin::from_rgba_res2(w, h, rgba, None))
-    }
-
-    /// A visible drawable with no effects.
-    pub fn drawable(skin: &Arc<Skin>, x: f64, y: f64, direction: f64, size: f64, style: RotationStyle) -> Drawable {
-        Drawable {
-            skin: skin.clone(),
-            placement: Placement::from_target(x, y, direction, size, style),
-            visible: true,
-            effects: Effects::default(),
-        }
     }
 }

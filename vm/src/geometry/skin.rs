@@ -50,7 +50,11 @@ impl Mip {
 
 enum Kind {
     Bitmap(Arc<Mip>),
-    Svg { image: Box<SvgImage>, max_texture_scale: f64, mips: Vec<OnceLock<Arc<Mip>>> },
+    Svg {
+        image: Box<SvgImage>,
+        max_texture_scale: f64,
+        mips: Vec<OnceLock<Arc<Mip>>>,
+    },
     /// `setEmptyImageData`: a transparent pixel, rotation centre (0, 0).
     Empty(Arc<Mip>),
     /// The pen layer (premultiplied pixels).
@@ -142,7 +146,12 @@ impl Skin {
     /// A bitmap skin from straight-alpha RGBA at resolution 2 (`createBitmapSkin(canvas, 2, center)`).
     pub fn from_rgba_res2(w: u32, h: u32, rgba: Vec<u8>, center: Option<[f64; 2]>) -> Skin {
         if w == 0 || h == 0 {
-            return Skin { size: [0.0, 0.0], rotation_center: [0.0, 0.0], kind: Kind::Empty(empty_mip()), approximate: None };
+            return Skin {
+                size: [0.0, 0.0],
+                rotation_center: [0.0, 0.0],
+                kind: Kind::Empty(empty_mip()),
+                approximate: None,
+            };
         }
         let size = [w as f64 / 2.0, h as f64 / 2.0];
         let c = center.unwrap_or([size[0] / 2.0, size[1] / 2.0]);
@@ -159,11 +168,8 @@ impl Skin {
     /// costumes), in stage units (bitmap centres are halved for resolution 2), or
     /// [`APPROX_DEFAULT_SIZE`] when the centre is not positive.
     pub fn approx(costume: &Costume, why: String) -> Skin {
-        let res = if costume.data_format.eq_ignore_ascii_case("svg") || costume.bitmap_resolution == 1.0 {
-            1.0
-        } else {
-            2.0
-        };
+        let res =
+            if costume.data_format.eq_ignore_ascii_case("svg") || costume.bitmap_resolution == 1.0 { 1.0 } else { 2.0 };
         let side = |c: f64| {
             let v = 2.0 * c / res;
             if v.is_finite() && v >= 1.0 { v.min(1024.0) } else { APPROX_DEFAULT_SIZE }
@@ -370,7 +376,9 @@ mod tests {
     }
 
     fn png(w: u32, h: u32) -> Vec<u8> {
-        let img = image::RgbaImage::from_fn(w, h, |x, _| if x == 0 { image::Rgba([0, 0, 0, 0]) } else { image::Rgba([10, 20, 30, 255]) });
+        let img = image::RgbaImage::from_fn(w, h, |x, _| {
+            if x == 0 { image::Rgba([0, 0, 0, 0]) } else { image::Rgba([10, 20, 30, 255]) }
+        });
         let mut out = Vec::new();
         img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("encode");
         out

@@ -155,7 +155,9 @@ pub fn fixup_svg_string(s: &str) -> String {
     }
     // Photoshop's invalid mime type for embedded PNGs.
     if s.contains("data:img/png") {
-        s = s.replace("href=\"data:img/png", "href=\"data:image/png").replace("href='data:img/png", "href='data:image/png");
+        s = s
+            .replace("href=\"data:img/png", "href=\"data:image/png")
+            .replace("href='data:img/png", "href='data:image/png");
     }
     // Inkscape binding a prefix to the reserved XML namespace.
     s = fix_reserved_xml_namespace(&s);
@@ -326,7 +328,11 @@ fn normalise(text: &str) -> Result<Normalised, String> {
 /// Parses `viewBox` as the browser does (four numbers separated by spaces and/or commas);
 /// an unparseable value is all zeros (an empty costume).
 fn parse_view_box(s: &str) -> [f64; 4] {
-    let nums: Vec<f64> = s.split(|c: char| c.is_whitespace() || c == ',').filter(|t| !t.is_empty()).map_while(|t| t.parse::<f64>().ok()).collect();
+    let nums: Vec<f64> = s
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map_while(|t| t.parse::<f64>().ok())
+        .collect();
     if nums.len() == 4 && nums.iter().all(|n| n.is_finite()) && nums[2] >= 0.0 && nums[3] >= 0.0 {
         [nums[0], nums[1], nums[2], nums[3]]
     } else {
@@ -335,20 +341,16 @@ fn parse_view_box(s: &str) -> [f64; 4] {
 }
 
 /// Bounding box (x, y, w, h) of the drawing without strokes, and the largest stroke width
-/// (`findLargestStrokeWidth`: 1 for any `stroke` attribute, else the numeric `stroke-width`).
+/// (`findLargestStrokeWidth`: 1 for any `stroke` attribute, else the numeric `stroke-width`, as
+/// the attributes stand after `transformStrokeWidths` rewrote them).
 fn measure(root: &roxmltree::Node<'_, '_>, body: &str) -> Result<([f64; 4], f64), String> {
     let mut stroke = 0.0f64;
     for n in root.descendants().filter(|n| n.is_element()) {
-        for a in n.attributes().filter(|a| a.namespace().is_none()) {
-            if a.name() == "stroke" && !a.value().is_empty() {
-                stroke = stroke.max(1.0);
-            }
-            if a.name() == "stroke-width" && !a.value().is_empty() {
-                let v = a.value().trim().parse::<f64>().unwrap_or(0.0);
-                stroke = stroke.max(if v.is_nan() { 0.0 } else { v });
-            }
+        if attr_of(&n, "stroke").is_some_and(|v| !v.is_empty()) {
+            stroke = stroke.max(1.0);
         }
     }
+    largest_stroke_width(root, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], StrokeWidth::Default, &mut stroke);
     // An identity user space; usvg's bounding boxes are not clipped by the viewport.
     let probe = format!(
         "<svg xmlns=\"{SVG_NS}\" xmlns:xlink=\"{XLINK_NS}\" width=\"100\" height=\"100\" viewBox=\"0 0 100 100\">{body}</svg>"
@@ -362,6 +364,100 @@ fn measure(root: &roxmltree::Node<'_, '_>, body: &str) -> Result<([f64; 4], f64)
         [0.0; 4]
     };
     Ok((bbox, stroke))
+}
+
+fn attr_of<'a>(n: &roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> {
+    n.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value())
+}
+
+/// The stroke width `transformStrokeWidths` pushes down: the SVG default (1) or an attribute's text.
+#[derive(Clone, Copy)]
+enum StrokeWidth<'a> {
+    Default,
+    Attr(&'a str),
+}
+
+impl StrokeWidth<'_> {
+    /// JavaScript's `Number(value)` (NaN → 0 as `|| 0` does).
+    fn number(self) -> f64 {
+        match self {
+            StrokeWidth::Default => 1.0,
+            StrokeWidth::Attr(s) => {
+                let v = crate::value::js_string_to_number(s);
+                if v.is_nan() { 0.0 } else { v }
+            }
+        }
+    }
+}
+
+fn parse_transform(s: Option<&str>) -> [f64; 6] {
+    match s.and_then(|t| t.parse::<svgtypes::Transform>().ok()) {
+        Some(t) => [t.a, t.b, t.c, t.d, t.e, t.f],
+        None => [1.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+    }
+}
+
+fn compose(m: [f64; 6], n: [f64; 6]) -> [f64; 6] {
+    [
+        m[0] * n[0] + m[2] * n[1],
+        m[1] * n[0] + m[3] * n[1],
+        m[0] * n[2] + m[2] * n[3],
+        m[1] * n[2] + m[3] * n[3],
+        m[0] * n[4] + m[2] * n[5] + m[4],
+        m[1] * n[4] + m[3] * n[5] + m[5],
+    ]
+}
+
+/// The stroke widths `transformStrokeWidths` leaves on elements: paths under a transform get the
+/// quadratic mean of the transform's scale factors times their width; other shapes inherit.
+fn largest_stroke_width(node: &roxmltree::Node<'_, '_>, m: [f64; 6], sw: StrokeWidth<'_>, largest: &mut f64) {
+    const CONTAINERS: [&str; 10] =
+        ["a", "defs", "g", "marker", "glyph", "missing-glyph", "pattern", "svg", "switch", "symbol"];
+    const GRAPHICS: [&str; 10] =
+        ["circle", "ellipse", "image", "line", "path", "polygon", "polyline", "rect", "text", "use"];
+    if !node.is_element() {
+        return;
+    }
+    let name = node.tag_name().name();
+    let own = attr_of(node, "stroke-width");
+    let mut note = |v: f64| {
+        if v.is_finite() && v > *largest {
+            *largest = v;
+        }
+    };
+    if CONTAINERS.contains(&name) {
+        let sw = own.map(StrokeWidth::Attr).unwrap_or(sw);
+        let m = compose(m, parse_transform(attr_of(node, "transform")));
+        for child in node.children() {
+            largest_stroke_width(&child, m, sw, largest);
+        }
+        return;
+    }
+    let width = own.map(StrokeWidth::Attr).unwrap_or(sw);
+    if name == "path" && width.number() != 0.0 && attr_of(node, "d").is_some_and(|d| !d.is_empty()) {
+        let m = compose(m, parse_transform(attr_of(node, "transform")));
+        if m == [1.0, 0.0, 0.0, 1.0, 0.0, 0.0] {
+            note(width.number());
+        } else {
+            let (a, b, c, d) = (m[0], m[1], m[2], m[3]);
+            let det = a * d - b * c;
+            let (sx, sy) = if a != 0.0 || b != 0.0 {
+                let r = (a * a + b * b).sqrt();
+                (r, det / r)
+            } else if c != 0.0 || d != 0.0 {
+                let s = (c * c + d * d).sqrt();
+                (det / s, s)
+            } else {
+                (0.0, 0.0)
+            };
+            note(((sx * sx + sy * sy) / 2.0).sqrt() * width.number());
+        }
+    } else if GRAPHICS.contains(&name) {
+        note(width.number());
+    } else if let Some(v) = own {
+        // Untouched elements keep their own attribute.
+        note(StrokeWidth::Attr(v).number());
+    }
 }
 
 /// JavaScript's number-to-string for the values we write back into attributes.
@@ -498,7 +594,8 @@ mod tests {
         assert!(SvgImage::load(b"<svg").is_err());
         assert!(SvgImage::load(b"<html></html>").is_err());
         assert!(SvgImage::load(b"\xff\xfe garbage").is_err());
-        let empty = SvgImage::load(br##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 0 0"></svg>"##).expect("parses");
+        let empty =
+            SvgImage::load(br##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 0 0"></svg>"##).expect("parses");
         assert!(empty.rasterize(1.0).is_none());
     }
 }

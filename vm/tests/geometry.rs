@@ -1,0 +1,364 @@
+//! Geometry with known shapes: touching at exactly one pixel and missing by one, rotation,
+//! flips, size limits, fencing, bouncing, picking and the pen layer (issue 7, acceptance 1).
+//!
+//! Pixel semantics (scratch-render): a drawable is sampled at integer stage points; texture
+//! coordinate u = 1 still reads the last texel, so a 10-unit-wide costume centred on x = 0
+//! covers the eleven points x = −5 … 5.
+
+use std::sync::Arc;
+
+use clowder_vm::geometry::drawable::{Placement, RotationStyle};
+use clowder_vm::geometry::effects::Effects;
+use clowder_vm::geometry::motion::{SpriteMotion, if_on_edge_bounce};
+use clowder_vm::geometry::pen::{PenAttributes, PenLayer};
+use clowder_vm::geometry::query::clamp_size;
+use clowder_vm::geometry::render::{Drawable, Scene};
+use clowder_vm::geometry::skin::Skin;
+
+/// A resolution-2 bitmap skin (texture `w × h`, nominal size half that) with opaque red
+/// texels where `f(x, y)` holds; rotation centre in the middle.
+fn bitmap(w: u32, h: u32, f: impl Fn(u32, u32) -> bool) -> Arc<Skin> {
+    let mut rgba = vec![0u8; (w * h * 4) as usize];
+    for y in 0..h {
+        for x in 0..w {
+            if f(x, y) {
+                let o = ((y * w + x) * 4) as usize;
+                rgba[o..o + 4].copy_from_slice(&[255, 0, 0, 255]);
+            }
+        }
+    }
+    Arc::new(Skin::from_rgba_res2(w, h, rgba, None))
+}
+
+fn square(side: u32) -> Arc<Skin> {
+    bitmap(side * 2, side * 2, |_, _| true)
+}
+
+fn svg(body: &str, w: f64, h: f64) -> Arc<Skin> {
+    let text = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">{body}</svg>"#
+    );
+    Arc::new(Skin::from_svg(text.as_bytes(), Some([w / 2.0, h / 2.0])).expect("valid svg"))
+}
+
+fn sprite(skin: &Arc<Skin>, x: f64, y: f64, direction: f64) -> Drawable {
+    sprite_full(skin, x, y, direction, 100.0, RotationStyle::AllAround)
+}
+
+fn sprite_full(skin: &Arc<Skin>, x: f64, y: f64, direction: f64, size: f64, style: RotationStyle) -> Drawable {
+    Drawable {
+        skin: skin.clone(),
+        placement: Placement::from_target(x, y, direction, size, style),
+        visible: true,
+        effects: Effects::default(),
+    }
+}
+
+/// A white 480×360 backdrop (a stage drawable).
+fn stage() -> Drawable {
+    let skin = bitmap(960, 720, |_, _| false);
+    Drawable {
+        skin,
+        placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] },
+        visible: true,
+        effects: Effects::default(),
+    }
+}
+
+fn scene(sprites: Vec<Drawable>) -> Scene {
+    let mut drawables = vec![stage()];
+    drawables.extend(sprites);
+    Scene { drawables }
+}
+
+/// Whether the two sprites (drawables 1 and 2) touch, checked both ways.
+fn touch(a: Drawable, b: Drawable) -> bool {
+    let s = scene(vec![a, b]);
+    let ab = s.touching_drawables(1, &[2]);
+    let ba = s.touching_drawables(2, &[1]);
+    assert_eq!(ab, ba, "touching must be symmetric");
+    ab
+}
+
+/// The integer stage points where drawable 1 of a one-sprite scene is opaque.
+fn opaque_points(d: Drawable) -> Vec<(i32, i32)> {
+    let s = scene(vec![d]);
+    let mut out = Vec::new();
+    for y in -180..=180 {
+        for x in -240..=240 {
+            if s.touching_point(1, x as f64, y as f64) {
+                out.push((x, y));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn axis_aligned_squares_touch_at_one_pixel_and_miss_by_one() {
+    let sq = square(10);
+    // Covers x = −5…5 and x = 5…15: one shared column.
+    assert!(touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 10.0, 0.0, 90.0)));
+    assert!(!touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 11.0, 0.0, 90.0)));
+    // Vertically, and corner to corner (a single shared pixel).
+    assert!(touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 0.0, -10.0, 90.0)));
+    assert!(!touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 0.0, -11.0, 90.0)));
+    assert!(touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 10.0, 10.0, 90.0)));
+    assert!(!touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 10.0, 11.0, 90.0)));
+    // Positions are rounded (Math.round) before drawing: 10.49 touches, 10.5 does not.
+    assert!(touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 10.49, 0.0, 90.0)));
+    assert!(!touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, 10.5, 0.0, 90.0)));
+    let pts = opaque_points(sprite(&sq, 0.0, 0.0, 90.0));
+    assert_eq!(pts.len(), 11 * 11);
+    assert_eq!(pts.first(), Some(&(-5, -5)));
+    assert_eq!(pts.last(), Some(&(5, 5)));
+}
+
+#[test]
+fn rotated_squares_touch_tip_to_tip() {
+    // A 20-unit square rotated by 45°: a diamond whose tips lie about 14.1 units from its centre.
+    let sq = square(20);
+    let a = opaque_points(sprite(&sq, 0.0, 0.0, 45.0));
+    let right_tip = a.iter().map(|p| p.0).max().expect("opaque");
+    let left_tip = a.iter().map(|p| p.0).min().expect("opaque");
+    assert!((13..=15).contains(&right_tip) && (-15..=-13).contains(&left_tip), "{left_tip} {right_tip}");
+    // Only the tips reach that far: the diamond is one pixel tall there.
+    assert!(a.iter().filter(|p| p.0 == right_tip).count() <= 3);
+    // Two diamonds on a horizontal line touch exactly when their tips share a column.
+    let d = (right_tip - left_tip) as f64;
+    assert!(touch(sprite(&sq, 0.0, 0.0, 45.0), sprite(&sq, d, 0.0, 45.0)));
+    assert!(!touch(sprite(&sq, 0.0, 0.0, 45.0), sprite(&sq, d + 1.0, 0.0, 45.0)));
+    // Rotated by 45° they are wider than unrotated ones (which would touch at 20 only).
+    assert!(d > 20.0);
+    assert!(!touch(sprite(&sq, 0.0, 0.0, 90.0), sprite(&sq, d, 0.0, 90.0)));
+}
+
+#[test]
+fn circles_touch_only_when_their_rims_meet() {
+    let c = svg(r##"<circle cx="10" cy="10" r="10" fill="#00f"/>"##, 20.0, 20.0);
+    let pts = opaque_points(sprite(&c, 0.0, 0.0, 90.0));
+    let right = pts.iter().map(|p| p.0).max().expect("opaque");
+    let left = pts.iter().map(|p| p.0).min().expect("opaque");
+    // Radius 10 (anti-aliased rim pixels count as opaque). Nearest sampling reads texel
+    // floor(u·(w−1)), so u up to w/(w−1) still reads the last column: one extra pixel right.
+    assert!((10..=11).contains(&right) && (-10..=-9).contains(&left), "{left} {right}");
+    // The corner of the bounding box is empty: circles are round.
+    assert!(!pts.contains(&(right, right)));
+    let d = (right - left) as f64;
+    assert!(touch(sprite(&c, 0.0, 0.0, 90.0), sprite(&c, d, 0.0, 90.0)));
+    assert!(!touch(sprite(&c, 0.0, 0.0, 90.0), sprite(&c, d + 1.0, 0.0, 90.0)));
+    // Diagonally the rims are further in: boxes overlap, circles do not.
+    assert!(!touch(sprite(&c, 0.0, 0.0, 90.0), sprite(&c, 16.0, 16.0, 90.0)));
+    assert!(touch(sprite(&c, 0.0, 0.0, 90.0), sprite(&c, 13.0, 13.0, 90.0)));
+}
+
+#[test]
+fn concave_shape_does_not_touch_inside_its_notch() {
+    // A 30×30 "U": walls 5 units thick, open at the top (texels: 60×60).
+    let u = bitmap(60, 60, |x, y| !(10..50).contains(&x) || y >= 50);
+    let small = square(4);
+    // Inside the notch (centre of the U, away from the walls): bounding boxes overlap, shapes do not.
+    assert!(!touch(sprite(&u, 0.0, 0.0, 90.0), sprite(&small, 0.0, 2.0, 90.0)));
+    // The U's inner wall is at x = −10 (texel 10 is the first empty one: stage x −10 samples
+    // texel floor(5/30·59) = 9, still wall). The small square covers x−2…x+2.
+    assert!(touch(sprite(&u, 0.0, 0.0, 90.0), sprite(&small, -8.0, 2.0, 90.0)));
+    assert!(!touch(sprite(&u, 0.0, 0.0, 90.0), sprite(&small, -7.0, 2.0, 90.0)));
+    // The floor: texel rows 50–59 are read for v ≥ 50/59, i.e. up to y = −11.
+    assert!(touch(sprite(&u, 0.0, 0.0, 90.0), sprite(&small, 0.0, -9.0, 90.0)));
+    assert!(!touch(sprite(&u, 0.0, 0.0, 90.0), sprite(&small, 0.0, -8.0, 90.0)));
+}
+
+#[test]
+fn left_right_flip_mirrors_the_costume() {
+    // Opaque only in its right half.
+    let half = bitmap(40, 20, |x, _| x >= 20);
+    let facing_right = scene(vec![sprite_full(&half, 0.0, 0.0, 90.0, 100.0, RotationStyle::LeftRight)]);
+    assert!(facing_right.touching_point(1, 5.0, 0.0));
+    assert!(!facing_right.touching_point(1, -5.0, 0.0));
+    let facing_left = scene(vec![sprite_full(&half, 0.0, 0.0, -90.0, 100.0, RotationStyle::LeftRight)]);
+    assert!(!facing_left.touching_point(1, 5.0, 0.0));
+    assert!(facing_left.touching_point(1, -5.0, 0.0));
+    // "Don't rotate" never flips; "all around" turns it upside down instead.
+    let dont = scene(vec![sprite_full(&half, 0.0, 0.0, -90.0, 100.0, RotationStyle::DontRotate)]);
+    assert!(dont.touching_point(1, 5.0, 0.0));
+    let around = scene(vec![sprite_full(&half, 0.0, 0.0, -90.0, 100.0, RotationStyle::AllAround)]);
+    assert!(around.touching_point(1, -5.0, 0.0) && !around.touching_point(1, 5.0, 0.0));
+    // Bounds follow the flip.
+    assert!(facing_right.bounds(1).left > -1.0 && facing_left.bounds(1).right < 1.0);
+}
+
+#[test]
+fn size_extremes_are_clamped_and_still_collide() {
+    // setSize limits: at least 5 px on the shorter side (or 100 %), at most 1.5 × the stage.
+    assert_eq!(clamp_size(1.0, [100.0, 50.0]), 10.0);
+    assert_eq!(clamp_size(1.0, [2.0, 2.0]), 100.0);
+    assert_eq!(clamp_size(100_000.0, [100.0, 50.0]), 720.0);
+    assert_eq!(clamp_size(100_000.0, [10.0, 100.0]), 540.0);
+    let sq = square(100);
+    // At the minimum size (5 %) the square covers 5 units: x −2.5…2.5 → points −2…2 (+ rounding).
+    let tiny = opaque_points(sprite_full(&sq, 0.0, 0.0, 90.0, 5.0, RotationStyle::AllAround));
+    assert!((16..=36).contains(&tiny.len()), "{}", tiny.len());
+    // At the maximum (720 %) it covers the whole stage.
+    let huge = scene(vec![sprite_full(&sq, 0.0, 0.0, 90.0, 720.0, RotationStyle::AllAround)]);
+    assert!(huge.touching_point(1, -240.0, -180.0) && huge.touching_point(1, 240.0, 180.0));
+    assert!(huge.touching_edge(1));
+    let b = huge.bounds(1);
+    assert!(b.left < -355.0 && b.right > 355.0, "{b:?}");
+}
+
+#[test]
+fn fencing_keeps_fifteen_pixels_on_stage_at_each_edge() {
+    let sq = square(100);
+    let s = scene(vec![sprite(&sq, 0.0, 0.0, 90.0)]);
+    // The square spans ±50; 15 px must stay visible.
+    assert_eq!(s.fenced(1, 1000.0, 0.0), [275.0, 0.0]);
+    assert_eq!(s.fenced(1, -1000.0, 0.0), [-275.0, 0.0]);
+    assert_eq!(s.fenced(1, 0.0, 1000.0), [0.0, 215.0]);
+    assert_eq!(s.fenced(1, 0.0, -1000.0), [0.0, -215.0]);
+    assert_eq!(s.fenced(1, 1000.0, -1000.0), [275.0, -215.0]);
+    // Inside the fence nothing changes (fractions included).
+    assert_eq!(s.fenced(1, 12.25, -30.5), [12.25, -30.5]);
+    // A 10-unit sprite keeps half of itself (5 px) on stage instead.
+    let small = scene(vec![sprite(&square(10), 0.0, 0.0, 90.0)]);
+    assert_eq!(small.fenced(1, 1000.0, 0.0), [240.0, 0.0]);
+    assert_eq!(small.fenced(1, 0.0, -1000.0), [0.0, -180.0]);
+}
+
+/// Bounces a 40-unit square that does not rotate (so its bounds stay ±19.5 around it: the
+/// hull's outer grid points lie half a texel inside the costume).
+fn bounce(x: f64, y: f64, direction: f64) -> Option<(f64, f64, f64)> {
+    let sq = square(40);
+    let style = RotationStyle::DontRotate;
+    let s = scene(vec![sprite_full(&sq, x, y, direction, 100.0, style)]);
+    let m = SpriteMotion { x, y, direction, size: 100.0, style };
+    if_on_edge_bounce(&s, 1, &m).map(|b| (b.direction, b.x, b.y))
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-9
+}
+
+#[test]
+fn bounce_from_each_edge_and_corner() {
+    // Not touching: nothing happens.
+    assert_eq!(bounce(0.0, 0.0, 90.0), None);
+    // Right edge, moving right and a bit up: reflect horizontally, pushed back inside.
+    let (d, x, y) = bounce(230.0, 0.0, 60.0).expect("touches the right edge");
+    assert!(close(d, -60.0), "{d}");
+    assert_eq!((x, y), (220.5, 0.0));
+    // Left edge.
+    let (d, x, y) = bounce(-230.0, 0.0, -90.0).expect("left");
+    assert!(close(d, 90.0), "{d}");
+    assert_eq!((x, y), (-220.5, 0.0));
+    // Top edge, moving up: now down.
+    let (d, x, y) = bounce(0.0, 175.0, 0.0).expect("top");
+    assert!(close(d, 180.0), "{d}");
+    assert_eq!((x, y), (0.0, 160.5));
+    // Bottom edge, moving down and right: reflect vertically.
+    let (d, x, y) = bounce(0.0, -175.0, 135.0).expect("bottom");
+    assert!(close(d, 45.0), "{d}");
+    assert_eq!((x, y), (0.0, -160.5));
+    // Bounds at 239.5 do not reach the edge; at x = 220.5 the renderer rounds the position to
+    // 221 (Math.round), the bounds reach 240.5 and the sprite bounces back by half a pixel.
+    assert_eq!(bounce(220.0, 0.0, 90.0), None);
+    assert_eq!(bounce(220.5, 0.0, 90.0), Some((-90.0, 220.0, 0.0)));
+    // Moving along an edge (parallel): pushed away with at least 0.2 of the speed.
+    let (d, _, _) = bounce(230.0, 0.0, 0.0).expect("right");
+    let expected = (-(0.2f64).atan2(1.0)).to_degrees();
+    assert!((d - expected).abs() < 1e-9, "{d} {expected}");
+    // Top-right corner, 5 past the right edge and 5 past the top: the first nearest edge in
+    // scratch-vm's order (left, top, right, bottom) wins — top — and both coordinates are
+    // pushed back inside.
+    let (d, x, y) = bounce(225.0, 165.0, 45.0).expect("corner");
+    assert!(close(d, 135.0), "{d}");
+    assert_eq!((x, y), (220.5, 160.5));
+    // Bottom-left corner heading into it: left wins.
+    let (d, x, y) = bounce(-225.0, -165.0, -135.0).expect("corner");
+    assert!(close(d, 135.0), "{d}");
+    assert_eq!((x, y), (-220.5, -160.5));
+    // A rotating sprite is pushed back with its rotated bounds.
+    let sq = square(40);
+    let s = scene(vec![sprite(&sq, 230.0, 0.0, 60.0)]);
+    let m = SpriteMotion { x: 230.0, y: 0.0, direction: 60.0, size: 100.0, style: RotationStyle::AllAround };
+    let b = if_on_edge_bounce(&s, 1, &m).expect("right edge");
+    let after = scene(vec![sprite(&sq, b.x, b.y, b.direction)]);
+    assert!(after.bounds(1).right <= 240.0 + 1e-9 && !after.touching_edge(1));
+}
+
+#[test]
+fn click_on_overlapping_sprites_picks_the_top_one() {
+    let sq = square(40);
+    let below = sprite(&sq, 0.0, 0.0, 90.0);
+    let above = sprite(&sq, 10.0, 0.0, 90.0);
+    let s = scene(vec![below.clone(), above.clone()]);
+    assert_eq!(s.pick(5.0, 0.0), Some(2));
+    // Only the lower sprite is under x = −15.
+    assert_eq!(s.pick(-15.0, 0.0), Some(1));
+    // Nothing but the (empty) white backdrop: transparent, so nothing is picked.
+    assert_eq!(s.pick(200.0, 100.0), None);
+    // Reordered: the other one wins.
+    let s = scene(vec![above.clone(), below.clone()]);
+    assert_eq!(s.pick(5.0, 0.0), Some(2));
+    // A fully ghosted or hidden sprite cannot be clicked; the one below gets the click.
+    let mut ghost = above.clone();
+    ghost.effects = Effects::from_values([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 100.0]);
+    assert_eq!(scene(vec![below.clone(), ghost]).pick(5.0, 0.0), Some(1));
+    let mut hidden = above.clone();
+    hidden.visible = false;
+    assert_eq!(scene(vec![below.clone(), hidden]).pick(5.0, 0.0), Some(1));
+    // A partly transparent costume is clicked through its holes.
+    let ring = bitmap(40, 40, |x, y| !(10..30).contains(&x) || !(10..30).contains(&y));
+    let s = scene(vec![below, sprite(&ring, 0.0, 0.0, 90.0)]);
+    assert_eq!(s.pick(0.0, 0.0), Some(1));
+    assert_eq!(s.pick(8.0, 0.0), Some(2));
+}
+
+#[test]
+fn pen_line_then_touching_color() {
+    let sq = square(20);
+    let mut pen = PenLayer::new();
+    let red = PenAttributes { color4f: [1.0, 0.0, 0.0, 1.0], diameter: 3.0 };
+    let with_pen = |pen: &mut PenLayer| {
+        let pen_drawable = Drawable {
+            skin: pen.skin(),
+            placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] },
+            visible: true,
+            effects: Effects::default(),
+        };
+        Scene { drawables: vec![stage(), pen_drawable, sprite(&sq, 0.0, 0.0, 90.0)] }
+    };
+    // A line far away: not touching red; white (the empty backdrop) is touched.
+    pen.draw_line(&red, -200.0, 100.0, -100.0, 100.0);
+    let s = with_pen(&mut pen);
+    assert!(!s.touching_color(2, [255, 0, 0], None));
+    assert!(s.touching_color(2, [255, 255, 255], None));
+    // A line ending one pixel short of the square's edge (x = −10): still not touching.
+    pen.draw_line(&red, -100.0, 0.0, -13.0, 0.0);
+    assert!(!with_pen(&mut pen).touching_color(2, [255, 0, 0], None));
+    // Extend it under the square: touching red.
+    pen.draw_line(&red, -13.0, 0.0, -9.0, 0.0);
+    let s = with_pen(&mut pen);
+    assert!(s.touching_color(2, [255, 0, 0], None));
+    // The square's own red pixels over the pen's red: "color red is touching red".
+    assert!(s.touching_color(2, [255, 0, 0], Some([255, 0, 0])));
+    // Clearing the pen layer removes it.
+    pen.clear();
+    assert!(!with_pen(&mut pen).touching_color(2, [255, 0, 0], None));
+    // A stamp of the square leaves red pixels behind for another sprite to touch.
+    let s = with_pen(&mut pen);
+    pen.stamp(&s, 2);
+    let other = square(4);
+    let moved = Scene {
+        drawables: vec![
+            stage(),
+            Drawable {
+                skin: pen.skin(),
+                placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] },
+                visible: true,
+                effects: Effects::default(),
+            },
+            sprite(&other, 0.0, 0.0, 90.0),
+        ],
+    };
+    assert!(moved.touching_color(2, [255, 0, 0], None));
+}
