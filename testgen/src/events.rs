@@ -382,16 +382,12 @@ impl EventInfo {
                         }
                     }
                 }
-                "operator_add" | "operator_subtract" | "operator_multiply" | "operator_divide" | "operator_mod" => {
-                    if is_answer("NUM1") || is_answer("NUM2") {
-                        compares_numbers = true;
-                    }
+                "operator_add" | "operator_subtract" | "operator_multiply" | "operator_divide" | "operator_mod"
+                    if is_answer("NUM1") || is_answer("NUM2") =>
+                {
+                    compares_numbers = true;
                 }
-                "operator_round" | "operator_mathop" => {
-                    if is_answer("NUM") {
-                        compares_numbers = true;
-                    }
-                }
+                "operator_round" | "operator_mathop" if is_answer("NUM") => compares_numbers = true,
                 _ => {}
             }
             let _ = bi;

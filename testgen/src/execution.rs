@@ -112,6 +112,7 @@ pub struct Executor<'a> {
     covered_bits: Vec<u64>,
     covered: u32,
     timeline: Vec<TimelinePoint>,
+    first_covered: Vec<(u32, u64)>,
     scratch: Scratch,
     next_id: u64,
     /// Track the last improving codon (needed by reduction local search).
@@ -143,6 +144,7 @@ impl<'a> Executor<'a> {
             covered_bits: vec![0; words],
             covered: 0,
             timeline: vec![TimelinePoint { steps: 0, executions: 0, covered: 0 }],
+            first_covered: Vec::new(),
             scratch: Scratch::default(),
             next_id: 0,
             track_improvement: false,
@@ -205,6 +207,12 @@ impl<'a> Executor<'a> {
         &self.timeline
     }
 
+    /// Every covered target block with the step it was first covered at, in
+    /// order of coverage.
+    pub fn first_covered(&self) -> &[(u32, u64)] {
+        &self.first_covered
+    }
+
     /// Steps at which the last target was covered, if all are.
     pub fn steps_to_full_coverage(&self) -> Option<u64> {
         self.full().then(|| self.timeline.last().map_or(0, |p| p.steps))
@@ -258,11 +266,18 @@ impl<'a> Executor<'a> {
 
     fn note_coverage(&mut self, sut: &Sut) {
         let mut gained = 0;
-        for ((c, &m), &e) in self.covered_bits.iter_mut().zip(&self.target_mask).zip(sut.executed_bits()) {
-            let new = e & m & !*c;
+        for (w, ((c, &m), &e)) in
+            self.covered_bits.iter_mut().zip(&self.target_mask).zip(sut.executed_bits()).enumerate()
+        {
+            let mut new = e & m & !*c;
             if new != 0 {
                 gained += new.count_ones();
                 *c |= new;
+                while new != 0 {
+                    let bit = new.trailing_zeros();
+                    self.first_covered.push(((w * 64) as u32 + bit, self.steps));
+                    new &= new - 1;
+                }
             }
         }
         if gained > 0 {

@@ -833,8 +833,8 @@ mod tests {
         let s2 = b.say_for(Arg::t("Hello cat!"), 2.0);
         let k = b.key_pressed("space");
         let sw = b.switch_costume("smiling bear");
-        let iff = b.if_(&k, &[sw.clone()]);
-        let fe = b.forever(&[iff.clone()]);
+        let iff = b.if_(&k, std::slice::from_ref(&sw));
+        let fe = b.forever(std::slice::from_ref(&iff));
         b.script(h2.clone(), &[s2.clone(), fe.clone()]);
         (p, vec![h1, s1, b1, h2, s2, fe, iff, sw])
     }

@@ -128,6 +128,7 @@ pub fn generate_prepared(
         timeline,
         suite,
         steps_to_full_coverage: exec.steps_to_full_coverage(),
+        first_covered: exec.first_covered().to_vec(),
         minimization_steps: exec.replay_steps,
         geometry: exec.geometry().to_string(),
         reproducible: budget.reproducible(),

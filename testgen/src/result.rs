@@ -51,6 +51,9 @@ pub struct RunOutcome {
     pub events_after_min: u32,
     /// Steps until full coverage, if reached.
     pub steps_to_full_coverage: Option<u64>,
+    /// Each covered target (block index in the project) with the step it was
+    /// first covered at, in order of coverage.
+    pub first_covered: Vec<(u32, u64)>,
     /// VM steps spent replaying tests for minimisation (not part of the budget).
     pub minimization_steps: u64,
     /// `none`, `approximate` or `exact`.

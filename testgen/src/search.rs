@@ -219,27 +219,27 @@ impl<'e, 'a> Search<'e, 'a> {
     }
 
     fn mosa_local_search(&mut self, pop: &mut [Test], archive: &mut Archive) {
-        for i in 0..pop.len() {
+        for slot in pop.iter_mut() {
             // Extension, then reduction (on the possibly extended test).
-            if self.extension_applicable(&pop[i])
+            if self.extension_applicable(slot)
                 && !self.exec.finished()
                 && self.rng.next_double() < self.p.extension_probability
             {
-                let m = self.extend(&pop[i]);
-                if m.covered > pop[i].covered {
+                let m = self.extend(slot);
+                if m.covered > slot.covered {
                     archive.update(&m);
-                    pop[i] = m;
+                    *slot = m;
                 }
             }
-            if Self::reduction_applicable(&pop[i])
+            if Self::reduction_applicable(slot)
                 && !self.exec.finished()
                 && self.rng.next_double() < self.p.reduction_probability
-                && let Some(m) = self.exec.reduce(&pop[i])
+                && let Some(m) = self.exec.reduce(slot)
             {
                 let m = Rc::new(m);
-                if m.len() < pop[i].len() {
+                if m.len() < slot.len() {
                     archive.update(&m);
-                    pop[i] = m;
+                    *slot = m;
                 }
             }
         }
