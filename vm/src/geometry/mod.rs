@@ -4,6 +4,7 @@
 
 // The CPU renderer (helper `geometry`, issue 7): costume decoding, silhouettes,
 // transforms and scratch-render's queries, independent of the trait below.
+pub mod distance;
 pub mod drawable;
 pub mod effects;
 pub mod hull;

@@ -128,7 +128,7 @@ pub fn clamp_size(size: f64, skin: [f64; 2]) -> f64 {
 }
 
 fn build_scene(costumes: &Arc<CostumeSet>, scene: &Json) -> Result<BuiltScene, String> {
-    let project = costumes.project().clone();
+    let project = costumes.project().ok_or("the project is gone")?;
     let stage_def = project.targets.iter().position(|t| t.is_stage).ok_or("project has no stage")?;
     let stage = &project.targets[stage_def];
     let backdrop = match scene.get("backdrop") {

@@ -241,6 +241,19 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// Samples composited colours of a fixed set of drawables (transforms computed once).
+pub struct ColorSampler<'a> {
+    ctx: Ctx<'a>,
+    ids: Vec<usize>,
+}
+
+impl ColorSampler<'_> {
+    /// `sampleColor3b` at a stage point.
+    pub fn sample(&mut self, x: f64, y: f64) -> [u8; 3] {
+        self.ctx.sample_color3b(x, y, &self.ids)
+    }
+}
+
 /// How a skin is sampled for collisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sampling {
@@ -431,13 +444,25 @@ impl Scene {
     /// The colour the renderer composites at a stage point from every visible drawable except
     /// `exclude` (Whisker's colour search samples like this).
     pub fn sample_color(&self, x: f64, y: f64, exclude: Option<usize>) -> [u8; 3] {
+        self.color_sampler(exclude).sample(x, y)
+    }
+
+    /// A sampler of composited colours (every visible drawable but `exclude`, over white).
+    pub fn color_sampler(&self, exclude: Option<usize>) -> ColorSampler<'_> {
         let mut ctx = Ctx::new(self);
         let ids: Vec<usize> =
             (0..self.drawables.len()).rev().filter(|&i| Some(i) != exclude && self.drawables[i].visible).collect();
         for &i in &ids {
             ctx.update_cpu(i);
         }
-        ctx.sample_color3b(x, y, &ids)
+        ColorSampler { ctx, ids }
+    }
+
+    /// A sampler of drawable `me`'s own colours alone (over white, as Whisker samples a sprite).
+    pub fn own_color_sampler(&self, me: usize) -> ColorSampler<'_> {
+        let mut ctx = Ctx::new(self);
+        ctx.update_cpu(me);
+        ColorSampler { ctx, ids: vec![me] }
     }
 
     /// `_touchingBounds` of a drawable: its rough box clamped to the stage and snapped out

@@ -10,7 +10,7 @@
 //! *approximate* skin: an opaque box sized from its rotation centre (see
 //! [`Skin::approximate`]), and the project's geometry is flagged approximate.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 use super::hull;
 use super::math::{f32r, log2};
@@ -306,8 +306,11 @@ fn double_nearest(w: u32, h: u32, rgba: &[u8]) -> (u32, u32, Vec<u8>) {
 }
 
 /// Every costume of a project, decoded on first use and shared by all VMs (and clones) that run it.
+///
+/// It refers to its project weakly, so the project may keep its costume set in a cache slot
+/// without a reference cycle; costumes decoded before the project went away stay usable.
 pub struct CostumeSet {
-    project: Arc<Project>,
+    project: Weak<Project>,
     skins: Vec<Vec<OnceLock<Arc<Skin>>>>,
 }
 
@@ -321,23 +324,24 @@ impl CostumeSet {
     /// A costume set for `project` (nothing is decoded yet).
     pub fn new(project: Arc<Project>) -> Arc<CostumeSet> {
         let skins = project.targets.iter().map(|t| t.costumes.iter().map(|_| OnceLock::new()).collect()).collect();
-        Arc::new(CostumeSet { project, skins })
+        Arc::new(CostumeSet { project: Arc::downgrade(&project), skins })
     }
 
-    /// The project these costumes belong to.
-    pub fn project(&self) -> &Arc<Project> {
-        &self.project
+    /// The project these costumes belong to, while it exists.
+    pub fn project(&self) -> Option<Arc<Project>> {
+        self.project.upgrade()
     }
 
     /// The skin of costume `costume` of target definition `def` (decoded on first use).
     pub fn skin(&self, def: usize, costume: usize) -> Option<Arc<Skin>> {
         let cell = self.skins.get(def)?.get(costume)?;
+        if let Some(s) = cell.get() {
+            return Some(s.clone());
+        }
+        let project = self.project.upgrade()?;
+        let c = project.targets.get(def)?.costumes.get(costume)?;
         Some(
-            cell.get_or_init(|| {
-                let c = &self.project.targets[def].costumes[costume];
-                Arc::new(Skin::decode(c, self.project.assets.get(&c.md5ext).map(|v| v.as_slice())))
-            })
-            .clone(),
+            cell.get_or_init(|| Arc::new(Skin::decode(c, project.assets.get(&c.md5ext).map(|v| v.as_slice())))).clone(),
         )
     }
 
@@ -349,12 +353,14 @@ impl CostumeSet {
 
     /// `(target name, costume name, reason)` for every approximate costume. Decodes every costume.
     pub fn approximations(&self) -> impl Iterator<Item = (String, String, String)> + '_ {
+        let project = self.project.upgrade();
         self.skins.iter().enumerate().flat_map(move |(d, cs)| {
+            let project = project.clone();
             (0..cs.len()).filter_map(move |c| {
                 let skin = self.skin(d, c)?;
                 let why = skin.approximate()?.to_string();
-                let t = &self.project.targets[d];
-                Some((t.name.clone(), t.costumes[c].name.clone(), why))
+                let t = project.as_ref()?.targets.get(d)?;
+                Some((t.name.clone(), t.costumes.get(c)?.name.clone(), why))
             })
         })
     }
