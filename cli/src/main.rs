@@ -31,11 +31,8 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
-    /// Summarise the results of an experiment.
-    Analyze {
-        /// Results folder (`results/<name>`).
-        results: PathBuf,
-    },
+    /// Analyse the results of an experiment: statistics, tables, plots, report folder.
+    Analyze(cmd::analyze::AnalyzeArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,7 +41,7 @@ fn main() -> ExitCode {
         Command::Run { experiment, workers, output, quiet } => {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
-        Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Analyze(args) => cmd::analyze::run(args),
     };
     match outcome {
         Ok(code) => code,
