@@ -8,10 +8,10 @@ use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
+use crate::AnalysisError;
 use crate::curves::{self, Curve, Grid};
 use crate::load::{Results, Run, Verdicts};
 use crate::stats::{self, Magnitude, PMethod, PairCounts, Thresholds};
-use crate::AnalysisError;
 
 /// What to compute and how.
 #[derive(Debug, Clone, PartialEq)]
@@ -291,7 +291,9 @@ fn groups(res: &Results) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     for (i, r) in res.runs.iter().enumerate() {
         match out.last_mut() {
-            Some(g) if (g.dataset, g.project, g.algorithm) == (r.dataset, r.project, r.algorithm) => g.range.end = i + 1,
+            Some(g) if (g.dataset, g.project, g.algorithm) == (r.dataset, r.project, r.algorithm) => {
+                g.range.end = i + 1
+            }
             _ => out.push(Group { dataset: r.dataset, project: r.project, algorithm: r.algorithm, range: i..i + 1 }),
         }
     }
@@ -388,11 +390,7 @@ fn analyze_dataset(
     for &p in &project_ids {
         for &a in &alg_ids {
             if !cells.contains_key(&(p, a)) {
-                exclusions.push(Exclusion {
-                    project: proj_name(p),
-                    algorithm: alg_name(a),
-                    reason: "no runs".into(),
-                });
+                exclusions.push(Exclusion { project: proj_name(p), algorithm: alg_name(a), reason: "no runs".into() });
             }
         }
     }
@@ -614,9 +612,8 @@ fn compare(
             excluded += 1;
             continue;
         };
-        let mw = stats::mann_whitney(&ca.ok_values, &cb.ok_values, options.p_method).map_err(|e| {
-            AnalysisError::Options(format!("{a} vs {b} on {}: {e}", names[p as usize]))
-        })?;
+        let mw = stats::mann_whitney(&ca.ok_values, &cb.ok_values, options.p_method)
+            .map_err(|e| AnalysisError::Options(format!("{a} vs {b} on {}: {e}", names[p as usize])))?;
         rows.push(ProjectComparison {
             project: names[p as usize].clone(),
             mean_a: stats::mean(&ca.ok_values).unwrap_or(f64::NAN),
@@ -686,7 +683,8 @@ fn suite_sizes(
         .collect();
     let per_project = |p: u32, a: u32, f: fn(&Run) -> Option<u64>| -> Option<f64> {
         let c = cells.get(&(p, a))?;
-        let v: Option<Vec<f64>> = runs[c.range.clone()].iter().filter(|r| r.is_ok()).map(|r| f(r).map(|x| x as f64)).collect();
+        let v: Option<Vec<f64>> =
+            runs[c.range.clone()].iter().filter(|r| r.is_ok()).map(|r| f(r).map(|x| x as f64)).collect();
         stats::mean(&v?)
     };
     let tests = |r: &Run| r.tests_after_min;

@@ -313,19 +313,18 @@ pub fn load(dir: &Path) -> Result<Results, AnalysisError> {
     if !dir.is_dir() {
         return Err(err(dir, "not a folder (expected results/<experiment>)"));
     }
-    let runs_path = find(dir, "runs").ok_or_else(|| err(dir, "no runs.csv or runs.parquet (run the experiment first)"))?;
+    let runs_path =
+        find(dir, "runs").ok_or_else(|| err(dir, "no runs.csv or runs.parquet (run the experiment first)"))?;
     let mut res = load_runs(&runs_path)?;
     match find(dir, "timeline") {
         Some(p) => load_timeline(&p, &mut res)?,
-        None => res.notes.push(
-            "timeline.csv/.parquet not found: coverage over time and per-run timelines are not available".into(),
-        ),
+        None => res
+            .notes
+            .push("timeline.csv/.parquet not found: coverage over time and per-run timelines are not available".into()),
     }
     match find(dir, "mutants") {
         Some(p) => load_mutants(&p, &mut res)?,
-        None => res
-            .notes
-            .push("mutants.csv/.parquet not found: mutation scores per operator are not available".into()),
+        None => res.notes.push("mutants.csv/.parquet not found: mutation scores per operator are not available".into()),
     }
     Ok(res)
 }
@@ -409,9 +408,10 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
             mutation_score: get(&mscore, i),
         });
     }
-    runs.sort_by(|a, b| (a.dataset, a.project, a.algorithm, a.seed).cmp(&(b.dataset, b.project, b.algorithm, b.seed)));
+    runs.sort_by_key(|r| (r.dataset, r.project, r.algorithm, r.seed));
     for w in runs.windows(2) {
-        if (w[0].dataset, w[0].project, w[0].algorithm, w[0].seed) == (w[1].dataset, w[1].project, w[1].algorithm, w[1].seed)
+        if (w[0].dataset, w[0].project, w[0].algorithm, w[0].seed)
+            == (w[1].dataset, w[1].project, w[1].algorithm, w[1].seed)
         {
             return Err(err(
                 path,
@@ -450,7 +450,12 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
 
 /// Index from run_id to run position; only for lookups (never iterated).
 fn run_index(res: &Results) -> std::collections::HashMap<&str, u32> {
-    res.runs.iter().enumerate().filter(|(_, r)| !r.run_id.is_empty()).map(|(i, r)| (r.run_id.as_str(), i as u32)).collect()
+    res.runs
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| !r.run_id.is_empty())
+        .map(|(i, r)| (r.run_id.as_str(), i as u32))
+        .collect()
 }
 
 /// Maps each row's run_id to a run index (None for unknown ids); consecutive rows of the same
@@ -489,10 +494,11 @@ fn load_timeline(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
     let n = df.height();
     let e = |x: PolarsError| err(path, x);
     let ids = df.column("run_id").and_then(|c| c.str()).map_err(e)?;
-    let steps = df.column("steps").and_then(|c| c.u64()).map_err(e)?;
-    let covered = df.column("covered").and_then(|c| c.u32()).map_err(e)?;
-    let total = match df.column("total_targets") {
-        Ok(c) => Some(c.u32().map_err(e)?.clone()),
+    // Plain vectors: sequential iteration, no per-row chunk lookups.
+    let steps: Vec<Option<u64>> = df.column("steps").and_then(|c| c.u64()).map_err(e)?.iter().collect();
+    let covered: Vec<Option<u32>> = df.column("covered").and_then(|c| c.u32()).map_err(e)?.iter().collect();
+    let total: Option<Vec<Option<u32>>> = match df.column("total_targets") {
+        Ok(c) => Some(c.u32().map_err(e)?.iter().collect()),
         Err(_) => None,
     };
     let index = run_index(res);
@@ -504,7 +510,7 @@ fn load_timeline(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
     let mut empty_values = 0usize;
     for (i, o) in owner.iter().enumerate() {
         match o {
-            Some(r) if steps.get(i).is_some() && covered.get(i).is_some() => counts[*r as usize + 1] += 1,
+            Some(r) if steps[i].is_some() && covered[i].is_some() => counts[*r as usize + 1] += 1,
             Some(_) => empty_values += 1,
             None => unknown += 1,
         }
@@ -520,12 +526,12 @@ fn load_timeline(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
     let mut fill = counts;
     for (i, o) in owner.iter().enumerate() {
         let Some(r) = o else { continue };
-        let (Some(s), Some(c)) = (steps.get(i), covered.get(i)) else { continue };
+        let (Some(s), Some(c)) = (steps[i], covered[i]) else { continue };
         let at = fill[*r as usize];
         fill[*r as usize] += 1;
         out_steps[at] = s;
         out_cov[at] = c;
-        out_total[at] = total.as_ref().and_then(|t| t.get(i)).unwrap_or(0);
+        out_total[at] = total.as_ref().and_then(|t| t[i]).unwrap_or(0);
     }
     // Points must ascend by step within a run; sort the (rare) runs that do not.
     let mut unsorted = 0usize;
@@ -548,7 +554,8 @@ fn load_timeline(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
         res.notes.push(format!("{}: {empty_values} row(s) with empty steps/covered were ignored", file_name(path)));
     }
     if unsorted > 0 {
-        res.notes.push(format!("{}: points of {unsorted} run(s) were not in step order and were sorted", file_name(path)));
+        res.notes
+            .push(format!("{}: points of {unsorted} run(s) were not in step order and were sorted", file_name(path)));
     }
     if !missing.is_empty() {
         res.notes.push(format!("{}: optional column(s) absent: {}", file_name(path), missing.join(", ")));
@@ -570,8 +577,8 @@ fn load_mutants(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
     let n = df.height();
     let e = |x: PolarsError| err(path, x);
     let ids = df.column("run_id").and_then(|c| c.str()).map_err(e)?;
-    let ops = df.column("operator").and_then(|c| c.str()).map_err(e)?;
-    let verdicts = df.column("verdict").and_then(|c| c.str()).map_err(e)?;
+    let ops: Vec<Option<&str>> = df.column("operator").and_then(|c| c.str()).map_err(e)?.iter().collect();
+    let verdicts: Vec<Option<&str>> = df.column("verdict").and_then(|c| c.str()).map_err(e)?.iter().collect();
     let index = run_index(res);
     let owner = map_rows(ids, &index);
     // Operators seen, in first-seen order; renumbered into report order at the end.
@@ -583,7 +590,7 @@ fn load_mutants(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
             unknown += 1;
             continue;
         };
-        let (Some(op), Some(v)) = (ops.get(i), verdicts.get(i)) else {
+        let (Some(op), Some(v)) = (ops[i], verdicts[i]) else {
             *bad.entry("(empty)".into()).or_default() += 1;
             continue;
         };

@@ -129,6 +129,7 @@ impl Plot for LinePlot {
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, font(TITLE))
             .margin(16)
+            .margin_right(40)
             .x_label_area_size(60)
             .y_label_area_size(80)
             .build_cartesian_2d(self.x_range.0..x1, self.y_range.0..self.y_range.1)
@@ -137,9 +138,12 @@ impl Plot for LinePlot {
             .configure_mesh()
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
+            .x_label_formatter(&|x| trim_float(*x))
+            .y_label_formatter(&|y| trim_float(*y))
             .axis_desc_style(font(LABEL))
             .label_style(font(TICK))
-            .light_line_style(RGBColor(235, 235, 235))
+            .max_light_lines(1)
+            .light_line_style(RGBColor(240, 240, 240))
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
@@ -248,11 +252,7 @@ impl Ranged for CategoryAxis {
         limit.0 + (f * (limit.1 - limit.0) as f64).round() as i32
     }
     fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
-        if hint.weight().allow_light_points() {
-            Vec::new()
-        } else {
-            (0..self.n).map(|i| i as f64 + 0.5).collect()
-        }
+        if hint.weight().allow_light_points() { Vec::new() } else { (0..self.n).map(|i| i as f64 + 0.5).collect() }
     }
     fn range(&self) -> std::ops::Range<f64> {
         0.0..self.n.max(1) as f64
@@ -286,6 +286,7 @@ impl Plot for BoxPlot {
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, font(TITLE))
             .margin(16)
+            .margin_right(40)
             .x_label_area_size(60)
             .y_label_area_size(80)
             .build_cartesian_2d(category_axis(n), self.y_range.0..self.y_range.1)
@@ -297,9 +298,11 @@ impl Plot for BoxPlot {
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .x_label_formatter(&fmt)
+            .y_label_formatter(&|y| trim_float(*y))
             .axis_desc_style(font(LABEL))
             .label_style(font(TICK))
-            .light_line_style(RGBColor(235, 235, 235))
+            .max_light_lines(1)
+            .light_line_style(RGBColor(240, 240, 240))
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
@@ -334,14 +337,13 @@ impl Plot for BoxPlot {
                 ])
                 .map_err(e2s)?;
             chart
-                .draw_series(std::iter::once(PathElement::new(vec![(x - w, b.median), (x + w, b.median)], BLACK.stroke_width(3))))
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x - w, b.median), (x + w, b.median)],
+                    BLACK.stroke_width(3),
+                )))
                 .map_err(e2s)?;
-            chart
-                .draw_series(b.outliers.iter().map(|&y| Circle::new((x, y), 3, c.stroke_width(1))))
-                .map_err(e2s)?;
-            chart
-                .draw_series(std::iter::once(TriangleMarker::new((x, b.mean), 6, BLACK.filled())))
-                .map_err(e2s)?;
+            chart.draw_series(b.outliers.iter().map(|&y| Circle::new((x, y), 4, c.stroke_width(2)))).map_err(e2s)?;
+            chart.draw_series(std::iter::once(TriangleMarker::new((x, b.mean), 6, BLACK.filled()))).map_err(e2s)?;
         }
         Ok(())
     }
@@ -371,6 +373,7 @@ impl Plot for BarPlot {
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, font(TITLE))
             .margin(16)
+            .margin_right(40)
             .x_label_area_size(60)
             .y_label_area_size(80)
             .build_cartesian_2d(category_axis(n), self.y_range.0..self.y_range.1)
@@ -382,9 +385,11 @@ impl Plot for BarPlot {
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .x_label_formatter(&fmt)
+            .y_label_formatter(&|y| trim_float(*y))
             .axis_desc_style(font(LABEL))
             .label_style(font(TICK))
-            .light_line_style(RGBColor(235, 235, 235))
+            .max_light_lines(1)
+            .light_line_style(RGBColor(240, 240, 240))
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
@@ -459,13 +464,15 @@ impl Plot for Histogram {
         root.fill(&WHITE).map_err(e2s)?;
         let x0 = self.bins.first().map(|b| b.0).unwrap_or(0.0);
         let x1 = self.bins.last().map(|b| b.1).unwrap_or(1.0);
-        let ymax = self.bins.iter().map(|b| b.2).max().unwrap_or(1).max(1) as f64 * 1.1;
+        let top = self.bins.iter().map(|b| b.2).max().unwrap_or(1).max(1);
+        let ymax = top + top.div_ceil(10); // counts are integers: integer axis, 10 % headroom
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, font(TITLE))
             .margin(16)
+            .margin_right(40)
             .x_label_area_size(60)
             .y_label_area_size(80)
-            .build_cartesian_2d(x0..x1, 0.0..ymax)
+            .build_cartesian_2d(x0..x1, 0u64..ymax)
             .map_err(e2s)?;
         chart
             .configure_mesh()
@@ -475,17 +482,18 @@ impl Plot for Histogram {
             .axis_desc_style(font(LABEL))
             .label_style(font(TICK))
             .x_label_formatter(&|x| trim_float(*x))
-            .y_label_formatter(&|y| trim_float(*y))
-            .light_line_style(RGBColor(235, 235, 235))
+            .y_labels((ymax as usize + 1).min(11))
+            .max_light_lines(1)
+            .light_line_style(RGBColor(240, 240, 240))
             .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
         let c = color(0);
         chart
-            .draw_series(self.bins.iter().map(|&(a, b, n)| Rectangle::new([(a, 0.0), (b, n as f64)], c.mix(0.8).filled())))
+            .draw_series(self.bins.iter().map(|&(a, b, n)| Rectangle::new([(a, 0), (b, n)], c.mix(0.8).filled())))
             .map_err(e2s)?;
         chart
-            .draw_series(self.bins.iter().map(|&(a, b, n)| Rectangle::new([(a, 0.0), (b, n as f64)], WHITE.stroke_width(1))))
+            .draw_series(self.bins.iter().map(|&(a, b, n)| Rectangle::new([(a, 0), (b, n)], WHITE.stroke_width(1))))
             .map_err(e2s)?;
         Ok(())
     }
@@ -493,7 +501,11 @@ impl Plot for Histogram {
 
 /// Formats tick values without trailing zeros.
 fn trim_float(x: f64) -> String {
-    if (x - x.round()).abs() < 1e-9 { format!("{}", x.round() as i64) } else { format!("{x:.2}") }
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{}", x.round() as i64)
+    } else {
+        format!("{x:.2}").trim_end_matches('0').to_string()
+    }
 }
 
 #[cfg(test)]

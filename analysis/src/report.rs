@@ -44,6 +44,8 @@ pub struct Tables {
     pub mutation: Table,
     /// Mutation per operator (long).
     pub mutation_operators: Table,
+    /// Mutation score per operator, one column per algorithm (for reading).
+    pub mutation_operators_wide: Table,
     /// Project size vs coverage.
     pub size_correlation: Table,
 }
@@ -329,7 +331,9 @@ pub fn tables(an: &Analysis) -> Tables {
             });
         }
     }
+    let mutation_operators_wide = operators_wide(an);
     Tables {
+        mutation_operators_wide,
         coverage,
         table6,
         pairs,
@@ -341,6 +345,52 @@ pub fn tables(an: &Analysis) -> Tables {
         mutation_operators,
         size_correlation,
     }
+}
+
+/// Operators × algorithms table of pooled mutation scores (%).
+fn operators_wide(an: &Analysis) -> Table {
+    let mut algs: Vec<String> = Vec::new();
+    for d in &an.datasets {
+        for r in &d.operators {
+            if !algs.contains(&r.algorithm) {
+                algs.push(r.algorithm.clone());
+            }
+        }
+    }
+    algs.sort();
+    let mut cols: Vec<(String, String)> =
+        vec![("Dataset".into(), "dataset".into()), ("Operator".into(), "operator".into())];
+    cols.extend(algs.iter().map(|a| (format!("{a} %"), a.clone())));
+    let cols_ref: Vec<(&str, &str)> = cols.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let mut t = Table::new(
+        "mutation_operators_wide",
+        "Mutation score per operator and algorithm (%, pooled over runs).",
+        &cols_ref,
+    );
+    for d in &an.datasets {
+        let mut ops: Vec<&String> = Vec::new();
+        for r in &d.operators {
+            if !ops.contains(&&r.operator) {
+                ops.push(&r.operator);
+            }
+        }
+        ops.sort_by_key(|o| {
+            (crate::load::OPERATORS.iter().position(|x| x == o).unwrap_or(crate::load::OPERATORS.len()), o.to_string())
+        });
+        for op in ops {
+            let mut row = vec![Cell::text(&d.name), Cell::text(op.as_str())];
+            for a in &algs {
+                let v = d
+                    .operators
+                    .iter()
+                    .find(|r| &r.algorithm == a && &r.operator == op)
+                    .and_then(|r| r.verdicts.score());
+                row.push(Cell::opt_pct(v));
+            }
+            t.push(row);
+        }
+    }
+    t
 }
 
 /// The headline tables for the terminal: coverage and Table 6.
@@ -395,7 +445,8 @@ fn write_file(path: &Path, content: &[u8]) -> Result<(), AnalysisError> {
 /// Writes the report folder; returns the files written (relative to `out`), sorted.
 pub fn write(an: &Analysis, res: &Results, out: &Path, wo: &WriteOptions) -> Result<Vec<PathBuf>, AnalysisError> {
     let mk = |p: &Path| {
-        std::fs::create_dir_all(p).map_err(|e| AnalysisError::Output { path: p.display().to_string(), msg: e.to_string() })
+        std::fs::create_dir_all(p)
+            .map_err(|e| AnalysisError::Output { path: p.display().to_string(), msg: e.to_string() })
     };
     mk(out)?;
     let mut written: Vec<PathBuf> = Vec::new();
@@ -410,6 +461,7 @@ pub fn write(an: &Analysis, res: &Results, out: &Path, wo: &WriteOptions) -> Res
         &t.suite_size_a12,
         &t.mutation,
         &t.mutation_operators,
+        &t.mutation_operators_wide,
         &t.size_correlation,
     ];
     for table in csv_tables {
@@ -417,7 +469,7 @@ pub fn write(an: &Analysis, res: &Results, out: &Path, wo: &WriteOptions) -> Res
         write_file(&out.join(&name), table.csv().as_bytes())?;
         written.push(name.into());
     }
-    for table in [&t.coverage, &t.table6, &t.full_coverage, &t.suite_size, &t.mutation, &t.mutation_operators] {
+    for table in [&t.coverage, &t.table6, &t.full_coverage, &t.suite_size, &t.mutation, &t.mutation_operators_wide] {
         let name = format!("{}.tex", table.name);
         write_file(&out.join(&name), table.latex().as_bytes())?;
         written.push(name.into());
@@ -496,7 +548,8 @@ fn per_run_timelines(an: &Analysis, res: &Results, out: &Path) -> Result<Option<
     let seconds = per_second.len(end);
     let grid = an.options.grid;
     let intervals = grid.len(end) - 1;
-    let ioerr = |p: &Path, e: std::io::Error| AnalysisError::Output { path: p.display().to_string(), msg: e.to_string() };
+    let ioerr =
+        |p: &Path, e: std::io::Error| AnalysisError::Output { path: p.display().to_string(), msg: e.to_string() };
     let wpath = out.join("timeline_whisker.csv");
     let ppath = out.join("timeline_pynguin.csv");
     let mut w = std::io::BufWriter::new(std::fs::File::create(&wpath).map_err(|e| ioerr(&wpath, e))?);
@@ -526,8 +579,11 @@ fn per_run_timelines(an: &Analysis, res: &Results, out: &Path) -> Result<Option<
         let Some(total) = curves::total_of(res, tl, i) else { continue };
         curves::run_on_grid(tl, i, total, per_second, &mut sec_vals);
         curves::run_on_grid(tl, i, total, grid, &mut grid_vals);
-        let (proj, alg, ds) =
-            (&res.projects[r.project as usize], &res.algorithms[r.algorithm as usize], &res.datasets[r.dataset as usize]);
+        let (proj, alg, ds) = (
+            &res.projects[r.project as usize],
+            &res.algorithms[r.algorithm as usize],
+            &res.datasets[r.dataset as usize],
+        );
         let full_ms = tl
             .points(i)
             .find(|&(_, c)| c as u64 >= total)
@@ -614,7 +670,11 @@ fn draw_dataset(
             title: format!("Coverage per project — {}", d.name),
             x_label: "algorithm".into(),
             y_label: "mean coverage per project (%)".into(),
-            y_range: (0.0, 101.0),
+            // Zoom to the data (in steps of 10 %) so small differences near 100 % stay visible.
+            y_range: {
+                let min = d.coverage.iter().flat_map(|c| &c.per_project).fold(1.0f64, |a, &b| a.min(b)) * 100.0;
+                (((min - 5.0) / 10.0).floor().max(0.0) * 10.0, 101.0)
+            },
             boxes: d
                 .coverage
                 .iter()
@@ -789,7 +849,12 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
             an.grid_end
         );
     }
-    let _ = writeln!(s, "- **Time**: 30 VM steps are one Scratch second.\n");
+    let _ = writeln!(s, "- **Time**: 30 VM steps are one Scratch second.");
+    let _ = writeln!(
+        s,
+        "- **Box plots**: box = quartiles, black line = median, whiskers = the most extreme values within 1.5 IQR \
+         of the box, ▲ = mean, ○ = outliers.\n"
+    );
 
     let _ = writeln!(s, "## Coverage\n");
     s.push_str(&t.coverage.markdown());
@@ -889,8 +954,11 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
         if t.mutation_operators.rows.is_empty() {
             let _ = writeln!(s, "Per-operator scores need `mutants.csv`.\n");
         } else {
-            s.push_str(&t.mutation_operators.markdown());
-            s.push('\n');
+            s.push_str(&t.mutation_operators_wide.markdown());
+            let _ = writeln!(
+                s,
+                "\nCounts per operator (generated, killed, excluded, timeout): `mutation_operators.csv`.\n"
+            );
             s.push_str(&img("mutation"));
         }
     }

@@ -265,7 +265,7 @@ fn binomials(n: usize) -> Vec<Vec<u128>> {
     for i in 0..=n {
         c[i][0] = 1;
         for j in 1..=i {
-            c[i][j] = c[i - 1][j - 1] + if j <= i - 1 { c[i - 1][j] } else { 0 };
+            c[i][j] = c[i - 1][j - 1] + if j < i { c[i - 1][j] } else { 0 };
         }
     }
     c

@@ -125,7 +125,8 @@ pub fn write_study(dir: &Path, spec: &SynthSpec) -> std::io::Result<()> {
                 let n = spec.points.min(final_cov as usize).max(1);
                 steps_buf.clear();
                 cov_buf.clear();
-                let end_step = if final_cov == total { spec.budget / 4 + rng.below(spec.budget / 2) } else { spec.budget };
+                let end_step =
+                    if final_cov == total { spec.budget / 4 + rng.below(spec.budget / 2) } else { spec.budget };
                 let mut last_step = 0;
                 for k in 1..=n {
                     let frac = (k as f64 / n as f64).powi(3);

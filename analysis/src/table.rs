@@ -133,15 +133,15 @@ impl Table {
         let _ = writeln!(s, "% {}", self.caption.replace('\n', " "));
         let _ = writeln!(s, "\\begin{{tabular}}{{{spec}}}");
         let _ = writeln!(s, "\\toprule");
-        let _ = writeln!(
-            s,
-            "{} \\\\",
-            vis.iter().map(|&i| latex_escape(&self.header[i])).collect::<Vec<_>>().join(" & ")
-        );
+        let _ =
+            writeln!(s, "{} \\\\", vis.iter().map(|&i| latex_escape(&self.header[i])).collect::<Vec<_>>().join(" & "));
         let _ = writeln!(s, "\\midrule");
         for r in &self.rows {
-            let _ =
-                writeln!(s, "{} \\\\", vis.iter().map(|&i| latex_escape(&r[i].display)).collect::<Vec<_>>().join(" & "));
+            let _ = writeln!(
+                s,
+                "{} \\\\",
+                vis.iter().map(|&i| latex_escape(&r[i].display)).collect::<Vec<_>>().join(" & ")
+            );
         }
         let _ = writeln!(s, "\\bottomrule");
         let _ = writeln!(s, "\\end{{tabular}}");
@@ -154,7 +154,11 @@ impl Table {
         let widths: Vec<usize> = vis
             .iter()
             .map(|&i| {
-                self.rows.iter().map(|r| r[i].display.chars().count()).chain([self.header[i].chars().count()]).max()
+                self.rows
+                    .iter()
+                    .map(|r| r[i].display.chars().count())
+                    .chain([self.header[i].chars().count()])
+                    .max()
                     .unwrap_or(0)
             })
             .collect();

@@ -124,7 +124,10 @@ fn parquet_input_gives_the_same_analysis() {
     }
     let a = analyze(&load(&csv_dir).unwrap(), &Options::default()).unwrap();
     let pq = load(&pq_dir).unwrap();
-    assert_eq!(pq.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["runs.parquet", "timeline.parquet", "mutants.parquet"]);
+    assert_eq!(
+        pq.files.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+        ["runs.parquet", "timeline.parquet", "mutants.parquet"]
+    );
     let b = analyze(&pq, &Options::default()).unwrap();
     assert_eq!(a, b);
 }
@@ -255,7 +258,10 @@ fn coverage_over_time_is_the_mean_over_projects_with_a_t_band() {
     assert_eq!(lines.next().unwrap(), "p1,alg,1,all,4,4,1,,,1333.3333333333333,0,0.5,1,1");
     let pynguin = std::fs::read_to_string(out.join("timeline_pynguin.csv")).unwrap();
     let mut lines = pynguin.lines();
-    assert_eq!(lines.next().unwrap(), "TargetModule,ConfigurationId,RandomSeed,Dataset,Coverage,CoverageTimeline_T1,CoverageTimeline_T2");
+    assert_eq!(
+        lines.next().unwrap(),
+        "TargetModule,ConfigurationId,RandomSeed,Dataset,Coverage,CoverageTimeline_T1,CoverageTimeline_T2"
+    );
     assert_eq!(lines.next().unwrap(), "p1,alg,1,all,1,1,1");
     assert_eq!(lines.nth(2).unwrap(), "p2,alg,2,all,0.3,0.1,0.3");
 }

@@ -71,7 +71,19 @@ fn exact_p_matches_python_brute_force() {
 
 /// 2·U of `a` by counting pairs directly (the definition, independent of the library).
 fn doubled_u(a: &[f64], b: &[f64]) -> i64 {
-    a.iter().flat_map(|x| b.iter().map(move |y| if x > y { 2 } else if x == y { 1 } else { 0 })).sum()
+    a.iter()
+        .flat_map(|x| {
+            b.iter().map(move |y| {
+                if x > y {
+                    2
+                } else if x == y {
+                    1
+                } else {
+                    0
+                }
+            })
+        })
+        .sum()
 }
 
 /// Enumerates every split of the pooled sample into n1 + n2 (as bit masks).

@@ -109,7 +109,10 @@ fn compare_option_orients_and_validates() {
         let r = &d.comparisons[0];
         let m = b.comparisons.iter().find(|c| c.a == "mio" && c.b == "random").unwrap();
         // Swapping A and B mirrors the counts.
-        assert_eq!((r.better, r.equal, r.worse, r.sig_better, r.sig_worse), (m.worse, m.equal, m.better, m.sig_worse, m.sig_better));
+        assert_eq!(
+            (r.better, r.equal, r.worse, r.sig_better, r.sig_worse),
+            (m.worse, m.equal, m.better, m.sig_worse, m.sig_better)
+        );
         assert!((r.mean_a12.unwrap() + m.mean_a12.unwrap() - 1.0).abs() < 1e-12);
     }
     let bad = Options { compare: vec![("mio".into(), "nope".into())], ..Options::default() };

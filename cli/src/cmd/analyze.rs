@@ -105,7 +105,7 @@ fn parse_grid(s: &str) -> anyhow::Result<Grid> {
     let n = s.strip_suffix('s').ok_or_else(bad)?;
     let secs: f64 = n.trim().parse().map_err(|_| bad())?;
     let steps = secs * STEPS_PER_SECOND as f64;
-    if !(steps >= 1.0 && steps <= 1e12 && steps.fract() == 0.0) {
+    if !((1.0..=1e12).contains(&steps) && steps.fract() == 0.0) {
         bail!("--grid {s:?}: seconds × 30 must be a whole number of steps ≥ 1");
     }
     Ok(Grid { unit: GridUnit::Seconds, step: steps as u64 })
@@ -157,13 +157,60 @@ mod tests {
     #[test]
     fn pairs_split_outside_brackets() {
         assert_eq!(split_pair("mio,random").unwrap(), ("mio".into(), "random".into()));
-        assert_eq!(
-            split_pair("mosa[a=1,b=2],mio").unwrap(),
-            ("mosa[a=1,b=2]".into(), "mio".into())
-        );
+        assert_eq!(split_pair("mosa[a=1,b=2],mio").unwrap(), ("mosa[a=1,b=2]".into(), "mio".into()));
         assert!(split_pair("mio").is_err());
         assert!(split_pair("a,b,c").is_err());
         assert!(split_pair(",b").is_err());
+    }
+
+    fn args(results: PathBuf, out: PathBuf) -> AnalyzeArgs {
+        AnalyzeArgs {
+            results,
+            out: Some(out),
+            compare: Vec::new(),
+            alpha: 0.05,
+            p_value: PValue::Asymptotic,
+            holm: false,
+            magnitude: Magnitudes::VarghaDelaney,
+            grid: "1s".into(),
+            per_run_timelines: false,
+            no_plots: true,
+            quiet: true,
+        }
+    }
+
+    fn fixture() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../analysis/tests/fixtures/table6")
+    }
+
+    #[test]
+    fn writes_a_report_with_the_chosen_options() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut a = args(fixture(), tmp.path().join("r"));
+        a.compare = vec!["random,mio".into()];
+        a.holm = true;
+        a.magnitude = Magnitudes::Romano;
+        assert_eq!(run(a).unwrap(), ExitCode::SUCCESS);
+        let md = std::fs::read_to_string(tmp.path().join("r/report.md")).unwrap();
+        assert!(md.contains("| d1 | random vs mio |"), "{md}");
+        assert!(!md.contains("mio vs mosa"));
+        assert!(md.contains("Holm-adjusted") && md.contains("Romano et al. (2006)"));
+        let table6 = std::fs::read_to_string(tmp.path().join("r/table6.csv")).unwrap();
+        assert!(table6.starts_with("dataset,comparison,a,b,mean_a12,"));
+    }
+
+    #[test]
+    fn bad_options_are_errors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut a = args(fixture(), tmp.path().join("r"));
+        a.compare = vec!["mio,nope".into()];
+        let e = run(a).unwrap_err().to_string();
+        assert!(e.contains("unknown algorithm \"nope\""), "{e}");
+        let mut a = args(fixture(), tmp.path().join("r"));
+        a.grid = "2 minutes".into();
+        assert!(run(a).unwrap_err().to_string().contains("--grid"));
+        let a = args(tmp.path().join("missing"), tmp.path().join("r"));
+        assert!(run(a).unwrap_err().to_string().contains("not a folder"));
     }
 
     #[test]
