@@ -562,10 +562,15 @@ fn nearest_edge_point(x: f64, y: f64) -> (f64, f64) {
     }
 }
 
-fn lit_string(l: &Lit) -> String {
-    match l {
-        Lit::Str(s) => s.clone(),
-        Lit::Num(n) => clowder_vm::value::number_to_js_string(*n),
+/// The JS string of a literal (written without an exhaustive match: the
+/// loader may add literal kinds, e.g. booleans; those stringify as empty here).
+pub(crate) fn lit_string(l: &Lit) -> String {
+    if let Lit::Str(s) = l {
+        s.clone()
+    } else if let Lit::Num(n) = l {
+        clowder_vm::value::number_to_js_string(*n)
+    } else {
+        String::new()
     }
 }
 
