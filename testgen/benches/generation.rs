@@ -40,9 +40,19 @@ fn main() {
         };
         let p = Arc::new(p);
         let t0 = Instant::now();
-        let prepared = Prepared::new(&p);
-        let out = generate_prepared(Arc::clone(&p), &prepared, &cfg, 1, Budget::Steps(steps), &mut |_| {});
+        // A VM panic is a bug elsewhere; report it and go on.
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let prepared = Prepared::new(&p);
+            generate_prepared(Arc::clone(&p), &prepared, &cfg, 1, Budget::Steps(steps), &mut |_| {})
+        }));
         let secs = t0.elapsed().as_secs_f64();
+        let out = match out {
+            Ok(o) => o,
+            Err(_) => {
+                eprintln!("{name}: panicked");
+                continue;
+            }
+        };
         match out {
             Ok(o) => {
                 times.push(secs);
