@@ -36,6 +36,11 @@ enum Command {
         /// Results folder (`results/<name>`).
         results: PathBuf,
     },
+    /// Benchmarks (`clowder bench vm`: VM steps/s against the reference scratch-vm).
+    Bench {
+        #[command(subcommand)]
+        what: cmd::bench::BenchWhat,
+    },
 }
 
 fn main() -> ExitCode {
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
         Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Bench { what } => cmd::bench::run(what),
     };
     match outcome {
         Ok(code) => code,

@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod bench;
 pub mod run;

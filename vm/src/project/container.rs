@@ -25,42 +25,38 @@ pub(crate) struct Sb3<'a> {
 
 const EOCD_SIG: [u8; 4] = [0x50, 0x4b, 0x05, 0x06];
 
-/// The entry count declared by the end-of-central-directory record that a
-/// reader would pick (the last consistent one), and whether it is a zip64
-/// archive. `None` when no plausible record exists (the zip crate then fails).
+/// The largest entry count declared by any plausible end-of-central-directory
+/// record in the tail of the file, and whether any of them marks a zip64
+/// archive. A reader may skip the last record and fall back to an earlier one,
+/// so every candidate it could pick is checked. `None` when there is none (the
+/// zip crate then fails).
 fn declared_entries(bytes: &[u8]) -> Option<(u64, bool)> {
     let len = bytes.len();
     if len < 22 {
         return None;
     }
     let lowest = len.saturating_sub(22 + 0xFFFF);
-    let mut pos = len - 22;
-    loop {
-        if bytes[pos..pos + 4] == EOCD_SIG {
-            let u16_at = |o: usize| u16::from_le_bytes([bytes[pos + o], bytes[pos + o + 1]]);
-            let u32_at = |o: usize| {
-                u32::from_le_bytes([bytes[pos + o], bytes[pos + o + 1], bytes[pos + o + 2], bytes[pos + o + 3]])
-            };
-            let comment_len = usize::from(u16_at(20));
-            let disk = u16_at(4);
-            let cd_disk = u16_at(6);
-            let on_disk = u16_at(8);
-            let total = u16_at(10);
-            if pos + 22 + comment_len <= len {
-                let zip64 = total == 0xFFFF || on_disk == 0xFFFF || u32_at(12) == u32::MAX || u32_at(16) == u32::MAX;
-                if zip64 {
-                    return Some((u64::from(total), true));
-                }
-                if disk == 0 && cd_disk == 0 && on_disk == total {
-                    return Some((u64::from(total), false));
-                }
-            }
+    let mut found: Option<(u64, bool)> = None;
+    for pos in (lowest..=len - 22).rev() {
+        if bytes[pos..pos + 4] != EOCD_SIG {
+            continue;
         }
-        if pos == lowest {
-            return None;
+        let u16_at = |o: usize| u16::from_le_bytes([bytes[pos + o], bytes[pos + o + 1]]);
+        let u32_at =
+            |o: usize| u32::from_le_bytes([bytes[pos + o], bytes[pos + o + 1], bytes[pos + o + 2], bytes[pos + o + 3]]);
+        let (disk, cd_disk, on_disk, total) = (u16_at(4), u16_at(6), u16_at(8), u16_at(10));
+        if pos + 22 + usize::from(u16_at(20)) > len {
+            continue;
         }
-        pos -= 1;
+        let zip64 = total == 0xFFFF || on_disk == 0xFFFF || u32_at(12) == u32::MAX || u32_at(16) == u32::MAX;
+        let consistent = disk == 0 && cd_disk == 0 && on_disk == total;
+        if !(zip64 || consistent) {
+            continue;
+        }
+        let (n, z) = found.unwrap_or((0, false));
+        found = Some((n.max(u64::from(total)), z || zip64));
     }
+    found
 }
 
 /// Whether `name` is `file` at the root or one folder deep (`^([^/]*/)?file$`),
@@ -203,7 +199,7 @@ mod tests {
     }
 
     #[test]
-    fn declared_entries_reads_the_last_consistent_record() {
+    fn declared_entries_checks_every_plausible_record() {
         let mut eocd = vec![0u8; 10];
         eocd.extend_from_slice(&EOCD_SIG);
         eocd.extend_from_slice(&[0, 0, 0, 0, 7, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -215,5 +211,11 @@ mod tests {
         eocd[n - 13] = 0xff;
         assert_eq!(declared_entries(&eocd), Some((0xffff, true)));
         assert_eq!(declared_entries(b"short"), None);
+        // An earlier plausible record (a reader could fall back to it) counts too.
+        let mut two = EOCD_SIG.to_vec();
+        two.extend_from_slice(&[0, 0, 0, 0, 0x60, 0xea, 0x60, 0xea, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        two.extend_from_slice(&EOCD_SIG);
+        two.extend_from_slice(&[0, 0, 0, 0, 7, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(declared_entries(&two), Some((60000, false)));
     }
 }
