@@ -31,6 +31,8 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
+    Gen(cmd::generate::GenArgs),
     /// Summarise the results of an experiment.
     Analyze {
         /// Results folder (`results/<name>`).
@@ -51,6 +53,7 @@ fn main() -> ExitCode {
         }
         Command::Analyze { results } => cmd::analyze::run(&results),
         Command::Bench { what } => cmd::bench::run(what),
+        Command::Gen(args) => cmd::generate::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -2,4 +2,5 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod generate;
 pub mod run;
