@@ -38,6 +38,11 @@ enum Command {
         /// Results folder (`results/<name>`).
         results: PathBuf,
     },
+    /// Benchmarks (`clowder bench vm`: VM steps/s against the reference scratch-vm).
+    Bench {
+        #[command(subcommand)]
+        what: cmd::bench::BenchWhat,
+    },
 }
 
 fn main() -> ExitCode {
@@ -47,6 +52,7 @@ fn main() -> ExitCode {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
         Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
     };
     match outcome {

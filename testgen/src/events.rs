@@ -562,16 +562,9 @@ fn nearest_edge_point(x: f64, y: f64) -> (f64, f64) {
     }
 }
 
-/// The JS string of a literal (written without an exhaustive match: the
-/// loader may add literal kinds, e.g. booleans; those stringify as empty here).
+/// The JS string of a literal.
 pub(crate) fn lit_string(l: &Lit) -> String {
-    if let Lit::Str(s) = l {
-        s.clone()
-    } else if let Lit::Num(n) = l {
-        clowder_vm::value::number_to_js_string(*n)
-    } else {
-        String::new()
-    }
+    l.to_js_string()
 }
 
 fn hat_event(project: &Project, top: BlockIdx) -> Hat {
