@@ -36,6 +36,11 @@ enum Command {
         /// Results folder (`results/<name>`).
         results: PathBuf,
     },
+    /// Datasets: manifests, statistics, downloads from the Scratch website, sampling.
+    Dataset {
+        #[command(subcommand)]
+        command: cmd::dataset::DatasetCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
         Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Dataset { command } => cmd::dataset::run(command),
     };
     match outcome {
         Ok(code) => code,
