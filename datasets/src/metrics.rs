@@ -20,9 +20,11 @@ pub struct Metrics {
     pub blocks: u64,
     /// Sprites (targets other than the stage; clones do not exist yet).
     pub sprites: u64,
-    /// Scripts: top-level stacks that start with a hat (what can ever run).
+    /// Scripts: top-level stacks that start with a hat clowder can trigger or the
+    /// program triggers itself (`clowder_testgen::graph::is_hat`).
     pub scripts: u64,
-    /// Top-level stacks without a hat (dead code in the editor).
+    /// Other top-level stacks: loose blocks, and scripts under hats nothing can
+    /// trigger here (extension hats such as Makey Makey or video motion).
     pub loose_scripts: u64,
     /// Extensions the project declares (`pen`, `music`, …), sorted.
     pub extensions: Vec<String>,
@@ -46,7 +48,7 @@ pub fn measure(bytes: &[u8], name: &str) -> Result<Metrics, String> {
             if b.shadow {
                 continue;
             }
-            if clowder_testgen::targets::is_hat(&b.opcode) {
+            if clowder_testgen::graph::is_hat(&b.opcode) {
                 scripts += 1;
             } else {
                 loose_scripts += 1;
