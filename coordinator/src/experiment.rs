@@ -5,6 +5,7 @@
 //! dataset = "../datasets/smoke"     # folder of projects, relative to this file
 //! seeds = 3                          # 1..=3; or [1, 5, 9]; or { from = 21, to = 30 }
 //! budget = { steps = 3000 }          # or { executions = 100 }, { evaluations = N }, { seconds = S }
+//! mutation = "on"                    # mutation analysis: "off" (default), "on", or { sample = N }
 //! output = "results"                 # results go to <output>/<name>/
 //!
 //! [[algorithms]]
@@ -99,6 +100,56 @@ pub struct BudgetSpec {
     pub seconds: Option<u64>,
 }
 
+/// Mutation analysis of each run's final suite, as written in the file:
+/// `"off"` (default), `"on"` (every first-order mutant) or `{ sample = N }`
+/// (at most N mutants per operator, drawn with the run's seed).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum MutationSpec {
+    /// `"on"` or `"off"`.
+    Switch(String),
+    /// `{ sample = N }`: at most N mutants per operator.
+    Sample(MutationSample),
+}
+
+/// `{ sample = N }` of [`MutationSpec`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MutationSample {
+    /// Mutants per operator.
+    pub sample: u64,
+}
+
+impl Default for MutationSpec {
+    fn default() -> Self {
+        MutationSpec::Switch("off".into())
+    }
+}
+
+/// Validated mutation-analysis setting of an experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutation {
+    /// No mutation analysis.
+    Off,
+    /// Every first-order mutant.
+    All,
+    /// At most this many mutants per operator (seeded by the run's seed).
+    SamplePerOperator(u64),
+}
+
+impl MutationSpec {
+    /// The validated setting.
+    pub fn resolve(&self) -> Result<Mutation, String> {
+        match self {
+            MutationSpec::Switch(s) if s == "off" => Ok(Mutation::Off),
+            MutationSpec::Switch(s) if s == "on" => Ok(Mutation::All),
+            MutationSpec::Switch(s) => Err(format!("mutation = {s:?}: expected \"on\", \"off\" or {{ sample = N }}")),
+            MutationSpec::Sample(MutationSample { sample: 0 }) => Err("mutation.sample must be positive".into()),
+            MutationSpec::Sample(MutationSample { sample }) => Ok(Mutation::SamplePerOperator(*sample)),
+        }
+    }
+}
+
 /// One algorithm entry.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -138,6 +189,9 @@ pub struct ExperimentSpec {
     pub seeds: Seeds,
     /// Budget per run.
     pub budget: BudgetSpec,
+    /// Mutation analysis of the final suites (default off).
+    #[serde(default)]
+    pub mutation: MutationSpec,
     /// Output folder (default `results`, relative to the working directory).
     #[serde(default = "default_output")]
     pub output: String,
@@ -261,12 +315,20 @@ impl Experiment {
         if seeds.is_empty() {
             return Err(invalid("no seeds".into()));
         }
+        spec.mutation.resolve().map_err(&invalid)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let ds = expand_corpora(&spec.dataset);
         let dataset_path =
             if Path::new(&ds).is_absolute() || ds != spec.dataset { PathBuf::from(ds) } else { base.join(ds) };
         let results_dir = PathBuf::from(&spec.output).join(&spec.name);
         Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds })
+    }
+}
+
+impl Experiment {
+    /// The mutation-analysis setting (validated when the file was parsed).
+    pub fn mutation(&self) -> Mutation {
+        self.spec.mutation.resolve().unwrap_or(Mutation::Off)
     }
 }
 
@@ -393,6 +455,29 @@ params = { max_events = 5 }
         assert_eq!(e.seeds, vec![1, 3]);
         assert_eq!(e.budget, Budget::Steps(100));
         assert_eq!(e.dataset_path, Path::new("x/."));
+    }
+
+    #[test]
+    fn mutation_switch() {
+        let e = Experiment::parse(GOOD, Path::new("exp.toml")).unwrap();
+        assert_eq!(e.mutation(), Mutation::Off, "off unless asked for");
+        let with =
+            |line: &str| GOOD.replace("budget = { steps = 100 }", &format!("budget = {{ steps = 100 }}\n{line}"));
+        let on = Experiment::parse(&with("mutation = \"on\""), Path::new("exp.toml")).unwrap();
+        assert_eq!(on.mutation(), Mutation::All);
+        let off = Experiment::parse(&with("mutation = \"off\""), Path::new("exp.toml")).unwrap();
+        assert_eq!(off.mutation(), Mutation::Off);
+        let sample = Experiment::parse(&with("mutation = { sample = 25 }"), Path::new("exp.toml")).unwrap();
+        assert_eq!(sample.mutation(), Mutation::SamplePerOperator(25));
+        for bad in [
+            "mutation = \"yes\"",
+            "mutation = { sample = 0 }",
+            "mutation = { samples = 3 }",
+            "mutation = { sample = 3, x = 1 }",
+            "mutation = 5",
+        ] {
+            assert!(Experiment::parse(&with(bad), Path::new("exp.toml")).is_err(), "{bad} must be rejected");
+        }
     }
 
     #[test]
