@@ -432,6 +432,8 @@ impl Http<'_> {
         if status != 200 {
             return Ok(Once::Status(status));
         }
+        // When ureq decodes gzip it removes Content-Length (it counted compressed
+        // bytes), so a length seen here is that of the bytes we read.
         let declared = resp
             .headers()
             .get("content-length")
@@ -679,7 +681,7 @@ impl Fetcher<'_> {
             let _ = std::fs::remove_file(&cached);
         }
         let url = format!("{}/internalapi/asset/{}/get/", self.opts.assets_base.trim_end_matches('/'), r.md5ext);
-        let md5 = r.md5().to_string();
+        let md5 = r.md5();
         let check = move |b: &[u8]| {
             let got = sb3::md5_hex(b);
             if got == md5 {

@@ -62,7 +62,7 @@ pub fn histogram_png(values: &[u64], title: &str, x_label: &str) -> Result<Vec<u
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let x_max = bins.last().map(|b| b.1).unwrap_or(10.0);
         let y_max = bins.iter().map(|b| b.2).max().unwrap_or(1).max(1);
-        let caption = format!("{title} (n = {}, {} with 0 not shown)", values.len(), zeros);
+        let caption = format!("{title} (n = {}; {zeros} with none not shown)", values.len());
         let mut chart = ChartBuilder::on(&root)
             .caption(caption, (FAMILY, 22))
             .margin(16)

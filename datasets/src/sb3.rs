@@ -103,9 +103,9 @@ pub struct AssetRef {
 }
 
 impl AssetRef {
-    /// The MD5 part of the name.
-    pub fn md5(&self) -> &str {
-        &self.md5ext[..32]
+    /// The MD5 part of the name, lower-case (as [`md5_hex`] writes it).
+    pub fn md5(&self) -> String {
+        self.md5ext[..32].to_ascii_lowercase()
     }
 }
 
@@ -138,8 +138,7 @@ pub fn asset_refs(json: &Json) -> Result<Vec<AssetRef>, String> {
                         format!("{id}.{fmt}")
                     }
                 };
-                // Scratch itself lower-cases nothing, but MD5s are hex and servers are case-insensitive.
-                let name = name.to_ascii_lowercase();
+                // Kept as written: the VM looks assets up by this exact name.
                 if !valid_md5ext(&name) {
                     return Err(format!("target {ti} {kind}[{i}]: asset name {name:?} is not <md5>.<ext>"));
                 }
@@ -219,7 +218,15 @@ mod tests {
              "sounds": [{"md5ext": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.svg"}]}]});
         let refs = asset_refs(&j).unwrap();
         let names: Vec<&str> = refs.iter().map(|r| r.md5ext.as_str()).collect();
-        assert_eq!(names, ["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.svg", "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.png"]);
+        assert_eq!(
+            names,
+            [
+                "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA.svg",
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.svg",
+                "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb.png"
+            ]
+        );
+        assert_eq!(refs[0].md5(), "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
         let bad = serde_json::json!({"targets": [{"costumes": [{"md5ext": "../x.svg"}]}]});
         assert!(asset_refs(&bad).unwrap_err().contains("../x.svg"));
     }

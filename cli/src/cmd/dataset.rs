@@ -277,6 +277,12 @@ fn stats(dir: &str, png: Option<PathBuf>, no_png: bool, csv: Option<PathBuf>) ->
 }
 
 fn fetch_cmd(ids_file: &Path, out: &Path, opts: &FetchOptions, quiet: bool) -> anyhow::Result<ExitCode> {
+    // 10 million ids of up to 12 digits fit comfortably; anything larger is not an ids file.
+    const MAX_IDS_FILE: u64 = 512 << 20;
+    let size = std::fs::metadata(ids_file).with_context(|| format!("reading {}", ids_file.display()))?.len();
+    if size > MAX_IDS_FILE {
+        bail!("{}: {size} bytes, over the limit of {MAX_IDS_FILE} for an ids file", ids_file.display());
+    }
     let text = std::fs::read_to_string(ids_file).with_context(|| format!("reading {}", ids_file.display()))?;
     let ids = fetch::parse_ids(&text).map_err(|e| anyhow::anyhow!("{}: {e}", ids_file.display()))?;
     let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(ids.len() as u64) };
