@@ -31,8 +31,20 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
+    Gen(cmd::generate::GenArgs),
     /// Analyse the results of an experiment: statistics, tables, plots, report folder.
     Analyze(cmd::analyze::AnalyzeArgs),
+    /// Benchmarks (`clowder bench vm`: VM steps/s against the reference scratch-vm).
+    Bench {
+        #[command(subcommand)]
+        what: cmd::bench::BenchWhat,
+    },
+    /// Datasets: manifests, statistics, downloads from the Scratch website, sampling.
+    Dataset {
+        #[command(subcommand)]
+        command: cmd::dataset::DatasetCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -42,6 +54,9 @@ fn main() -> ExitCode {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
         Command::Analyze(args) => cmd::analyze::run(args),
+        Command::Bench { what } => cmd::bench::run(what),
+        Command::Gen(args) => cmd::generate::run(args),
+        Command::Dataset { command } => cmd::dataset::run(command),
     };
     match outcome {
         Ok(code) => code,
