@@ -562,11 +562,9 @@ fn nearest_edge_point(x: f64, y: f64) -> (f64, f64) {
     }
 }
 
-fn lit_string(l: &Lit) -> String {
-    match l {
-        Lit::Str(s) => s.clone(),
-        Lit::Num(n) => clowder_vm::value::number_to_js_string(*n),
-    }
+/// The JS string of a literal.
+pub(crate) fn lit_string(l: &Lit) -> String {
+    l.to_js_string()
 }
 
 fn hat_event(project: &Project, top: BlockIdx) -> Hat {
