@@ -84,8 +84,9 @@ impl Skin {
     /// Decodes a costume from the project's assets; never fails (broken assets give an
     /// approximate skin whose [`Skin::approximate`] says why).
     pub fn decode(costume: &Costume, asset: Option<&[u8]>) -> Skin {
+        // load-costume.js passes a rotation centre only when the project gives one.
         let center = match (costume.rotation_center_x, costume.rotation_center_y) {
-            (x, y) if x.is_finite() && y.is_finite() => Some([x, y]),
+            (x, y) if costume.has_rotation_center && x.is_finite() && y.is_finite() => Some([x, y]),
             _ => None,
         };
         let Some(bytes) = asset else {
@@ -373,6 +374,8 @@ mod tests {
     fn costume(format: &str, res: f64, cx: f64, cy: f64) -> Costume {
         Costume {
             name: "c".into(),
+            asset_id: "x".into(),
+            has_rotation_center: true,
             md5ext: "x".into(),
             data_format: format.into(),
             rotation_center_x: cx,
