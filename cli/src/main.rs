@@ -36,6 +36,18 @@ enum Command {
         /// Results folder (`results/<name>`).
         results: PathBuf,
     },
+    /// Serve an experiment to remote workers (durable, resumable).
+    Coordinator(cmd::coordinator::Args),
+    /// Join a coordinator and execute runs, one per pinned core.
+    Worker(cmd::worker::Args),
+    /// Live progress of a running study.
+    Status(cmd::status::Args),
+    /// Write the CSV and Parquet exports of a study from its store.
+    Export(cmd::export::Args),
+    /// Write (and submit) an sbatch script of pilot workers.
+    Slurm(cmd::slurm::Args),
+    /// Re-execute finished runs locally and check that their digests reproduce.
+    Verify(cmd::verify::Args),
 }
 
 fn main() -> ExitCode {
@@ -45,6 +57,12 @@ fn main() -> ExitCode {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
         Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Coordinator(a) => cmd::coordinator::run(a),
+        Command::Worker(a) => cmd::worker::run(a),
+        Command::Status(a) => cmd::status::run(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Slurm(a) => cmd::slurm::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
     };
     match outcome {
         Ok(code) => code,
