@@ -186,8 +186,8 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
             r.get(12)?,
         ))
     };
-    let rows = if all { st.query_map([], map) } else { st.query_map([generation as i64], map) }
-        .map_err(|e| e.to_string())?;
+    let rows =
+        if all { st.query_map([], map) } else { st.query_map([generation as i64], map) }.map_err(|e| e.to_string())?;
 
     let mut runs = TableWriter::create(out_dir, "runs", RUNS_COLUMNS)?;
     let mut timeline = TableWriter::create(out_dir, "timeline", TIMELINE_COLUMNS)?;
@@ -210,7 +210,8 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
             v.push(row.status.clone().into());
         };
         if !r.timeline.is_empty() {
-            let mut points: Vec<(u64, u64, u32)> = r.timeline.iter().map(|p| (p.steps, p.executions, p.covered)).collect();
+            let mut points: Vec<(u64, u64, u32)> =
+                r.timeline.iter().map(|p| (p.steps, p.executions, p.covered)).collect();
             // The contract: every timeline starts at (0 steps, 0 covered).
             if points.first().is_some_and(|p| p.0 != 0 || p.2 != 0) {
                 points.insert(0, (0, 0, 0));

@@ -34,6 +34,9 @@ pub use table::{Progress, RunTable};
 pub const LOCK_FILE: &str = "coordinator.lock";
 /// File in the results folder with the address of the running coordinator.
 pub const ADDRESS_FILE: &str = "coordinator.addr";
+/// Longest pause between a worker's reconnection attempts (the worker's
+/// backoff is capped at this; the coordinator's linger relies on it).
+pub const MAX_WORKER_BACKOFF: Duration = Duration::from_secs(2);
 
 /// TLS identity of the server (PEM).
 #[derive(Debug, Clone)]
@@ -69,6 +72,9 @@ pub struct Coordinator {
     opts: CoordinatorOptions,
     experiment: Experiment,
     submitted: SubmitStats,
+    /// Resumed a study: workers of the previous process may be backing off
+    /// and reconnect only after a while.
+    resumed_unfinished: bool,
     _lock: std::fs::File,
 }
 
@@ -149,6 +155,9 @@ impl Coordinator {
         let submitted = st.submit(&experiment.spec.name, &experiment.source, &runs, &rows)?;
         let loaded = st.load_generation(submitted.generation)?;
         let determinism_failures = st.determinism_failure_count()?;
+        // Any earlier coordinator process on this folder may have left workers
+        // backing off (even if the study is complete now).
+        let resumed_unfinished = submitted.generation > 1;
         let sources: BTreeMap<String, table::ProjectSource> = rows
             .into_iter()
             .map(|r| (r.hash, table::ProjectSource { path: r.path, file_name: r.file_name, size: r.size }))
@@ -194,7 +203,7 @@ impl Coordinator {
             lease_timeout: opts.lease_timeout,
             log: opts.log,
         });
-        Ok(Self { shared, opts, experiment, submitted, _lock: lock })
+        Ok(Self { shared, opts, experiment, submitted, resumed_unfinished, _lock: lock })
     }
 
     /// The experiment.
@@ -313,9 +322,13 @@ impl Coordinator {
 
     /// Waits (at most `max`) until every recently active worker has been told
     /// that the study is done, so that none is left retrying a gone coordinator.
+    /// After a restart, also waits out one full worker backoff period, so that
+    /// workers still reconnecting hear it too.
     pub async fn linger(&self, max: Duration) {
-        let until = Instant::now() + max;
-        while Instant::now() < until && !self.shared.lock().all_workers_told(Instant::now()) {
+        let t0 = Instant::now();
+        let min =
+            if self.resumed_unfinished { MAX_WORKER_BACKOFF + Duration::from_millis(500) } else { Duration::ZERO };
+        while t0.elapsed() < max && (t0.elapsed() < min || !self.shared.lock().all_workers_told(Instant::now())) {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }

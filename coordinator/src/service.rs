@@ -96,7 +96,11 @@ impl Shared {
                 self.lock().note_mismatch(&run_id, &detail);
                 self.log(format!("DETERMINISM FAILURE run {run_id}: {detail}"));
                 self.touch();
-                Ok(ReportAck { duplicate: true, determinism_failure: true, ..ack(format!("determinism failure: {detail}")) })
+                Ok(ReportAck {
+                    duplicate: true,
+                    determinism_failure: true,
+                    ..ack(format!("determinism failure: {detail}"))
+                })
             }
             ReportDecision::Commit(w) => {
                 let store = self.store.clone();
@@ -124,7 +128,8 @@ impl Shared {
             self.log(format!("run {}: {}", g.run_id, g.fin.error));
             let store = self.store.clone();
             let run_id = g.run_id.clone();
-            if let Err(e) = tokio::spawn(async move { store.commit_final(g).await }).await.unwrap_or_else(|e| Err(e.to_string()))
+            if let Err(e) =
+                tokio::spawn(async move { store.commit_final(g).await }).await.unwrap_or_else(|e| Err(e.to_string()))
             {
                 self.log(format!("storing the give-up of run {run_id}: {e}"));
             }
@@ -199,7 +204,7 @@ impl CoordinatorRpc for Service {
                 clowder_vm::ENGINE_VERSION
             )));
         }
-        let id = self.shared.lock().register(&r.worker_name, &r.host, &peer, r.slots, Instant::now());
+        let id = self.shared.lock().register(&r.worker_name, &r.worker_id, &r.host, &peer, r.slots, Instant::now());
         self.shared.log(format!(
             "worker {id} registered from {peer} (host {}, {} slots, cores {:?})",
             r.host, r.slots, r.cores

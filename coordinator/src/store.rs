@@ -169,8 +169,7 @@ CREATE TABLE IF NOT EXISTS determinism_failures (
 impl Store {
     /// Opens (creating if needed) the store in `dir` for writing.
     pub fn open(dir: &Path) -> Result<Self, StoreError> {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| StoreError { path: dir.display().to_string(), msg: e.to_string() })?;
+        std::fs::create_dir_all(dir).map_err(|e| StoreError { path: dir.display().to_string(), msg: e.to_string() })?;
         let path = dir.join(STORE_FILE);
         let err = |msg: String| StoreError { path: path.display().to_string(), msg };
         let conn = Connection::open(&path).map_err(|e| err(e.to_string()))?;
@@ -204,8 +203,9 @@ impl Store {
         if !path.is_file() {
             return Err(err("no such file: is this a clowder results folder?".into()));
         }
-        let conn = Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-            .map_err(|e| err(e.to_string()))?;
+        let conn =
+            Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+                .map_err(|e| err(e.to_string()))?;
         conn.busy_timeout(Duration::from_secs(30)).map_err(|e| err(e.to_string()))?;
         let s = Self { conn, path };
         match s.meta("schema_version")? {
@@ -238,9 +238,10 @@ impl Store {
 
     fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
         self.conn
-            .execute("INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2", [
-                key, value,
-            ])
+            .execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = ?2",
+                [key, value],
+            )
             .map(|_| ())
             .map_err(|e| self.err(e))
     }
@@ -316,15 +317,8 @@ impl Store {
                 )
                 .map_err(e)?;
             for p in projects {
-                proj.execute(params![
-                    p.hash,
-                    p.name,
-                    p.dataset,
-                    p.file_name,
-                    p.path.to_string_lossy(),
-                    p.size as i64
-                ])
-                .map_err(e)?;
+                proj.execute(params![p.hash, p.name, p.dataset, p.file_name, p.path.to_string_lossy(), p.size as i64])
+                    .map_err(e)?;
             }
             stats.already_done = tx
                 .query_row(
@@ -395,14 +389,30 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let mut out = Vec::new();
         for row in rows {
-            let (run_id, dataset, project, project_hash, algorithm, config_json, seed, unit, amount, status, digest, error, blob, lease, worker) =
-                row.map_err(|e| self.err(e))?;
+            let (
+                run_id,
+                dataset,
+                project,
+                project_hash,
+                algorithm,
+                config_json,
+                seed,
+                unit,
+                amount,
+                status,
+                digest,
+                error,
+                blob,
+                lease,
+                worker,
+            ) = row.map_err(|e| self.err(e))?;
             let budget = budget_from(&unit, amount)
                 .ok_or_else(|| self.err(format!("run {run_id}: unknown budget unit {unit:?}")))?;
             let finished = if status == "pending" {
                 None
             } else {
-                let (coverage, steps) = match blob.as_deref().map(<clowder_proto::RunResult as prost::Message>::decode) {
+                let (coverage, steps) = match blob.as_deref().map(<clowder_proto::RunResult as prost::Message>::decode)
+                {
                     Some(Ok(r)) => (r.coverage, r.steps),
                     _ => (0.0, 0),
                 };
@@ -462,7 +472,9 @@ impl Store {
                 )
                 .map_err(|e| e.to_string())?;
             let mut lease = tx
-                .prepare_cached("UPDATE runs SET lease_id = ?2, lease_worker = ?3 WHERE run_id = ?1 AND status = 'pending'")
+                .prepare_cached(
+                    "UPDATE runs SET lease_id = ?2, lease_worker = ?3 WHERE run_id = ?1 AND status = 'pending'",
+                )
                 .map_err(|e| e.to_string())?;
             let mut mismatch = tx
                 .prepare_cached(

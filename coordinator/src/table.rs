@@ -313,18 +313,33 @@ impl RunTable {
     }
 
     /// Registers a worker; returns its id (unique across coordinator restarts).
-    pub fn register(&mut self, name: &str, host: &str, peer: &str, slots: u32, now: Instant) -> String {
-        self.next_worker += 1;
-        let clean: String =
-            name.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')).take(64).collect();
-        let id = format!("w{}.{}-{}", self.generation, self.next_worker, clean);
+    /// A worker re-registering after losing contact keeps the id it asks for.
+    pub fn register(
+        &mut self,
+        name: &str,
+        previous_id: &str,
+        host: &str,
+        peer: &str,
+        slots: u32,
+        now: Instant,
+    ) -> String {
+        let clean = |s: &str| -> String {
+            s.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')).take(64).collect()
+        };
+        let id = if !previous_id.is_empty() && clean(previous_id) == previous_id && previous_id.starts_with('w') {
+            previous_id.to_string()
+        } else {
+            self.next_worker += 1;
+            format!("w{}.{}-{}", self.generation, self.next_worker, clean(name))
+        };
+        let running = self.workers.get(&id).map(|w| w.running).unwrap_or(0);
         self.workers.insert(
             id.clone(),
             WorkerRecord {
                 host: host.to_string(),
                 peer: peer.to_string(),
                 slots,
-                running: 0,
+                running,
                 done: 0,
                 last_seen: now,
                 told_done: false,
@@ -362,7 +377,7 @@ impl RunTable {
         Some(l)
     }
 
-    fn to_pending(&mut self, i: usize, front: bool) {
+    fn make_pending(&mut self, i: usize, front: bool) {
         if matches!(self.entries[i].state, RunState::Leased(_) | RunState::Committing) {
             self.n_running -= 1;
         }
@@ -425,7 +440,7 @@ impl RunTable {
             })
         } else {
             // Retries go to the front so a study's tail is not held up by them.
-            self.to_pending(i, true);
+            self.make_pending(i, true);
             None
         }
     }
@@ -446,8 +461,10 @@ impl RunTable {
             let lease_id = format!("L{}.{}", self.generation, self.next_lease);
             self.n_pending -= 1;
             self.n_running += 1;
-            self.leases
-                .insert(lease_id.clone(), Lease { index: i, worker_id: worker_id.to_string(), deadline: now + self.lease_timeout });
+            self.leases.insert(
+                lease_id.clone(),
+                Lease { index: i, worker_id: worker_id.to_string(), deadline: now + self.lease_timeout },
+            );
             if let Some(w) = self.workers.get_mut(worker_id) {
                 w.running += 1;
             }
@@ -526,7 +543,7 @@ impl RunTable {
             let Some(l) = self.drop_lease(lease_id) else { continue };
             if matches!(&self.entries[l.index].state, RunState::Leased(cur) if cur == lease_id) {
                 self.entries[l.index].attempts = self.entries[l.index].attempts.saturating_sub(1);
-                self.to_pending(l.index, true);
+                self.make_pending(l.index, true);
                 n += 1;
             }
         }
@@ -583,7 +600,7 @@ impl RunTable {
                 if holds_lease {
                     self.drop_lease(&result.lease_id);
                     self.entries[i].attempts = self.entries[i].attempts.saturating_sub(1);
-                    self.to_pending(i, true);
+                    self.make_pending(i, true);
                 }
                 ReportDecision::Handled
             }
@@ -664,7 +681,7 @@ impl RunTable {
     /// Storing a result failed: the run can be reported again.
     pub fn abort_commit(&mut self, w: &FinalWrite) {
         if matches!(self.entries[w.index].state, RunState::Committing) {
-            self.to_pending(w.index, true);
+            self.make_pending(w.index, true);
         }
     }
 
@@ -690,7 +707,7 @@ impl RunTable {
                     && matches!(&self.entries[l.index].state, RunState::Leased(cur) if *cur == id)
                 {
                     self.entries[l.index].attempts = self.entries[l.index].attempts.saturating_sub(1);
-                    self.to_pending(l.index, true);
+                    self.make_pending(l.index, true);
                     n += 1;
                 }
             }
@@ -718,9 +735,7 @@ impl RunTable {
     /// True when every worker heard from within one lease timeout has been
     /// told that the study is done (so the coordinator may exit).
     pub fn all_workers_told(&self, now: Instant) -> bool {
-        self.workers
-            .values()
-            .all(|w| w.told_done || now.saturating_duration_since(w.last_seen) > self.lease_timeout)
+        self.workers.values().all(|w| w.told_done || now.saturating_duration_since(w.last_seen) > self.lease_timeout)
     }
 
     /// Where a project is, by content hash.
@@ -829,7 +844,7 @@ mod tests {
     fn lease_expiry_requeues_then_gives_up() {
         let t0 = Instant::now();
         let mut t = table(vec![(run("a", 1), None, None)], t0);
-        let w = t.register("x", "h", "p", 1, t0);
+        let w = t.register("x", "", "h", "p", 1, t0);
         let mut now = t0;
         for attempt in 1..=MAX_ATTEMPTS {
             let l = t.lease(&w, 4, now);
@@ -855,8 +870,8 @@ mod tests {
     fn late_result_of_expired_lease_counts_and_revokes_the_new_lease() {
         let t0 = Instant::now();
         let mut t = table(vec![(run("a", 1), None, None)], t0);
-        let w1 = t.register("one", "h", "p", 1, t0);
-        let w2 = t.register("two", "h", "p", 1, t0);
+        let w1 = t.register("one", "", "h", "p", 1, t0);
+        let w2 = t.register("two", "", "h", "p", 1, t0);
         let l1 = t.lease(&w1, 1, t0).remove(0).lease_id;
         let now = t0 + Duration::from_secs(11);
         t.expire(now);
@@ -877,17 +892,21 @@ mod tests {
         let runs = vec![
             (run("a", 1), None, Some(("L1.5".to_string(), "w1.1-x".to_string()))),
             (run("b", 2), None, None),
-            (run("c", 3), Some(StoredFinal {
-                status: "ok".into(),
-                digest: "D".into(),
-                coverage: 1.0,
-                steps: 1,
-                error: String::new(),
-            }), None),
+            (
+                run("c", 3),
+                Some(StoredFinal {
+                    status: "ok".into(),
+                    digest: "D".into(),
+                    coverage: 1.0,
+                    steps: 1,
+                    error: String::new(),
+                }),
+                None,
+            ),
         ];
         let mut t = table(runs, t0);
         assert_eq!(t.progress(t0).resumed, 1);
-        let w = t.register("x", "h", "p", 2, t0);
+        let w = t.register("x", "", "h", "p", 2, t0);
         // The hinted run is held, the pending one is leased.
         let l = t.lease(&w, 5, t0);
         assert_eq!(l.iter().map(|s| s.run_id.as_str()).collect::<Vec<_>>(), vec!["b"]);
@@ -905,7 +924,7 @@ mod tests {
     fn release_does_not_count_an_attempt() {
         let t0 = Instant::now();
         let mut t = table(vec![(run("a", 1), None, None)], t0);
-        let w = t.register("x", "h", "p", 1, t0);
+        let w = t.register("x", "", "h", "p", 1, t0);
         let l = t.lease(&w, 1, t0).remove(0);
         assert_eq!(t.release(&w, &[(l.lease_id, l.run_id)], t0), 1);
         let again = t.lease(&w, 1, t0).remove(0);
@@ -916,7 +935,7 @@ mod tests {
     fn infra_failure_report_requeues_and_real_result_replaces_give_up() {
         let t0 = Instant::now();
         let mut t = table(vec![(run("a", 1), None, None)], t0);
-        let w = t.register("x", "h", "p", 1, t0);
+        let w = t.register("x", "", "h", "p", 1, t0);
         for _ in 0..MAX_ATTEMPTS {
             let l = t.lease(&w, 1, t0).remove(0);
             let r = RunResult {

@@ -174,10 +174,8 @@ impl TableWriter {
         let f = File::create(&csv_tmp).map_err(|e| io(&csv_tmp, e))?;
         let mut csv = csv::Writer::from_writer(BufWriter::new(f));
         csv.write_record(columns.iter().map(|c| c.name)).map_err(|e| io(&csv_tmp, e))?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_created_by("clowder".into())
-            .build();
+        let props =
+            WriterProperties::builder().set_compression(Compression::SNAPPY).set_created_by("clowder".into()).build();
         let f = File::create(&pq_tmp).map_err(|e| io(&pq_tmp, e))?;
         let pq = SerializedFileWriter::new(BufWriter::new(f), Arc::new(schema(columns)?), Arc::new(props))
             .map_err(|e| io(&pq_tmp, e))?;

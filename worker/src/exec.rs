@@ -125,7 +125,12 @@ pub fn outcome_to_result(o: &RunOutcome) -> RunResult {
         timeline: o
             .timeline
             .iter()
-            .map(|p| TimelineSample { steps: p.steps, executions: p.executions, covered: p.covered, ..Default::default() })
+            .map(|p| TimelineSample {
+                steps: p.steps,
+                executions: p.executions,
+                covered: p.covered,
+                ..Default::default()
+            })
             .collect(),
         suite_json: serde_json::to_string(&o.suite).unwrap_or_default(),
         // No minimisation yet: the suite before and after is the same.
@@ -215,7 +220,13 @@ pub fn run_in_process(spec: &RunSpec, project_path: &Path, on_sample: &mut dyn F
 pub struct ThreadExecutor;
 
 impl Executor for ThreadExecutor {
-    fn execute(&self, job: &Job, _env: &SlotEnv, on_sample: &mut dyn FnMut(TimelineSample), _c: &Cancel) -> ExecOutcome {
+    fn execute(
+        &self,
+        job: &Job,
+        _env: &SlotEnv,
+        on_sample: &mut dyn FnMut(TimelineSample),
+        _c: &Cancel,
+    ) -> ExecOutcome {
         let result = run_in_process(&job.spec, &job.project_path, on_sample);
         ExecOutcome { result, memory_peak_bytes: 0, memory_limit_kind: "none" }
     }
@@ -471,7 +482,10 @@ impl Executor for ProcessExecutor {
             r
         } else if mem.oom_killed {
             // The same run with the same limit exceeds it again: final, not retried.
-            failure(RunStatus::Error, format!("memory limit of {limit_text} exceeded (killed by the cgroup OOM killer)"))
+            failure(
+                RunStatus::Error,
+                format!("memory limit of {limit_text} exceeded (killed by the cgroup OOM killer)"),
+            )
         } else if tail.contains("memory allocation of") {
             failure(RunStatus::Error, format!("memory limit of {limit_text} exceeded (RLIMIT_AS: allocation failed)"))
         } else if libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL {
@@ -485,7 +499,10 @@ impl Executor for ProcessExecutor {
             let code = libc::WEXITSTATUS(status);
             let why = protocol_error.unwrap_or_default();
             let last = tail.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-            failure(RunStatus::InfraFailure, format!("run process exited with code {code} without a result {why} {last}"))
+            failure(
+                RunStatus::InfraFailure,
+                format!("run process exited with code {code} without a result {why} {last}"),
+            )
         };
         outcome
     }

@@ -234,12 +234,18 @@ struct Backoff {
 
 impl Backoff {
     fn new(salt: &str) -> Self {
-        Self { n: 0, salt: u64::from_le_bytes(blake3::hash(salt.as_bytes()).as_bytes()[..8].try_into().unwrap_or([0; 8])) }
+        Self {
+            n: 0,
+            salt: u64::from_le_bytes(blake3::hash(salt.as_bytes()).as_bytes()[..8].try_into().unwrap_or([0; 8])),
+        }
     }
     fn next(&mut self) -> Duration {
-        let base = 100u64.saturating_mul(1 << self.n.min(6)).min(5_000);
+        // Capped at 2 s (clowder_coordinator::MAX_WORKER_BACKOFF): a coordinator
+        // that finishes right after a restart lingers that long for stragglers.
+        let base = 100u64.saturating_mul(1 << self.n.min(6)).min(2_000);
         self.n += 1;
-        let jitter = (self.salt.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(u64::from(self.n)) >> 40) % (base / 2 + 1);
+        let jitter =
+            (self.salt.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(u64::from(self.n)) >> 40) % (base / 2 + 1);
         Duration::from_millis(base / 2 + jitter)
     }
     fn reset(&mut self) {
@@ -302,16 +308,21 @@ impl Inner {
     fn target_held(&self) -> usize {
         let slots = self.opts.slots.max(1);
         let mean = self.mean_secs.lock().map(|m| *m).unwrap_or(0.0);
-        let extra = if mean > 0.0 {
-            ((self.opts.prefetch_seconds * slots as f64 / mean) as usize).min(1024)
-        } else {
-            0
-        };
+        let extra =
+            if mean > 0.0 { ((self.opts.prefetch_seconds * slots as f64 / mean) as usize).min(1024) } else { 0 };
         slots + extra
     }
 
     fn note_ack(&self, r: &RunResult, ack: &ReportAck) {
         let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        let status = RunStatus::try_from(r.status).unwrap_or(RunStatus::Unspecified);
+        if matches!(status, RunStatus::Cancelled | RunStatus::InfraFailure | RunStatus::Unspecified) {
+            // Not a result: the run was handed back (or will be retried).
+            if status == RunStatus::Cancelled {
+                s.released += 1;
+            }
+            return;
+        }
         if ack.accepted {
             s.runs += 1;
             if ack.duplicate {
@@ -323,8 +334,14 @@ impl Inner {
             if let Ok(mut j) = self.journal.lock()
                 && let Some(f) = j.as_mut()
             {
-                let status = RunStatus::try_from(r.status).map(|s| s.as_str_name()).unwrap_or("?");
-                let _ = writeln!(f, "{} {} {} {}", r.run_id, status, r.digest, if ack.duplicate { "dup" } else { "new" });
+                let _ = writeln!(
+                    f,
+                    "{} {} {} {}",
+                    r.run_id,
+                    status.as_str_name(),
+                    r.digest,
+                    if ack.duplicate { "dup" } else { "new" }
+                );
                 let _ = f.flush();
             }
         } else {
@@ -439,6 +456,7 @@ pub async fn run_worker(
             engine_version: clowder_vm::ENGINE_VERSION.to_string(),
             cores: pinned_cores.clone(),
             clowder_version: CLOWDER_VERSION.to_string(),
+            worker_id: inner.worker_id(),
         };
         let mut c = client.clone();
         async move { c.register(req).await.map(|r| r.into_inner()) }
@@ -456,7 +474,9 @@ pub async fn run_worker(
                     heartbeat_every = Duration::from_millis(r.heartbeat_interval_ms.clamp(20, 60_000));
                     break;
                 }
-                Err(s) if is_fatal(&s) => break 'main Err(WorkerError::Refused { url: url.clone(), msg: s.message().to_string() }),
+                Err(s) if is_fatal(&s) => {
+                    break 'main Err(WorkerError::Refused { url: url.clone(), msg: s.message().to_string() });
+                }
                 Err(s) => {
                     last_error = s.message().to_string();
                     if last_contact.elapsed() > opts.reconnect_timeout {
@@ -489,7 +509,8 @@ pub async fn run_worker(
                         continue;
                     }
                     let (lease_ids, run_ids) = held.into_iter().unzip();
-                    let req = HeartbeatRequest { worker_id: inner.worker_id(), lease_ids, steps_done: Vec::new(), run_ids };
+                    let req =
+                        HeartbeatRequest { worker_id: inner.worker_id(), lease_ids, steps_done: Vec::new(), run_ids };
                     let Ok(resp) = client.heartbeat(req).await else { continue };
                     let revoked = resp.into_inner().revoked_lease_ids;
                     if revoked.is_empty() {
@@ -530,12 +551,10 @@ pub async fn run_worker(
                 }
                 continue;
             }
-            if need_register {
-                if let Ok(r) = register(&mut client).await {
-                    inner.log(format!("re-registered as {}", r.worker_id));
-                    *inner.worker_id.lock().unwrap_or_else(|e| e.into_inner()) = r.worker_id;
-                    need_register = false;
-                }
+            if need_register && let Ok(r) = register(&mut client).await {
+                inner.log(format!("re-registered as {}", r.worker_id));
+                *inner.worker_id.lock().unwrap_or_else(|e| e.into_inner()) = r.worker_id;
+                need_register = false;
             }
             let req = LeaseRequest { worker_id: inner.worker_id(), max_runs: (target - held) as u32 };
             match client.lease(req).await {
@@ -654,10 +673,10 @@ pub async fn run_worker(
     // Slots finish their current run (or see it cancelled) and exit.
     inner.closing.store(true, Ordering::SeqCst);
     inner.queue_cv.notify_all();
-    if outcome.is_err() {
-        if let Ok(r) = inner.running.lock() {
-            r.values().for_each(|(_, c)| c.cancel());
-        }
+    if outcome.is_err()
+        && let Ok(r) = inner.running.lock()
+    {
+        r.values().for_each(|(_, c)| c.cancel());
     }
     let joined = tokio::task::spawn_blocking(move || {
         for t in slot_threads {
@@ -669,7 +688,8 @@ pub async fn run_worker(
         inner.log(format!("joining slots: {e}"));
     }
     // Deliver every result (bounded: a vanished coordinator cannot hold us forever).
-    let flush_deadline = Instant::now() + if outcome.is_err() { Duration::from_secs(5) } else { opts.reconnect_timeout };
+    let flush_deadline =
+        Instant::now() + if outcome.is_err() { Duration::from_secs(5) } else { opts.reconnect_timeout };
     while inner.unacked.load(Ordering::SeqCst) > 0 && Instant::now() < flush_deadline {
         let _ = tokio::time::timeout(Duration::from_millis(100), inner.delivered.notified()).await;
     }
@@ -755,7 +775,11 @@ fn slot_main(
                 if inner.closing.load(Ordering::SeqCst) {
                     break None;
                 }
-                q = inner.queue_cv.wait_timeout(q, Duration::from_millis(200)).map(|(g, _)| g).unwrap_or_else(|e| e.into_inner().0);
+                q = inner
+                    .queue_cv
+                    .wait_timeout(q, Duration::from_millis(200))
+                    .map(|(g, _)| g)
+                    .unwrap_or_else(|e| e.into_inner().0);
             }
         };
         let Some(job) = job else { break };
@@ -767,9 +791,14 @@ fn slot_main(
         let (result_tx, result_rx) = oneshot::channel();
         let _ = started.send(Started { samples: sample_rx, result: result_rx });
         let t0 = Instant::now();
-        let out = executor.execute(&job, &env, &mut |s| {
-            let _ = sample_tx.send(s);
-        }, &cancel);
+        let out = executor.execute(
+            &job,
+            &env,
+            &mut |s| {
+                let _ = sample_tx.send(s);
+            },
+            &cancel,
+        );
         let elapsed = t0.elapsed();
         drop(sample_tx);
         if let Ok(mut r) = inner.running.lock() {
@@ -822,9 +851,7 @@ async fn report_run(inner: &Inner, client: Client, s: Started) {
     };
     let sent = tx.send(ReportMessage { body: Some(report_message::Body::Result(final_result.clone())) }).await.is_ok();
     drop(tx);
-    if sent
-        && let Ok(Ok(ack)) = call.await
-    {
+    if sent && let Ok(Ok(ack)) = call.await {
         inner.note_ack(&final_result, ack.get_ref());
         return;
     }
@@ -856,9 +883,14 @@ async fn deliver(inner: &Inner, mut client: Client, r: RunResult) {
 }
 
 /// The project of a run in the local cache (fetched once per machine).
-async fn ensure_project(client: &mut Client, cache: &cache::ProjectCache, spec: &RunSpec) -> Result<PathBuf, RunResult> {
+async fn ensure_project(
+    client: &mut Client,
+    cache: &cache::ProjectCache,
+    spec: &RunSpec,
+) -> Result<PathBuf, RunResult> {
     let infra = |m: String| exec::failure(RunStatus::InfraFailure, m);
-    let file_name = if spec.file_name.is_empty() { format!("{}.json", spec.project_name) } else { spec.file_name.clone() };
+    let file_name =
+        if spec.file_name.is_empty() { format!("{}.json", spec.project_name) } else { spec.file_name.clone() };
     if let Some(p) = cache.get(&spec.project_hash, &file_name) {
         return Ok(p);
     }
@@ -868,10 +900,8 @@ async fn ensure_project(client: &mut Client, cache: &cache::ProjectCache, spec: 
         .map_err(|e| infra(format!("fetching project {}: {}", spec.project_name, e.message())))?
         .into_inner();
     let mut bytes = Vec::new();
-    while let Some(chunk) = stream
-        .message()
-        .await
-        .map_err(|e| infra(format!("fetching project {}: {}", spec.project_name, e.message())))?
+    while let Some(chunk) =
+        stream.message().await.map_err(|e| infra(format!("fetching project {}: {}", spec.project_name, e.message())))?
     {
         if chunk.total_size > max_project_bytes() || (bytes.len() + chunk.data.len()) as u64 > max_project_bytes() {
             return Err(infra(format!("project {} is larger than the limit", spec.project_name)));

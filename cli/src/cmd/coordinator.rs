@@ -59,11 +59,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("--lease-timeout must be between 0.05 and 86400 seconds");
     }
     std::fs::create_dir_all(&exp.results_dir).with_context(|| format!("creating {}", exp.results_dir.display()))?;
+    let token_path = exp.results_dir.join("token");
     let token = match args.token.get()? {
         Some(t) => t,
+        // Resuming: the workers still hold the study's token.
+        None if token_path.is_file() => {
+            TokenArgs { token: None, token_file: Some(token_path.clone()) }.get()?.context("empty token file")?
+        }
         None => {
             let t = common::random_token()?;
-            let path = exp.results_dir.join("token");
+            let path = token_path;
             common::write_token_file(&path, &t)?;
             if !args.quiet {
                 eprintln!("coordinator: generated a worker token in {} (workers: --token-file)", path.display());
@@ -94,7 +99,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     common::runtime(2)?.block_on(serve(coord, args.listen, args.keep_serving, args.quiet))
 }
 
-async fn serve(coord: Arc<Coordinator>, listen: SocketAddr, keep_serving: bool, quiet: bool) -> anyhow::Result<ExitCode> {
+async fn serve(
+    coord: Arc<Coordinator>,
+    listen: SocketAddr,
+    keep_serving: bool,
+    quiet: bool,
+) -> anyhow::Result<ExitCode> {
     let exp = coord.experiment().clone();
     let first = coord.progress_now();
     let sub = coord.submitted().clone();

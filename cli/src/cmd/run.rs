@@ -131,6 +131,10 @@ async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result
         }
     }
     pb.finish_and_clear();
+    // Finished (or stopping): the worker need not wait for its next poll.
+    if interrupted == 0 {
+        let _ = ctl_tx.send(Control::Drain);
+    }
     let worker_error = match worker.await {
         Ok(Ok(_)) => None,
         Ok(Err(e)) => Some(e.to_string()),

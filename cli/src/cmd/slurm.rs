@@ -100,7 +100,11 @@ pub fn script(args: &Args, exp: &Experiment, url: &str, token_file: &Path, clowd
     let mut s = String::new();
     writeln!(s, "#!/bin/bash")?;
     writeln!(s, "# clowder pilot workers for study {:?}, written by `clowder slurm`.", exp.spec.name)?;
-    writeln!(s, "# Each array task is one worker with {} slots; it leases runs from the coordinator", args.cpus_per_worker)?;
+    writeln!(
+        s,
+        "# Each array task is one worker with {} slots; it leases runs from the coordinator",
+        args.cpus_per_worker
+    )?;
     writeln!(s, "# until the study is done. {}s before the time limit SLURM sends SIGTERM: the", args.signal_seconds)?;
     writeln!(s, "# worker hands queued runs back, lets running ones finish for {drain}s, then hands those back.")?;
     writeln!(s, "#SBATCH --job-name={}", sh(&format!("clowder-{}", exp.spec.name)))?;
@@ -165,7 +169,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     if url.contains("://0.0.0.0:") || url.contains("://[::]:") {
-        bail!("the coordinator listens on all interfaces ({url}); pass --coordinator with a host name the nodes can reach");
+        bail!(
+            "the coordinator listens on all interfaces ({url}); pass --coordinator with a host name the nodes can reach"
+        );
     }
     let token_file = absolute(&args.token_file.clone().unwrap_or_else(|| results.join("token")))?;
     if !token_file.is_file() {

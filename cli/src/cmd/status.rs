@@ -40,7 +40,13 @@ fn snapshot_text(u: &StatusUpdate) -> String {
         u.failed,
         u.infra_failed,
         u.determinism_failures,
-        if u.finished { ", finished" } else if u.cancelled { ", cancelled" } else { "" },
+        if u.finished {
+            ", finished"
+        } else if u.cancelled {
+            ", cancelled"
+        } else {
+            ""
+        },
     );
     if !u.finished {
         s.push_str(&format!(
@@ -97,13 +103,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     opts.tls_ca_pem = args.tls.ca()?;
     opts.tls_domain = args.tls.tls_domain.clone();
-    let mut client = clowder_worker::client(&opts)?;
     common::runtime(1)?.block_on(async move {
-        let mut stream = tokio::time::timeout(Duration::from_secs(15), client.status(StatusRequest { follow: !args.once }))
-            .await
-            .with_context(|| format!("coordinator {} did not answer", opts.coordinator))?
-            .with_context(|| format!("coordinator {}", opts.coordinator))?
-            .into_inner();
+        // Inside the runtime: the channel spawns its connection task there.
+        let mut client = clowder_worker::client(&opts)?;
+        let mut stream =
+            tokio::time::timeout(Duration::from_secs(15), client.status(StatusRequest { follow: !args.once }))
+                .await
+                .with_context(|| format!("coordinator {} did not answer", opts.coordinator))?
+                .with_context(|| format!("coordinator {}", opts.coordinator))?
+                .into_inner();
         if args.once {
             let u = stream.message().await?.context("empty status stream")?;
             println!("{}", if args.json { snapshot_json(&u) } else { snapshot_text(&u) });
