@@ -402,6 +402,16 @@ params = { max_events = 5 }
     }
 
     #[test]
+    fn limits_default_and_parse() {
+        let e = Experiment::parse(GOOD, Path::new("exp.toml")).unwrap();
+        assert_eq!(e.spec.limits.memory_mb, DEFAULT_MEMORY_MB);
+        let e = Experiment::parse(&format!("{GOOD}\n[limits]\nmemory_mb = 512\n"), Path::new("exp.toml")).unwrap();
+        assert_eq!(e.spec.limits.memory_mb, 512);
+        let bad = Experiment::parse(&format!("{GOOD}\n[limits]\nmemory = 512\n"), Path::new("exp.toml"));
+        assert!(bad.unwrap_err().to_string().contains("memory"));
+    }
+
+    #[test]
     fn unknown_parameter_is_an_error() {
         let bad = GOOD.replace("max_events", "max_eventz");
         let err = Experiment::parse(&bad, Path::new("exp.toml")).unwrap_err().to_string();

@@ -246,7 +246,9 @@ impl Coordinator {
         let listener = TcpListener::bind(addr).await.map_err(|e| CoordinatorError::Io(format!("bind {addr}: {e}")))?;
         let local = listener.local_addr().map_err(|e| CoordinatorError::Io(e.to_string()))?;
         let scheme = if self.opts.tls.is_some() { "https" } else { "http" };
-        let _ = std::fs::write(self.experiment.results_dir.join(ADDRESS_FILE), format!("{scheme}://{local}\n"));
+        let address_file = self.experiment.results_dir.join(ADDRESS_FILE);
+        let address = format!("{scheme}://{local}\n");
+        let _ = std::fs::write(&address_file, &address);
         on_bound(local);
         let background = self.spawn_background();
         let svc = service::Service { shared: Arc::clone(&self.shared) };
@@ -274,6 +276,10 @@ impl Coordinator {
         }
         let _ = self.shared.store.flush().await;
         self.shared.publish();
+        // Nobody listens there any more (unless another coordinator took over).
+        if std::fs::read_to_string(&address_file).is_ok_and(|a| a == address) {
+            let _ = std::fs::remove_file(&address_file);
+        }
         served
     }
 
@@ -331,6 +337,13 @@ impl Coordinator {
         while t0.elapsed() < max && (t0.elapsed() < min || !self.shared.lock().all_workers_told(Instant::now())) {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// Transactions and writes committed by the store so far.
+    pub fn store_stats(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = self.shared.store.stats();
+        (s.commits.load(Relaxed), s.writes.load(Relaxed))
     }
 
     /// Runs on a closure over the table.

@@ -575,6 +575,16 @@ pub type CommitHook = Box<dyn Fn(Result<&[FinalWrite], (&[FinalWrite], &str)>) +
 #[derive(Clone)]
 pub struct StoreWriter {
     tx: mpsc::Sender<Msg>,
+    stats: std::sync::Arc<WriterStats>,
+}
+
+/// What the writer thread did (for benchmarks and status).
+#[derive(Debug, Default)]
+pub struct WriterStats {
+    /// Transactions committed.
+    pub commits: std::sync::atomic::AtomicU64,
+    /// Writes (results, leases, determinism failures) in them.
+    pub writes: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for StoreWriter {
@@ -589,6 +599,8 @@ impl StoreWriter {
     pub fn spawn(mut store: Store, hook: CommitHook) -> Result<(Self, std::thread::JoinHandle<()>), StoreError> {
         let (tx, mut rx) = mpsc::channel::<Msg>(1 << 16);
         let path = store.path.display().to_string();
+        let stats = std::sync::Arc::new(WriterStats::default());
+        let thread_stats = std::sync::Arc::clone(&stats);
         let handle = std::thread::Builder::new()
             .name("clowder-store".into())
             .spawn(move || {
@@ -613,6 +625,11 @@ impl StoreWriter {
                         }
                     }
                     let outcome = if writes.is_empty() { Ok(()) } else { store.apply(&writes) };
+                    if outcome.is_ok() && !writes.is_empty() {
+                        use std::sync::atomic::Ordering::Relaxed;
+                        thread_stats.commits.fetch_add(1, Relaxed);
+                        thread_stats.writes.fetch_add(writes.len() as u64, Relaxed);
+                    }
                     let finals: Vec<FinalWrite> = writes
                         .into_iter()
                         .filter_map(|w| match w {
@@ -630,7 +647,7 @@ impl StoreWriter {
                 }
             })
             .map_err(|e| StoreError { path, msg: format!("starting the writer thread: {e}") })?;
-        Ok((Self { tx }, handle))
+        Ok((Self { tx, stats }, handle))
     }
 
     async fn send(&self, w: Write) -> Result<(), String> {
@@ -653,6 +670,11 @@ impl StoreWriter {
     pub fn note_lease(&self, run_id: String, lease_id: String, worker_id: String) {
         // A full queue only loses a hint: the worker's heartbeat adopts the lease anyway.
         let _ = self.tx.try_send(Msg::Write(Write::Lease { run_id, lease_id, worker_id }, None));
+    }
+
+    /// Commit counters.
+    pub fn stats(&self) -> &WriterStats {
+        &self.stats
     }
 
     /// Waits until everything queued before is committed.

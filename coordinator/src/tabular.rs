@@ -312,3 +312,55 @@ impl TableWriter {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use parquet::record::Field;
+
+    const COLS: &[Column] =
+        &[col("name", Kind::Str), col("n", Kind::U64), opt("x", Kind::F64), opt("k", Kind::U32), col("b", Kind::Bool)];
+
+    #[test]
+    fn csv_and_parquet_carry_the_same_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = TableWriter::create(dir.path(), "t", COLS).unwrap();
+        w.push(&["a,\"b\"".into(), u64::MAX.into(), 0.1f64.into(), 7u32.into(), true.into()]).unwrap();
+        w.push(&["c".into(), 2u64.into(), Value::Null, Value::Null, false.into()]).unwrap();
+        assert!(w.push(&["short".into()]).is_err());
+        assert!(w.push(&[Value::Null, 1u64.into(), Value::Null, Value::Null, true.into()]).is_err());
+        let files = w.finish().unwrap();
+        assert_eq!(files.len(), 2);
+        let csv = std::fs::read_to_string(dir.path().join("t.csv")).unwrap();
+        assert_eq!(csv, "name,n,x,k,b\n\"a,\"\"b\"\"\",18446744073709551615,0.1,7,true\nc,2,,,false\n");
+        let r = SerializedFileReader::new(File::open(dir.path().join("t.parquet")).unwrap()).unwrap();
+        let rows: Vec<Vec<Field>> = r
+            .get_row_iter(None)
+            .unwrap()
+            .map(|row| row.unwrap().get_column_iter().map(|(_, f)| f.clone()).collect())
+            .collect();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0][0], Field::Str("a,\"b\"".into()));
+        assert_eq!(rows[0][1], Field::ULong(u64::MAX));
+        assert_eq!(rows[0][2], Field::Double(0.1));
+        assert_eq!(rows[0][3], Field::UInt(7));
+        assert_eq!(rows[1][2], Field::Null);
+        assert_eq!(rows[1][4], Field::Bool(false));
+    }
+
+    #[test]
+    fn identical_tables_give_identical_bytes() {
+        let write = |dir: &Path| {
+            let mut w = TableWriter::create(dir, "t", COLS).unwrap();
+            for i in 0..1000u64 {
+                w.push(&[format!("r{i}").into(), i.into(), (i as f64 / 3.0).into(), Value::Null, (i % 2 == 0).into()])
+                    .unwrap();
+            }
+            w.finish().unwrap();
+            std::fs::read(dir.join("t.parquet")).unwrap()
+        };
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        assert_eq!(write(a.path()), write(b.path()));
+    }
+}

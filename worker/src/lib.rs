@@ -266,6 +266,9 @@ struct Inner {
     queue: Mutex<VecDeque<Job>>,
     queue_cv: Condvar,
     running: Mutex<BTreeMap<String, (String, Arc<Cancel>)>>,
+    /// Finished runs whose result is not acknowledged yet (lease → run): their
+    /// leases stay alive so that a slow delivery does not get the run re-leased.
+    delivering: Mutex<BTreeMap<String, String>>,
     closing: AtomicBool,
     slot_done: Notify,
     /// Mean run duration (seconds, exponential average); 0 = unknown.
@@ -298,7 +301,16 @@ impl Inner {
         if let Ok(r) = self.running.lock() {
             v.extend(r.iter().map(|(l, (run, _))| (l.clone(), run.clone())));
         }
+        if let Ok(d) = self.delivering.lock() {
+            v.extend(d.iter().map(|(l, run)| (l.clone(), run.clone())));
+        }
         v
+    }
+
+    fn forget_delivering(&self, lease_id: &str) {
+        if let Ok(mut d) = self.delivering.lock() {
+            d.remove(lease_id);
+        }
     }
 
     fn held(&self) -> usize {
@@ -383,6 +395,7 @@ pub async fn run_worker(
         queue: Mutex::new(VecDeque::new()),
         queue_cv: Condvar::new(),
         running: Mutex::new(BTreeMap::new()),
+        delivering: Mutex::new(BTreeMap::new()),
         closing: AtomicBool::new(false),
         slot_done: Notify::new(),
         mean_secs: Mutex::new(0.0),
@@ -801,6 +814,9 @@ fn slot_main(
         );
         let elapsed = t0.elapsed();
         drop(sample_tx);
+        if let Ok(mut d) = inner.delivering.lock() {
+            d.insert(job.spec.lease_id.clone(), job.spec.run_id.clone());
+        }
         if let Ok(mut r) = inner.running.lock() {
             r.remove(&job.spec.lease_id);
         }
@@ -853,19 +869,25 @@ async fn report_run(inner: &Inner, client: Client, s: Started) {
     drop(tx);
     if sent && let Ok(Ok(ack)) = call.await {
         inner.note_ack(&final_result, ack.get_ref());
+        inner.forget_delivering(&final_result.lease_id);
         return;
     }
     deliver(inner, client, final_result).await;
 }
 
 /// Sends a result until the coordinator acknowledges (or definitively refuses) it.
-async fn deliver(inner: &Inner, mut client: Client, r: RunResult) {
+async fn deliver(inner: &Inner, client: Client, r: RunResult) {
+    deliver_until_done(inner, client, &r).await;
+    inner.forget_delivering(&r.lease_id);
+}
+
+async fn deliver_until_done(inner: &Inner, mut client: Client, r: &RunResult) {
     let mut backoff = Backoff::new(&r.run_id);
     loop {
         let msg = ReportMessage { body: Some(report_message::Body::Result(r.clone())) };
         match client.report(tokio_stream::iter(vec![msg])).await {
             Ok(ack) => {
-                inner.note_ack(&r, ack.get_ref());
+                inner.note_ack(r, ack.get_ref());
                 return;
             }
             Err(s) if is_fatal(&s) => {
