@@ -31,6 +31,8 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
+    Gen(cmd::generate::GenArgs),
     /// Summarise the results of an experiment.
     Analyze {
         /// Results folder (`results/<name>`).
@@ -48,6 +50,16 @@ enum Command {
     Slurm(cmd::slurm::Args),
     /// Re-execute finished runs locally and check that their digests reproduce.
     Verify(cmd::verify::Args),
+    /// Benchmarks (`clowder bench vm`: VM steps/s against the reference scratch-vm).
+    Bench {
+        #[command(subcommand)]
+        what: cmd::bench::BenchWhat,
+    },
+    /// Datasets: manifests, statistics, downloads from the Scratch website, sampling.
+    Dataset {
+        #[command(subcommand)]
+        command: cmd::dataset::DatasetCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -63,6 +75,9 @@ fn main() -> ExitCode {
         Command::Export(a) => cmd::export::run(a),
         Command::Slurm(a) => cmd::slurm::run(a),
         Command::Verify(a) => cmd::verify::run(a),
+        Command::Bench { what } => cmd::bench::run(what),
+        Command::Gen(args) => cmd::generate::run(args),
+        Command::Dataset { command } => cmd::dataset::run(command),
     };
     match outcome {
         Ok(code) => code,

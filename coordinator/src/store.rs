@@ -99,6 +99,8 @@ fn budget_from(unit: &str, amount: i64) -> Option<Budget> {
     match unit {
         "steps" => Some(Budget::Steps(amount as u64)),
         "executions" => Some(Budget::Executions(amount as u64)),
+        "evaluations" => Some(Budget::Evaluations(amount as u64)),
+        "seconds" => Some(Budget::Seconds(amount as u64)),
         _ => None,
     }
 }

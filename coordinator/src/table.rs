@@ -189,6 +189,7 @@ pub struct RunTable {
     recent_failures: VecDeque<String>,
     engine_version: String,
     memory_limit_bytes: u64,
+    mutation: String,
     // counters
     n_pending: u64,
     n_running: u64,
@@ -206,6 +207,8 @@ fn to_proto_budget(b: Budget) -> PBudget {
     match b {
         Budget::Steps(n) => PBudget { kind: BudgetKind::Steps as i32, amount: n },
         Budget::Executions(n) => PBudget { kind: BudgetKind::Executions as i32, amount: n },
+        Budget::Evaluations(n) => PBudget { kind: BudgetKind::Evaluations as i32, amount: n },
+        Budget::Seconds(n) => PBudget { kind: BudgetKind::Seconds as i32, amount: n },
     }
 }
 
@@ -238,6 +241,8 @@ pub struct TableConfig {
     pub memory_limit_bytes: u64,
     /// Determinism failures already recorded.
     pub determinism_failures: u64,
+    /// Mutation analysis for every run: "off", "on" or "sample:N".
+    pub mutation: String,
 }
 
 impl RunTable {
@@ -266,6 +271,7 @@ impl RunTable {
             recent_failures: VecDeque::new(),
             engine_version: clowder_vm::ENGINE_VERSION.to_string(),
             memory_limit_bytes: cfg.memory_limit_bytes,
+            mutation: cfg.mutation,
             n_pending: 0,
             n_running: 0,
             n_done: 0,
@@ -483,7 +489,7 @@ impl RunTable {
                 budget: Some(to_proto_budget(e.run.budget)),
                 engine_version: self.engine_version.clone(),
                 memory_limit_bytes: self.memory_limit_bytes,
-                mutation: "off".into(),
+                mutation: self.mutation.clone(),
                 attempt: e.attempts,
                 dataset: e.run.dataset.clone(),
                 file_name: project.map(|p| p.file_name.clone()).unwrap_or_default(),
@@ -816,6 +822,7 @@ mod tests {
                 generation: 1,
                 memory_limit_bytes: 0,
                 determinism_failures: 0,
+                mutation: "off".into(),
             },
             runs,
             BTreeMap::new(),

@@ -189,6 +189,8 @@ fn lit_value(l: &Lit) -> Value {
     match l {
         Lit::Num(n) => Value::Num(*n),
         Lit::Str(s) => Value::from(s.as_str()),
+        Lit::Bool(b) => Value::Bool(*b),
+        Lit::Null => Value::from("null"),
     }
 }
 

@@ -110,7 +110,6 @@ pub fn failure(status: RunStatus, error: impl Into<String>) -> RunResult {
 /// testgen's outcome as a wire result. The one place that maps result fields:
 /// when testgen grows a field, add it here (and to the proto and exports).
 pub fn outcome_to_result(o: &RunOutcome) -> RunResult {
-    let events: u32 = o.suite.iter().map(|t| t.events.len() as u32).sum();
     RunResult {
         status: RunStatus::Ok as i32,
         coverage: o.coverage,
@@ -118,9 +117,7 @@ pub fn outcome_to_result(o: &RunOutcome) -> RunResult {
         total_targets: o.total_targets,
         steps: o.steps,
         executions: o.executions,
-        // testgen does not count fitness evaluations separately yet: every
-        // execution of the random search is one evaluation.
-        evaluations: o.executions,
+        evaluations: o.evaluations,
         digest: o.digest.clone(),
         timeline: o
             .timeline
@@ -133,15 +130,14 @@ pub fn outcome_to_result(o: &RunOutcome) -> RunResult {
             })
             .collect(),
         suite_json: serde_json::to_string(&o.suite).unwrap_or_default(),
-        // No minimisation yet: the suite before and after is the same.
-        tests_before_min: o.suite.len() as u32,
-        tests_after_min: o.suite.len() as u32,
-        events_before_min: events,
-        events_after_min: events,
+        tests_before_min: o.tests_before_min,
+        tests_after_min: o.tests_after_min,
+        events_before_min: o.events_before_min,
+        events_after_min: o.events_after_min,
         steps_to_full_coverage: o.steps_to_full_coverage.unwrap_or(0),
         full_coverage: o.steps_to_full_coverage.is_some(),
         geometry: o.geometry.clone(),
-        reproducible: true,
+        reproducible: o.reproducible,
         unknown_opcodes: o.unknown_opcodes.iter().map(|(k, v)| format!("{k}={v}")).collect(),
         // Mutation analysis is not implemented by testgen yet.
         mutants: Vec::new(),
@@ -159,6 +155,8 @@ pub fn budget_of(spec: &RunSpec) -> Result<Budget, String> {
     match spec.budget.as_ref().map(|b| (b.kind(), b.amount)) {
         Some((clowder_proto::BudgetKind::Steps, n)) => Ok(Budget::Steps(n)),
         Some((clowder_proto::BudgetKind::Executions, n)) => Ok(Budget::Executions(n)),
+        Some((clowder_proto::BudgetKind::Evaluations, n)) => Ok(Budget::Evaluations(n)),
+        Some((clowder_proto::BudgetKind::Seconds, n)) => Ok(Budget::Seconds(n)),
         other => Err(format!("unsupported budget {other:?}")),
     }
 }

@@ -1,9 +1,12 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod bench;
 pub mod common;
 pub mod coordinator;
+pub mod dataset;
 pub mod export;
+pub mod generate;
 pub mod run;
 pub mod slurm;
 pub mod status;

@@ -65,6 +65,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         let kind = match unit.as_str() {
             "steps" => BudgetKind::Steps,
             "executions" => BudgetKind::Executions,
+            "evaluations" => BudgetKind::Evaluations,
+            "seconds" => BudgetKind::Seconds,
             other => anyhow::bail!("run {run_id}: unknown budget unit {other}"),
         };
         // The stored result must decode: a corrupt row is reported, not verified.

@@ -50,6 +50,8 @@ fn input_at(vm: &mut Vm, ti: usize, block: BlockIdx, name: &str, depth: u32) -> 
         None | Some(Input::Empty) => Value::empty(),
         Some(Input::Lit(Lit::Num(n))) => Value::Num(*n),
         Some(Input::Lit(Lit::Str(s))) => Value::from(s.as_str()),
+        Some(Input::Lit(Lit::Bool(b))) => Value::Bool(*b),
+        Some(Input::Lit(Lit::Null)) => Value::from("null"),
         Some(Input::Block(idx)) => {
             if depth >= MAX_EVAL_DEPTH {
                 return Value::empty();
