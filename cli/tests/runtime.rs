@@ -25,6 +25,39 @@ fn smoke_dataset() -> PathBuf {
     root().join("datasets/smoke")
 }
 
+/// A project that can never be covered fully (a `say` under `if 1 > 2`), so
+/// that a run uses its whole budget: the smoke project `counter` plus that script.
+fn endless_project(dir: &Path) -> PathBuf {
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(smoke_dataset().join("counter.json")).unwrap()).unwrap();
+    let blocks = p["targets"][1]["blocks"].as_object_mut().unwrap();
+    for (id, b) in [
+        (
+            "u1",
+            r#"{"opcode":"event_whenflagclicked","next":"u2","parent":null,"inputs":{},"fields":{},"shadow":false,"topLevel":true,"x":0,"y":300}"#,
+        ),
+        (
+            "u2",
+            r#"{"opcode":"control_if","next":null,"parent":"u1","inputs":{"CONDITION":[2,"u3"],"SUBSTACK":[2,"u4"]},"fields":{},"shadow":false,"topLevel":false}"#,
+        ),
+        (
+            "u3",
+            r#"{"opcode":"operator_gt","next":null,"parent":"u2","inputs":{"OPERAND1":[1,[10,"1"]],"OPERAND2":[1,[10,"2"]]},"fields":{},"shadow":false,"topLevel":false}"#,
+        ),
+        (
+            "u4",
+            r#"{"opcode":"looks_say","next":null,"parent":"u2","inputs":{"MESSAGE":[1,[10,"never"]]},"fields":{},"shadow":false,"topLevel":false}"#,
+        ),
+    ] {
+        blocks.insert(id.to_string(), serde_json::from_str(b).unwrap());
+    }
+    let dir = dir.join("endless");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("endless.json");
+    std::fs::write(&f, serde_json::to_string(&p).unwrap()).unwrap();
+    f
+}
+
 fn clowder() -> Command {
     Command::new(env!("CARGO_BIN_EXE_clowder"))
 }
@@ -185,7 +218,14 @@ fn digests(runs_csv: &Path) -> BTreeMap<String, (String, String)> {
 
 /// The undisturbed reference: `clowder run` of the same experiment.
 fn reference(exp: &Path, out: &Path, slots: &str) -> BTreeMap<String, (String, String)> {
-    let st = clowder().arg("run").arg(exp).args(["--quiet", "--workers", slots, "--output"]).arg(out).status().unwrap();
+    let st = clowder()
+        .arg("run")
+        .arg(exp)
+        .args(["--quiet", "--workers", slots, "--output"])
+        .arg(out)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
     assert!(st.success(), "reference run failed");
     digests(&out.join(exp_name(exp)).join("runs.csv"))
 }
@@ -244,6 +284,9 @@ fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s.contains(") Z "))
 }
 
+/// Budget of a run that takes a few seconds (on `endless_project`).
+const LONG_STEPS: u64 = 20_000_000;
+
 /// Acceptance 1: kill -9 a worker in the middle of a run; the lease expires,
 /// another worker runs it, exactly one row exists, with the undisturbed digest.
 #[test]
@@ -252,8 +295,8 @@ fn killed_worker_run_is_leased_again_and_reproduces() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     let cache = t.join("cache");
-    // One run that takes a few seconds (about 3 s in a dev build).
-    let exp = experiment(t, "long.toml", "long", &smoke_dataset().join("guess.json"), "1", 30_000_000, &["random"]);
+    // One run that takes a few seconds in a dev build.
+    let exp = experiment(t, "long.toml", "long", &endless_project(t), "1", LONG_STEPS, &["random"]);
     let want = reference(&exp, &t.join("ref"), "1");
     assert_eq!(want.len(), 1);
 
@@ -566,7 +609,7 @@ fn sigterm_drains_and_hands_back_the_running_run() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     let cache = t.join("cache");
-    let exp = experiment(t, "drain.toml", "drain", &smoke_dataset().join("guess.json"), "1", 30_000_000, &["random"]);
+    let exp = experiment(t, "drain.toml", "drain", &endless_project(t), "1", LONG_STEPS, &["random"]);
     let out = t.join("out");
     let (mut coord, url) = coordinator(&exp, &out, "127.0.0.1:0", &["--lease-timeout", "30"], &t.join("coord.log"));
     let token = out.join("drain/token");

@@ -107,9 +107,12 @@ fn lock_results(dir: &Path) -> Result<std::fs::File, CoordinatorError> {
         .read(true)
         .open(&path)
         .map_err(|e| CoordinatorError::Io(format!("{}: {e}", path.display())))?;
-    match f.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
+    // flock(2) directly: `File::try_lock` is newer than the workspace's MSRV.
+    // SAFETY: plain syscall on a descriptor we own for the duration of the call.
+    let rc = unsafe { libc::flock(std::os::unix::io::AsRawFd::as_raw_fd(&f), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
             let who = std::fs::read_to_string(&path).unwrap_or_default();
             return Err(CoordinatorError::Io(format!(
                 "{} is in use by another coordinator ({}); stop it first",
@@ -117,9 +120,7 @@ fn lock_results(dir: &Path) -> Result<std::fs::File, CoordinatorError> {
                 who.trim()
             )));
         }
-        Err(std::fs::TryLockError::Error(e)) => {
-            return Err(CoordinatorError::Io(format!("locking {}: {e}", path.display())));
-        }
+        return Err(CoordinatorError::Io(format!("locking {}: {e}", path.display())));
     }
     let _ = f.set_len(0);
     let _ = std::fs::write(&path, format!("pid {}\n", std::process::id()));

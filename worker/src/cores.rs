@@ -75,7 +75,9 @@ pub fn claim_core(cores: &[usize], lock_dir: &Path) -> Option<CoreClaim> {
         let Ok(f) = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path) else {
             continue;
         };
-        if f.try_lock().is_ok() {
+        // flock(2) directly: `File::try_lock` is newer than the workspace's MSRV.
+        // SAFETY: plain syscall on a descriptor we own.
+        if unsafe { libc::flock(std::os::unix::io::AsRawFd::as_raw_fd(&f), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
             return Some(CoreClaim { core, _lock: f });
         }
     }
