@@ -33,11 +33,8 @@ enum Command {
     },
     /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
     Gen(cmd::generate::GenArgs),
-    /// Summarise the results of an experiment.
-    Analyze {
-        /// Results folder (`results/<name>`).
-        results: PathBuf,
-    },
+    /// Analyse the results of an experiment: statistics, tables, plots, report folder.
+    Analyze(cmd::analyze::AnalyzeArgs),
     /// Serve an experiment to remote workers (durable, resumable).
     Coordinator(cmd::coordinator::Args),
     /// Join a coordinator and execute runs, one per pinned core.
@@ -68,7 +65,7 @@ fn main() -> ExitCode {
         Command::Run { experiment, workers, output, quiet } => {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
-        Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Analyze(args) => cmd::analyze::run(args),
         Command::Coordinator(a) => cmd::coordinator::run(a),
         Command::Worker(a) => cmd::worker::run(a),
         Command::Status(a) => cmd::status::run(a),
