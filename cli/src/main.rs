@@ -36,6 +36,11 @@ enum Command {
         /// Results folder (`results/<name>`).
         results: PathBuf,
     },
+    /// Direct access to the VM (`clowder vm trace …`).
+    Vm {
+        #[command(subcommand)]
+        command: cmd::vm::VmCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -45,6 +50,7 @@ fn main() -> ExitCode {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
         Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Vm { command } => cmd::vm::run(command),
     };
     match outcome {
         Ok(code) => code,

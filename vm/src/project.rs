@@ -84,6 +84,10 @@ pub enum Lit {
     Num(f64),
     /// A text literal (kept verbatim: `"007"` stays a string).
     Str(String),
+    /// A JSON boolean (JS keeps it a boolean: variables can hold `true`).
+    Bool(bool),
+    /// JSON `null` (JS keeps `null`; only in broken files).
+    Null,
 }
 
 /// What an input slot holds after resolving shadows.
@@ -286,6 +290,10 @@ pub struct Project {
     pub assets: BTreeMap<String, Vec<u8>>,
     /// blake3 hash of the input bytes, hex.
     pub content_hash: String,
+    /// The interpreter's compiled form, built on first use and shared by every VM.
+    pub(crate) compiled: std::sync::OnceLock<std::sync::Arc<crate::program::Program>>,
+    /// Per-project data of the geometry layer (decoded costumes), built on first use.
+    pub geometry_data: std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Loads a project from bytes: a zip (`.sb3`) or a bare `project.json`.
@@ -416,8 +424,8 @@ fn lit_of(v: &Json) -> Lit {
     match v {
         Json::Number(n) => Lit::Num(n.as_f64().unwrap_or(0.0)),
         Json::String(s) => Lit::Str(s.clone()),
-        Json::Bool(b) => Lit::Str(b.to_string()),
-        Json::Null => Lit::Str(String::new()),
+        Json::Bool(b) => Lit::Bool(*b),
+        Json::Null => Lit::Null,
         other => Lit::Str(other.to_string()),
     }
 }
@@ -534,7 +542,15 @@ fn parse_project(json: &Json, file: &str, limits: &LoadLimits) -> Result<Project
         Some(Json::Array(a)) => a.iter().filter_map(|e| str_of(Some(e))).collect(),
         _ => Vec::new(),
     };
-    Ok(Project { targets, blocks, extensions, assets: BTreeMap::new(), content_hash: String::new() })
+    Ok(Project {
+        targets,
+        blocks,
+        extensions,
+        assets: BTreeMap::new(),
+        content_hash: String::new(),
+        compiled: Default::default(),
+        geometry_data: Default::default(),
+    })
 }
 
 fn parse_vars(v: Option<&Json>, lists: bool) -> Vec<VarDef> {
@@ -754,10 +770,15 @@ fn parse_block(
 /// Resolves `[1|2|3, block-or-primitive, shadow?]` to what the interpreter reads.
 fn resolve_input(spec: &Json, index: &HashMap<&str, BlockIdx>, all: &serde_json::Map<String, Json>) -> Input {
     let Json::Array(a) = spec else { return Input::Empty };
-    // The occupying value is a[1]; for [3, block, shadow] a plugged block wins,
-    // and an empty slot (null) falls back to the obscured shadow.
+    // The occupying value is a[1]: scratch-vm executes `input.block`, which is
+    // a[1] for all three kinds ([1, x], [2, x], [3, x, shadow]); an obscured
+    // shadow is never read. Only a dangling id in a[1] (scratch-vm would throw)
+    // falls back to the shadow.
     let primary = a.get(1);
     let shadow = a.get(2);
+    if matches!(primary, Some(Json::Null)) {
+        return Input::Empty;
+    }
     let pick = |v: Option<&Json>| -> Option<Input> {
         match v {
             Some(Json::String(bid)) => {

@@ -2,3 +2,4 @@
 
 pub mod analyze;
 pub mod run;
+pub mod vm;
