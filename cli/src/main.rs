@@ -31,10 +31,17 @@ enum Command {
         #[arg(long)]
         quiet: bool,
     },
+    /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
+    Gen(cmd::generate::GenArgs),
     /// Summarise the results of an experiment.
     Analyze {
         /// Results folder (`results/<name>`).
         results: PathBuf,
+    },
+    /// Benchmarks (`clowder bench vm`: VM steps/s against the reference scratch-vm).
+    Bench {
+        #[command(subcommand)]
+        what: cmd::bench::BenchWhat,
     },
     /// Direct access to the VM (`clowder vm trace …`).
     Vm {
@@ -50,6 +57,8 @@ fn main() -> ExitCode {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
         Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Bench { what } => cmd::bench::run(what),
+        Command::Gen(args) => cmd::generate::run(args),
         Command::Vm { command } => cmd::vm::run(command),
     };
     match outcome {

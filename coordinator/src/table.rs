@@ -84,6 +84,8 @@ fn to_proto_budget(b: Budget) -> PBudget {
     match b {
         Budget::Steps(n) => PBudget { kind: BudgetKind::Steps as i32, amount: n },
         Budget::Executions(n) => PBudget { kind: BudgetKind::Executions as i32, amount: n },
+        Budget::Evaluations(n) => PBudget { kind: BudgetKind::Evaluations as i32, amount: n },
+        Budget::Seconds(n) => PBudget { kind: BudgetKind::Seconds as i32, amount: n },
     }
 }
 

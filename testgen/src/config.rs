@@ -1,4 +1,8 @@
-//! Algorithm configuration: which search and its parameters.
+//! Algorithm configuration: which search, its parameters and the budget.
+//!
+//! Parameter defaults are the Whisker study's configuration files (branch
+//! `emse22`: `mio.json`, `mosa.json`, `randomSearch.json`); see
+//! [`crate::whisker_config`] for reading those files directly.
 
 use std::collections::BTreeMap;
 
@@ -8,11 +12,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Algorithm {
-    /// Random search: random tests, keep those that cover something new.
+    /// Random search: random tests; the archive keeps the shortest test per target.
     Random,
-    /// MOSA: many-objective sorting algorithm (Panichella et al.).
+    /// MOSA: many-objective sorting algorithm (Panichella et al.), memetic.
     Mosa,
-    /// MIO: many independent objectives (Arcuri).
+    /// MIO: many independent objectives (Arcuri), memetic.
     Mio,
 }
 
@@ -38,10 +42,11 @@ impl Algorithm {
 }
 
 /// Parameters every algorithm accepts (Whisker's `chromosome`, `durations`,
-/// `integerRange`, `mutation`, `localSearch` settings).
+/// `integerRange`, `mutation`, `localSearch` settings and clowder's own).
 pub const COMMON_PARAMS: &[&str] = &[
     "min_events",
     "max_events",
+    "max_length",
     "wait_upper_bound",
     "press_duration",
     "click_duration",
@@ -54,6 +59,23 @@ pub const COMMON_PARAMS: &[&str] = &[
     "reduction_probability",
     "minimize",
     "assertions",
+    "dynamic_extraction",
+    "schedule_steps",
+];
+
+/// Parameters of MOSA.
+pub const MOSA_PARAMS: &[&str] =
+    &["population_size", "crossover_probability", "mutation_probability", "mutate_parents_after_crossover"];
+
+/// Parameters of MIO.
+pub const MIO_PARAMS: &[&str] = &[
+    "archive_size_start",
+    "archive_size_focused",
+    "random_selection_probability_start",
+    "random_selection_probability_focused",
+    "start_of_focused_phase",
+    "max_mutation_count_start",
+    "max_mutation_count_focused",
 ];
 
 /// An algorithm with its parameters (anything not given takes the Whisker
@@ -87,20 +109,31 @@ impl AlgorithmConfig {
         }
     }
 
-    /// Checks that every parameter is one this algorithm knows.
+    /// Number parameter `key`, or `default`.
+    pub fn num(&self, key: &str, default: f64) -> Result<f64, String> {
+        match self.params.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("parameter {key:?} must be a finite number, got {v}")),
+        }
+    }
+
+    /// Boolean parameter `key`, or `default`.
+    pub fn flag(&self, key: &str, default: bool) -> Result<bool, String> {
+        match self.params.get(key) {
+            None => Ok(default),
+            Some(v) => v.as_bool().ok_or_else(|| format!("parameter {key:?} must be true or false, got {v}")),
+        }
+    }
+
+    /// Checks that every parameter is known and in range.
     pub fn validate(&self) -> Result<(), String> {
         let specific: &[&str] = match self.algorithm {
             Algorithm::Random => &[],
-            Algorithm::Mosa => &["population_size", "crossover_probability", "mutation_probability"],
-            Algorithm::Mio => &[
-                "archive_size_start",
-                "archive_size_focused",
-                "random_selection_probability_start",
-                "random_selection_probability_focused",
-                "start_of_focused_phase",
-                "max_mutation_count_start",
-                "max_mutation_count_focused",
-            ],
+            Algorithm::Mosa => MOSA_PARAMS,
+            Algorithm::Mio => MIO_PARAMS,
         };
         for k in self.params.keys() {
             if !COMMON_PARAMS.contains(&k.as_str()) && !specific.contains(&k.as_str()) {
@@ -118,7 +151,151 @@ impl AlgorithmConfig {
                 return Err(format!("parameter {k:?} must be a number or boolean, got {v}"));
             }
         }
-        Ok(())
+        Params::from_config(self).map(|_| ())
+    }
+}
+
+/// Resolved, typed parameters of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Params {
+    /// Shortest initial test, in events (Whisker `chromosome.minSampleLength`).
+    pub min_events: u32,
+    /// Initial test lengths are drawn from `[min_events, max_events)` events
+    /// (Whisker `chromosome.maxSampleLength`, exclusive as in Whisker).
+    pub max_events: u32,
+    /// Longest test mutation and extension may produce, in events
+    /// (Whisker `chromosome.maxLength`).
+    pub max_length: u32,
+    /// Upper bound of wait durations in steps (`durations.waitStepUpperBound`).
+    pub wait_upper_bound: u32,
+    /// Upper bound of key-press durations in steps (`durations.pressDuration`).
+    pub press_duration: u32,
+    /// Click duration in steps (`durations.clickDuration`).
+    pub click_duration: u32,
+    /// Sound duration in steps (`durations.soundDuration`).
+    pub sound_duration: u32,
+    /// Smallest codon value (`integerRange.min`).
+    pub codon_min: u32,
+    /// Codons are drawn from `[codon_min, codon_max)`; mutation wraps into `[codon_min, codon_max]`.
+    pub codon_max: u32,
+    /// Standard deviation of the gaussian codon change (`mutation.gaussianMutationPower`).
+    pub gaussian_mutation_power: f64,
+    /// Probability of extension local search.
+    pub extension_probability: f64,
+    /// Probability of choosing a newly available event during extension.
+    pub extension_new_event_probability: f64,
+    /// Probability of reduction local search.
+    pub reduction_probability: f64,
+    /// 1-minimise the final suite.
+    pub minimize: bool,
+    /// Dynamic event extraction (false: static, all handled events always offered).
+    pub dynamic_extraction: bool,
+    /// Steps over which MIO's parameters move from their start to their
+    /// focused values. Whisker uses the fraction of its time budget; clowder
+    /// uses this fixed horizon (default: the study's 180 000 steps) so that no
+    /// decision depends on the budget of the run.
+    pub schedule_steps: u64,
+    /// MOSA population size.
+    pub population_size: u32,
+    /// MOSA crossover probability.
+    pub crossover_probability: f64,
+    /// MOSA mutation probability.
+    pub mutation_probability: f64,
+    /// MOSA: mutate the parents instead of the crossover offspring, discarding
+    /// the offspring, as Whisker's emse22 code does (the paper mutates offspring).
+    pub mutate_parents_after_crossover: bool,
+    /// MIO archive size per target at the start.
+    pub archive_size_start: u32,
+    /// MIO archive size per target in the focused phase.
+    pub archive_size_focused: u32,
+    /// MIO probability of sampling a new test at the start.
+    pub random_selection_probability_start: f64,
+    /// MIO probability of sampling a new test in the focused phase.
+    pub random_selection_probability_focused: f64,
+    /// MIO start of the focused phase as a fraction of `schedule_steps`.
+    pub start_of_focused_phase: f64,
+    /// MIO mutations per selected test at the start.
+    pub max_mutation_count_start: u32,
+    /// MIO mutations per selected test in the focused phase.
+    pub max_mutation_count_focused: u32,
+}
+
+impl Params {
+    /// Parameters of `cfg` with the Whisker study's defaults for missing ones.
+    pub fn from_config(cfg: &AlgorithmConfig) -> Result<Params, String> {
+        let ls = if cfg.algorithm == Algorithm::Random { 0.0 } else { 0.3 };
+        let u32p = |k: &str, d: u32| -> Result<u32, String> {
+            let v = cfg.int(k, d as u64)?;
+            u32::try_from(v).map_err(|_| format!("parameter {k:?} is too large: {v}"))
+        };
+        let prob = |k: &str, d: f64| -> Result<f64, String> {
+            let v = cfg.num(k, d)?;
+            if (0.0..=1.0).contains(&v) { Ok(v) } else { Err(format!("parameter {k:?} must be in [0, 1], got {v}")) }
+        };
+        let p = Params {
+            min_events: u32p("min_events", 2)?,
+            max_events: u32p("max_events", 20)?,
+            max_length: u32p("max_length", 20)?,
+            wait_upper_bound: u32p("wait_upper_bound", 100)?,
+            press_duration: u32p("press_duration", 5)?,
+            click_duration: u32p("click_duration", 1)?,
+            sound_duration: u32p("sound_duration", 1)?,
+            codon_min: u32p("codon_min", 0)?,
+            codon_max: u32p("codon_max", 480)?,
+            gaussian_mutation_power: cfg.num("gaussian_mutation_power", 5.0)?,
+            extension_probability: prob("extension_probability", ls)?,
+            extension_new_event_probability: prob("extension_new_event_probability", 0.5)?,
+            reduction_probability: prob("reduction_probability", ls)?,
+            minimize: cfg.flag("minimize", true)?,
+            dynamic_extraction: cfg.flag("dynamic_extraction", true)?,
+            schedule_steps: cfg.int("schedule_steps", 180_000)?,
+            population_size: u32p("population_size", 30)?,
+            crossover_probability: prob("crossover_probability", 0.7)?,
+            mutation_probability: prob("mutation_probability", 1.0)?,
+            mutate_parents_after_crossover: cfg.flag("mutate_parents_after_crossover", false)?,
+            archive_size_start: u32p("archive_size_start", 15)?,
+            archive_size_focused: u32p("archive_size_focused", 5)?,
+            random_selection_probability_start: prob("random_selection_probability_start", 0.9)?,
+            random_selection_probability_focused: prob("random_selection_probability_focused", 0.5)?,
+            start_of_focused_phase: prob("start_of_focused_phase", 1.0)?,
+            max_mutation_count_start: u32p("max_mutation_count_start", 0)?,
+            max_mutation_count_focused: u32p("max_mutation_count_focused", 3)?,
+        };
+        let _ = cfg.flag("assertions", false)?;
+        if p.min_events == 0 || p.min_events >= p.max_events {
+            return Err(format!(
+                "need 0 < min_events < max_events (initial lengths are drawn from [min, max)), got {} and {}",
+                p.min_events, p.max_events
+            ));
+        }
+        if p.max_events > 10_000 || p.max_length == 0 || p.max_length > 10_000 {
+            return Err("max_events and max_length must be in 1..=10000".into());
+        }
+        if p.codon_max <= p.codon_min || p.codon_max > 1_000_000 {
+            return Err(format!("need codon_min < codon_max <= 1000000, got {} and {}", p.codon_min, p.codon_max));
+        }
+        if p.wait_upper_bound == 0 || p.press_duration == 0 {
+            return Err("wait_upper_bound and press_duration must be positive".into());
+        }
+        if p.wait_upper_bound > 100_000 || p.press_duration > 100_000 || p.click_duration > 100_000 {
+            return Err("durations must be at most 100000 steps".into());
+        }
+        if !(0.0..=1000.0).contains(&p.gaussian_mutation_power) {
+            return Err("gaussian_mutation_power must be in [0, 1000]".into());
+        }
+        if cfg.algorithm == Algorithm::Mosa && !(2..=10_000).contains(&p.population_size) {
+            return Err(format!("population_size must be in 2..=10000, got {}", p.population_size));
+        }
+        if cfg.algorithm == Algorithm::Mio && (p.archive_size_start == 0 || p.archive_size_focused == 0) {
+            return Err("MIO archive sizes must be positive".into());
+        }
+        if p.archive_size_start > 10_000 || p.archive_size_focused > 10_000 {
+            return Err("MIO archive sizes must be at most 10000".into());
+        }
+        if p.schedule_steps == 0 {
+            return Err("schedule_steps must be positive".into());
+        }
+        Ok(p)
     }
 }
 
@@ -126,25 +303,67 @@ impl AlgorithmConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Budget {
-    /// VM steps (deterministic; the default).
+    /// VM steps (deterministic; the default). 30 steps are one Scratch second.
     Steps(u64),
     /// Test executions (deterministic).
     Executions(u64),
+    /// Fitness evaluations (deterministic).
+    Evaluations(u64),
+    /// Wall-clock seconds: not reproducible, for comparison with published numbers.
+    Seconds(u64),
 }
 
 impl Budget {
-    /// Short name of the unit (`steps`, `executions`).
+    /// Short name of the unit (`steps`, `executions`, `evaluations`, `seconds`).
     pub fn unit(&self) -> &'static str {
         match self {
             Budget::Steps(_) => "steps",
             Budget::Executions(_) => "executions",
+            Budget::Evaluations(_) => "evaluations",
+            Budget::Seconds(_) => "seconds",
         }
     }
 
     /// The amount in its unit.
     pub fn amount(&self) -> u64 {
         match self {
-            Budget::Steps(n) | Budget::Executions(n) => *n,
+            Budget::Steps(n) | Budget::Executions(n) | Budget::Evaluations(n) | Budget::Seconds(n) => *n,
         }
+    }
+
+    /// Whether runs with this budget are reproducible (all but wall-clock budgets).
+    pub fn reproducible(&self) -> bool {
+        !matches!(self, Budget::Seconds(_))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_the_study_configuration() {
+        let p = Params::from_config(&AlgorithmConfig::new(Algorithm::Mio)).expect("defaults valid");
+        assert_eq!((p.min_events, p.max_events, p.max_length), (2, 20, 20));
+        assert_eq!((p.wait_upper_bound, p.press_duration, p.codon_max), (100, 5, 480));
+        assert_eq!((p.archive_size_start, p.archive_size_focused), (15, 5));
+        assert_eq!((p.random_selection_probability_start, p.random_selection_probability_focused), (0.9, 0.5));
+        assert_eq!((p.max_mutation_count_start, p.max_mutation_count_focused), (0, 3));
+        assert_eq!((p.extension_probability, p.reduction_probability), (0.3, 0.3));
+        let r = Params::from_config(&AlgorithmConfig::new(Algorithm::Random)).expect("valid");
+        assert_eq!((r.extension_probability, r.reduction_probability), (0.0, 0.0));
+    }
+
+    #[test]
+    fn bad_parameters_are_rejected_with_their_name() {
+        let mut c = AlgorithmConfig::new(Algorithm::Mosa);
+        c.params.insert("population_size".into(), serde_json::json!(1));
+        assert!(c.validate().unwrap_err().contains("population_size"));
+        let mut c = AlgorithmConfig::new(Algorithm::Mio);
+        c.params.insert("crossover_probability".into(), serde_json::json!(0.5));
+        assert!(c.validate().unwrap_err().contains("unknown parameter"));
+        let mut c = AlgorithmConfig::new(Algorithm::Random);
+        c.params.insert("extension_probability".into(), serde_json::json!(1.5));
+        assert!(c.validate().unwrap_err().contains("[0, 1]"));
     }
 }

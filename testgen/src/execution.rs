@@ -1,166 +1,597 @@
-//! Executing tests in the VM while counting the run's budget and coverage.
+//! Executing tests: decode-and-execute (Algorithm 4), extension local search
+//! (Algorithm 10), replay of concrete events; budget counting and the
+//! coverage timeline.
+//!
+//! Every test runs in a fresh VM seeded with the run's seed, starts with the
+//! green flag, and follows every selected event with a one-step wait, as
+//! Whisker does. Durations (steps):
+//!
+//! | event | inputs | steps |
+//! |---|---|---|
+//! | KeyPress(k, d) | key down, after `d` steps key up | d + 1 |
+//! | Wait(d) | — | d + 1 |
+//! | ClickSprite / ClickStage | hats start at once | 1 |
+//! | MouseMove / MouseMoveTo / MouseDown / DragSprite / TypeText / TypeNumber | immediate | 1 |
+//! | Sound(v, d) | loudness `v` for `max(d, 1)` steps, then none | max(d, 1) |
+//!
+//! Decoding stops when the codons are used up, or when the program has stopped
+//! (all threads finished after having run) and only waiting is possible.
+//!
+//! Budget: the step budget is checked before every VM step, so a run stops at
+//! exactly the budget step and a run with a smaller budget is a prefix of one
+//! with a larger budget. Execution and evaluation budgets are checked before a
+//! test starts; full coverage stops the run at the step it is reached.
 
+use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Instant;
 
-use clowder_vm::project::{BlockIdx, Project};
-use clowder_vm::{Vm, VmOptions};
+use clowder_vm::project::Project;
 
-use crate::config::Budget;
-use crate::events::Event;
+use crate::config::{Budget, Params};
+use crate::events::{Cand, Event, EventInfo, decode_wait};
+use crate::fitness::{FitnessModel, Scratch};
 use crate::result::TimelinePoint;
+use crate::rng::Rng;
+use crate::sut::Sut;
+use crate::trace::Trace;
 
-/// Tracks covered targets and budget use across all executions of a run.
-pub struct Executor {
-    project: Arc<Project>,
-    seed: u64,
+/// An executed test: its genotype, phenotype, trace and fitness values.
+#[derive(Debug, Clone)]
+pub struct Evaluated {
+    /// Unique within a run (identity for "already extended").
+    pub id: u64,
+    /// Codons.
+    pub codons: Vec<u32>,
+    /// The events sent (after the initial green flag; the one-step waits are implicit).
+    pub events: Vec<Event>,
+    /// The trace of the execution.
+    pub trace: Trace,
+    /// Fitness per target (0 = covered).
+    pub fitness: Vec<f64>,
+    /// Targets covered.
+    pub covered: usize,
+    /// Σ 1/(1+f) over all targets (MIO's tie-breaker).
+    pub heuristic_sum: f64,
+    /// Codon position after the last event that improved some fitness value
+    /// (the first event is the reference and never counts), for reduction.
+    pub last_improved_codon: Option<usize>,
+    /// Trace and event count at that point.
+    pub last_improved: Option<Rc<(Trace, usize)>>,
+}
+
+impl Evaluated {
+    /// Codon count (Whisker's chromosome length).
+    pub fn len(&self) -> usize {
+        self.codons.len()
+    }
+
+    /// True for an empty genotype.
+    pub fn is_empty(&self) -> bool {
+        self.codons.is_empty()
+    }
+}
+
+/// Static data of a run shared by every execution.
+pub struct RunCtx<'a> {
+    /// The project.
+    pub project: Arc<Project>,
+    /// Fitness model.
+    pub model: &'a FitnessModel,
+    /// Event information.
+    pub info: &'a EventInfo,
+    /// Parameters.
+    pub params: &'a Params,
+    /// Seed of the project's randomness in every execution.
+    pub vm_seed: u64,
+}
+
+struct Live {
+    sut: Sut,
+    running: bool,
+    prev_live: usize,
+    budgeted: bool,
+    /// Set when the step budget or full coverage cut the test short.
+    cut: bool,
+}
+
+/// Runs tests, counts the budget and records coverage over time.
+pub struct Executor<'a> {
+    ctx: RunCtx<'a>,
     budget: Budget,
-    /// Bit mask of target blocks.
+    started: Instant,
+    /// VM steps of the search.
+    pub steps: u64,
+    /// Test executions of the search.
+    pub executions: u64,
+    /// Fitness evaluations of the search.
+    pub evaluations: u64,
+    /// Steps spent replaying tests after the search (minimisation).
+    pub replay_steps: u64,
     target_mask: Vec<u64>,
-    covered: Vec<u64>,
-    covered_count: u32,
-    total_targets: u32,
-    steps: u64,
-    executions: u64,
+    covered_bits: Vec<u64>,
+    covered: u32,
     timeline: Vec<TimelinePoint>,
+    first_covered: Vec<(u32, u64)>,
+    scratch: Scratch,
+    next_id: u64,
+    /// Track the last improving codon (needed by reduction local search).
+    pub track_improvement: bool,
+    on_progress: &'a mut dyn FnMut(&TimelinePoint),
+    cands: Vec<Cand>,
+    geometry: &'static str,
     unknown: std::collections::BTreeMap<String, u64>,
 }
 
-impl Executor {
-    /// An executor for `project` with the given coverage targets.
-    pub fn new(project: Arc<Project>, targets: &[BlockIdx], seed: u64, budget: Budget) -> Self {
-        let words = project.blocks.len().div_ceil(64);
-        let mut target_mask = vec![0u64; words];
-        for &t in targets {
-            target_mask[t as usize / 64] |= 1u64 << (t % 64);
+impl<'a> Executor<'a> {
+    /// An executor for one run.
+    pub fn new(ctx: RunCtx<'a>, budget: Budget, on_progress: &'a mut dyn FnMut(&TimelinePoint)) -> Self {
+        let nb = ctx.project.blocks.len();
+        let mut target_mask = vec![0u64; nb.div_ceil(64)];
+        for &b in &ctx.model.targets.blocks {
+            target_mask[b as usize / 64] |= 1u64 << (b % 64);
         }
+        let words = target_mask.len();
         Self {
-            project,
-            seed,
+            ctx,
             budget,
-            target_mask,
-            covered: vec![0u64; words],
-            covered_count: 0,
-            total_targets: targets.len() as u32,
+            started: Instant::now(),
             steps: 0,
             executions: 0,
+            evaluations: 0,
+            replay_steps: 0,
+            target_mask,
+            covered_bits: vec![0; words],
+            covered: 0,
             timeline: vec![TimelinePoint { steps: 0, executions: 0, covered: 0 }],
-            unknown: std::collections::BTreeMap::new(),
+            first_covered: Vec::new(),
+            scratch: Scratch::default(),
+            next_id: 0,
+            track_improvement: false,
+            on_progress,
+            cands: Vec::new(),
+            geometry: "none",
+            unknown: Default::default(),
         }
     }
 
-    /// True once the budget is used up or every target is covered.
+    /// The run's static data.
+    pub fn ctx(&self) -> &RunCtx<'a> {
+        &self.ctx
+    }
+
+    /// Targets covered so far.
+    pub fn covered(&self) -> u32 {
+        self.covered
+    }
+
+    /// Total targets.
+    pub fn total(&self) -> u32 {
+        self.ctx.model.len() as u32
+    }
+
+    /// All targets covered.
+    pub fn full(&self) -> bool {
+        self.covered as usize == self.ctx.model.len()
+    }
+
+    fn step_budget_left(&self) -> bool {
+        match self.budget {
+            Budget::Steps(n) => self.steps < n,
+            Budget::Seconds(s) => {
+                // Checking the clock every 1024 steps keeps it cheap.
+                self.steps % 1024 != 0 || self.started.elapsed().as_secs_f64() < s as f64
+            }
+            _ => true,
+        }
+    }
+
+    /// Whether the search must stop: budget used up or every target covered.
     pub fn finished(&self) -> bool {
-        self.covered_count == self.total_targets
+        self.full()
             || match self.budget {
                 Budget::Steps(n) => self.steps >= n,
                 Budget::Executions(n) => self.executions >= n,
+                Budget::Evaluations(n) => self.evaluations >= n,
+                Budget::Seconds(s) => self.started.elapsed().as_secs_f64() >= s as f64,
             }
     }
 
-    /// Runs one test (the green flag, then its events) in a fresh VM.
-    /// Returns the number of targets it covered for the first time.
-    pub fn execute(&mut self, events: &[Event], on_progress: &mut dyn FnMut(&TimelinePoint)) -> u32 {
-        self.executions += 1;
-        let before = self.covered_count;
-        // Every execution uses the run's seed, so re-running a test reproduces it.
-        let mut vm = Vm::new(Arc::clone(&self.project), VmOptions { seed: self.seed, ..VmOptions::default() });
-        vm.green_flag();
-        for ev in events {
-            if self.steps_exhausted() {
-                break;
-            }
-            match ev {
-                Event::GreenFlag => {
-                    vm.green_flag();
-                    self.run(&mut vm, 1, on_progress);
-                }
-                Event::KeyPress { key, steps } => {
-                    vm.key_down(key);
-                    self.run(&mut vm, (*steps).max(1), on_progress);
-                    vm.key_up(key);
-                }
-                Event::ClickSprite { sprite } => {
-                    if let Some(id) = vm.find_target(sprite, 0) {
-                        vm.click_target(id);
-                    }
-                    self.run(&mut vm, 1, on_progress);
-                }
-                Event::ClickStage => {
-                    vm.click_stage();
-                    self.run(&mut vm, 1, on_progress);
-                }
-                Event::Wait { steps } => self.run(&mut vm, *steps, on_progress),
-            }
-            // Whisker follows every event with a one-step wait.
-            self.run(&mut vm, 1, on_progress);
-        }
-        for (op, n) in vm.unknown_opcodes() {
-            *self.unknown.entry(op.clone()).or_insert(0) += n;
-        }
-        self.covered_count - before
+    /// Search progress for MIO's parameter schedule: steps over `schedule_steps`.
+    pub fn progress(&self) -> f64 {
+        self.steps as f64 / self.ctx.params.schedule_steps as f64
     }
 
-    fn steps_exhausted(&self) -> bool {
-        matches!(self.budget, Budget::Steps(n) if self.steps >= n)
-    }
-
-    /// Steps the VM `n` times (or until the step budget ends), recording coverage changes.
-    fn run(&mut self, vm: &mut Vm, n: u64, on_progress: &mut dyn FnMut(&TimelinePoint)) {
-        for _ in 0..n {
-            if self.steps_exhausted() {
-                return;
-            }
-            vm.step();
-            self.steps += 1;
-            let mut gained = 0;
-            for ((c, &m), &e) in self.covered.iter_mut().zip(&self.target_mask).zip(vm.executed_bits()) {
-                let new = e & m & !*c;
-                if new != 0 {
-                    gained += new.count_ones();
-                    *c |= new;
-                }
-            }
-            if gained > 0 {
-                self.covered_count += gained;
-                let p = TimelinePoint { steps: self.steps, executions: self.executions, covered: self.covered_count };
-                on_progress(&p);
-                self.timeline.push(p);
-            }
-        }
-    }
-
-    /// Opcodes executed that the VM does not implement, with counts over all executions.
-    pub fn unknown_opcodes(&self) -> Vec<(String, u64)> {
-        self.unknown.iter().map(|(k, v)| (k.clone(), *v)).collect()
-    }
-
-    /// Steps used so far.
-    pub fn steps(&self) -> u64 {
-        self.steps
-    }
-
-    /// Test executions so far.
-    pub fn executions(&self) -> u64 {
-        self.executions
-    }
-
-    /// Covered target count.
-    pub fn covered(&self) -> u32 {
-        self.covered_count
-    }
-
-    /// Number of targets.
-    pub fn total_targets(&self) -> u32 {
-        self.total_targets
-    }
-
-    /// Coverage change points so far.
+    /// The coverage change points so far.
     pub fn timeline(&self) -> &[TimelinePoint] {
         &self.timeline
     }
 
+    /// Every covered target block with the step it was first covered at, in
+    /// order of coverage.
+    pub fn first_covered(&self) -> &[(u32, u64)] {
+        &self.first_covered
+    }
+
     /// Steps at which the last target was covered, if all are.
     pub fn steps_to_full_coverage(&self) -> Option<u64> {
-        (self.covered_count == self.total_targets).then(|| self.timeline.last().map_or(0, |p| p.steps))
+        self.full().then(|| self.timeline.last().map_or(0, |p| p.steps))
     }
+
+    /// `none`, `approximate` or `exact`, as reported by the VM.
+    pub fn geometry(&self) -> &'static str {
+        self.geometry
+    }
+
+    /// Opcodes the VM did not implement, summed over executions.
+    pub fn unknown_opcodes(&self) -> Vec<(String, u64)> {
+        self.unknown.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+
+    fn start(&mut self, budgeted: bool) -> Live {
+        let mut sut = Sut::new(Arc::clone(&self.ctx.project), self.ctx.vm_seed);
+        self.geometry = sut.geometry();
+        sut.green_flag();
+        Live { sut, running: true, prev_live: 0, budgeted, cut: false }
+    }
+
+    fn end(&mut self, live: &Live) {
+        for (k, v) in live.sut.unknown_opcodes() {
+            *self.unknown.entry(k).or_insert(0) += v;
+        }
+    }
+
+    /// Runs `n` steps; false when the budget (or full coverage) cut it short.
+    fn run_steps(&mut self, live: &mut Live, n: u64) -> bool {
+        for _ in 0..n {
+            if live.budgeted && (!self.step_budget_left() || self.full()) {
+                live.cut = true;
+                return false;
+            }
+            live.sut.step();
+            if live.budgeted {
+                self.steps += 1;
+                self.note_coverage(&live.sut);
+            } else {
+                self.replay_steps += 1;
+            }
+            let now = live.sut.live_threads();
+            if live.prev_live > 0 && now == 0 {
+                live.running = false; // scratch-vm's PROJECT_RUN_STOP
+            }
+            live.prev_live = now;
+        }
+        true
+    }
+
+    fn note_coverage(&mut self, sut: &Sut) {
+        let mut gained = 0;
+        for (w, ((c, &m), &e)) in
+            self.covered_bits.iter_mut().zip(&self.target_mask).zip(sut.executed_bits()).enumerate()
+        {
+            let mut new = e & m & !*c;
+            if new != 0 {
+                gained += new.count_ones();
+                *c |= new;
+                while new != 0 {
+                    let bit = new.trailing_zeros();
+                    self.first_covered.push(((w * 64) as u32 + bit, self.steps));
+                    new &= new - 1;
+                }
+            }
+        }
+        if gained > 0 {
+            self.covered += gained;
+            let p = TimelinePoint { steps: self.steps, executions: self.executions + 1, covered: self.covered };
+            (self.on_progress)(&p);
+            self.timeline.push(p);
+        }
+    }
+
+    /// Sends `ev` and the one-step wait after it.
+    fn apply(&mut self, live: &mut Live, ev: &Event) {
+        let project = Arc::clone(&self.ctx.project);
+        let find = |sut: &Sut, sprite: &str, clone: u32| {
+            project.targets.iter().position(|t| t.name == sprite && !t.is_stage).and_then(|d| sut.find(d, clone))
+        };
+        match ev {
+            Event::GreenFlag => live.sut.green_flag(),
+            Event::KeyPress { key, steps } => {
+                live.sut.key_down(key);
+                self.run_steps(live, *steps as u64);
+                live.sut.key_up(key);
+            }
+            Event::ClickSprite { sprite, clone, .. } => {
+                if let Some(id) = find(&live.sut, sprite, *clone) {
+                    live.sut.click(id);
+                }
+            }
+            Event::ClickStage => live.sut.click_stage(),
+            Event::TypeText { text } => live.sut.answer(text),
+            Event::TypeNumber { number } => live.sut.answer(&number.to_string()),
+            Event::MouseDown { down } => live.sut.mouse_button(*down),
+            Event::MouseMove { x, y } | Event::MouseMoveTo { x, y } => live.sut.mouse_move(*x, *y),
+            Event::DragSprite { sprite, clone, x, y } => {
+                if let Some(id) = find(&live.sut, sprite, *clone) {
+                    live.sut.drag(id, *x, *y);
+                }
+            }
+            Event::Sound { volume, steps } => {
+                live.sut.set_loudness(*volume);
+                self.run_steps(live, (*steps as u64).max(1));
+                live.sut.set_loudness(-1.0);
+                return;
+            }
+            Event::Wait { steps } => {
+                self.run_steps(live, *steps as u64);
+            }
+        }
+        self.run_steps(live, 1);
+    }
+
+    fn next_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn trace_of(&self, live: &Live) -> Trace {
+        let mut tr = Trace::new(self.ctx.project.blocks.len(), self.ctx.model.measured_blocks().len());
+        live.sut.fill_trace(self.ctx.model.measured_blocks(), &mut tr);
+        tr
+    }
+
+    fn finish(&mut self, live: &Live, codons: Vec<u32>, events: Vec<Event>, improved: Improved) -> Evaluated {
+        let trace = self.trace_of(live);
+        let mut fitness = Vec::new();
+        self.ctx.model.evaluate_all(&trace, &mut self.scratch, &mut fitness);
+        let covered = fitness.iter().filter(|f| **f == 0.0).count();
+        let heuristic_sum = fitness.iter().map(|f| 1.0 / (1.0 + f)).sum();
+        Evaluated {
+            id: self.next_id(),
+            codons,
+            events,
+            trace,
+            fitness,
+            covered,
+            heuristic_sum,
+            last_improved_codon: improved.codon,
+            last_improved: improved.snapshot,
+        }
+    }
+
+    /// Decodes `codons` against the events available in each state and sends
+    /// them (one decision per codon group), tracking improvements if enabled.
+    fn decode(&mut self, live: &mut Live, codons: &[u32], events: &mut Vec<Event>, track: bool) -> Improved {
+        let r = self.ctx.info.reserved;
+        let mut improved = Improved::default();
+        let mut reference: Option<(Trace, Vec<f64>)> = None;
+        let mut i = 0;
+        let mut cands = std::mem::take(&mut self.cands);
+        while i < codons.len() && !live.cut {
+            self.ctx.info.extract(&self.ctx.project, &live.sut, self.ctx.params.dynamic_extraction, &mut cands);
+            if cands.is_empty() || !(live.running || cands.iter().any(|c| *c != Cand::Wait)) {
+                break;
+            }
+            let cand = &cands[codons[i] as usize % cands.len()];
+            let pc: Vec<u32> = (0..cand.params()).map(|k| codons[(i + 1 + k) % codons.len()]).collect();
+            let ev = cand.realize(&pc, self.ctx.params, &self.ctx.project, &live.sut);
+            self.apply(live, &ev);
+            events.push(ev);
+            i += r;
+            if track {
+                self.track(live, &mut reference, &mut improved, i, events.len());
+            }
+        }
+        self.cands = cands;
+        improved
+    }
+
+    /// Whisker's last-improved-codon bookkeeping: after each event, compare
+    /// the fitness of every target with the values after the previous event.
+    fn track(
+        &mut self,
+        live: &Live,
+        reference: &mut Option<(Trace, Vec<f64>)>,
+        improved: &mut Improved,
+        codon: usize,
+        n_events: usize,
+    ) {
+        let tr = self.trace_of(live);
+        match reference {
+            None => {
+                let mut f = Vec::new();
+                self.ctx.model.evaluate_all(&tr, &mut self.scratch, &mut f);
+                *reference = Some((tr, f));
+            }
+            Some((old_tr, old_f)) => {
+                if *old_tr == tr {
+                    return; // nothing changed, nothing improved
+                }
+                let mut f = Vec::new();
+                self.ctx.model.evaluate_all(&tr, &mut self.scratch, &mut f);
+                if f.iter().zip(old_f.iter()).any(|(n, o)| n < o) {
+                    improved.codon = Some(codon);
+                    improved.snapshot = Some(Rc::new((tr.clone(), n_events)));
+                }
+                *reference = Some((tr, f));
+            }
+        }
+    }
+
+    /// Decode-and-execute `codons` as one test of the search.
+    pub fn execute(&mut self, codons: Vec<u32>) -> Evaluated {
+        let mut live = self.start(true);
+        let mut events = Vec::new();
+        let track = self.track_improvement;
+        let improved = self.decode(&mut live, &codons, &mut events, track);
+        self.executions += 1;
+        self.evaluations += 1;
+        self.end(&live);
+        self.finish(&live, codons, events, improved)
+    }
+
+    /// Extension local search (Algorithm 10): re-executes `orig`, then keeps
+    /// appending — an answer if a question waits, a newly available event with
+    /// probability `extension_new_event_probability`, otherwise a long wait
+    /// (extended while it helps) — while fitness improves, the program runs and
+    /// the test is shorter than `max_length` events.
+    pub fn extend(&mut self, orig: &Evaluated, rng: &mut Rng) -> Evaluated {
+        let p = self.ctx.params;
+        let r = self.ctx.info.reserved;
+        let max_codons = p.max_length as usize * r;
+        let mut live = self.start(true);
+        let mut events = Vec::new();
+        self.decode(&mut live, &orig.codons, &mut events, false);
+        let mut codons = orig.codons.clone();
+        let mut values = orig.fitness.clone();
+        let mut improved = Improved { codon: orig.last_improved_codon, snapshot: orig.last_improved.clone() };
+        let mut extend_wait = false;
+        let mut previous: Vec<Cand> = Vec::new();
+        let mut avail: Vec<Cand> = Vec::new();
+        while codons.len() < max_codons && live.running && !live.cut {
+            self.evaluations += 1;
+            self.ctx.info.extract(&self.ctx.project, &live.sut, p.dynamic_extraction, &mut avail);
+            if avail.is_empty() {
+                break;
+            }
+            let index_of = |c: &Cand| avail.iter().position(|a| a.same(c)).unwrap_or(0) as u32;
+            let typing: Vec<&Cand> = avail.iter().filter(|c| c.is_typing()).collect();
+            let fresh: Vec<&Cand> = avail.iter().filter(|c| !previous.iter().any(|q| q.same(c))).collect();
+            if !typing.is_empty() {
+                let c = typing[rng.below(typing.len())].clone();
+                let params: Vec<u32> =
+                    (1..r).map(|_| rng.next_int(p.codon_min as i64, p.codon_max as i64) as u32).collect();
+                codons.push(index_of(&c));
+                codons.extend(&params);
+                let ev = c.realize(&params, p, &self.ctx.project, &live.sut);
+                self.apply(&mut live, &ev);
+                events.push(ev);
+                extend_wait = false;
+            } else if !previous.is_empty() && !fresh.is_empty() && rng.next_double() < p.extension_new_event_probability
+            {
+                let c = fresh[rng.below(fresh.len())].clone();
+                let params: Vec<u32> =
+                    (1..r).map(|_| rng.next_int(p.codon_min as i64, p.codon_max as i64 + 1) as u32).collect();
+                codons.push(index_of(&c));
+                codons.extend(&params);
+                let ev = c.realize(&params, p, &self.ctx.project, &live.sut);
+                self.apply(&mut live, &ev);
+                events.push(ev);
+                extend_wait = false;
+            } else if extend_wait {
+                // Lengthen the wait just added: its duration codon grows by the bound.
+                let pos = codons.len() - (r - 1);
+                let mut extra = p.wait_upper_bound;
+                let mut dur = codons[pos] + p.wait_upper_bound;
+                if dur > p.codon_max {
+                    extra -= dur - p.codon_max;
+                    dur = p.codon_max;
+                    extend_wait = false;
+                }
+                codons[pos] = dur;
+                if let Some(Event::Wait { steps }) = events.last_mut() {
+                    *steps = decode_wait(dur, p);
+                }
+                self.run_steps(&mut live, extra as u64);
+            } else {
+                codons.push(index_of(&Cand::Wait));
+                codons.push(p.wait_upper_bound);
+                for _ in 2..r {
+                    codons.push(rng.next_int(p.codon_min as i64, p.codon_max as i64 + 1) as u32);
+                }
+                let ev = Event::Wait { steps: p.wait_upper_bound };
+                self.apply(&mut live, &ev);
+                events.push(ev);
+                extend_wait = true;
+            }
+            previous = avail.clone();
+            let tr = self.trace_of(&live);
+            let mut f = Vec::new();
+            self.ctx.model.evaluate_all(&tr, &mut self.scratch, &mut f);
+            if f.iter().zip(values.iter()).any(|(n, o)| n < o) {
+                improved.codon = Some(codons.len());
+                improved.snapshot = Some(Rc::new((tr, events.len())));
+            } else {
+                break;
+            }
+            if f.iter().all(|x| *x == 0.0) {
+                break;
+            }
+            values = f;
+        }
+        self.executions += 1;
+        self.end(&live);
+        self.finish(&live, codons, events, improved)
+    }
+
+    /// The test of reduction local search: `orig` cut after its last improving
+    /// codon, with the trace recorded at that point (no execution).
+    pub fn reduce(&mut self, orig: &Evaluated) -> Option<Evaluated> {
+        let codon = orig.last_improved_codon?;
+        let snap = orig.last_improved.as_ref()?;
+        let (trace, n_events) = (&snap.0, snap.1);
+        let mut fitness = Vec::new();
+        self.ctx.model.evaluate_all(trace, &mut self.scratch, &mut fitness);
+        let covered = fitness.iter().filter(|f| **f == 0.0).count();
+        let heuristic_sum = fitness.iter().map(|f| 1.0 / (1.0 + f)).sum();
+        Some(Evaluated {
+            id: self.next_id(),
+            codons: orig.codons[..codon.min(orig.codons.len())].to_vec(),
+            events: orig.events[..n_events.min(orig.events.len())].to_vec(),
+            trace: trace.clone(),
+            fitness,
+            covered,
+            heuristic_sum,
+            last_improved_codon: Some(codon),
+            last_improved: None,
+        })
+    }
+
+    /// Replays concrete events in a fresh VM outside the budget (minimisation);
+    /// returns the trace.
+    pub fn replay(&mut self, events: &[Event]) -> Trace {
+        let mut live = self.start(false);
+        for ev in events {
+            self.apply(&mut live, ev);
+        }
+        self.end(&live);
+        self.trace_of(&live)
+    }
+
+    /// Fitness of target `t` for a trace.
+    pub fn fitness_of(&mut self, t: usize, tr: &Trace) -> f64 {
+        self.ctx.model.fitness(t, tr, &mut self.scratch)
+    }
+}
+
+#[derive(Default)]
+struct Improved {
+    codon: Option<usize>,
+    snapshot: Option<Rc<(Trace, usize)>>,
+}
+
+/// Decodes and executes one codon list outside any search (tests, tools):
+/// returns the events sent and the trace.
+pub fn decode_once(
+    project: Arc<Project>,
+    model: &FitnessModel,
+    params: &Params,
+    seed: u64,
+    codons: &[u32],
+) -> (Vec<Event>, Trace) {
+    let info = EventInfo::new(&project, seed);
+    let mut sink = |_: &TimelinePoint| {};
+    let ctx = RunCtx { project, model, info: &info, params, vm_seed: seed };
+    let mut exec = Executor::new(ctx, Budget::Executions(1), &mut sink);
+    let e = exec.execute(codons.to_vec());
+    (e.events, e.trace)
+}
+
+/// Replays concrete events once (tests, tools): returns the trace.
+pub fn replay_once(project: Arc<Project>, model: &FitnessModel, params: &Params, seed: u64, events: &[Event]) -> Trace {
+    let info = EventInfo::new(&project, seed);
+    let mut sink = |_: &TimelinePoint| {};
+    let ctx = RunCtx { project, model, info: &info, params, vm_seed: seed };
+    let mut exec = Executor::new(ctx, Budget::Executions(1), &mut sink);
+    exec.replay(events)
 }

@@ -1,24 +1,40 @@
-//! Whisker-style test generation on clowder's VM.
+//! Whisker-style test generation on clowder's VM (Deiner et al., "Automated
+//! Test Generation for Scratch Programs"): dynamic event extraction,
+//! grammatical-evolution codon encoding, statement fitness over an
+//! interprocedural CFG/CDG, Random search, MOSA and MIO with extension and
+//! reduction local search, 1-minimisation of the final suite.
 //!
 //! [`generate`] is the one entry point the worker and `clowder gen` call: it
 //! runs an algorithm on a project with a seed and a budget and returns the
 //! coverage timeline, the suite and a digest. Everything is deterministic in
-//! (project bytes, configuration, seed, budget).
+//! (project bytes, configuration, seed, budget), except for wall-clock budgets.
 
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod encoding;
 pub mod events;
 pub mod execution;
-mod random_search;
+pub mod export;
+pub mod fitness;
+pub mod graph;
+pub mod minimize;
 pub mod result;
+pub mod rng;
+mod search;
+pub mod sut;
 pub mod targets;
+#[doc(hidden)]
+pub mod testkit;
+pub mod trace;
+pub mod whisker_config;
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use clowder_vm::Project;
 
-pub use config::{Algorithm, AlgorithmConfig, Budget};
+pub use config::{Algorithm, AlgorithmConfig, Budget, Params};
 pub use result::{RunOutcome, Test, TimelinePoint};
 
 /// Why a run could not produce a result.
@@ -27,6 +43,20 @@ pub enum GenError {
     /// The configuration is invalid (deterministic: retrying will not help).
     #[error("invalid configuration: {0}")]
     Config(String),
+}
+
+/// Per-project analyses a run needs; build once and share between runs of the
+/// same project (they depend on the project only).
+pub struct Prepared {
+    /// The fitness model (CFG, CDG, targets).
+    pub model: fitness::FitnessModel,
+}
+
+impl Prepared {
+    /// Analyses `project`.
+    pub fn new(project: &Project) -> Self {
+        Self { model: fitness::FitnessModel::new(project) }
+    }
 }
 
 /// Runs test generation on `project` and returns its outcome.
@@ -40,31 +70,68 @@ pub fn generate(
     budget: Budget,
     on_progress: &mut dyn FnMut(&TimelinePoint),
 ) -> Result<RunOutcome, GenError> {
+    let prepared = Prepared::new(&project);
+    generate_prepared(project, &prepared, cfg, seed, budget, on_progress)
+}
+
+/// [`generate`] with analyses built beforehand by [`Prepared::new`].
+pub fn generate_prepared(
+    project: Arc<Project>,
+    prepared: &Prepared,
+    cfg: &AlgorithmConfig,
+    seed: u64,
+    budget: Budget,
+    on_progress: &mut dyn FnMut(&TimelinePoint),
+) -> Result<RunOutcome, GenError> {
     cfg.validate().map_err(GenError::Config)?;
-    let targets = targets::statement_targets(&project);
-    let space = events::EventSpace::extract(&project);
-    let mut exec = execution::Executor::new(Arc::clone(&project), &targets, seed, budget);
-    let suite = match cfg.algorithm {
-        Algorithm::Random => random_search::run(cfg, seed, &mut exec, &space, on_progress).map_err(GenError::Config)?,
-        Algorithm::Mosa | Algorithm::Mio => {
-            return Err(GenError::Config(format!("{} is not implemented yet", cfg.algorithm.name())));
-        }
+    let params = Params::from_config(cfg).map_err(GenError::Config)?;
+    let model = &prepared.model;
+    let info = events::EventInfo::new(&project, seed);
+    let ctx = execution::RunCtx { project: Arc::clone(&project), model, info: &info, params: &params, vm_seed: seed };
+    let mut exec = execution::Executor::new(ctx, budget, on_progress);
+    exec.track_improvement = params.reduction_probability > 0.0 && cfg.algorithm != Algorithm::Random;
+    let rng = rng::Rng::new(seed, 0x5EA7C4);
+    let archive: Vec<Rc<execution::Evaluated>> = {
+        let mut s = search::Search::new(&mut exec, rng.clone(), params.clone(), info.reserved);
+        let out = match cfg.algorithm {
+            Algorithm::Random => s.random(),
+            Algorithm::Mosa => s.mosa(),
+            Algorithm::Mio => s.mio(),
+        };
+        // Minimisation continues the search's random stream.
+        let _ = &s.rng;
+        out
     };
-    let unknown = exec.unknown_opcodes();
+    let tests_before_min = archive.len() as u32;
+    let events_before_min: u32 = archive.iter().map(|e| e.events.len() as u32).sum();
+    let mut min_rng = rng::Rng::new(seed, 0x3141);
+    let suite: Vec<Test> = if params.minimize {
+        minimize::minimize_suite(&mut exec, &mut min_rng, &archive).into_iter().map(|events| Test { events }).collect()
+    } else {
+        archive.iter().map(|e| Test { events: e.events.clone() }).collect()
+    };
     let timeline = exec.timeline().to_vec();
-    let total = exec.total_targets();
+    let total = exec.total();
     let covered = exec.covered();
     Ok(RunOutcome {
         coverage: if total == 0 { 1.0 } else { f64::from(covered) / f64::from(total) },
         covered,
         total_targets: total,
-        steps: exec.steps(),
-        executions: exec.executions(),
+        steps: exec.steps,
+        executions: exec.executions,
+        evaluations: exec.evaluations,
+        tests_before_min,
+        tests_after_min: suite.len() as u32,
+        events_before_min,
+        events_after_min: suite.iter().map(|t| t.events.len() as u32).sum(),
         digest: result::digest(&timeline, &suite),
         timeline,
         suite,
         steps_to_full_coverage: exec.steps_to_full_coverage(),
-        geometry: "none".into(),
-        unknown_opcodes: unknown,
+        first_covered: exec.first_covered().to_vec(),
+        minimization_steps: exec.replay_steps,
+        geometry: exec.geometry().to_string(),
+        reproducible: budget.reproducible(),
+        unknown_opcodes: exec.unknown_opcodes(),
     })
 }

@@ -7,16 +7,16 @@ use crate::events::Event;
 /// A coverage change point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelinePoint {
-    /// VM steps used by the run so far.
+    /// VM steps used by the run so far (30 steps = one Scratch second).
     pub steps: u64,
-    /// Test executions so far.
+    /// Test executions so far, counting the one that covered something.
     pub executions: u64,
     /// Targets covered.
     pub covered: u32,
 }
 
-/// One generated test: the green flag then `events`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One generated test: the green flag, then `events`, each followed by a one-step wait.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Test {
     /// Events after the initial green flag.
     pub events: Vec<Event>,
@@ -31,18 +31,35 @@ pub struct RunOutcome {
     pub covered: u32,
     /// Targets in the project.
     pub total_targets: u32,
-    /// VM steps used.
+    /// VM steps used by the search.
     pub steps: u64,
-    /// Test executions.
+    /// Test executions of the search.
     pub executions: u64,
+    /// Fitness evaluations of the search.
+    pub evaluations: u64,
     /// Coverage change points (starting at 0 covered).
     pub timeline: Vec<TimelinePoint>,
-    /// The final test suite.
+    /// The final test suite (after minimisation when enabled).
     pub suite: Vec<Test>,
+    /// Tests in the suite before minimisation.
+    pub tests_before_min: u32,
+    /// Tests after minimisation.
+    pub tests_after_min: u32,
+    /// Events (not counting the automatic one-step waits) before minimisation.
+    pub events_before_min: u32,
+    /// Events after minimisation.
+    pub events_after_min: u32,
     /// Steps until full coverage, if reached.
     pub steps_to_full_coverage: Option<u64>,
+    /// Each covered target (block index in the project) with the step it was
+    /// first covered at, in order of coverage.
+    pub first_covered: Vec<(u32, u64)>,
+    /// VM steps spent replaying tests for minimisation (not part of the budget).
+    pub minimization_steps: u64,
     /// `none`, `approximate` or `exact`.
     pub geometry: String,
+    /// False for wall-clock budgets.
+    pub reproducible: bool,
     /// Opcodes the VM did not implement, with counts.
     pub unknown_opcodes: Vec<(String, u64)>,
     /// blake3 over timeline and suite: equal digests mean equal runs.
@@ -52,9 +69,39 @@ pub struct RunOutcome {
 /// The digest of a run: hash of its timeline and its suite (canonical JSON).
 pub fn digest(timeline: &[TimelinePoint], suite: &[Test]) -> String {
     let mut h = blake3::Hasher::new();
-    h.update(b"clowder-digest-v1\0");
+    h.update(b"clowder-digest-v2\0");
     h.update(serde_json::to_string(timeline).unwrap_or_default().as_bytes());
     h.update(b"\0");
     h.update(serde_json::to_string(suite).unwrap_or_default().as_bytes());
     h.finalize().to_hex().to_string()
+}
+
+/// Coverage at each point of `grid` (steps), carrying the last change point forward.
+pub fn resample(timeline: &[TimelinePoint], grid: &[u64]) -> Vec<u32> {
+    let mut out = Vec::with_capacity(grid.len());
+    let mut i = 0;
+    let mut cur = 0;
+    for &g in grid {
+        while i < timeline.len() && timeline[i].steps <= g {
+            cur = timeline[i].covered;
+            i += 1;
+        }
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resampling_carries_forward() {
+        let t = [
+            TimelinePoint { steps: 0, executions: 0, covered: 0 },
+            TimelinePoint { steps: 5, executions: 1, covered: 3 },
+            TimelinePoint { steps: 40, executions: 2, covered: 4 },
+        ];
+        assert_eq!(resample(&t, &[0, 4, 5, 30, 60]), vec![0, 0, 3, 3, 4]);
+    }
 }

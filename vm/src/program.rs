@@ -100,13 +100,20 @@ pub(crate) enum HatKind {
 impl HatKind {
     /// scratch-vm `restartExistingThreads`.
     pub fn restarts(self) -> bool {
-        matches!(self, HatKind::Flag | HatKind::SpriteClicked | HatKind::StageClicked | HatKind::Backdrop | HatKind::Broadcast)
+        matches!(
+            self,
+            HatKind::Flag | HatKind::SpriteClicked | HatKind::StageClicked | HatKind::Backdrop | HatKind::Broadcast
+        )
     }
     /// Edge-activated (evaluated every step).
     pub fn edge(self) -> bool {
         matches!(
             self,
-            HatKind::GreaterThan | HatKind::TouchingObject | HatKind::MakeyKey | HatKind::MakeyCode | HatKind::VideoMotion
+            HatKind::GreaterThan
+                | HatKind::TouchingObject
+                | HatKind::MakeyKey
+                | HatKind::MakeyCode
+                | HatKind::VideoMotion
         )
     }
     pub fn index(self) -> usize {
@@ -189,7 +196,9 @@ pub(crate) enum Cmd {
     /// A hat without predicate (runs as nothing).
     Hat,
     /// `when timer/loudness > n` (edge-activated predicate).
-    HatGreaterThan { timer: bool },
+    HatGreaterThan {
+        timer: bool,
+    },
     /// `when touching` (edge-activated predicate).
     HatTouching,
     /// Makey Makey key hat predicate.
@@ -201,16 +210,34 @@ pub(crate) enum Cmd {
     /// A reporter in a stack: evaluated, value dropped.
     Expr(ExprId),
     Definition,
-    Repeat { sub: u32 },
-    RepeatUntil { sub: u32 },
-    While { sub: u32 },
-    ForEach { var: VarRef, sub: u32 },
-    Forever { sub: u32 },
+    Repeat {
+        sub: u32,
+    },
+    RepeatUntil {
+        sub: u32,
+    },
+    While {
+        sub: u32,
+    },
+    ForEach {
+        var: VarRef,
+        sub: u32,
+    },
+    Forever {
+        sub: u32,
+    },
     Wait,
     WaitUntil,
-    If { sub: u32 },
-    IfElse { sub: u32, sub2: u32 },
-    AllAtOnce { sub: u32 },
+    If {
+        sub: u32,
+    },
+    IfElse {
+        sub: u32,
+        sub2: u32,
+    },
+    AllAtOnce {
+        sub: u32,
+    },
     Stop(StopOpt),
     CreateClone,
     DeleteClone,
@@ -218,8 +245,12 @@ pub(crate) enum Cmd {
     ClearCounter,
     Broadcast(Bcast),
     BroadcastAndWait(Bcast),
-    Say { think: bool },
-    SayForSecs { think: bool },
+    Say {
+        think: bool,
+    },
+    SayForSecs {
+        think: bool,
+    },
     Show,
     Hide,
     SwitchCostume,
@@ -232,8 +263,12 @@ pub(crate) enum Cmd {
     ClearEffects,
     ChangeSize,
     SetSize,
-    GoFrontBack { front: bool },
-    GoLayers { forward: bool },
+    GoFrontBack {
+        front: bool,
+    },
+    GoLayers {
+        forward: bool,
+    },
     MoveSteps,
     GotoXY,
     Goto,
@@ -249,15 +284,22 @@ pub(crate) enum Cmd {
     SetX,
     ChangeY,
     SetY,
-    PlaySound { wait: bool },
+    PlaySound {
+        wait: bool,
+    },
     StopAllSounds,
-    SoundEffect { change: bool, effect: Option<u8> },
+    SoundEffect {
+        change: bool,
+        effect: Option<u8>,
+    },
     ClearSoundEffects,
     SetVolume,
     ChangeVolume,
     Ask,
     ResetTimer,
-    SetDragMode { draggable: bool },
+    SetDragMode {
+        draggable: bool,
+    },
     SetVar(VarRef),
     ChangeVar(VarRef),
     AddToList(VarRef),
@@ -271,15 +313,27 @@ pub(crate) enum Cmd {
     PenDown,
     PenUp,
     PenSetColor,
-    PenParam { change: bool },
-    PenSize { change: bool },
-    PenShade { change: bool },
-    PenHue { change: bool },
+    PenParam {
+        change: bool,
+    },
+    PenSize {
+        change: bool,
+    },
+    PenShade {
+        change: bool,
+    },
+    PenHue {
+        change: bool,
+    },
     MusicDrum,
     MusicRest,
     MusicNote,
-    MusicInstrument { midi: bool },
-    MusicTempo { change: bool },
+    MusicInstrument {
+        midi: bool,
+    },
+    MusicTempo {
+        change: bool,
+    },
     Speak,
     SetVoice,
     SetLanguage,
@@ -353,8 +407,12 @@ pub(crate) enum Rep {
     YPos,
     Direction,
     Size,
-    CostumeNumName { number: bool },
-    BackdropNumName { number: bool },
+    CostumeNumName {
+        number: bool,
+    },
+    BackdropNumName {
+        number: bool,
+    },
     Var(VarRef),
     ListContents(VarRef),
     ItemOfList(VarRef),
@@ -366,7 +424,10 @@ pub(crate) enum Rep {
     ColorTouchingColor,
     DistanceTo,
     Timer,
-    Of { prop: OfProp, name: LitId },
+    Of {
+        prop: OfProp,
+        name: LitId,
+    },
     MouseX,
     MouseY,
     MouseDown,
@@ -445,10 +506,33 @@ pub(crate) const ROT_NAMES: [&str; 3] = ["all around", "left-right", "don't rota
 pub(crate) const EFFECT_NAMES: [&str; 7] = ["color", "fisheye", "whirl", "pixelate", "mosaic", "brightness", "ghost"];
 
 /// Extensions scratch-vm 5.0.300 can load by id.
-pub(crate) const BUILTIN_EXTENSIONS: [&str; 11] =
-    ["pen", "wedo2", "music", "microbit", "text2speech", "translate", "videoSensing", "ev3", "makeymakey", "boost", "gdxfor"];
-const CORE_PREFIXES: [&str; 12] =
-    ["argument", "colour", "control", "data", "event", "looks", "math", "motion", "operator", "procedures", "sensing", "sound"];
+pub(crate) const BUILTIN_EXTENSIONS: [&str; 11] = [
+    "pen",
+    "wedo2",
+    "music",
+    "microbit",
+    "text2speech",
+    "translate",
+    "videoSensing",
+    "ev3",
+    "makeymakey",
+    "boost",
+    "gdxfor",
+];
+const CORE_PREFIXES: [&str; 12] = [
+    "argument",
+    "colour",
+    "control",
+    "data",
+    "event",
+    "looks",
+    "math",
+    "motion",
+    "operator",
+    "procedures",
+    "sensing",
+    "sound",
+];
 
 /// The compiled project.
 #[derive(Debug)]
@@ -542,7 +626,7 @@ fn unused_name(name: &str, existing: &[String]) -> String {
     let mut i = 2u64;
     loop {
         let cand = format!("{base}{i}");
-        if !existing.iter().any(|e| *e == cand) {
+        if !existing.contains(&cand) {
             return cand;
         }
         i += 1;
@@ -762,6 +846,12 @@ fn rep_of_opcode(op: &str) -> Option<&'static [&'static str]> {
     Some(r)
 }
 
+/// Argument names, ids and defaults of a procedure prototype.
+type ProtoInfo = (Vec<String>, Vec<String>, Vec<Lit>);
+
+/// A target's variable declarations and broadcast messages.
+type Decls = (Vec<VarDecl>, Vec<(Box<str>, Box<str>)>);
+
 struct Compiler<'p> {
     project: &'p Project,
     lits: Lits,
@@ -778,7 +868,7 @@ struct Compiler<'p> {
     param_memo: HashMap<String, u32>,
     proccodes: HashMap<String, u32>,
     /// Per definition: proccode -> (names, ids, defaults) of the first prototype.
-    protos: Vec<HashMap<String, (Vec<String>, Vec<String>, Vec<Lit>)>>,
+    protos: Vec<HashMap<String, ProtoInfo>>,
     /// Per definition: proccode -> (definition block, warp) of the first definition.
     definitions: Vec<HashMap<String, (u32, bool)>>,
     /// Per definition: project block indices in JS key order.
@@ -820,7 +910,7 @@ pub(crate) fn compile(project: &Project) -> Program {
     }
 
     // Variables, lists and broadcasts in `target.variables` order.
-    let mut decls: Vec<(Vec<VarDecl>, Vec<(Box<str>, Box<str>)>)> = Vec::with_capacity(n_defs);
+    let mut decls: Vec<Decls> = Vec::with_capacity(n_defs);
     for t in &project.targets {
         // Insertion: variables, then lists, then broadcasts; a repeated id keeps its first
         // position and takes the later value.
@@ -889,12 +979,9 @@ pub(crate) fn compile(project: &Project) -> Program {
                     if let Some(m) = &b.mutation
                         && !c.protos[d].contains_key(&m.proccode)
                     {
-                        let defaults =
-                            m.argument_defaults.iter().map(|s| Lit::Str(s.clone())).collect::<Vec<_>>();
-                        c.protos[d].insert(
-                            m.proccode.clone(),
-                            (m.argument_names.clone(), m.argument_ids.clone(), defaults),
-                        );
+                        let defaults = m.argument_defaults.iter().map(|s| Lit::Str(s.clone())).collect::<Vec<_>>();
+                        c.protos[d]
+                            .insert(m.proccode.clone(), (m.argument_names.clone(), m.argument_ids.clone(), defaults));
                     }
                 }
                 "procedures_definition" => {
@@ -969,7 +1056,8 @@ pub(crate) fn compile(project: &Project) -> Program {
             "don't rotate" => ROT_NONE,
             _ => ROT_ALL_AROUND,
         };
-        let costume = if costumes.is_empty() { -1 } else { (t.current_costume as i64).clamp(0, costumes.len() as i64 - 1) };
+        let costume =
+            if costumes.is_empty() { -1 } else { (t.current_costume as i64).clamp(0, costumes.len() as i64 - 1) };
         defs.push(DefInfo {
             name: c.lits.intern(&name),
             is_stage: t.is_stage,
@@ -1007,13 +1095,10 @@ pub(crate) fn compile(project: &Project) -> Program {
 
     // Hat scripts.
     let mut has_edge_hats = false;
-    for d in 0..project.targets.len() {
+    for (d, def) in defs.iter_mut().enumerate() {
         // `_scripts` order: top-level blocks in creation (JS key) order.
-        let tops: Vec<BlockIdx> = c.order[d]
-            .iter()
-            .copied()
-            .filter(|&bi| project.blocks[bi as usize].top_level)
-            .collect();
+        let tops: Vec<BlockIdx> =
+            c.order[d].iter().copied().filter(|&bi| project.blocks[bi as usize].top_level).collect();
         let mut hats: [Vec<HatScript>; 12] = Default::default();
         for top in tops {
             let b = &project.blocks[top as usize];
@@ -1045,7 +1130,7 @@ pub(crate) fn compile(project: &Project) -> Program {
             };
             hats[kind.index()].push(HatScript { top, field });
         }
-        defs[d].hats = hats;
+        def.hats = hats;
     }
 
     // Extensions scratch-vm would load, in load order (first use in targets sorted
@@ -1095,8 +1180,10 @@ const RESERVED: [&str; 5] = ["_mouse_", "_stage_", "_edge_", "_myself_", "_rando
 /// scratch-vm `getExtensionIdForOpcode`.
 fn extension_id(opcode: &str) -> Option<String> {
     let idx = opcode.find('_')?;
-    let prefix: String =
-        opcode[..idx].chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' }).collect();
+    let prefix: String = opcode[..idx]
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+        .collect();
     if prefix.is_empty() || CORE_PREFIXES.contains(&prefix.as_str()) { None } else { Some(prefix) }
 }
 
@@ -1405,7 +1492,8 @@ impl Compiler<'_> {
         let b = &self.project.blocks[bi as usize];
         let op = b.opcode.clone();
         let d = b.target as usize;
-        let next = b.next.unwrap_or(NONE);
+        // A `next` naming a missing block retires the thread in scratch-vm (unlike a null `next`).
+        let next = if b.next_missing { DANGLING } else { b.next.unwrap_or(NONE) };
         let Some((kind, slots)) = cmd_of_opcode(&op) else {
             // Not a command: hats, reporters in a stack, unknown opcodes.
             let (cmd, args) = if is_hat_opcode(&op) {
@@ -1416,7 +1504,8 @@ impl Compiler<'_> {
             } else if is_known_no_fn(&op) || op == "procedures_prototype" {
                 (Cmd::NoFn, self.compile_args(bi, &[], 0))
             } else {
-                let n_inputs = b.inputs.iter().filter(|(n, _)| !n.starts_with("SUBSTACK") && n != "custom_block").count();
+                let n_inputs =
+                    b.inputs.iter().filter(|(n, _)| !n.starts_with("SUBSTACK") && n != "custom_block").count();
                 if b.fields.len() == 1 && n_inputs == 0 {
                     (Cmd::NoFn, Args::default())
                 } else {
@@ -1431,7 +1520,9 @@ impl Compiler<'_> {
             "repeat" => Cmd::Repeat { sub: self.substack(bi, "SUBSTACK") },
             "repeat_until" => Cmd::RepeatUntil { sub: self.substack(bi, "SUBSTACK") },
             "while" => Cmd::While { sub: self.substack(bi, "SUBSTACK") },
-            "for_each" => Cmd::ForEach { var: self.field_var(bi, "VARIABLE", false), sub: self.substack(bi, "SUBSTACK") },
+            "for_each" => {
+                Cmd::ForEach { var: self.field_var(bi, "VARIABLE", false), sub: self.substack(bi, "SUBSTACK") }
+            }
             "forever" => Cmd::Forever { sub: self.substack(bi, "SUBSTACK") },
             "wait" => Cmd::Wait,
             "wait_until" => Cmd::WaitUntil,
@@ -1479,9 +1570,7 @@ impl Compiler<'_> {
             "changesize" => Cmd::ChangeSize,
             "setsize" => Cmd::SetSize,
             "frontback" => Cmd::GoFrontBack { front: self.field_str(bi, "FRONT_BACK").as_deref() == Some("front") },
-            "layers" => {
-                Cmd::GoLayers { forward: self.field_str(bi, "FORWARD_BACKWARD").as_deref() == Some("forward") }
-            }
+            "layers" => Cmd::GoLayers { forward: self.field_str(bi, "FORWARD_BACKWARD").as_deref() == Some("forward") },
             "move" => Cmd::MoveSteps,
             "gotoxy" => Cmd::GotoXY,
             "goto" => Cmd::Goto,
@@ -1519,7 +1608,9 @@ impl Compiler<'_> {
             "changevolume" => Cmd::ChangeVolume,
             "ask" => Cmd::Ask,
             "resettimer" => Cmd::ResetTimer,
-            "dragmode" => Cmd::SetDragMode { draggable: self.field_str(bi, "DRAG_MODE").as_deref() == Some("draggable") },
+            "dragmode" => {
+                Cmd::SetDragMode { draggable: self.field_str(bi, "DRAG_MODE").as_deref() == Some("draggable") }
+            }
             "setvar" => Cmd::SetVar(self.field_var(bi, "VARIABLE", false)),
             "changevar" => Cmd::ChangeVar(self.field_var(bi, "VARIABLE", false)),
             "addtolist" => Cmd::AddToList(self.field_var(bi, "LIST", true)),
@@ -1576,7 +1667,13 @@ impl Compiler<'_> {
         let found = match b.input("BROADCAST_INPUT") {
             Some(Input::Broadcast { name, id }) => {
                 let id = replace_unsafe(id);
-                if !id.is_empty() { lookup_id(&id) } else if !name.is_empty() { lookup_name(name) } else { None }
+                if !id.is_empty() {
+                    lookup_id(&id)
+                } else if !name.is_empty() {
+                    lookup_name(name)
+                } else {
+                    None
+                }
             }
             Some(Input::Block(x)) => {
                 let mb = &self.project.blocks[*x as usize];
@@ -1655,11 +1752,7 @@ impl Compiler<'_> {
             definition: definition.map(|(db, _)| db),
             warp: definition.is_some_and(|(_, w)| w),
         };
-        CBlock {
-            cmd: Cmd::Call(Box::new(info)),
-            next,
-            args: Args { list: list.into_boxed_slice(), n, has_promise },
-        }
+        CBlock { cmd: Cmd::Call(Box::new(info)), next, args: Args { list: list.into_boxed_slice(), n, has_promise } }
     }
 }
 

@@ -141,19 +141,29 @@ impl Default for PenState {
     }
 }
 
-/// A live sprite, clone or the stage.
+/// A live sprite, clone or the stage (read-only outside the VM).
 #[derive(Debug, Clone)]
 pub struct Target {
-    pub(crate) def: u32,
-    pub(crate) is_stage: bool,
-    pub(crate) is_original: bool,
-    pub(crate) clone_index: u32,
-    pub(crate) x: f64,
-    pub(crate) y: f64,
-    pub(crate) direction: f64,
-    pub(crate) size: f64,
-    pub(crate) visible: bool,
-    pub(crate) costume: i64,
+    /// Index of its sprite in `Project::targets`.
+    pub def: u32,
+    /// Whether this is the stage.
+    pub is_stage: bool,
+    /// Whether this is the original (not a clone).
+    pub is_original: bool,
+    /// 0 for the original; the n-th clone of a sprite gets n.
+    pub clone_index: u32,
+    /// Position x.
+    pub x: f64,
+    /// Position y.
+    pub y: f64,
+    /// Direction in degrees.
+    pub direction: f64,
+    /// Size in percent.
+    pub size: f64,
+    /// Visibility.
+    pub visible: bool,
+    /// Current costume index.
+    pub costume: i64,
     pub(crate) rotation_style: u8,
     pub(crate) draggable: bool,
     pub(crate) volume: f64,
@@ -225,7 +235,7 @@ pub(crate) struct Frame {
     pub is_loop: bool,
     pub warp: bool,
     pub ctx: Ctx,
-    pub params: Option<Box<Vec<(u32, V)>>>,
+    pub params: Option<Vec<(u32, V)>>,
     pub replay: Option<Box<Replay>>,
 }
 
@@ -488,7 +498,11 @@ impl Vm {
 
     /// Number of live non-monitor threads (the trace's `threads`).
     pub fn live_threads(&self) -> usize {
-        self.st.threads.iter().filter(|&&t| self.st.slab[t.slot as usize].live() && !self.st.slab[t.slot as usize].killed).count()
+        self.st
+            .threads
+            .iter()
+            .filter(|&&t| self.st.slab[t.slot as usize].live() && !self.st.slab[t.slot as usize].killed)
+            .count()
     }
 
     /// The `answer` reporter.
@@ -516,8 +530,13 @@ impl Vm {
     }
 
     /// Live targets in execution order (front-most sprite first, stage last).
-    pub fn targets_in_execution_order(&self) -> Vec<TargetId> {
-        self.st.exec.iter().rev().copied().collect()
+    pub fn targets_in_execution_order(&self) -> impl Iterator<Item = (TargetId, &Target)> + '_ {
+        self.st.exec.iter().rev().filter_map(|&id| self.st.target(id).map(|t| (id, t)))
+    }
+
+    /// The live target `id`.
+    pub fn target(&self, id: TargetId) -> Option<&Target> {
+        self.st.target(id)
     }
 
     /// Sprite name of a target.
@@ -1491,9 +1510,7 @@ impl State {
     /// Looks `_updateBubble`: formats the text and takes a new usage id.
     pub fn update_bubble(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
         let text: Rc<str> = match &msg {
-            V::Num(n) if n.abs() >= 0.01 && n % 1.0 != 0.0 => {
-                Rc::from(crate::value::to_fixed(*n, 2).as_str())
-            }
+            V::Num(n) if n.abs() >= 0.01 && n % 1.0 != 0.0 => Rc::from(crate::value::to_fixed(*n, 2).as_str()),
             _ => {
                 let s = self.to_string(prog, &msg);
                 if crate::value::utf16_len(&s) > 330 {

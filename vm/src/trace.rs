@@ -64,7 +64,11 @@ fn js_string_of(v: Option<&Json>) -> String {
         Some(Json::String(s)) => s.clone(),
         Some(Json::Bool(b)) => b.to_string(),
         Some(Json::Number(n)) => number_to_js_string(n.as_f64().unwrap_or(f64::NAN)),
-        Some(Json::Array(a)) => a.iter().map(|x| if x.is_null() { String::new() } else { js_string_of(Some(x)) }).collect::<Vec<_>>().join(","),
+        Some(Json::Array(a)) => a
+            .iter()
+            .map(|x| if x.is_null() { String::new() } else { js_string_of(Some(x)) })
+            .collect::<Vec<_>>()
+            .join(","),
         Some(Json::Object(_)) => "[object Object]".into(),
     }
 }
@@ -107,7 +111,8 @@ pub fn parse_inputs(text: &str) -> Result<Vec<TraceInput>, String> {
                     None | Some(Json::Null) => 0.0,
                     c => js_number_of(c),
                 };
-                let clone = if clone.is_finite() && clone >= 0.0 && clone.fract() == 0.0 { clone as u32 } else { u32::MAX };
+                let clone =
+                    if clone.is_finite() && clone >= 0.0 && clone.fract() == 0.0 { clone as u32 } else { u32::MAX };
                 InputKind::ClickSprite(js_string_of(o.get("sprite")), clone)
             }
             Some("click_stage") => InputKind::ClickStage,
@@ -162,7 +167,10 @@ pub struct TraceEnd {
 }
 
 fn end_record(seed: u64, end: &TraceEnd, error: Option<&str>, ops: Option<u64>) -> String {
-    let mut s = format!(r#"{{"end":true,"seed":"{seed}","spec":"fidelity-1","vm":"scratch-vm@5.0.300","reason":"{}","steps":{}"#, end.reason, end.steps);
+    let mut s = format!(
+        r#"{{"end":true,"seed":"{seed}","spec":"fidelity-1","vm":"scratch-vm@5.0.300","reason":"{}","steps":{}"#,
+        end.reason, end.steps
+    );
     if let Some(h) = end.hang_step {
         let _ = write!(s, r#","hang_step":{h}"#);
     }
@@ -197,14 +205,21 @@ pub fn load_error_record(seed: u64, error: &str) -> String {
 }
 
 /// Runs a project under the oracle's rules and writes the trace to `out`.
-pub fn write_trace(project: Arc<Project>, opts: &TraceOptions, out: &mut dyn std::io::Write) -> std::io::Result<TraceEnd> {
+pub fn write_trace(
+    project: Arc<Project>,
+    opts: &TraceOptions,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<TraceEnd> {
     let prog = crate::runtime::program_of(&project);
     if let Some(ext) = prog.unloadable_extensions.first() {
         // scratch-vm cannot load extensions it does not know: the project fails to load.
-        out.write_all(load_error_record(opts.seed, &format!("extension {ext:?} is not a built-in extension")).as_bytes())?;
+        out.write_all(
+            load_error_record(opts.seed, &format!("extension {ext:?} is not a built-in extension")).as_bytes(),
+        )?;
         return Ok(TraceEnd { reason: "load_error", steps: 0, hang_step: None, errors: 0, warnings: Vec::new() });
     }
-    let mut vm = Vm::new(project, VmOptions { seed: opts.seed, max_ops_per_step: opts.max_ops, ..VmOptions::default() });
+    let mut vm =
+        Vm::new(project, VmOptions { seed: opts.seed, max_ops_per_step: opts.max_ops, ..VmOptions::default() });
     let inputs = opts.inputs.clone().unwrap_or_else(|| vec![TraceInput { step: 0, kind: InputKind::GreenFlag }]);
     let mut cursor = 0usize;
     let mut end = TraceEnd { reason: "steps_done", steps: 0, hang_step: None, errors: 0, warnings: Vec::new() };
@@ -371,7 +386,8 @@ impl Vm {
             let mut scalars: Vec<(String, usize)> = Vec::new();
             let mut lists: Vec<(String, usize)> = Vec::new();
             let add = |entries: &mut Vec<(String, usize)>, name: &str, id: &str, slot: usize| {
-                let key = if entries.iter().any(|(k, _)| k == name) { format!("{name}#{id}") } else { name.to_string() };
+                let key =
+                    if entries.iter().any(|(k, _)| k == name) { format!("{name}#{id}") } else { name.to_string() };
                 entries.push((key, slot));
             };
             for (slot, v) in def.vars.iter().enumerate() {

@@ -31,7 +31,8 @@ impl SayProtocol {
         let t = text.trim_start_matches(|c: char| c.is_whitespace());
         let leading_ws = t.len() != text.len();
         // JS: text.split(/\s+/, 1)[0] is "" when the text starts with whitespace.
-        let command = if leading_ws { String::new() } else { t.split(char::is_whitespace).next().unwrap_or("").to_lowercase() };
+        let command =
+            if leading_ws { String::new() } else { t.split(char::is_whitespace).next().unwrap_or("").to_lowercase() };
         let rest = text[command.len().min(text.len())..].trim();
         if !matches!(command.as_str(), "pass" | "fail" | "plan" | "end") {
             return;
@@ -127,7 +128,9 @@ fn conformance_projects_match_scratch_vm() {
             wrong.push(format!("{file}: ours {verdict}, scratch-vm {want} ({detail})"));
         }
     }
-    eprintln!("conformance: {passed}/{expected_pass} of the projects scratch-vm passes under the deterministic semantics pass");
+    eprintln!(
+        "conformance: {passed}/{expected_pass} of the projects scratch-vm passes under the deterministic semantics pass"
+    );
     assert!(wrong.is_empty(), "verdicts differing from scratch-vm:\n{}", wrong.join("\n"));
     assert_eq!(expected_pass, 58, "RESULTS.tsv should list 58 PASS projects");
 }

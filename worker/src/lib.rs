@@ -287,6 +287,8 @@ async fn run_blocking(project: Arc<Project>, spec: &RunSpec) -> Result<RunResult
     let budget = match spec.budget.as_ref().map(|b| (b.kind(), b.amount)) {
         Some((clowder_proto::BudgetKind::Steps, n)) => Budget::Steps(n),
         Some((clowder_proto::BudgetKind::Executions, n)) => Budget::Executions(n),
+        Some((clowder_proto::BudgetKind::Evaluations, n)) => Budget::Evaluations(n),
+        Some((clowder_proto::BudgetKind::Seconds, n)) => Budget::Seconds(n),
         other => return Err(failure(RunStatus::Error, format!("unsupported budget {other:?}"))),
     };
     let seed = spec.seed;
@@ -305,6 +307,7 @@ async fn run_blocking(project: Arc<Project>, spec: &RunSpec) -> Result<RunResult
         total_targets: outcome.total_targets,
         steps: outcome.steps,
         executions: outcome.executions,
+        evaluations: outcome.evaluations,
         digest: outcome.digest.clone(),
         timeline: outcome
             .timeline
@@ -317,14 +320,14 @@ async fn run_blocking(project: Arc<Project>, spec: &RunSpec) -> Result<RunResult
             })
             .collect(),
         suite_json: serde_json::to_string(&outcome.suite).unwrap_or_default(),
-        tests_before_min: outcome.suite.len() as u32,
-        tests_after_min: outcome.suite.len() as u32,
-        events_before_min: outcome.suite.iter().map(|t| t.events.len() as u32).sum(),
-        events_after_min: outcome.suite.iter().map(|t| t.events.len() as u32).sum(),
+        tests_before_min: outcome.tests_before_min,
+        tests_after_min: outcome.tests_after_min,
+        events_before_min: outcome.events_before_min,
+        events_after_min: outcome.events_after_min,
         steps_to_full_coverage: outcome.steps_to_full_coverage.unwrap_or(0),
         full_coverage: outcome.steps_to_full_coverage.is_some(),
         geometry: outcome.geometry.clone(),
-        reproducible: true,
+        reproducible: outcome.reproducible,
         unknown_opcodes: outcome.unknown_opcodes.iter().map(|(k, v)| format!("{k}={v}")).collect(),
         ..Default::default()
     })

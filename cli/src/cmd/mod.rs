@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod bench;
+pub mod generate;
 pub mod run;
 pub mod vm;

@@ -72,12 +72,14 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
             }
         }
         Cmd::WaitUntil => {
-            if !st.condition(prog, t, cur, base) {
+            let c = st.condition(prog, t, cur, base);
+            if !c {
                 st.yield_thread(t);
             }
         }
         Cmd::If { sub } => {
-            if st.condition(prog, t, cur, base) {
+            let c = st.condition(prog, t, cur, base);
+            if c {
                 start_branch(st, t, sub, false);
             }
         }
@@ -159,8 +161,9 @@ impl State {
 
     /// `runtime.getSpriteTargetByName`: the first non-stage target with that sprite name.
     pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::runtime::TargetId> {
-        self.rt_targets.iter().copied().find(|&id| {
-            self.target(id).is_some_and(|x| !x.is_stage && prog.lit_str(prog.def(x.def).name) == name)
-        })
+        self.rt_targets
+            .iter()
+            .copied()
+            .find(|&id| self.target(id).is_some_and(|x| !x.is_stage && prog.lit_str(prog.def(x.def).name) == name))
     }
 }

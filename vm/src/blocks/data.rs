@@ -39,7 +39,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         Cmd::DeleteOfList(r) => {
             let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
             let idx = st.arg(base, 0).clone();
-            match st.to_list_index(prog, &idx, len, true) {
+            match st.list_index(prog, &idx, len, true) {
                 ListIndex::Invalid => {}
                 ListIndex::All => {
                     if let Some(l) = st.list_mut(prog, target, r) {
@@ -65,7 +65,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let item = st.take_arg(base, 0);
             let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
             let idx = st.arg(base, 1).clone();
-            if let ListIndex::At(i) = st.to_list_index(prog, &idx, len + 1, false) {
+            if let ListIndex::At(i) = st.list_index(prog, &idx, len + 1, false) {
                 if i > LIST_ITEM_LIMIT {
                     return;
                 }
@@ -82,7 +82,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let item = st.take_arg(base, 1);
             let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
             let idx = st.arg(base, 0).clone();
-            if let ListIndex::At(i) = st.to_list_index(prog, &idx, len, false)
+            if let ListIndex::At(i) = st.list_index(prog, &idx, len, false)
                 && let Some(l) = st.list_mut(prog, target, r)
                 && let Some(x) = l.get_mut(i - 1)
             {
@@ -122,8 +122,10 @@ pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         Rep::ItemOfList(r) => {
             let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
             let idx = st.arg(base, 0).clone();
-            match st.to_list_index(prog, &idx, len, false) {
-                ListIndex::At(i) => st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef),
+            match st.list_index(prog, &idx, len, false) {
+                ListIndex::At(i) => {
+                    st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef)
+                }
                 _ => V::Lit(prog.lit_empty),
             }
         }
@@ -188,7 +190,9 @@ impl State {
         if let Some(s) = def.vars.iter().position(|v| v.name == dv.name && v.is_list == dv.is_list) {
             return Some((target, s));
         }
-        if let Some(&(_, _, s)) = t.dyn_vars.iter().find(|(d, l, _)| *l == dv.is_list && prog.dyn_vars[*d as usize].name == dv.name) {
+        if let Some(&(_, _, s)) =
+            t.dyn_vars.iter().find(|(d, l, _)| *l == dv.is_list && prog.dyn_vars[*d as usize].name == dv.name)
+        {
             return Some((target, s as usize));
         }
         // 4. the stage by name and type

@@ -94,7 +94,8 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             st.set_size(prog, me, size);
         }
         Cmd::GoFrontBack { front } => {
-            if st.target(me).is_some_and(|x| !x.is_stage) {
+            let sprite = st.target(me).is_some_and(|x| !x.is_stage);
+            if sprite {
                 let p = if front { f64::INFINITY } else { f64::NEG_INFINITY };
                 st.set_executable_position(me, p);
             }

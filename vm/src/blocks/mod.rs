@@ -397,7 +397,7 @@ impl State {
     }
 
     /// scratch-vm `Cast.toListIndex`.
-    pub(crate) fn to_list_index(&mut self, prog: &Program, index: &V, len: usize, accept_all: bool) -> ListIndex {
+    pub(crate) fn list_index(&mut self, prog: &Program, index: &V, len: usize, accept_all: bool) -> ListIndex {
         if !matches!(index, V::Num(_)) {
             let s: Option<&str> = match index {
                 V::Lit(l) => Some(prog.lit_str(*l)),
@@ -534,9 +534,7 @@ pub(crate) fn strict_eq(prog: &Program, a: &V, b: &V) -> bool {
         (V::Num(x), V::Num(y)) => x == y,
         (V::Bool(x), V::Bool(y)) => x == y,
         (V::Undef, V::Undef) | (V::Null, V::Null) => true,
-        (V::Lit(_) | V::Str(_), V::Lit(_) | V::Str(_)) => {
-            with_str(prog, a, |sa| with_str(prog, b, |sb| sa == sb))
-        }
+        (V::Lit(_) | V::Str(_), V::Lit(_) | V::Str(_)) => with_str(prog, a, |sa| with_str(prog, b, |sb| sa == sb)),
         _ => false,
     }
 }
@@ -546,4 +544,3 @@ pub(crate) fn strict_eq(prog: &Program, a: &V, b: &V) -> bool {
 pub(crate) fn both_int(a: f64, b: f64) -> bool {
     a.fract() == 0.0 && b.fract() == 0.0
 }
-

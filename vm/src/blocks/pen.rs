@@ -169,8 +169,20 @@ fn rgb_to_hsv(rgb: (f64, f64, f64)) -> (f64, f64, f64) {
     let mut h = 0.0;
     let mut s = 0.0;
     if x != v {
-        let f = if r == x { g - b } else if g == x { b - r } else { r - g };
-        let i = if r == x { 3.0 } else if g == x { 5.0 } else { 1.0 };
+        let f = if r == x {
+            g - b
+        } else if g == x {
+            b - r
+        } else {
+            r - g
+        };
+        let i = if r == x {
+            3.0
+        } else if g == x {
+            5.0
+        } else {
+            1.0
+        };
         h = ((i - (f / (v - x))) * 60.0) % 360.0;
         s = (v - x) / v;
     }

@@ -32,7 +32,7 @@ pub(super) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
                 }
             }
         }
-        None => f.params = Some(Box::new(bound)),
+        None => f.params = Some(bound),
     }
     f.ctx = Ctx::Executed;
     let Some(def) = info.definition else { return };

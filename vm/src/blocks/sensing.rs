@@ -161,7 +161,8 @@ impl State {
     fn attribute_of(&mut self, prog: &Program, object: V, prop: OfProp, name: u32) -> V {
         let is_str = matches!(object, V::Lit(_) | V::Str(_));
         let oname = to_rc_string(prog, &object);
-        let target = if is_str && &*oname == "_stage_" { Some(self.stage()) } else { self.sprite_by_name(prog, &oname) };
+        let target =
+            if is_str && &*oname == "_stage_" { Some(self.stage()) } else { self.sprite_by_name(prog, &oname) };
         let Some(tid) = target else { return V::Num(0.0) };
         let Some(x) = self.target(tid) else { return V::Num(0.0) };
         if x.is_stage {
@@ -189,8 +190,7 @@ impl State {
         if let Some(s) = def.vars.iter().position(|v| !v.is_list && &*v.name == vname) {
             return x.vars.get(s).cloned().unwrap_or(V::Undef);
         }
-        if let Some(&(_, _, s)) =
-            x.dyn_vars.iter().find(|(d, l, _)| !*l && &*prog.dyn_vars[*d as usize].name == vname)
+        if let Some(&(_, _, s)) = x.dyn_vars.iter().find(|(d, l, _)| !*l && &*prog.dyn_vars[*d as usize].name == vname)
         {
             return x.vars.get(s as usize).cloned().unwrap_or(V::Undef);
         }
@@ -220,11 +220,7 @@ fn key_arg(prog: &Program, arg: &V) -> Rc<str> {
     if matches!(&*s, "space" | "left arrow" | "up arrow" | "right arrow" | "down arrow" | "enter") {
         return s;
     }
-    let first: String = if utf16_len(&s) > 1 {
-        crate::value::char_at_utf16(&s, 0)
-    } else {
-        s.to_string()
-    };
+    let first: String = if utf16_len(&s) > 1 { crate::value::char_at_utf16(&s, 0) } else { s.to_string() };
     if first == " " {
         return Rc::from("space");
     }

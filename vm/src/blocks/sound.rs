@@ -23,8 +23,8 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 st.promise_wait_external(t);
             }
         }
-        Cmd::StopAllSounds => {
-            if st.sound_durations {
+        Cmd::StopAllSounds if st.sound_durations => {
+            {
                 // Stopping a sound ends its "play until done" wait.
                 let mut resumed = Vec::new();
                 st.timers.retain(|tm| match tm.kind {
@@ -39,6 +39,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 }
             }
         }
+        Cmd::StopAllSounds => {}
         Cmd::SoundEffect { change, effect } => {
             let v = st.num_arg(prog, base, 0);
             let Some(e) = effect else { return };

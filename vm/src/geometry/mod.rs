@@ -21,7 +21,9 @@
 //! are created ([`for_project`]) and may keep decoded costumes there (the
 //! project's `geometry_data` slot caches per-project data across VMs).
 
-use std::sync::Arc;
+use std::any::Any;
+use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::{Arc, OnceLock};
 
 use crate::program::{Program, ROT_NAMES};
 use crate::project::Project;
@@ -195,6 +197,17 @@ pub struct NoGeometry;
 impl Geometry for NoGeometry {
     fn mode(&self) -> &'static str {
         "none"
+    }
+}
+
+/// Per-project data of a geometry implementation (decoded costumes), built once
+/// and shared by every VM of the project (`Project::geometry_data`).
+#[derive(Clone, Default)]
+pub struct GeometryCache(pub OnceLock<Arc<dyn Any + Send + Sync + RefUnwindSafe + UnwindSafe>>);
+
+impl std::fmt::Debug for GeometryCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "GeometryCache(built)" } else { "GeometryCache(empty)" })
     }
 }
 

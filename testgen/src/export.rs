@@ -1,0 +1,107 @@
+//! Generated suites as Whisker test files (JavaScript), as Whisker's
+//! `JavaScriptConverter` writes them, so they run in Whisker itself.
+//!
+//! Every event is followed by `await t.runForSteps(1);` (the one-step wait);
+//! the green flag is sent by Whisker's test runner before a test starts.
+//! Clones are clicked by position (`t.clickCloneByCoords`) and dragged by clone
+//! number (clowder numbers clones per sprite from 1; Whisker's `cloneID`s may differ).
+
+use std::fmt::Write as _;
+
+use crate::events::Event;
+use crate::result::Test;
+
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\'' => out.push_str("\\'"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
+    out
+}
+
+fn num(x: f64) -> String {
+    clowder_vm::value::number_to_js_string(x.trunc())
+}
+
+/// The JavaScript statements of one event (without the trailing wait).
+pub fn event_js(ev: &Event) -> String {
+    match ev {
+        Event::GreenFlag => "t.greenFlag();".into(),
+        Event::KeyPress { key, steps } => {
+            format!("t.keyPress({}, {steps});\n  await t.runForSteps({steps});", quote(key))
+        }
+        Event::ClickSprite { sprite, clone: 0, steps, .. } => format!("t.clickSprite({}, {steps});", quote(sprite)),
+        Event::ClickSprite { x, y, steps, .. } => format!("t.clickCloneByCoords({}, {}, {steps});", num(*x), num(*y)),
+        Event::ClickStage => "t.clickStage();".into(),
+        Event::TypeText { text } => format!("t.typeText({});", quote(text)),
+        Event::TypeNumber { number } => format!("t.typeText('{number}');"),
+        Event::MouseDown { down } => format!("t.mouseDown({down});"),
+        Event::MouseMove { x, y } | Event::MouseMoveTo { x, y } => format!("t.mouseMove({}, {});", num(*x), num(*y)),
+        Event::DragSprite { sprite, clone, x, y } => {
+            let id = if *clone == 0 { "null".to_string() } else { clone.to_string() };
+            format!("t.dragSprite({}, {}, {}, {id});", quote(sprite), num(*x), num(*y))
+        }
+        Event::Sound { volume, steps } => {
+            format!("t.sendSound({}, {steps});", clowder_vm::value::number_to_js_string(*volume))
+        }
+        Event::Wait { steps } => format!("await t.runForSteps({steps});"),
+    }
+}
+
+/// A Whisker test file for `suite`.
+pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64) -> String {
+    let mut text = String::new();
+    let mut footer = String::new();
+    for (i, test) in suite.iter().enumerate() {
+        let _ = writeln!(text, "const test{i} = async function (t) {{");
+        for ev in &test.events {
+            let _ = writeln!(text, "  {}", event_js(ev));
+            text.push_str("  await t.runForSteps(1);\n");
+        }
+        text.push_str("  t.end();\n}\n");
+        let _ = write!(
+            footer,
+            "  {{\n      test: test{i},\n      name: 'Generated Test {i}',\n      description: '',\n      categories: [],\n      generationAlgorithm: {},\n      seed: '{seed}'\n  }}{}\n",
+            quote(algorithm),
+            if i + 1 < suite.len() { "," } else { "" }
+        );
+    }
+    text.push_str("\nmodule.exports = [\n");
+    text.push_str(&footer);
+    text.push_str("]\n");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_whisker_statements() {
+        let suite = vec![Test {
+            events: vec![
+                Event::KeyPress { key: "space".into(), steps: 3 },
+                Event::ClickSprite { sprite: "Cat's".into(), clone: 0, x: 0.0, y: 0.0, steps: 1 },
+                Event::Wait { steps: 12 },
+                Event::TypeText { text: "it's\n".into() },
+            ],
+        }];
+        let js = whisker_js(&suite, "mio", 7);
+        assert!(js.contains("t.keyPress('space', 3);\n  await t.runForSteps(3);"));
+        assert!(js.contains("t.clickSprite('Cat\\'s', 1);"));
+        assert!(js.contains("await t.runForSteps(12);\n  await t.runForSteps(1);"));
+        assert!(js.contains("t.typeText('it\\'s\\n');"));
+        assert!(js.contains("module.exports = [") && js.contains("seed: '7'"));
+    }
+}
