@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod dataset;
 pub mod generate;
 pub mod run;
 pub mod vm;
