@@ -11,4 +11,5 @@ pub mod run;
 pub mod slurm;
 pub mod status;
 pub mod verify;
+pub mod vm;
 pub mod worker;
