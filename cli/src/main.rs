@@ -43,6 +43,11 @@ enum Command {
         #[command(subcommand)]
         what: cmd::bench::BenchWhat,
     },
+    /// Datasets: manifests, statistics, downloads from the Scratch website, sampling.
+    Dataset {
+        #[command(subcommand)]
+        command: cmd::dataset::DatasetCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         Command::Analyze { results } => cmd::analyze::run(&results),
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
+        Command::Dataset { command } => cmd::dataset::run(command),
     };
     match outcome {
         Ok(code) => code,

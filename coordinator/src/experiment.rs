@@ -4,13 +4,18 @@
 //! name = "smoke"
 //! dataset = "../datasets/smoke"     # folder of projects, relative to this file
 //! seeds = 3                          # 1..=3; or [1, 5, 9]; or { from = 21, to = 30 }
-//! budget = { steps = 3000 }          # or { executions = 100 }
+//! budget = { steps = 3000 }          # or { executions = 100 }, { evaluations = N }, { seconds = S }
+//! mutation = "on"                    # mutation analysis: "off" (default), "on", or { sample = N }
 //! output = "results"                 # results go to <output>/<name>/
 //!
 //! [[algorithms]]
 //! name = "random"                    # label in results
 //! algorithm = "random"               # random | mosa | mio
 //! params = { max_events = 20 }
+//!
+//! [[algorithms]]                     # Whisker's own configuration file as the base
+//! name = "mio-study"
+//! whisker_config = "$CLOWDER_CORPORA/whisker-configs/mio.json"
 //!
 //! [[algorithms]]                     # a sweep: one configuration per combination
 //! name = "mosa"
@@ -89,6 +94,60 @@ pub struct BudgetSpec {
     pub steps: Option<u64>,
     /// Test executions.
     pub executions: Option<u64>,
+    /// Fitness evaluations.
+    pub evaluations: Option<u64>,
+    /// Wall-clock seconds (results are marked non-reproducible).
+    pub seconds: Option<u64>,
+}
+
+/// Mutation analysis of each run's final suite, as written in the file:
+/// `"off"` (default), `"on"` (every first-order mutant) or `{ sample = N }`
+/// (at most N mutants per operator, drawn with the run's seed).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum MutationSpec {
+    /// `"on"` or `"off"`.
+    Switch(String),
+    /// `{ sample = N }`: at most N mutants per operator.
+    Sample(MutationSample),
+}
+
+/// `{ sample = N }` of [`MutationSpec`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MutationSample {
+    /// Mutants per operator.
+    pub sample: u64,
+}
+
+impl Default for MutationSpec {
+    fn default() -> Self {
+        MutationSpec::Switch("off".into())
+    }
+}
+
+/// Validated mutation-analysis setting of an experiment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutation {
+    /// No mutation analysis.
+    Off,
+    /// Every first-order mutant.
+    All,
+    /// At most this many mutants per operator (seeded by the run's seed).
+    SamplePerOperator(u64),
+}
+
+impl MutationSpec {
+    /// The validated setting.
+    pub fn resolve(&self) -> Result<Mutation, String> {
+        match self {
+            MutationSpec::Switch(s) if s == "off" => Ok(Mutation::Off),
+            MutationSpec::Switch(s) if s == "on" => Ok(Mutation::All),
+            MutationSpec::Switch(s) => Err(format!("mutation = {s:?}: expected \"on\", \"off\" or {{ sample = N }}")),
+            MutationSpec::Sample(MutationSample { sample: 0 }) => Err("mutation.sample must be positive".into()),
+            MutationSpec::Sample(MutationSample { sample }) => Ok(Mutation::SamplePerOperator(*sample)),
+        }
+    }
 }
 
 /// One algorithm entry.
@@ -106,6 +165,11 @@ pub struct AlgorithmSpec {
     /// one configuration per combination, named `name[k1=v1,k2=v2]`.
     #[serde(default)]
     pub sweep: toml::Table,
+    /// A Whisker JSON configuration (e.g. the study's `mio.json`), relative to
+    /// this file or `$CLOWDER_CORPORA/…`: its algorithm and parameters are the
+    /// base that `params` and `sweep` override.
+    #[serde(default)]
+    pub whisker_config: Option<String>,
 }
 
 /// An experiment file.
@@ -125,6 +189,9 @@ pub struct ExperimentSpec {
     pub seeds: Seeds,
     /// Budget per run.
     pub budget: BudgetSpec,
+    /// Mutation analysis of the final suites (default off).
+    #[serde(default)]
+    pub mutation: MutationSpec,
     /// Output folder (default `results`, relative to the working directory).
     #[serde(default = "default_output")]
     pub output: String,
@@ -185,30 +252,61 @@ impl Experiment {
         }
         let mut names = BTreeSet::new();
         let mut algorithms = Vec::new();
+        let base_dir = path.parent().unwrap_or(Path::new("."));
         for a in &spec.algorithms {
-            let kind = Algorithm::parse(a.algorithm.as_deref().unwrap_or(&a.name))
-                .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
+            let (kind, base_params) = match &a.whisker_config {
+                Some(rel) => {
+                    let expanded = expand_corpora(rel);
+                    let file = if Path::new(&expanded).is_absolute() || &expanded != rel {
+                        PathBuf::from(expanded)
+                    } else {
+                        base_dir.join(rel)
+                    };
+                    let w = clowder_testgen::whisker_config::load(&file)
+                        .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
+                    if let Some(alg) = &a.algorithm
+                        && Algorithm::parse(alg).ok() != Some(w.config.algorithm)
+                    {
+                        return Err(invalid(format!(
+                            "algorithm {:?}: `algorithm = {alg:?}` contradicts the Whisker configuration's {}",
+                            a.name,
+                            w.config.algorithm.name()
+                        )));
+                    }
+                    (w.config.algorithm, w.config.params)
+                }
+                None => (
+                    Algorithm::parse(a.algorithm.as_deref().unwrap_or(&a.name))
+                        .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?,
+                    Default::default(),
+                ),
+            };
             for (label, table) in sweep_grid(a).map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))? {
                 if !names.insert(label.clone()) {
                     return Err(invalid(format!("algorithm name {label:?} is used twice")));
                 }
-                let params = table
-                    .iter()
-                    .map(|(k, v)| {
-                        serde_json::to_value(v)
-                            .map(|j| (k.clone(), j))
-                            .map_err(|e| invalid(format!("algorithm {label:?}: parameter {k}: {e}")))
-                    })
-                    .collect::<Result<_, _>>()?;
+                let mut params = base_params.clone();
+                for (k, v) in &table {
+                    let j = serde_json::to_value(v)
+                        .map_err(|e| invalid(format!("algorithm {label:?}: parameter {k}: {e}")))?;
+                    params.insert(k.clone(), j);
+                }
                 let cfg = AlgorithmConfig { algorithm: kind, params };
                 cfg.validate().map_err(|e| invalid(format!("algorithm {label:?}: {e}")))?;
                 algorithms.push((label, cfg));
             }
         }
-        let budget = match (spec.budget.steps, spec.budget.executions) {
-            (Some(s), None) => Budget::Steps(s),
-            (None, Some(e)) => Budget::Executions(e),
-            _ => return Err(invalid("budget needs exactly one of `steps` or `executions`".into())),
+        let b = &spec.budget;
+        let budget = match (b.steps, b.executions, b.evaluations, b.seconds) {
+            (Some(s), None, None, None) => Budget::Steps(s),
+            (None, Some(e), None, None) => Budget::Executions(e),
+            (None, None, Some(e), None) => Budget::Evaluations(e),
+            (None, None, None, Some(s)) => Budget::Seconds(s),
+            _ => {
+                return Err(invalid(
+                    "budget needs exactly one of `steps`, `executions`, `evaluations` or `seconds`".into(),
+                ));
+            }
         };
         if budget.amount() == 0 {
             return Err(invalid("budget must be positive".into()));
@@ -217,12 +315,20 @@ impl Experiment {
         if seeds.is_empty() {
             return Err(invalid("no seeds".into()));
         }
+        spec.mutation.resolve().map_err(&invalid)?;
         let base = path.parent().unwrap_or(Path::new("."));
         let ds = expand_corpora(&spec.dataset);
         let dataset_path =
             if Path::new(&ds).is_absolute() || ds != spec.dataset { PathBuf::from(ds) } else { base.join(ds) };
         let results_dir = PathBuf::from(&spec.output).join(&spec.name);
         Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds })
+    }
+}
+
+impl Experiment {
+    /// The mutation-analysis setting (validated when the file was parsed).
+    pub fn mutation(&self) -> Mutation {
+        self.spec.mutation.resolve().unwrap_or(Mutation::Off)
     }
 }
 
@@ -327,11 +433,51 @@ params = { max_events = 5 }
 "#;
 
     #[test]
+    fn whisker_configuration_as_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = r#"{"algorithm": "mosa", "populationSize": 50, "crossover": {"operator": "singlePointRelative",
+            "probability": 0.7}, "localSearch": [{"type": "Reduction", "probability": 0.3}]}"#;
+        std::fs::write(dir.path().join("w.json"), json).unwrap();
+        let text = GOOD.replace("name = \"random\"\n", "name = \"w\"\nwhisker_config = \"w.json\"\n");
+        let e = Experiment::parse(&text, &dir.path().join("exp.toml")).unwrap();
+        let cfg = &e.algorithms[0].1;
+        assert_eq!(cfg.algorithm, Algorithm::Mosa);
+        assert_eq!(cfg.params["population_size"], serde_json::json!(50));
+        assert_eq!(cfg.params["extension_probability"], serde_json::json!(0.0));
+        assert_eq!(cfg.params["max_events"], serde_json::json!(5), "params override the file");
+        let bad = text.replace("whisker_config", "algorithm = \"mio\"\nwhisker_config");
+        assert!(Experiment::parse(&bad, &dir.path().join("exp.toml")).is_err());
+    }
+
+    #[test]
     fn parses_and_dedups_seeds() {
         let e = Experiment::parse(GOOD, Path::new("x/exp.toml")).unwrap();
         assert_eq!(e.seeds, vec![1, 3]);
         assert_eq!(e.budget, Budget::Steps(100));
         assert_eq!(e.dataset_path, Path::new("x/."));
+    }
+
+    #[test]
+    fn mutation_switch() {
+        let e = Experiment::parse(GOOD, Path::new("exp.toml")).unwrap();
+        assert_eq!(e.mutation(), Mutation::Off, "off unless asked for");
+        let with =
+            |line: &str| GOOD.replace("budget = { steps = 100 }", &format!("budget = {{ steps = 100 }}\n{line}"));
+        let on = Experiment::parse(&with("mutation = \"on\""), Path::new("exp.toml")).unwrap();
+        assert_eq!(on.mutation(), Mutation::All);
+        let off = Experiment::parse(&with("mutation = \"off\""), Path::new("exp.toml")).unwrap();
+        assert_eq!(off.mutation(), Mutation::Off);
+        let sample = Experiment::parse(&with("mutation = { sample = 25 }"), Path::new("exp.toml")).unwrap();
+        assert_eq!(sample.mutation(), Mutation::SamplePerOperator(25));
+        for bad in [
+            "mutation = \"yes\"",
+            "mutation = { sample = 0 }",
+            "mutation = { samples = 3 }",
+            "mutation = { sample = 3, x = 1 }",
+            "mutation = 5",
+        ] {
+            assert!(Experiment::parse(&with(bad), Path::new("exp.toml")).is_err(), "{bad} must be rejected");
+        }
     }
 
     #[test]

@@ -1,7 +1,22 @@
 //! Datasets of Scratch projects: finding the project files of a dataset and
-//! identifying each by the hash of its bytes.
+//! identifying each by the hash of its bytes, dataset manifests
+//! (`dataset.toml`), size statistics, downloading projects from the Scratch
+//! website, and seeded sampling.
+//!
+//! A dataset is a folder of `.sb3` / `project.json` files, optionally with a
+//! manifest ([`manifest::MANIFEST_FILE`]). When the manifest is present it is
+//! the dataset: [`discover`] returns exactly its entries (minus duplicates and
+//! exclusions) and checks every file against the hash recorded there.
 
 #![warn(missing_docs)]
+
+pub mod fetch;
+pub mod manifest;
+pub mod metrics;
+pub mod plot;
+pub mod sample;
+pub mod sb3;
+pub mod stats;
 
 use std::path::{Path, PathBuf};
 
@@ -32,6 +47,14 @@ pub enum DatasetError {
         /// What went wrong.
         msg: String,
     },
+    /// The manifest is malformed or does not match the files.
+    #[error("dataset {path}: {msg}")]
+    Manifest {
+        /// The manifest or dataset path.
+        path: String,
+        /// What is wrong, and how to fix it.
+        msg: String,
+    },
 }
 
 /// True for file names that hold a Scratch project.
@@ -50,39 +73,91 @@ pub fn project_name(file_name: &str) -> String {
     file_name.to_string()
 }
 
-/// Lists the projects of a dataset folder (not recursive), sorted by file name,
-/// with their content hashes. A single project file is a dataset of one.
+/// Replaces a leading `$CLOWDER_CORPORA` / `${CLOWDER_CORPORA}` with the
+/// variable's value (default `../shared/corpora`), as experiment files do.
+pub fn expand_corpora(p: &str) -> String {
+    for prefix in ["${CLOWDER_CORPORA}", "$CLOWDER_CORPORA"] {
+        if let Some(rest) = p.strip_prefix(prefix) {
+            let base = std::env::var("CLOWDER_CORPORA").unwrap_or_else(|_| "../shared/corpora".into());
+            return format!("{base}{rest}");
+        }
+    }
+    p.to_string()
+}
+
+/// The project files directly inside `dir` (not recursive), sorted by name.
+/// Symbolic links to files count (sampling may link instead of copying).
+pub fn list_project_files(dir: &Path) -> Result<Vec<PathBuf>, DatasetError> {
+    let err = |msg: String| DatasetError::Io { path: dir.display().to_string(), msg };
+    let mut v = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| err(e.to_string()))? {
+        let entry = entry.map_err(|e| err(e.to_string()))?;
+        let name = entry.file_name().to_string_lossy().to_string();
+        // `metadata` follows links; a dangling link is skipped here and reported by the
+        // loader only if a manifest names it.
+        let is_file = std::fs::metadata(entry.path()).map(|m| m.is_file()).unwrap_or(false);
+        if is_file && is_project_file(&name) {
+            v.push(entry.path());
+        }
+    }
+    v.sort();
+    Ok(v)
+}
+
+/// Reads a project file with the dataset size bound.
+pub fn read_project_bytes(path: &Path) -> Result<Vec<u8>, String> {
+    let size = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?.len();
+    if size > MAX_PROJECT_BYTES {
+        return Err(format!("{}: {size} bytes, over the limit of {MAX_PROJECT_BYTES}", path.display()));
+    }
+    std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// blake3 of `bytes`, hex: the content hash used in run identities.
+pub fn content_hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// Lists the projects of a dataset, sorted by file name, with their content
+/// hashes. A single project file is a dataset of one.
+///
+/// When the folder holds a manifest (`dataset.toml`), the manifest decides:
+/// its entries are returned in its order, except those marked as duplicates
+/// (identical bytes would give identical runs with the same identity) or
+/// excluded; each file must still have the hash recorded there, and (for a
+/// manifest without `root`) every project file in the folder must be listed.
+/// A mismatch is an error that says to re-run `clowder dataset scan`.
 pub fn discover(path: &Path) -> Result<Vec<ProjectFile>, DatasetError> {
     let err = |msg: String| DatasetError::Io { path: path.display().to_string(), msg };
     let meta = std::fs::metadata(path).map_err(|e| err(e.to_string()))?;
-    let mut files: Vec<PathBuf> = if meta.is_file() {
-        vec![path.to_path_buf()]
-    } else {
-        let mut v = Vec::new();
-        for entry in std::fs::read_dir(path).map_err(|e| err(e.to_string()))? {
-            let entry = entry.map_err(|e| err(e.to_string()))?;
-            let name = entry.file_name().to_string_lossy().to_string();
-            if entry.file_type().map(|t| t.is_file()).unwrap_or(false) && is_project_file(&name) {
-                v.push(entry.path());
-            }
-        }
-        v
-    };
-    files.sort();
+    if meta.is_dir() && path.join(manifest::MANIFEST_FILE).exists() {
+        return manifest::discover_with_manifest(path);
+    }
+    let files: Vec<PathBuf> = if meta.is_file() { vec![path.to_path_buf()] } else { list_project_files(path)? };
     let mut out = Vec::with_capacity(files.len());
     for f in files {
         let file_name = f.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
-        let size = std::fs::metadata(&f).map_err(|e| err(format!("{}: {e}", f.display())))?.len();
-        if size > MAX_PROJECT_BYTES {
-            return Err(err(format!("{}: {size} bytes, over the limit of {MAX_PROJECT_BYTES}", f.display())));
-        }
-        let bytes = std::fs::read(&f).map_err(|e| err(format!("{}: {e}", f.display())))?;
+        let bytes = read_project_bytes(&f).map_err(err)?;
         out.push(ProjectFile {
             name: project_name(&file_name),
-            content_hash: blake3::hash(&bytes).to_hex().to_string(),
-            size,
+            content_hash: content_hash(&bytes),
+            size: bytes.len() as u64,
             path: f,
         });
     }
     Ok(out)
+}
+
+/// Writes `bytes` to `path` atomically (temporary file in the same folder, then
+/// rename), so an interrupted process never leaves a half-written file under
+/// the final name.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    // Unique per thread, so concurrent writers of the same file do not clash.
+    let tmp = dir.join(format!(".{name}.{}.{:?}.tmp", std::process::id(), std::thread::current().id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
 }

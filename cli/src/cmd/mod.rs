@@ -2,5 +2,6 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod dataset;
 pub mod generate;
 pub mod run;
