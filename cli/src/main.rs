@@ -45,6 +45,11 @@ enum Command {
         #[command(subcommand)]
         command: cmd::dataset::DatasetCommand,
     },
+    /// Direct access to the VM (`clowder vm trace …`).
+    Vm {
+        #[command(subcommand)]
+        command: cmd::vm::VmCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
+        Command::Vm { command } => cmd::vm::run(command),
     };
     match outcome {
         Ok(code) => code,

@@ -527,6 +527,10 @@ pub struct Project {
     /// Fallbacks applied while loading (see the module docs), at most
     /// [`MAX_WARNINGS`] lines plus a final count of the rest.
     pub warnings: Vec<String>,
+    /// The interpreter's compiled form, built on first use and shared by every VM.
+    pub(crate) compiled: std::sync::OnceLock<std::sync::Arc<crate::program::Program>>,
+    /// Per-project data of the geometry layer (decoded costumes), built on first use.
+    pub geometry_data: crate::geometry::GeometryCache,
 }
 
 /// Most warning lines kept per project.
@@ -1036,6 +1040,8 @@ impl Loader<'_> {
             monitors,
             meta,
             warnings: Vec::new(),
+            compiled: Default::default(),
+            geometry_data: Default::default(),
         })
     }
 
