@@ -791,3 +791,31 @@ fn memory_limit_stops_the_run_and_says_so() {
     assert_eq!(prov[0]["memory_limit_bytes"], (4u64 << 20).to_string());
     assert_eq!(prov[0]["attempts"], "1", "not retried");
 }
+
+/// `clowder status --cancel` stops a study: nothing more is handed out, the
+/// coordinator exports what it has (the rest `pending`) and exits with code 3;
+/// started again, it resumes.
+#[test]
+fn status_cancel_stops_the_study_and_it_resumes() {
+    let _g = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let exp = experiment(t, "c.toml", "c", &smoke_dataset(), "1", 600, &["random"]);
+    let out = t.join("out");
+    let results = out.join("c");
+    let (mut coord, url) = coordinator(&exp, &out, "127.0.0.1:0", &[], &t.join("coord.log"));
+    let st = clowder().args(["status", &url, "--once", "--cancel", "--token-file"]).arg(results.join("token")).output();
+    let st = st.unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert!(String::from_utf8_lossy(&st.stdout).contains("cancelled"), "{}", String::from_utf8_lossy(&st.stdout));
+    assert_eq!(coord.wait(Duration::from_secs(20)).code(), Some(3), "{}", coord.log_text());
+    let rows = csv_rows(&results.join("runs.csv"));
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| r["status"] == "pending" && r["coverage"].is_empty()), "{rows:?}");
+    // Resumed: a worker completes it.
+    let (mut coord, url) = coordinator(&exp, &out, "127.0.0.1:0", &[], &t.join("coord2.log"));
+    let mut w = worker(&url, &results.join("token"), "w", &["--slots", "1"], &t.join("w.log"), &t.join("cache"));
+    assert!(w.wait(Duration::from_secs(30)).success(), "{}", w.log_text());
+    assert!(coord.wait(Duration::from_secs(20)).success(), "{}", coord.log_text());
+    assert!(csv_rows(&results.join("runs.csv")).iter().all(|r| r["status"] == "ok"));
+}
