@@ -713,3 +713,109 @@ fn slurm_pilot_workers_complete_the_smoke_study() {
     assert_eq!(logs.len(), 2, "one log per pilot");
     assert!(logs.iter().all(|l| l.contains("results delivered")), "{logs:?}");
 }
+
+/// `clowder verify` re-executes finished runs and catches a changed digest;
+/// `clowder export` rewrites the coordinator's exports byte for byte.
+#[test]
+fn verify_reproduces_digests_and_export_rewrites_the_same_files() {
+    let _g = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let exp = experiment(t, "v.toml", "v", &smoke_dataset(), "2", 1500, &["random"]);
+    let out = t.join("out");
+    reference(&exp, &out, "2");
+    let results = out.join("v");
+    let verify = |n: &str| clowder().arg("verify").arg(&results).args(["--runs", n]).output().unwrap();
+    let ok = verify("4");
+    let text = String::from_utf8_lossy(&ok.stdout).to_string();
+    assert!(ok.status.success(), "{text}{}", String::from_utf8_lossy(&ok.stderr));
+    assert!(text.contains("verify: 4 reproduced, 0 differ"), "{text}");
+
+    let before = std::fs::read(results.join("runs.csv")).unwrap();
+    let again = t.join("again");
+    let st = clowder().arg("export").arg(&results).arg("--out").arg(&again).stdout(Stdio::null()).status().unwrap();
+    assert!(st.success());
+    assert_eq!(std::fs::read(again.join("runs.csv")).unwrap(), before, "export = the coordinator's runs.csv");
+    assert_eq!(
+        std::fs::read(again.join("timeline.csv")).unwrap(),
+        std::fs::read(results.join("timeline.csv")).unwrap()
+    );
+
+    // A tampered digest: every run is checked now, so the tampered one is found.
+    let c = rusqlite::Connection::open(results.join("study.sqlite")).unwrap();
+    let n = c.execute("UPDATE runs SET digest = 'bad' WHERE run_id = (SELECT MIN(run_id) FROM runs)", []).unwrap();
+    assert_eq!(n, 1);
+    drop(c);
+    let bad = verify("10");
+    let text = String::from_utf8_lossy(&bad.stdout).to_string();
+    assert!(!bad.status.success(), "{text}");
+    assert!(text.contains("DIFF") && text.contains("1 differ"), "{text}");
+}
+
+/// The per-run memory limit applies and a run that exceeds it fails with that
+/// reason (deterministic, not retried); provenance says which mechanism applied.
+#[test]
+fn memory_limit_stops_the_run_and_says_so() {
+    let _g = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    // The smoke project `counter` with a list of 150 000 items: tens of MiB once
+    // loaded, far over a 4 MiB limit.
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(smoke_dataset().join("counter.json")).unwrap()).unwrap();
+    let items: Vec<String> = (0..150_000).map(|i| format!("item number {i:08}")).collect();
+    p["targets"][0]["lists"] = serde_json::json!({ "big": ["big", items] });
+    std::fs::create_dir_all(t.join("big")).unwrap();
+    std::fs::write(t.join("big/big.json"), serde_json::to_string(&p).unwrap()).unwrap();
+    let exp = experiment(t, "m.toml", "m", &t.join("big/big.json"), "1", 1500, &["random"]);
+    let mut text = std::fs::read_to_string(&exp).unwrap();
+    text.push_str("\n[limits]\nmemory_mb = 4\n");
+    std::fs::write(&exp, text).unwrap();
+    let out = t.join("out");
+    let st = clowder()
+        .arg("run")
+        .arg(&exp)
+        .args(["--quiet", "--workers", "1", "--output"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "a failed run still completes the study");
+    let rows = csv_rows(&out.join("m/runs.csv"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["status"], "error", "{:?}", rows[0]);
+    assert!(rows[0]["error"].contains("memory limit of 4 MiB"), "{:?}", rows[0]);
+    let prov = csv_rows(&out.join("m/provenance.csv"));
+    assert!(["cgroup-v1", "rlimit-as"].contains(&prov[0]["memory_limit_kind"].as_str()), "{:?}", prov[0]);
+    assert_eq!(prov[0]["memory_limit_bytes"], (4u64 << 20).to_string());
+    assert_eq!(prov[0]["attempts"], "1", "not retried");
+}
+
+/// `clowder status --cancel` stops a study: nothing more is handed out, the
+/// coordinator exports what it has (the rest `pending`) and exits with code 3;
+/// started again, it resumes.
+#[test]
+fn status_cancel_stops_the_study_and_it_resumes() {
+    let _g = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let exp = experiment(t, "c.toml", "c", &smoke_dataset(), "1", 600, &["random"]);
+    let out = t.join("out");
+    let results = out.join("c");
+    let (mut coord, url) = coordinator(&exp, &out, "127.0.0.1:0", &[], &t.join("coord.log"));
+    let st = clowder().args(["status", &url, "--once", "--cancel", "--token-file"]).arg(results.join("token")).output();
+    let st = st.unwrap();
+    assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+    assert!(String::from_utf8_lossy(&st.stdout).contains("cancelled"), "{}", String::from_utf8_lossy(&st.stdout));
+    assert_eq!(coord.wait(Duration::from_secs(20)).code(), Some(3), "{}", coord.log_text());
+    let rows = csv_rows(&results.join("runs.csv"));
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| r["status"] == "pending" && r["coverage"].is_empty()), "{rows:?}");
+    // Resumed: a worker completes it.
+    let (mut coord, url) = coordinator(&exp, &out, "127.0.0.1:0", &[], &t.join("coord2.log"));
+    let mut w = worker(&url, &results.join("token"), "w", &["--slots", "1"], &t.join("w.log"), &t.join("cache"));
+    assert!(w.wait(Duration::from_secs(30)).success(), "{}", w.log_text());
+    assert!(coord.wait(Duration::from_secs(20)).success(), "{}", coord.log_text());
+    assert!(csv_rows(&results.join("runs.csv")).iter().all(|r| r["status"] == "ok"));
+}

@@ -391,6 +391,15 @@ impl Executor for ProcessExecutor {
         }
         let mut child = match cmd.spawn() {
             Ok(c) => c,
+            // Too little address space to even load the program: the limit is the
+            // run's, so this is as deterministic as exceeding it later.
+            Err(e) if rlimit && e.raw_os_error() == Some(libc::ENOMEM) => {
+                outcome.result = failure(
+                    RunStatus::Error,
+                    format!("memory limit of {} MiB exceeded (RLIMIT_AS: the run process cannot start)", limit >> 20),
+                );
+                return outcome;
+            }
             Err(e) => {
                 outcome.result =
                     failure(RunStatus::InfraFailure, format!("starting run process {}: {e}", self.program.display()));
@@ -492,7 +501,14 @@ impl Executor for ProcessExecutor {
         } else if libc::WIFSIGNALED(status) {
             let sig = libc::WTERMSIG(status);
             let last = tail.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
-            failure(RunStatus::Error, format!("run process crashed with signal {sig}: {last}"))
+            // Under RLIMIT_AS a failed stack or heap growth often ends in SIGSEGV
+            // before any message: say that the limit is the likely cause.
+            let hint = if rlimit && matches!(sig, libc::SIGSEGV | libc::SIGBUS | libc::SIGABRT) {
+                format!(" (likely the memory limit of {limit_text}, RLIMIT_AS)")
+            } else {
+                String::new()
+            };
+            failure(RunStatus::Error, format!("run process crashed with signal {sig}{hint}: {last}"))
         } else {
             let code = libc::WEXITSTATUS(status);
             let why = protocol_error.unwrap_or_default();

@@ -195,5 +195,9 @@ async fn serve(
         eprintln!("coordinator: stopped with {} of {} runs done; start it again to resume", p.done, p.total);
         return Ok(ExitCode::from(130));
     }
+    if p.done < p.total {
+        eprintln!("coordinator: cancelled with {} of {} runs done; start it again to resume", p.done, p.total);
+        return Ok(ExitCode::from(3));
+    }
     Ok(if p.determinism_failures > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }

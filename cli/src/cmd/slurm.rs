@@ -71,7 +71,7 @@ pub struct Args {
 
 /// Quotes a word for bash (single quotes).
 fn sh(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-:=@+,".contains(&b)) {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-:=@+,%".contains(&b)) {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))

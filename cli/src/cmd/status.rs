@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use clowder_proto::{StatusRequest, StatusUpdate};
+use clowder_proto::{CancelRequest, StatusRequest, StatusUpdate};
 use clowder_worker::WorkerOptions;
 
 use super::common::{self, ClientTlsArgs, TokenArgs, human_ms};
@@ -25,6 +25,12 @@ pub struct Args {
     /// With --once: print the snapshot as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Cancel the study: the coordinator hands out no more runs (running ones finish).
+    #[arg(long)]
+    pub cancel: bool,
+    /// With --cancel: also revoke running runs (workers stop them).
+    #[arg(long, requires = "cancel")]
+    pub revoke: bool,
 }
 
 fn snapshot_text(u: &StatusUpdate) -> String {
@@ -40,12 +46,11 @@ fn snapshot_text(u: &StatusUpdate) -> String {
         u.failed,
         u.infra_failed,
         u.determinism_failures,
-        if u.finished {
-            ", finished"
-        } else if u.cancelled {
-            ", cancelled"
-        } else {
-            ""
+        match (u.cancelled, u.finished) {
+            (true, true) => ", cancelled (nothing running)",
+            (true, false) => ", cancelled (running runs finish)",
+            (false, true) => ", finished",
+            (false, false) => "",
         },
     );
     if !u.finished {
@@ -106,6 +111,19 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     common::runtime(1)?.block_on(async move {
         // Inside the runtime: the channel spawns its connection task there.
         let mut client = clowder_worker::client(&opts)?;
+        if args.cancel {
+            let n = client
+                .cancel(CancelRequest { revoke_leased: args.revoke })
+                .await
+                .with_context(|| format!("cancelling the study at {}", opts.coordinator))?
+                .into_inner()
+                .cancelled;
+            println!("cancelled: {n} runs will not be started{}", if args.revoke { " or were stopped" } else { "" });
+            // With nothing running, the coordinator finishes at once: it may be gone already.
+            if args.once {
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
         let mut stream =
             tokio::time::timeout(Duration::from_secs(15), client.status(StatusRequest { follow: !args.once }))
                 .await
