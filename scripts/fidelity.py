@@ -163,6 +163,7 @@ def ours(args, proj, tag, inputs_file):
     cmd = [args.clowder, "vm", "trace", proj, "--steps", str(args.steps), "--seed", str(args.seed)]
     if inputs_file:
         cmd += ["--inputs", inputs_file]
+    cmd += args.our_args.split()
     err = run(cmd, out, args.timeout)
     return (None, err) if err else (out, None)
 
@@ -230,6 +231,7 @@ def main():
                     help="comma-separated passes")
     ap.add_argument("--reference-only", action="store_true", help="only fill the reference cache")
     ap.add_argument("--json", default=None, help="write all results to this JSON file")
+    ap.add_argument("--our-args", default="", help="extra arguments for `clowder vm trace` (e.g. --instrument)")
     args = ap.parse_args()
 
     all_results = {}

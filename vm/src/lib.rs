@@ -25,7 +25,7 @@ pub mod trace;
 pub mod value;
 
 pub use project::{LoadError, LoadLimits, Project};
-pub use runtime::{Profile, SayEvent, StepOutcome, TargetId, Vm, VmOptions};
+pub use runtime::{Profile, SayEvent, StepOutcome, Target, TargetId, Vm, VmOptions, Waiting};
 pub use value::Value;
 
 /// Engine version: part of every run's identity, so results from a changed

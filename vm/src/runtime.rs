@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::geometry::{Geometry, NoGeometry};
 use crate::instrument::Instrument;
-use crate::program::{self, Const, HatKind, NONE, Program};
+use crate::program::{self, Cmd, Const, HatKind, NONE, Program};
 use crate::project::{BlockIdx, Project};
 use crate::rng::SplitMix64;
 use crate::value::Value;
@@ -310,6 +310,7 @@ pub(crate) enum PendingInput {
     MouseButton(bool),
     Click(TargetId),
     ClickSprite(String, u32),
+    Drag(TargetId, f64, f64),
     Answer(String),
     Loudness(f64),
     Broadcast(String),
@@ -328,6 +329,7 @@ pub(crate) enum Resume {
 #[derive(Debug, Clone)]
 pub(crate) struct VTimer {
     pub id: u64,
+    pub created: f64,
     pub due: f64,
     pub seq: u64,
     pub kind: TimerKind,
@@ -351,6 +353,19 @@ pub(crate) struct Question {
     pub target: TargetId,
     pub was_visible: bool,
     pub was_stage: bool,
+}
+
+/// A time-based block a thread is waiting in (see [`Vm::waiting_blocks`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waiting {
+    /// The block.
+    pub block: BlockIdx,
+    /// The target whose thread waits.
+    pub target: TargetId,
+    /// Virtual time left, in ms (from the start of the next step).
+    pub remaining_ms: f64,
+    /// Total duration, in ms.
+    pub duration_ms: f64,
 }
 
 /// One SAY event (say, think, ask bubbles), for the say protocol.
@@ -424,6 +439,8 @@ pub(crate) struct State {
     pub video_transparency: f64,
     pub tts_language: Option<Rc<str>>,
     pub stage_slot: u32,
+    /// Branch distances of the condition just evaluated (instrumentation).
+    pub cond_dist: Option<(f64, f64)>,
     /// Makey Makey: key sequences in use (upper-cased string, keys, completed).
     pub makey_sequences: Vec<(String, Vec<String>, bool)>,
     /// Makey Makey: recently pressed keys (first word, upper-cased).
@@ -642,6 +659,12 @@ impl Vm {
         self.st.pending.push(PendingInput::Loudness(v));
     }
 
+    /// Drag a sprite (or clone) to (x, y): the position a drag in the player sets
+    /// (`postSpriteInfo` with `force`: fenced by the geometry, no pen line).
+    pub fn drag(&mut self, id: TargetId, x: f64, y: f64) {
+        self.st.pending.push(PendingInput::Drag(id, x, y));
+    }
+
     /// Broadcast a message by name (case-insensitive), like the oracle's `broadcast` input.
     pub fn broadcast(&mut self, name: &str) {
         self.st.pending.push(PendingInput::Broadcast(name.to_string()));
@@ -656,6 +679,75 @@ impl Vm {
             self.st.hung = false;
         }
         out
+    }
+
+    /// Time-based blocks threads are waiting in now (`wait`, `glide`, `say/think for
+    /// secs`, music beats, `play sound until done` with sound durations), with the
+    /// virtual time left (counted from the start of the next step) and their duration.
+    pub fn waiting_blocks(&self) -> Vec<Waiting> {
+        let st = &self.st;
+        let prog = &*self.prog;
+        let now = Vm::now(st.steps);
+        let mut out = Vec::new();
+        for &t in &st.threads {
+            let th = st.th(t);
+            if !th.live() || th.killed {
+                continue;
+            }
+            let Some(f) = th.stack.last() else { continue };
+            let Some(b) = prog.blocks.get(f.block as usize) else { continue };
+            let (remaining, duration) = match (&b.cmd, &f.ctx) {
+                (Cmd::Wait, Ctx::Timer { start, duration }) => (duration - (now - start), *duration),
+                (Cmd::MusicDrum | Cmd::MusicRest | Cmd::MusicNote, Ctx::Timer { start, duration }) => {
+                    (duration * 1000.0 - (now - start), duration * 1000.0)
+                }
+                (Cmd::Glide | Cmd::GlideTo, Ctx::Glide(g)) => {
+                    (g.duration * 1000.0 - (now - g.start), g.duration * 1000.0)
+                }
+                (Cmd::SayForSecs { .. } | Cmd::PlaySound { .. }, _) => match st.timers.iter().find(|x| match x.kind {
+                    TimerKind::Bubble { thread, .. } | TimerKind::Sound { thread } => thread == t,
+                    TimerKind::MakeySequence { .. } => false,
+                }) {
+                    Some(x) => (x.due - now, x.due - x.created),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            out.push(Waiting {
+                block: f.block,
+                target: th.target,
+                remaining_ms: remaining.max(0.0),
+                duration_ms: duration,
+            });
+        }
+        out
+    }
+
+    /// (target, top block) of every live script.
+    pub fn active_scripts(&self) -> Vec<(TargetId, BlockIdx)> {
+        self.st
+            .threads
+            .iter()
+            .map(|&t| self.st.th(t))
+            .filter(|th| th.live() && !th.killed)
+            .map(|th| (th.target, th.top))
+            .collect()
+    }
+
+    /// Whether an `ask` is waiting for an answer.
+    pub fn question_pending(&self) -> bool {
+        !self.st.questions.is_empty()
+    }
+
+    /// Bounds of a target as drawn, when the geometry knows them.
+    pub fn bounds(&mut self, id: TargetId) -> Option<crate::geometry::Rect> {
+        let scene = crate::geometry::Scene::new(&self.prog, &self.st.targets, &self.st.exec);
+        self.st.geometry.bounds(&scene, id)
+    }
+
+    /// The mouse position and button as the sensing blocks read them.
+    pub fn mouse(&self) -> (f64, f64, bool) {
+        (self.st.mouse_x, self.st.mouse_y, self.st.mouse_down)
     }
 
     /// The P10 error of the last step, if scratch-vm would have thrown in it.
@@ -719,6 +811,7 @@ impl State {
             video_transparency: 50.0,
             tts_language: None,
             stage_slot: prog.stage,
+            cond_dist: None,
             makey_sequences: Vec::new(),
             makey_buffer: VecDeque::new(),
         };
@@ -887,6 +980,9 @@ impl State {
 
     pub fn step(&mut self, prog: &Program) -> StepOutcome {
         let k = self.steps;
+        if let Some(ins) = &mut self.instrument {
+            ins.new_step();
+        }
         self.clock_now = k as f64 * STEP_MS;
         self.ops = 0;
         self.error = None;
@@ -1098,7 +1194,7 @@ impl State {
         self.timer_ids += 1;
         self.timer_seq += 1;
         let id = self.timer_ids;
-        self.timers.push(VTimer { id, due: self.clock_now + d, seq: self.timer_seq, kind });
+        self.timers.push(VTimer { id, created: self.clock_now, due: self.clock_now + d, seq: self.timer_seq, kind });
         id
     }
 
@@ -1195,6 +1291,7 @@ impl State {
                 }
             }
             PendingInput::Answer(text) => self.on_answer(prog, Rc::from(text.as_str())),
+            PendingInput::Drag(id, x, y) => self.drag_to(prog, id, x, y),
             PendingInput::Loudness(v) => self.loudness = v,
             PendingInput::Broadcast(name) => {
                 let stage = self.stage();

@@ -143,11 +143,13 @@ pub struct TraceOptions {
     pub max_ops: u64,
     /// Never end early.
     pub run_all: bool,
+    /// Run with the instrumentation on (it must not change the trace).
+    pub instrument: bool,
 }
 
 impl Default for TraceOptions {
     fn default() -> Self {
-        TraceOptions { steps: 300, seed: 0, inputs: None, max_ops: 5_000_000, run_all: false }
+        TraceOptions { steps: 300, seed: 0, inputs: None, max_ops: 5_000_000, run_all: false, instrument: false }
     }
 }
 
@@ -218,8 +220,13 @@ pub fn write_trace(
         )?;
         return Ok(TraceEnd { reason: "load_error", steps: 0, hang_step: None, errors: 0, warnings: Vec::new() });
     }
-    let mut vm =
-        Vm::new(project, VmOptions { seed: opts.seed, max_ops_per_step: opts.max_ops, ..VmOptions::default() });
+    let vm_opts = VmOptions {
+        seed: opts.seed,
+        max_ops_per_step: opts.max_ops,
+        instrument: opts.instrument,
+        ..VmOptions::default()
+    };
+    let mut vm = Vm::new(project, vm_opts);
     let inputs = opts.inputs.clone().unwrap_or_else(|| vec![TraceInput { step: 0, kind: InputKind::GreenFlag }]);
     let mut cursor = 0usize;
     let mut end = TraceEnd { reason: "steps_done", steps: 0, hang_step: None, errors: 0, warnings: Vec::new() };

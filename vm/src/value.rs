@@ -657,9 +657,9 @@ pub mod jsmath {
     pub fn ln(x: f64) -> f64 {
         crate::jsmath::log(x)
     }
-    /// `Math.exp`.
+    /// `Math.exp` (V8 returns `Math.E` exactly for 1, where fdlibm is one bit off).
     pub fn exp(x: f64) -> f64 {
-        libm::exp(x)
+        if x == 1.0 { std::f64::consts::E } else { libm::exp(x) }
     }
     /// `Math.pow`.
     pub fn pow(x: f64, y: f64) -> f64 {

@@ -39,6 +39,9 @@ pub enum VmCommand {
         /// Write the trace to this file instead of stdout.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Run with the test-generation instrumentation on (for checking that it changes nothing).
+        #[arg(long, hide = true)]
+        instrument: bool,
     },
     /// Answer render-oracle geometry questions (its query format) with the VM's CPU renderer.
     GeometryQuery {
@@ -68,7 +71,7 @@ fn parse_seed(s: &str) -> anyhow::Result<u64> {
 /// Runs a `clowder vm` subcommand.
 pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        VmCommand::Trace { project, steps, seed, inputs, max_ops, run_all, out } => {
+        VmCommand::Trace { project, steps, seed, inputs, max_ops, run_all, out, instrument } => {
             let seed = parse_seed(&seed)?;
             let inputs = match inputs {
                 Some(p) => {
@@ -86,7 +89,7 @@ pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
             let loaded = Project::load_path(&project, &LoadLimits::default());
             let code = match loaded {
                 Ok(p) => {
-                    let opts = TraceOptions { steps, seed, inputs, max_ops, run_all };
+                    let opts = TraceOptions { steps, seed, inputs, max_ops, run_all, instrument };
                     let end = write_trace(Arc::new(p), &opts, &mut sink)?;
                     if end.reason == "load_error" { ExitCode::from(2) } else { ExitCode::SUCCESS }
                 }

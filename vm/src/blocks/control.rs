@@ -154,7 +154,8 @@ impl State {
     pub(super) fn condition(&mut self, prog: &Program, _t: ThRef, cur: u32, base: usize) -> bool {
         let v = to_bool(prog, self.arg(base, 0));
         if let Some(ins) = &mut self.instrument {
-            ins.condition(cur, v);
+            let (dt, df) = self.cond_dist.take().unwrap_or(if v { (0.0, 1.0) } else { (1.0, 0.0) });
+            ins.condition(cur, v, dt, df);
         }
         v
     }

@@ -71,14 +71,24 @@ pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
 /// with scratch-vm's edge detection per target and hat block.
 pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
     let target = st.th(t).target;
+    // Branch distance of the predicate (instrumentation): numeric for `>`, else 0/1
+    // (touching: the geometry's or the centres' distance).
+    let mut dist: Option<(f64, f64)> = None;
     let value = match cmd {
         Cmd::HatGreaterThan { timer } => {
             let v = to_number(prog, st.arg(base, 0));
-            if *timer { st.timer_value() > v } else { st.loudness > v }
+            let a = if *timer { st.timer_value() } else { st.loudness };
+            let holds = a > v;
+            dist = Some(if holds { (0.0, a - v) } else { (v - a + 1.0, 0.0) });
+            holds
         }
         Cmd::HatTouching => {
             let m = st.arg(base, 0).clone();
-            st.touching_object(prog, target, &m)
+            let touching = st.touching_object(prog, target, &m);
+            if !touching && st.instrument.is_some() {
+                dist = Some((st.touching_distance(prog, target, &m), 0.0));
+            }
+            touching
         }
         Cmd::HatMakeyKey => {
             let k = st.arg(base, 0).clone();
@@ -116,7 +126,8 @@ pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
         _ => return,
     };
     if let Some(ins) = &mut st.instrument {
-        ins.condition(cur, value);
+        let (dt, df) = dist.unwrap_or(if value { (0.0, 1.0) } else { (1.0, 0.0) });
+        ins.condition(cur, value, dt, df);
     }
     let Some(tg) = st.target_mut(target) else { return };
     let old = tg.edge.iter_mut().find(|(b, _)| *b == cur);

@@ -201,6 +201,24 @@ impl State {
         self.pen_moved(prog, id, ox, oy);
     }
 
+    /// A drag in the player: `setXY(x, y, force)` (fenced, no pen line).
+    pub(crate) fn drag_to(&mut self, prog: &Program, id: TargetId, x: f64, y: f64) {
+        let Some(t) = self.target(id) else { return };
+        if t.is_stage {
+            return;
+        }
+        let (nx, ny) = if self.geometry.fences() {
+            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            self.geometry.fenced_position(&scene, id, x, y)
+        } else {
+            (x, y)
+        };
+        if let Some(t) = self.target_mut(id) {
+            t.x = nx;
+            t.y = ny;
+        }
+    }
+
     /// `RenderedTarget.setDirection`.
     pub(crate) fn set_direction(&mut self, id: TargetId, d: f64) {
         if let Some(t) = self.target_mut(id)

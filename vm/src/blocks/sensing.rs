@@ -147,6 +147,39 @@ impl State {
         self.geometry.touching_sprite(&scene, me, def as usize)
     }
 
+    /// Branch distance of `touching (what)` when it is false: the geometry's distance,
+    /// else between centres (the nearest instance of a sprite, the mouse pointer) or,
+    /// for the edge, from the centre to the nearest stage edge.
+    pub(crate) fn touching_distance(&mut self, prog: &Program, me: TargetId, what: &V) -> f64 {
+        let Some(t) = self.target(me) else { return 1.0 };
+        let (x, y) = (t.x, t.y);
+        let name = to_rc_string(prog, what);
+        let is_str = matches!(what, V::Lit(_) | V::Str(_));
+        let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+        if is_str && &*name == "_mouse_" {
+            let (mx, my) = (self.mouse_x, self.mouse_y);
+            return self
+                .geometry
+                .point_distance(&scene, me, mx, my)
+                .unwrap_or(((x - mx).powi(2) + (y - my).powi(2)).sqrt());
+        }
+        if is_str && &*name == "_edge_" {
+            let centre = (240.0 + x).min(180.0 + y).min(240.0 - x).min(180.0 - y).max(0.0);
+            return self.geometry.edge_distance(&scene, me).unwrap_or(centre);
+        }
+        let Some(other) = self.sprite_by_name(prog, &name) else { return 10000.0 };
+        let Some(def) = self.target(other).map(|o| o.def as usize) else { return 10000.0 };
+        if let Some(d) = self.geometry.sprite_distance(&scene, me, def) {
+            return d;
+        }
+        scene
+            .instances_of(def)
+            .filter(|&id| id != me)
+            .filter_map(|id| scene.target(id))
+            .map(|o| ((x - o.x).powi(2) + (y - o.y).powi(2)).sqrt())
+            .fold(10000.0, f64::min)
+    }
+
     /// `Keyboard.getKeyIsDown`.
     pub(crate) fn key_is_down(&self, prog: &Program, arg: &V) -> bool {
         let is_str = matches!(arg, V::Lit(_) | V::Str(_));
