@@ -527,10 +527,36 @@ pub struct Project {
     /// Fallbacks applied while loading (see the module docs), at most
     /// [`MAX_WARNINGS`] lines plus a final count of the rest.
     pub warnings: Vec<String>,
-    /// The interpreter's compiled form, built on first use and shared by every VM.
-    pub(crate) compiled: std::sync::OnceLock<std::sync::Arc<crate::program::Program>>,
+    /// The interpreter's compiled form, built on first use and shared by every
+    /// VM. A clone of the project starts with an empty cache (it may be edited,
+    /// e.g. into a mutant, and must then be compiled afresh).
+    pub(crate) compiled: CompiledCache,
     /// Per-project data of the geometry layer (decoded costumes), built on first use.
     pub geometry_data: crate::geometry::GeometryCache,
+}
+
+/// The compiled-program cell of a [`Project`]: shared by the VMs of that
+/// project, never by its clones.
+#[derive(Default)]
+pub(crate) struct CompiledCache(std::sync::OnceLock<std::sync::Arc<crate::program::Program>>);
+
+impl Clone for CompiledCache {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl fmt::Debug for CompiledCache {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.get().is_some() { "CompiledCache(built)" } else { "CompiledCache(empty)" })
+    }
+}
+
+impl std::ops::Deref for CompiledCache {
+    type Target = std::sync::OnceLock<std::sync::Arc<crate::program::Program>>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
 }
 
 /// Most warning lines kept per project.

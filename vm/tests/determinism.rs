@@ -16,8 +16,9 @@
 //! and the generic input script of the oracle's `test/sanity.py` (keys, an
 //! answer, mouse, clicks on the stage and the first three sprites).
 //!
-//! Recorded per step (public `Vm` API only): live threads, the timer's bits,
-//! the answer and a hash of the executed-block bitset.
+//! What is compared is the fidelity trace (`clowder_vm::trace::write_trace`,
+//! the bytes `clowder vm trace` prints: every target's state after every
+//! step, then the end record), with `--run-all` semantics.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,7 +26,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use clowder_vm::project::{LoadLimits, Project, load};
-use clowder_vm::{Vm, VmOptions};
+use clowder_vm::trace::{InputKind, TraceInput, TraceOptions, write_trace};
 use serde_json::json;
 
 const CHILD_ENV: &str = "CLOWDER_DETERMINISM_CHILD_OUT";
@@ -85,61 +86,51 @@ fn dice_project() -> String {
     .to_string()
 }
 
-/// Inputs of step `k`, as the oracle's `test/sanity.py` generic script.
-fn apply_inputs(vm: &mut Vm, sprites: &[String], k: u64) {
-    let keys = [
+/// The generic input script of the oracle's `test/sanity.py` (`inputs_for`).
+fn generic_inputs(sprites: &[String]) -> Vec<TraceInput> {
+    let mut ev = vec![(0, InputKind::GreenFlag)];
+    for (key, down, up) in [
         ("space", 30, 36),
         ("right arrow", 60, 90),
         ("left arrow", 100, 130),
         ("up arrow", 140, 150),
         ("down arrow", 152, 160),
         ("a", 170, 172),
-    ];
-    if k == 0 {
-        vm.green_flag();
+    ] {
+        ev.push((down, InputKind::KeyDown(key.into())));
+        ev.push((up, InputKind::KeyUp(key.into())));
     }
-    for (key, down, up) in keys {
-        if k == down {
-            vm.key_down(key);
-        }
-        if k == up {
-            vm.key_up(key);
-        }
-    }
-    match k {
-        45 => vm.answer_text("42"),
-        180 => vm.mouse_move(100.0, -50.0),
-        182 => vm.mouse_button(true),
-        184 => vm.mouse_button(false),
-        190 => vm.click_stage(),
-        230 => vm.answer_text("hello"),
-        _ => {}
-    }
+    ev.push((45, InputKind::Answer("42".into())));
+    ev.push((180, InputKind::MouseMove(100.0, -50.0)));
+    ev.push((182, InputKind::MouseDown));
+    ev.push((184, InputKind::MouseUp));
+    ev.push((190, InputKind::ClickStage));
+    ev.push((230, InputKind::Answer("hello".into())));
     for (i, name) in sprites.iter().take(3).enumerate() {
-        if k == 200 + 10 * i as u64
-            && let Some(id) = vm.find_target(name, 0)
-        {
-            vm.click_target(id);
-        }
+        ev.push((200 + 10 * i as u64, InputKind::ClickSprite(name.clone(), 0)));
     }
+    ev.retain(|(k, _)| *k < STEPS);
+    ev.sort_by_key(|(k, _)| *k);
+    ev.into_iter().map(|(step, kind)| TraceInput { step, kind }).collect()
 }
 
-/// One line per step of one run.
+/// The trace of one run, after a header line naming it.
 fn run(label: &str, project: Arc<Project>, seed: u64, out: &mut String) {
     let sprites: Vec<String> = project.targets.iter().filter(|t| !t.is_stage).map(|t| t.name.clone()).collect();
-    let mut vm = Vm::new(project, VmOptions { seed, ..VmOptions::default() });
-    for k in 0..STEPS {
-        apply_inputs(&mut vm, &sprites, k);
-        let outcome = vm.step();
-        let bits: Vec<u8> = vm.executed_bits().iter().flat_map(|w| w.to_le_bytes()).collect();
-        let _ = writeln!(
-            out,
-            "{label}\t{seed}\t{k}\t{outcome:?}\t{}\t{:016x}\t{:?}\t{}",
-            vm.live_threads(),
-            vm.timer_secs().to_bits(),
-            vm.answer(),
-            &blake3::hash(&bits).to_hex()[..16]
-        );
+    let opts = TraceOptions {
+        steps: STEPS,
+        seed,
+        inputs: Some(generic_inputs(&sprites)),
+        run_all: true,
+        ..TraceOptions::default()
+    };
+    let mut bytes = Vec::new();
+    let _ = writeln!(out, "=== {label} seed {seed}");
+    match write_trace(project, &opts, &mut bytes) {
+        Ok(_) => out.push_str(&String::from_utf8_lossy(&bytes)),
+        Err(e) => {
+            let _ = writeln!(out, "trace error: {e}");
+        }
     }
 }
 
@@ -205,14 +196,12 @@ fn runs_are_byte_identical_across_processes() {
     }
     let lines: Vec<&str> = a.lines().collect();
     assert!(lines.len() >= 2 * STEPS as usize, "too little output: {} lines", lines.len());
-    // The record must see the random stream: seeds 1 and 2 of the dice project differ.
-    let seed_lines = |seed: &str| -> Vec<String> {
-        lines
-            .iter()
-            .filter(|l| l.starts_with("dice\t") && l.split('\t').nth(1) == Some(seed))
-            .map(|l| l.split('\t').skip(2).collect::<Vec<_>>().join("\t"))
-            .collect()
+    // The trace must see the random stream: seeds 1 and 2 of the dice project differ.
+    let section = |header: &str| -> Vec<&str> {
+        lines.iter().skip_while(|l| **l != header).skip(1).take_while(|l| !l.starts_with("=== ")).copied().collect()
     };
-    assert_ne!(seed_lines("1"), seed_lines("2"), "the recorded state does not depend on the seed");
+    let (s1, s2) = (section("=== dice seed 1"), section("=== dice seed 2"));
+    assert_eq!(s1.len(), STEPS as usize + 1, "dice seed 1 should run all steps");
+    assert_ne!(s1, s2, "the trace does not depend on the seed");
     eprintln!("determinism: {} lines identical across two processes", lines.len());
 }

@@ -226,9 +226,6 @@ fn corpora_files_load_or_are_rejected_clearly() {
 }
 
 #[test]
-#[ignore = "the interpreter on main still panics on 65 corpus projects (runtime.rs thread index after \
-            `stop`); re-enabled when the vm rewrite lands. Run: cargo test -p clowder-vm --test robustness \
-            -- --ignored"]
 fn corpora_projects_run_1000_steps_without_panic_or_hang() {
     sweep(false);
 }

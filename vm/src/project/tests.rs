@@ -2,6 +2,7 @@
 //! interpret, fall back on, or reject.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use serde_json::{Value as JsonValue, json};
 
@@ -88,6 +89,15 @@ fn by_id<'a>(p: &'a Project, id: &str) -> &'a Block {
 fn project_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Project>();
+}
+
+#[test]
+fn a_clone_does_not_share_the_compiled_program() {
+    let proj = Arc::new(ok(&one_sprite(json!({}))));
+    let _vm = crate::Vm::new(Arc::clone(&proj), crate::VmOptions::default());
+    assert!(proj.compiled.get().is_some(), "Vm::new compiles the project");
+    let copy: Project = (*proj).clone();
+    assert!(copy.compiled.get().is_none(), "an edited clone must be compiled afresh");
 }
 
 #[test]
