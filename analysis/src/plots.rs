@@ -51,8 +51,8 @@ const TICK: u32 = 18;
 
 /// Something that can be drawn on any backend.
 pub trait Plot {
-    /// Draws onto `root`.
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+    /// Draws onto `root`; `raster` is true for the bitmap backend (PNG).
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, raster: bool) -> Result<(), String>;
 }
 
 /// Writes `<stem>.png` and `<stem>.svg`.
@@ -63,7 +63,7 @@ pub fn render(plot: &impl Plot, stem: &Path) -> Result<(), AnalysisError> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        plot.draw(&root).map_err(|e| io(&svg_path, e))?;
+        plot.draw(&root, false).map_err(|e| io(&svg_path, e))?;
         root.present().map_err(|e| io(&svg_path, e.to_string()))?;
     }
     std::fs::write(&svg_path, svg).map_err(|e| io(&svg_path, e.to_string()))?;
@@ -73,7 +73,7 @@ pub fn render(plot: &impl Plot, stem: &Path) -> Result<(), AnalysisError> {
     let mut buf = vec![0u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, SIZE).into_drawing_area();
-        plot.draw(&root).map_err(|e| io(&png_path, e))?;
+        plot.draw(&root, true).map_err(|e| io(&png_path, e))?;
         root.present().map_err(|e| io(&png_path, e.to_string()))?;
     }
     let file = std::fs::File::create(&png_path).map_err(|e| io(&png_path, e.to_string()))?;
@@ -105,7 +105,21 @@ pub struct Series {
     pub band: Vec<(f64, f64, f64)>,
 }
 
-/// Lines over a continuous x axis.
+/// A sampled step function drawn as steps: each value holds until the next sample. Coverage
+/// only rises at change points, so steps are its shape; right-angle joins also avoid the
+/// miter spikes thick sloped segments get.
+fn steps_post(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((x, points[i - 1].1));
+        }
+        out.push((x, y));
+    }
+    out
+}
+
+/// Lines over a continuous x axis, drawn as steps (see [`steps_post`]).
 #[derive(Debug, Clone)]
 pub struct LinePlot {
     /// Title.
@@ -123,7 +137,7 @@ pub struct LinePlot {
 }
 
 impl Plot for LinePlot {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, raster: bool) -> Result<(), String> {
         root.fill(&WHITE).map_err(e2s)?;
         let x1 = if self.x_range.1 > self.x_range.0 { self.x_range.1 } else { self.x_range.0 + 1.0 };
         let mut chart = ChartBuilder::on(root)
@@ -150,18 +164,37 @@ impl Plot for LinePlot {
         for (i, s) in self.series.iter().enumerate() {
             let c = color(i);
             if s.band.len() >= 2 {
-                let mut poly: Vec<(f64, f64)> = s.band.iter().map(|&(x, _, hi)| (x, hi)).collect();
-                poly.extend(s.band.iter().rev().map(|&(x, lo, _)| (x, lo)));
+                let hi = steps_post(&s.band.iter().map(|&(x, _, hi)| (x, hi)).collect::<Vec<_>>());
+                let lo = steps_post(&s.band.iter().map(|&(x, lo, _)| (x, lo)).collect::<Vec<_>>());
+                let mut poly = hi;
+                poly.extend(lo.into_iter().rev());
                 chart.draw_series(std::iter::once(Polygon::new(poly, c.mix(0.18).filled()))).map_err(e2s)?;
             }
         }
+        // Half the line width (1.5 px) in data units, for the raster outline below.
+        let (w_px, h_px) = chart.plotting_area().dim_in_pixel();
+        let hx = 1.5 * (x1 - self.x_range.0) / f64::from(w_px.max(1));
+        let hy = 1.5 * (self.y_range.1 - self.y_range.0) / f64::from(h_px.max(1));
         for (i, s) in self.series.iter().enumerate() {
             let c = color(i);
-            chart
-                .draw_series(LineSeries::new(s.points.iter().copied(), c.stroke_width(3)))
+            let path = steps_post(&s.points);
+            let drawn = if raster {
+                // plotters' bitmap rasteriser miters thick polylines with small spikes at the
+                // corners; axis-parallel rectangles give clean 3 px steps.
+                chart.draw_series(path.windows(2).map(|w| {
+                    let (a, b) = (w[0], w[1]);
+                    Rectangle::new(
+                        [(a.0.min(b.0) - hx, a.1.min(b.1) - hy), (a.0.max(b.0) + hx, a.1.max(b.1) + hy)],
+                        c.filled(),
+                    )
+                }))
+            } else {
+                chart.draw_series(LineSeries::new(path, c.stroke_width(3)))
+            };
+            drawn
                 .map_err(e2s)?
                 .label(&s.name)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(3)));
+                .legend(move |(x, y)| Rectangle::new([(x, y - 1), (x + 24, y + 2)], c.filled()));
         }
         chart
             .configure_series_labels()
@@ -279,7 +312,7 @@ fn category_label(labels: &[String], x: f64) -> String {
 }
 
 impl Plot for BoxPlot {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, _raster: bool) -> Result<(), String> {
         root.fill(&WHITE).map_err(e2s)?;
         let n = self.boxes.len();
         let labels: Vec<String> = self.boxes.iter().map(|b| b.0.clone()).collect();
@@ -367,7 +400,7 @@ pub struct BarPlot {
 }
 
 impl Plot for BarPlot {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, _raster: bool) -> Result<(), String> {
         root.fill(&WHITE).map_err(e2s)?;
         let n = self.categories.len();
         let mut chart = ChartBuilder::on(root)
@@ -460,7 +493,7 @@ impl Histogram {
 }
 
 impl Plot for Histogram {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, _raster: bool) -> Result<(), String> {
         root.fill(&WHITE).map_err(e2s)?;
         let x0 = self.bins.first().map(|b| b.0).unwrap_or(0.0);
         let x1 = self.bins.last().map(|b| b.1).unwrap_or(1.0);
