@@ -33,11 +33,8 @@ enum Command {
     },
     /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
     Gen(cmd::generate::GenArgs),
-    /// Summarise the results of an experiment.
-    Analyze {
-        /// Results folder (`results/<name>`).
-        results: PathBuf,
-    },
+    /// Analyse the results of an experiment: statistics, tables, plots, report folder.
+    Analyze(cmd::analyze::AnalyzeArgs),
     /// Benchmarks (`clowder bench vm`: VM steps/s against the reference scratch-vm).
     Bench {
         #[command(subcommand)]
@@ -48,6 +45,11 @@ enum Command {
         #[command(subcommand)]
         command: cmd::dataset::DatasetCommand,
     },
+    /// Direct access to the VM (`clowder vm trace …`).
+    Vm {
+        #[command(subcommand)]
+        command: cmd::vm::VmCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -56,10 +58,11 @@ fn main() -> ExitCode {
         Command::Run { experiment, workers, output, quiet } => {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
-        Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Analyze(args) => cmd::analyze::run(args),
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
+        Command::Vm { command } => cmd::vm::run(command),
     };
     match outcome {
         Ok(code) => code,

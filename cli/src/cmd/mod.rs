@@ -5,3 +5,4 @@ pub mod bench;
 pub mod dataset;
 pub mod generate;
 pub mod run;
+pub mod vm;
