@@ -87,6 +87,8 @@ pub struct Scratch {
     mark: Vec<u32>,
     epoch: u32,
     queue: Vec<NodeId>,
+    /// Forward distance of every node from the nearest executed block (`u32::MAX`: none).
+    fwd: Vec<u32>,
 }
 
 impl FitnessModel {
@@ -287,6 +289,39 @@ impl FitnessModel {
 
     /// Fitness of target `t` for `tr` (0 = covered), with its components.
     pub fn components(&self, t: usize, tr: &Trace, s: &mut Scratch) -> Components {
+        self.components_with(t, tr, s, false)
+    }
+
+    /// Distances from the executed blocks to every node, by one forward
+    /// breadth-first search (the CFD of a node is its entry here).
+    fn forward_distances(&self, tr: &Trace, s: &mut Scratch) {
+        let n = self.graph.len();
+        s.fwd.clear();
+        s.fwd.resize(n, u32::MAX);
+        s.queue.clear();
+        for (i, node) in self.graph.nodes.iter().enumerate() {
+            if let Node::Block(b) = node
+                && tr.executed(*b)
+            {
+                s.fwd[i] = 0;
+                s.queue.push(i as NodeId);
+            }
+        }
+        let mut head = 0;
+        while head < s.queue.len() {
+            let x = s.queue[head];
+            head += 1;
+            let d = s.fwd[x as usize] + 1;
+            for &(y, _) in &self.graph.succ[x as usize] {
+                if s.fwd[y as usize] == u32::MAX {
+                    s.fwd[y as usize] = d;
+                    s.queue.push(y);
+                }
+            }
+        }
+    }
+
+    fn components_with(&self, t: usize, tr: &Trace, s: &mut Scratch, use_fwd: bool) -> Components {
         let ti = &self.info[t];
         if tr.executed(ti.block) {
             return Components { approach_level: 0, branch_distance: 0.0, cfg_distance: 0, fitness: 0.0 };
@@ -311,15 +346,20 @@ impl FitnessModel {
         let tail = if bd > 0.0 {
             1.0
         } else {
-            cfd = if al == 0 {
-                self.cfd(&[ti.node], tr, s)
+            let mut srcs: Vec<NodeId> = Vec::new();
+            if al == 0 {
+                srcs.push(ti.node);
             } else {
-                let mut srcs: Vec<NodeId> = Vec::new();
                 for a in ti.anc.iter().filter(|a| a.level == al) {
                     if self.reached(a.node, tr) && self.dist(a, tr) == 0.0 {
                         srcs.extend(a.children.iter().copied().filter(|c| *c != ENTRY && *c != EXIT));
                     }
                 }
+            }
+            cfd = if use_fwd {
+                // No executed block leads to the sources: 0, as Whisker's search.
+                srcs.iter().map(|x| s.fwd[*x as usize]).min().filter(|d| *d != u32::MAX).unwrap_or(0)
+            } else {
                 self.cfd(&srcs, tr, s)
             };
             alpha(cfd as f64)
@@ -337,8 +377,9 @@ impl FitnessModel {
     /// Fitness of every target into `out`.
     pub fn evaluate_all(&self, tr: &Trace, s: &mut Scratch, out: &mut Vec<f64>) {
         out.clear();
+        self.forward_distances(tr, s);
         for t in 0..self.info.len() {
-            out.push(self.fitness(t, tr, s));
+            out.push(self.components_with(t, tr, s, true).fitness);
         }
     }
 
@@ -346,5 +387,51 @@ impl FitnessModel {
     #[inline]
     pub fn covers(&self, t: usize, tr: &Trace) -> bool {
         tr.executed(self.info[t].block)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testkit::{Arg, ProjectBuilder};
+
+    /// The all-targets evaluation (one forward search) agrees with the
+    /// per-target one (a backward search per target) on partial traces.
+    #[test]
+    fn evaluate_all_matches_single_evaluations() {
+        let mut p = ProjectBuilder::new();
+        p.global_var("x");
+        let s = p.sprite("S");
+        let t = p.t(s);
+        let flag = t.when_flag();
+        let w = t.wait(1.0);
+        let moves: Vec<String> = (0..5).map(|i| t.move_steps(i as f64)).collect();
+        let x = t.var("x");
+        let c = t.gt(Arg::b(&x), Arg::n(3.0));
+        let say = t.say(Arg::t("a"));
+        let iff = t.if_else(&c, &[say], &moves[3..]);
+        let mut body = vec![w];
+        body.extend(moves[..3].iter().cloned());
+        body.push(iff);
+        t.script(flag, &body);
+        let k = t.when_key("space");
+        let ch = t.change_var("x", Arg::n(1.0));
+        t.script(k, &[ch]);
+        let project = p.load();
+        let m = FitnessModel::new(&project);
+        let mut sc = Scratch::default();
+        // Every prefix of the statements executed, in block order.
+        let blocks: Vec<u32> = m.targets.blocks.clone();
+        for k in 0..=blocks.len() {
+            let mut tr = Trace::new(project.blocks.len(), m.measured_blocks().len());
+            for b in &blocks[..k] {
+                tr.mark(*b);
+            }
+            let mut all = Vec::new();
+            m.evaluate_all(&tr, &mut sc, &mut all);
+            for (t, f) in all.iter().enumerate() {
+                assert_eq!(*f, m.fitness(t, &tr, &mut sc), "target {t} after {k} blocks");
+            }
+        }
     }
 }
