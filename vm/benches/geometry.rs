@@ -1,26 +1,36 @@
 //! Geometry benchmark (issue 7, acceptance 5): the cost of touching queries on the
-//! whisker-rq1 games.
+//! whisker-rq1 games, and the share of VM time spent in geometry.
 //!
-//!   cargo bench -p clowder-vm --bench geometry [-- --scenes N]
+//!   cargo bench -p clowder-vm --bench geometry [-- --scenes N --steps N]
 //!
-//! For every game it places the sprites at random positions, directions and sizes
-//! (SplitMix64, seed 1; costumes decoded once beforehand, as a study run would), then times
-//! `touching (sprite)` for every sprite pair, `touching edge` for every sprite and
-//! `touching color` with colours taken from the backdrop under each sprite and random ones.
-//! It prints the mean cost per query of each kind and a worst case. Timings are wall-clock and
-//! only meaningful side by side within one run.
+//! Part 1, queries: for every game it places the sprites at random positions, directions and
+//! sizes (SplitMix64, seed 1; costumes decoded once beforehand, as a study run would), then
+//! times `touching (sprite)` for every sprite pair, `touching edge` for every sprite and
+//! `touching color` with colours taken from what is drawn under each sprite and random ones.
+//!
+//! Part 2, VM share: every game runs in the `default` profile for `--steps` steps (default
+//! 3 000, 100 s of Scratch time) with seeded inputs (green flag, arrow and space keys, mouse
+//! moves, button, sprite clicks) behind a timing wrapper around the geometry, which measures
+//! how much of the VM's time went into geometry calls, by kind.
+//!
+//! Timings are wall-clock and only meaningful side by side within one run.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
 use clowder_vm::geometry::drawable::{Placement, RotationStyle};
+use clowder_vm::geometry::{Geometry, Rect, Scene as VmScene};
 use clowder_vm::geometry::effects::Effects;
 use clowder_vm::geometry::query::clamp_size;
 use clowder_vm::geometry::render::{Drawable, Scene};
 use clowder_vm::geometry::skin::CostumeSet;
 use clowder_vm::rng::SplitMix64;
-use clowder_vm::{LoadLimits, Project};
+use clowder_vm::{LoadLimits, Profile, Project, TargetId, Vm, VmOptions};
 
 fn corpora() -> PathBuf {
     std::env::var_os("CLOWDER_CORPORA")
@@ -54,14 +64,32 @@ impl Timing {
     }
 }
 
+fn arg(args: &[String], name: &str, default: usize) -> usize {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let scenes: usize = args
-        .iter()
-        .position(|a| a == "--scenes")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(50);
+    let scenes = arg(&args, "--scenes", 50);
+    let steps = arg(&args, "--steps", 3000);
+    queries(scenes);
+    println!();
+    vm_share(steps);
+}
+
+fn games() -> Vec<PathBuf> {
+    let dir = corpora().join("whisker-rq1");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> =
+        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "sb3")).collect();
+    files.sort();
+    files
+}
+
+fn queries(scenes: usize) {
     let dir = corpora().join("whisker-rq1");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
@@ -168,4 +196,160 @@ fn main() {
         all_s.worst.max(all_e.worst).max(all_c.worst) as f64 / 1000.0
     );
     println!("queries: {} sprite/sprite, {} edge, {} colour", all_s.queries, all_e.queries, all_c.queries);
+}
+
+/// Time and count per geometry call kind.
+#[derive(Default)]
+struct Spent {
+    by_kind: BTreeMap<&'static str, (u64, u128)>,
+}
+
+impl Spent {
+    fn total_nanos(&self) -> u128 {
+        self.by_kind.values().map(|v| v.1).sum()
+    }
+}
+
+/// Delegates to the real geometry and times every call.
+struct Timed {
+    inner: Box<dyn Geometry>,
+    spent: Rc<RefCell<Spent>>,
+}
+
+impl Timed {
+    fn time<T>(&mut self, kind: &'static str, f: impl FnOnce(&mut dyn Geometry) -> T) -> T {
+        let t = Instant::now();
+        let r = f(self.inner.as_mut());
+        let dt = t.elapsed().as_nanos();
+        let mut s = self.spent.borrow_mut();
+        let e = s.by_kind.entry(kind).or_default();
+        e.0 += 1;
+        e.1 += dt;
+        r
+    }
+}
+
+impl Geometry for Timed {
+    fn mode(&self) -> &'static str {
+        self.inner.mode()
+    }
+    fn touching_sprite(&mut self, s: &VmScene, me: TargetId, sprite: usize) -> bool {
+        self.time("touching sprite", |g| g.touching_sprite(s, me, sprite))
+    }
+    fn touching_edge(&mut self, s: &VmScene, me: TargetId) -> bool {
+        self.time("touching edge", |g| g.touching_edge(s, me))
+    }
+    fn touching_point(&mut self, s: &VmScene, me: TargetId, x: f64, y: f64) -> bool {
+        self.time("touching mouse", |g| g.touching_point(s, me, x, y))
+    }
+    fn touching_color(&mut self, s: &VmScene, me: TargetId, rgb: [u8; 3]) -> bool {
+        self.time("touching color", |g| g.touching_color(s, me, rgb))
+    }
+    fn color_touching_color(&mut self, s: &VmScene, me: TargetId, t: [u8; 3], m: [u8; 3]) -> bool {
+        self.time("color touching color", |g| g.color_touching_color(s, me, t, m))
+    }
+    fn bounds(&mut self, s: &VmScene, me: TargetId) -> Option<Rect> {
+        self.time("bounds", |g| g.bounds(s, me))
+    }
+    fn fences(&self) -> bool {
+        self.inner.fences()
+    }
+    fn fenced_position(&mut self, s: &VmScene, me: TargetId, x: f64, y: f64) -> (f64, f64) {
+        self.time("fencing", |g| g.fenced_position(s, me, x, y))
+    }
+    fn costume_size(&self, sprite: usize, costume: i64) -> Option<(f64, f64)> {
+        self.inner.costume_size(sprite, costume)
+    }
+    fn pick(&mut self, s: &VmScene, x: f64, y: f64) -> Option<TargetId> {
+        self.time("pick", |g| g.pick(s, x, y))
+    }
+    fn sprite_distance(&mut self, s: &VmScene, me: TargetId, sprite: usize) -> Option<f64> {
+        self.time("distances", |g| g.sprite_distance(s, me, sprite))
+    }
+    fn edge_distance(&mut self, s: &VmScene, me: TargetId) -> Option<f64> {
+        self.time("distances", |g| g.edge_distance(s, me))
+    }
+    fn point_distance(&mut self, s: &VmScene, me: TargetId, x: f64, y: f64) -> Option<f64> {
+        self.time("distances", |g| g.point_distance(s, me, x, y))
+    }
+    fn color_distance(&mut self, s: &VmScene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
+        self.time("distances", |g| g.color_distance(s, me, rgb))
+    }
+    fn pen_clear(&mut self) {
+        self.time("pen", |g| g.pen_clear())
+    }
+    fn pen_point(&mut self, rgba: [f64; 4], size: f64, x: f64, y: f64) {
+        self.time("pen", |g| g.pen_point(rgba, size, x, y))
+    }
+    fn pen_line(&mut self, rgba: [f64; 4], size: f64, x0: f64, y0: f64, x1: f64, y1: f64) {
+        self.time("pen", |g| g.pen_line(rgba, size, x0, y0, x1, y1))
+    }
+    fn pen_stamp(&mut self, s: &VmScene, me: TargetId) {
+        self.time("pen", |g| g.pen_stamp(s, me))
+    }
+}
+
+const KEYS: [&str; 5] = ["space", "left arrow", "right arrow", "up arrow", "down arrow"];
+
+fn vm_share(steps: usize) {
+    println!("part 2: share of VM time in geometry, default profile, {steps} steps with seeded inputs");
+    println!("{:14} {:>10} {:>12} {:>7}  calls (mean µs)", "game", "VM ms", "geometry ms", "share");
+    let (mut all_vm, mut all_geo) = (0u128, 0u128);
+    for path in games() {
+        let name = path.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+        let Ok(project) = Project::load_path(&path, &LoadLimits::default()) else { continue };
+        let project = Arc::new(project);
+        let spent = Rc::new(RefCell::new(Spent::default()));
+        let geometry = Timed { inner: clowder_vm::geometry::for_project(&project), spent: spent.clone() };
+        // Decode every costume first: a study decodes once per project, not per run.
+        let _ = clowder_vm::geometry::cpu::costume_set(&project).approximate();
+        let opts = VmOptions { profile: Profile::Default, seed: 1, ..VmOptions::default() };
+        let mut vm = Vm::with_geometry(project, opts, Box::new(geometry));
+        let sprites: Vec<String> = vm
+            .targets_in_execution_order()
+            .filter(|(_, t)| !t.is_stage)
+            .filter_map(|(id, _)| vm.target_name(id).map(str::to_string))
+            .collect();
+        let mut rng = SplitMix64::new(1);
+        vm.green_flag();
+        let t0 = Instant::now();
+        for k in 0..steps {
+            match k % 15 {
+                0 => vm.key_down(KEYS[(rng.next_u64() % KEYS.len() as u64) as usize]),
+                5 => vm.key_up(KEYS[(rng.next_u64() % KEYS.len() as u64) as usize]),
+                7 => vm.mouse_move(rng.next_f64() * 480.0 - 240.0, rng.next_f64() * 360.0 - 180.0),
+                9 => vm.mouse_button(rng.next_f64() < 0.5),
+                12 if !sprites.is_empty() && rng.next_f64() < 0.3 => {
+                    vm.click_sprite(&sprites[(rng.next_u64() % sprites.len() as u64) as usize], 0);
+                }
+                _ => {}
+            }
+            vm.step();
+        }
+        let total = t0.elapsed().as_nanos();
+        let s = spent.borrow();
+        let geo = s.total_nanos();
+        all_vm += total;
+        all_geo += geo;
+        let calls: Vec<String> = s
+            .by_kind
+            .iter()
+            .map(|(k, (n, ns))| format!("{k} {n} ({:.1})", *ns as f64 / *n as f64 / 1000.0))
+            .collect();
+        println!(
+            "{:14} {:>10.1} {:>12.1} {:>6.1}%  {}",
+            name,
+            total as f64 / 1e6,
+            geo as f64 / 1e6,
+            100.0 * geo as f64 / total.max(1) as f64,
+            calls.join(", ")
+        );
+    }
+    println!(
+        "{:14} {:>10.1} {:>12.1} {:>6.1}%",
+        "ALL",
+        all_vm as f64 / 1e6,
+        all_geo as f64 / 1e6,
+        100.0 * all_geo as f64 / all_vm.max(1) as f64
+    );
 }
