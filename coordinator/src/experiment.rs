@@ -4,7 +4,7 @@
 //! name = "smoke"
 //! dataset = "../datasets/smoke"     # folder of projects, relative to this file
 //! seeds = 3                          # 1..=3; or [1, 5, 9]; or { from = 21, to = 30 }
-//! budget = { steps = 3000 }          # or { executions = 100 }
+//! budget = { steps = 3000 }          # or { executions = 100 }, { evaluations = N }, { seconds = S }
 //! mutation = "on"                    # mutation analysis: "off" (default), "on", or { sample = N }
 //! output = "results"                 # results go to <output>/<name>/
 //!
@@ -12,6 +12,10 @@
 //! name = "random"                    # label in results
 //! algorithm = "random"               # random | mosa | mio
 //! params = { max_events = 20 }
+//!
+//! [[algorithms]]                     # Whisker's own configuration file as the base
+//! name = "mio-study"
+//! whisker_config = "$CLOWDER_CORPORA/whisker-configs/mio.json"
 //!
 //! [[algorithms]]                     # a sweep: one configuration per combination
 //! name = "mosa"
@@ -90,6 +94,10 @@ pub struct BudgetSpec {
     pub steps: Option<u64>,
     /// Test executions.
     pub executions: Option<u64>,
+    /// Fitness evaluations.
+    pub evaluations: Option<u64>,
+    /// Wall-clock seconds (results are marked non-reproducible).
+    pub seconds: Option<u64>,
 }
 
 /// Mutation analysis of each run's final suite, as written in the file:
@@ -157,6 +165,11 @@ pub struct AlgorithmSpec {
     /// one configuration per combination, named `name[k1=v1,k2=v2]`.
     #[serde(default)]
     pub sweep: toml::Table,
+    /// A Whisker JSON configuration (e.g. the study's `mio.json`), relative to
+    /// this file or `$CLOWDER_CORPORA/…`: its algorithm and parameters are the
+    /// base that `params` and `sweep` override.
+    #[serde(default)]
+    pub whisker_config: Option<String>,
 }
 
 /// An experiment file.
@@ -239,30 +252,61 @@ impl Experiment {
         }
         let mut names = BTreeSet::new();
         let mut algorithms = Vec::new();
+        let base_dir = path.parent().unwrap_or(Path::new("."));
         for a in &spec.algorithms {
-            let kind = Algorithm::parse(a.algorithm.as_deref().unwrap_or(&a.name))
-                .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
+            let (kind, base_params) = match &a.whisker_config {
+                Some(rel) => {
+                    let expanded = expand_corpora(rel);
+                    let file = if Path::new(&expanded).is_absolute() || &expanded != rel {
+                        PathBuf::from(expanded)
+                    } else {
+                        base_dir.join(rel)
+                    };
+                    let w = clowder_testgen::whisker_config::load(&file)
+                        .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?;
+                    if let Some(alg) = &a.algorithm
+                        && Algorithm::parse(alg).ok() != Some(w.config.algorithm)
+                    {
+                        return Err(invalid(format!(
+                            "algorithm {:?}: `algorithm = {alg:?}` contradicts the Whisker configuration's {}",
+                            a.name,
+                            w.config.algorithm.name()
+                        )));
+                    }
+                    (w.config.algorithm, w.config.params)
+                }
+                None => (
+                    Algorithm::parse(a.algorithm.as_deref().unwrap_or(&a.name))
+                        .map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))?,
+                    Default::default(),
+                ),
+            };
             for (label, table) in sweep_grid(a).map_err(|e| invalid(format!("algorithm {:?}: {e}", a.name)))? {
                 if !names.insert(label.clone()) {
                     return Err(invalid(format!("algorithm name {label:?} is used twice")));
                 }
-                let params = table
-                    .iter()
-                    .map(|(k, v)| {
-                        serde_json::to_value(v)
-                            .map(|j| (k.clone(), j))
-                            .map_err(|e| invalid(format!("algorithm {label:?}: parameter {k}: {e}")))
-                    })
-                    .collect::<Result<_, _>>()?;
+                let mut params = base_params.clone();
+                for (k, v) in &table {
+                    let j = serde_json::to_value(v)
+                        .map_err(|e| invalid(format!("algorithm {label:?}: parameter {k}: {e}")))?;
+                    params.insert(k.clone(), j);
+                }
                 let cfg = AlgorithmConfig { algorithm: kind, params };
                 cfg.validate().map_err(|e| invalid(format!("algorithm {label:?}: {e}")))?;
                 algorithms.push((label, cfg));
             }
         }
-        let budget = match (spec.budget.steps, spec.budget.executions) {
-            (Some(s), None) => Budget::Steps(s),
-            (None, Some(e)) => Budget::Executions(e),
-            _ => return Err(invalid("budget needs exactly one of `steps` or `executions`".into())),
+        let b = &spec.budget;
+        let budget = match (b.steps, b.executions, b.evaluations, b.seconds) {
+            (Some(s), None, None, None) => Budget::Steps(s),
+            (None, Some(e), None, None) => Budget::Executions(e),
+            (None, None, Some(e), None) => Budget::Evaluations(e),
+            (None, None, None, Some(s)) => Budget::Seconds(s),
+            _ => {
+                return Err(invalid(
+                    "budget needs exactly one of `steps`, `executions`, `evaluations` or `seconds`".into(),
+                ));
+            }
         };
         if budget.amount() == 0 {
             return Err(invalid("budget must be positive".into()));
@@ -387,6 +431,23 @@ budget = { steps = 100 }
 name = "random"
 params = { max_events = 5 }
 "#;
+
+    #[test]
+    fn whisker_configuration_as_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = r#"{"algorithm": "mosa", "populationSize": 50, "crossover": {"operator": "singlePointRelative",
+            "probability": 0.7}, "localSearch": [{"type": "Reduction", "probability": 0.3}]}"#;
+        std::fs::write(dir.path().join("w.json"), json).unwrap();
+        let text = GOOD.replace("name = \"random\"\n", "name = \"w\"\nwhisker_config = \"w.json\"\n");
+        let e = Experiment::parse(&text, &dir.path().join("exp.toml")).unwrap();
+        let cfg = &e.algorithms[0].1;
+        assert_eq!(cfg.algorithm, Algorithm::Mosa);
+        assert_eq!(cfg.params["population_size"], serde_json::json!(50));
+        assert_eq!(cfg.params["extension_probability"], serde_json::json!(0.0));
+        assert_eq!(cfg.params["max_events"], serde_json::json!(5), "params override the file");
+        let bad = text.replace("whisker_config", "algorithm = \"mio\"\nwhisker_config");
+        assert!(Experiment::parse(&bad, &dir.path().join("exp.toml")).is_err());
+    }
 
     #[test]
     fn parses_and_dedups_seeds() {

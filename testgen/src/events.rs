@@ -562,7 +562,8 @@ fn nearest_edge_point(x: f64, y: f64) -> (f64, f64) {
     }
 }
 
-fn lit_string(l: &Lit) -> String {
+/// The JS string of a literal.
+pub(crate) fn lit_string(l: &Lit) -> String {
     l.to_js_string()
 }
 

@@ -33,7 +33,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use clowder_vm::project::{BlockIdx, Input, Lit, Project};
+use clowder_vm::project::{BlockIdx, Input, Project};
 
 /// Index of a node in [`Graph::nodes`].
 pub type NodeId = u32;
@@ -124,8 +124,7 @@ pub fn block_kind(opcode: &str) -> BlockKind {
 /// primitive); `None` when a reporter computes it at run time.
 pub fn menu_value(project: &Project, block: BlockIdx, input: &str) -> Option<String> {
     match project.block(block).input(input)? {
-        Input::Lit(Lit::Str(s)) => Some(s.clone()),
-        Input::Lit(Lit::Num(n)) => Some(clowder_vm::value::number_to_js_string(*n)),
+        Input::Lit(l) => Some(l.to_js_string()),
         Input::Broadcast { name, .. } => Some(name.clone()),
         Input::Block(m) => {
             let mb = project.blocks.get(*m as usize)?;

@@ -173,3 +173,51 @@ pub fn load(path: &std::path::Path) -> Result<WhiskerConfig, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     parse(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_study_files_are_the_defaults() {
+        let dir = std::env::var("CLOWDER_CORPORA")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"))
+            .join("whisker-configs");
+        if !dir.is_dir() {
+            eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
+            return;
+        }
+        for (file, alg) in
+            [("mio.json", Algorithm::Mio), ("mosa.json", Algorithm::Mosa), ("randomSearch.json", Algorithm::Random)]
+        {
+            let w = load(&dir.join(file)).expect("loads");
+            assert_eq!(w.config, AlgorithmConfig::new(alg), "{file}");
+            assert_eq!(w.budget_steps, Some(180_000), "{file}: 6 000 000 ms of Scratch time");
+        }
+        assert!(load(&dir.join("oneplusone.json")).unwrap_err().contains("onePlusOne"));
+    }
+
+    #[test]
+    fn values_map_onto_parameters() {
+        let w = parse(
+            r#"{"algorithm": "mio", "chromosome": {"type": "variableLengthTest", "maxLength": 30},
+                "mutation": {"operator": "variableLength", "maxMutationCountFocusedPhase": 5},
+                "archive": {"maxArchiveSizeStart": 10}, "durations": {"waitStepUpperBound": 50},
+                "localSearch": [{"type": "Extension", "probability": 0.1, "newEventProbability": 0.5}],
+                "stoppingCondition": {"type": "combined", "conditions": [{"type": "fixedTime", "duration": 60000},
+                                      {"type": "optimal"}]}}"#,
+        )
+        .expect("parses");
+        let p = &w.config.params;
+        assert_eq!(p["max_length"], serde_json::json!(30));
+        assert_eq!(p["max_mutation_count_focused"], serde_json::json!(5));
+        assert_eq!(p["archive_size_start"], serde_json::json!(10));
+        assert_eq!(p["wait_upper_bound"], serde_json::json!(50));
+        assert_eq!(p["extension_probability"], serde_json::json!(0.1));
+        assert_eq!(p["reduction_probability"], serde_json::json!(0.0));
+        assert_eq!(w.budget_steps, Some(1800));
+        assert!(parse(r#"{"algorithm": "mio", "eventSelector": "clustering"}"#).is_err());
+        assert!(parse("[]").is_err());
+    }
+}

@@ -41,6 +41,9 @@ pub struct GenArgs {
     /// Write result.json, suite.json, tests.js and timeline.csv into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// List the targets the run did not cover (sprite, block id, opcode).
+    #[arg(long)]
+    pub uncovered: bool,
 }
 
 /// Runs `clowder gen`.
@@ -105,6 +108,16 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     if !outcome.unknown_opcodes.is_empty() {
         let list: Vec<String> = outcome.unknown_opcodes.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("unimplemented opcodes: {}", list.join(" "));
+    }
+    if args.uncovered {
+        let covered: std::collections::BTreeSet<u32> = outcome.first_covered.iter().map(|(b, _)| *b).collect();
+        for b in clowder_testgen::targets::statement_targets(&project) {
+            if !covered.contains(&b) {
+                let block = project.block(b);
+                let sprite = project.targets.get(block.target as usize).map_or("?", |t| t.name.as_str());
+                println!("uncovered {sprite} {} {}", block.id, block.opcode);
+            }
+        }
     }
     if let Some(dir) = &args.out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
