@@ -33,6 +33,8 @@ enum Command {
     },
     /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
     Gen(cmd::generate::GenArgs),
+    /// Mutation analysis of generated suites (scores overall and per operator); --list shows the mutants.
+    Mutate(cmd::mutate::MutateArgs),
     /// Summarise the results of an experiment.
     Analyze {
         /// Results folder (`results/<name>`).
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Command::Analyze { results } => cmd::analyze::run(&results),
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
+        Command::Mutate(args) => cmd::mutate::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
     };
     match outcome {

@@ -238,6 +238,13 @@ pub struct Key {
     sub: String,
 }
 
+impl Key {
+    /// The target observed (the sprite's original for clone counts, the stage for backdrops).
+    pub fn target(&self) -> &TargetRef {
+        &self.target
+    }
+}
+
 impl Assertion {
     /// The kind's name, as in the JSON (`position`, `touching_edge`, …).
     pub fn kind(&self) -> &'static str {

@@ -4,4 +4,5 @@ pub mod analyze;
 pub mod bench;
 pub mod dataset;
 pub mod generate;
+pub mod mutate;
 pub mod run;
