@@ -35,11 +35,20 @@ enum Command {
     Gen(cmd::generate::GenArgs),
     /// Mutation analysis of generated suites (scores overall and per operator); --list shows the mutants.
     Mutate(cmd::mutate::MutateArgs),
-    /// Summarise the results of an experiment.
-    Analyze {
-        /// Results folder (`results/<name>`).
-        results: PathBuf,
-    },
+    /// Analyse the results of an experiment: statistics, tables, plots, report folder.
+    Analyze(cmd::analyze::AnalyzeArgs),
+    /// Serve an experiment to remote workers (durable, resumable).
+    Coordinator(cmd::coordinator::Args),
+    /// Join a coordinator and execute runs, one per pinned core.
+    Worker(cmd::worker::Args),
+    /// Live progress of a running study.
+    Status(cmd::status::Args),
+    /// Write the CSV and Parquet exports of a study from its store.
+    Export(cmd::export::Args),
+    /// Write (and submit) an sbatch script of pilot workers.
+    Slurm(cmd::slurm::Args),
+    /// Re-execute finished runs locally and check that their digests reproduce.
+    Verify(cmd::verify::Args),
     /// Benchmarks (`clowder bench vm`: VM steps/s against the reference scratch-vm).
     Bench {
         #[command(subcommand)]
@@ -50,6 +59,11 @@ enum Command {
         #[command(subcommand)]
         command: cmd::dataset::DatasetCommand,
     },
+    /// Direct access to the VM (`clowder vm trace …`).
+    Vm {
+        #[command(subcommand)]
+        command: cmd::vm::VmCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -58,11 +72,18 @@ fn main() -> ExitCode {
         Command::Run { experiment, workers, output, quiet } => {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
         }
-        Command::Analyze { results } => cmd::analyze::run(&results),
+        Command::Analyze(args) => cmd::analyze::run(args),
+        Command::Coordinator(a) => cmd::coordinator::run(a),
+        Command::Worker(a) => cmd::worker::run(a),
+        Command::Status(a) => cmd::status::run(a),
+        Command::Export(a) => cmd::export::run(a),
+        Command::Slurm(a) => cmd::slurm::run(a),
+        Command::Verify(a) => cmd::verify::run(a),
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
         Command::Mutate(args) => cmd::mutate::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
+        Command::Vm { command } => cmd::vm::run(command),
     };
     match outcome {
         Ok(code) => code,

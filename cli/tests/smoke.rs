@@ -1,5 +1,5 @@
 //! The smoke experiment end to end through the real binary: coordinator,
-//! gRPC workers, VM and generator. Two runs must give the same `runs.csv`
+//! gRPC workers, VM and generator. Two runs must give the same exports
 //! except for the timing column.
 
 use std::path::Path;
@@ -17,9 +17,11 @@ fn run_smoke(out: &Path, workers: &str) -> String {
     std::fs::read_to_string(out.join("smoke/runs.csv")).expect("runs.csv written")
 }
 
-/// Drops the timing column (`duration_ms`) from every row.
-fn without_timing(csv: &str) -> Vec<Vec<String>> {
-    let mut rows: Vec<Vec<String>> = csv.lines().map(|l| l.split(',').map(str::to_string).collect()).collect();
+/// Parses a CSV (RFC 4180 quoting) and drops the timing column (`duration_ms`).
+fn without_timing(csv_text: &str) -> Vec<Vec<String>> {
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(csv_text.as_bytes());
+    let mut rows: Vec<Vec<String>> =
+        r.records().map(|rec| rec.expect("valid CSV").iter().map(str::to_string).collect()).collect();
     let col = rows[0].iter().position(|c| c == "duration_ms").expect("duration_ms column");
     for r in &mut rows {
         r.remove(col);
@@ -41,6 +43,12 @@ fn smoke_runs_are_byte_identical_except_timing() {
     assert!(ra[1..].iter().all(|r| r[status] == "ok"), "every smoke run succeeds: {first}");
     let cov = ra[0].iter().position(|c| c == "coverage").unwrap();
     assert!(ra[1..].iter().any(|r| r[cov].parse::<f64>().unwrap() > 0.5), "the generator covers something");
+    // Timeline and mutants have no timing column: byte-identical.
+    for f in ["timeline.csv", "mutants.csv"] {
+        let x = std::fs::read(a.path().join("smoke").join(f)).unwrap();
+        let y = std::fs::read(b.path().join("smoke").join(f)).unwrap();
+        assert!(x == y, "{f} differs between identical studies");
+    }
 }
 
 #[test]

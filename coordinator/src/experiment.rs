@@ -20,6 +20,9 @@
 //! [[algorithms]]                     # a sweep: one configuration per combination
 //! name = "mosa"
 //! sweep = { population_size = [10, 30, 50], crossover_probability = [0.5, 0.7] }
+//!
+//! [limits]                           # optional; resource limits per run (not part of run identity)
+//! memory_mb = 2048                   # default 4096
 //! ```
 
 use std::collections::BTreeSet;
@@ -172,6 +175,29 @@ pub struct AlgorithmSpec {
     pub whisker_config: Option<String>,
 }
 
+/// Resource limits per run. They do not change a run's result unless exceeded
+/// (then the run fails deterministically), so they are not part of its identity.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsSpec {
+    /// Memory per run in MiB (cgroup memory limit or `RLIMIT_AS` on the worker).
+    #[serde(default = "default_memory_mb")]
+    pub memory_mb: u64,
+}
+
+/// Default memory limit per run: 4 GiB.
+pub const DEFAULT_MEMORY_MB: u64 = 4096;
+
+fn default_memory_mb() -> u64 {
+    DEFAULT_MEMORY_MB
+}
+
+impl Default for LimitsSpec {
+    fn default() -> Self {
+        Self { memory_mb: DEFAULT_MEMORY_MB }
+    }
+}
+
 /// An experiment file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -195,6 +221,9 @@ pub struct ExperimentSpec {
     /// Output folder (default `results`, relative to the working directory).
     #[serde(default = "default_output")]
     pub output: String,
+    /// Resource limits per run.
+    #[serde(default)]
+    pub limits: LimitsSpec,
 }
 
 fn default_output() -> String {
@@ -216,6 +245,8 @@ pub struct Experiment {
     pub budget: Budget,
     /// Seeds.
     pub seeds: Vec<u64>,
+    /// The file's text as read (stored with the study for provenance).
+    pub source: String,
 }
 
 /// Replaces a leading `$CLOWDER_CORPORA` / `${CLOWDER_CORPORA}` with the
@@ -321,7 +352,10 @@ impl Experiment {
         let dataset_path =
             if Path::new(&ds).is_absolute() || ds != spec.dataset { PathBuf::from(ds) } else { base.join(ds) };
         let results_dir = PathBuf::from(&spec.output).join(&spec.name);
-        Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds })
+        if spec.limits.memory_mb == 0 {
+            return Err(invalid("limits.memory_mb must be positive".into()));
+        }
+        Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds, source: text.to_string() })
     }
 }
 
@@ -369,6 +403,8 @@ fn sweep_grid(a: &AlgorithmSpec) -> Result<Vec<(String, toml::Table)>, String> {
 pub struct Run {
     /// Run identity (hex): hash of project, configuration, seed, budget, engine.
     pub run_id: String,
+    /// Dataset name (the dataset folder's name).
+    pub dataset: String,
     /// Project name (for results).
     pub project: String,
     /// Project content hash.
@@ -393,17 +429,35 @@ pub fn run_id(project_hash: &str, config_json: &str, seed: u64, budget: Budget, 
     h.finalize().to_hex()[..32].to_string()
 }
 
+/// The name of a dataset: its folder's name (for a single project file, the
+/// name of the folder holding it).
+pub fn dataset_name(path: &Path) -> String {
+    let p = if path.is_file() { path.parent().unwrap_or(path) } else { path };
+    let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "dataset".into())
+}
+
 /// Expands an experiment over its dataset's projects: projects × algorithms × seeds,
 /// in that (deterministic) order.
 pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> Vec<Run> {
     let engine = clowder_vm::ENGINE_VERSION;
+    let dataset = dataset_name(&exp.dataset_path);
+    // Mutation analysis changes a run's result (its verdicts are in the digest),
+    // so it is part of the identity; "off" adds nothing (ids stay as before).
+    let mutation = match exp.mutation() {
+        Mutation::Off => String::new(),
+        Mutation::All => "\0mutation=on".to_string(),
+        Mutation::SamplePerOperator(n) => format!("\0mutation=sample:{n}"),
+    };
     let mut runs = Vec::with_capacity(projects.len() * exp.algorithms.len() * exp.seeds.len());
     for p in projects {
         for (name, cfg) in &exp.algorithms {
             let config_json = cfg.normalized_json();
+            let identity = format!("{config_json}{mutation}");
             for &seed in &exp.seeds {
                 runs.push(Run {
-                    run_id: run_id(&p.content_hash, &config_json, seed, exp.budget, engine),
+                    run_id: run_id(&p.content_hash, &identity, seed, exp.budget, engine),
+                    dataset: dataset.clone(),
                     project: p.name.clone(),
                     project_hash: p.content_hash.clone(),
                     algorithm: name.clone(),
@@ -499,6 +553,16 @@ params = { max_events = 5 }
         assert_eq!(names.len(), 6);
         assert_eq!(names[0], "random[crossover_probability=0.5,population_size=10]");
         assert_eq!(e.algorithms[5].1.params["population_size"], serde_json::json!(50));
+    }
+
+    #[test]
+    fn limits_default_and_parse() {
+        let e = Experiment::parse(GOOD, Path::new("exp.toml")).unwrap();
+        assert_eq!(e.spec.limits.memory_mb, DEFAULT_MEMORY_MB);
+        let e = Experiment::parse(&format!("{GOOD}\n[limits]\nmemory_mb = 512\n"), Path::new("exp.toml")).unwrap();
+        assert_eq!(e.spec.limits.memory_mb, 512);
+        let bad = Experiment::parse(&format!("{GOOD}\n[limits]\nmemory = 512\n"), Path::new("exp.toml"));
+        assert!(bad.unwrap_err().to_string().contains("memory"));
     }
 
     #[test]

@@ -2,8 +2,6 @@
 
 use std::collections::BTreeMap;
 
-use clowder_proto::RunStatus;
-
 use crate::table::{RunState, RunTable};
 
 /// Formats mean coverage, steps and failures per algorithm entry.
@@ -20,7 +18,7 @@ pub fn format(table: &RunTable) -> String {
     for e in table.entries() {
         let a = by_alg.entry(e.run.algorithm.as_str()).or_default();
         match &e.state {
-            RunState::Finished(r) if r.status == RunStatus::Ok as i32 => {
+            RunState::Finished(r) if r.status == "ok" => {
                 a.ok += 1;
                 a.coverage += r.coverage;
                 a.steps += r.steps;

@@ -45,7 +45,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use clowder_vm::project::Project;
 use serde::{Deserialize, Serialize};
 
 use crate::execution::Executor;
@@ -478,7 +477,7 @@ impl Snapshot {
     }
 
     /// Observes every property of the running program.
-    pub fn observe(sut: &Sut) -> Self {
+    pub fn observe(sut: &mut Sut) -> Self {
         Self::from_assertions(probe::all(sut))
     }
 
@@ -510,12 +509,12 @@ impl Snapshot {
 }
 
 /// Whether `a` holds in the running program (observes only what `a` is about).
-pub fn holds(a: &Assertion, sut: &Sut) -> bool {
+pub fn holds(a: &Assertion, sut: &mut Sut) -> bool {
     a.accepts(probe::one(sut, a).as_ref())
 }
 
 /// The first assertion of `list` that fails on the running program.
-pub fn first_failure<'a>(list: &'a [Assertion], sut: &Sut) -> Option<&'a Assertion> {
+pub fn first_failure<'a>(list: &'a [Assertion], sut: &mut Sut) -> Option<&'a Assertion> {
     list.iter().find(|a| !holds(a, sut))
 }
 
@@ -561,13 +560,10 @@ mod probe {
     /// One live target as the assertions see it.
     struct View {
         id: TargetId,
+        def: usize,
         r: TargetRef,
         /// Live clones of the sprite (originals only; 0 otherwise).
         clones: u32,
-    }
-
-    fn name_of(project: &Project, def: usize) -> String {
-        project.targets.get(def).map(|t| t.name.clone()).unwrap_or_default()
     }
 
     fn views(sut: &Sut) -> Vec<View> {
@@ -578,14 +574,15 @@ mod probe {
                 let r = if t.is_stage {
                     TargetRef::stage()
                 } else {
-                    TargetRef { sprite: name_of(project, t.def), clone: t.clone }
+                    let name = project.targets.get(t.def).map(|d| d.name.clone()).unwrap_or_default();
+                    TargetRef { sprite: name, clone: t.clone }
                 };
                 let clones = if t.clone == 0 && !t.is_stage {
                     all.iter().filter(|o| o.def == t.def && o.clone != 0).count() as u32
                 } else {
                     0
                 };
-                View { id: t.id, r, clones }
+                View { id: t.id, def: t.def, r, clones }
             })
             .collect()
     }
@@ -594,117 +591,135 @@ mod probe {
         x.is_finite().then_some(x)
     }
 
-    /// Observations of one kind-group for target `v`, pushed into `out`;
-    /// `want` filters by kind number (see [`Key`]) so that checking one
-    /// assertion does not observe everything.
-    fn observe_target(sut: &Sut, v: &View, sprites: &[String], want: &dyn Fn(u8) -> bool, out: &mut Vec<Assertion>) {
-        let vm = sut.vm();
-        let project = vm.project();
+    /// The observations of target `v` whose kind number (see [`Key`]) passes
+    /// `want`, pushed into `out` (checking one assertion observes one kind);
+    /// `others` are the sprites (index, name) touching is asked about.
+    fn observe_target(
+        sut: &mut Sut,
+        v: &View,
+        others: &[(usize, String)],
+        want: &dyn Fn(u8) -> bool,
+        out: &mut Vec<Assertion>,
+    ) {
+        let vm = sut.vm_mut();
         let Some(t) = vm.target(v.id) else { return };
+        let (is_stage, costume, direction, size, visible, x, y) =
+            (t.is_stage, t.costume.max(0) as u32, t.direction, t.size, t.visible, t.x, t.y);
         let r = &v.r;
-        if t.is_stage {
+        if is_stage {
             if want(0) {
-                out.push(Assertion::Backdrop { costume: t.costume as u32 });
+                out.push(Assertion::Backdrop { costume });
             }
         } else {
             if want(1) && r.clone == 0 {
                 out.push(Assertion::CloneCount { sprite: r.sprite.clone(), count: v.clones });
             }
             if want(2) {
-                out.push(Assertion::Costume { target: r.clone(), costume: t.costume as u32 });
+                out.push(Assertion::Costume { target: r.clone(), costume });
             }
             if want(3)
-                && let Some(direction) = finite(t.direction)
+                && let Some(direction) = finite(direction)
             {
                 out.push(Assertion::Direction { target: r.clone(), direction });
             }
             if want(4) {
-                for (name, value) in EFFECTS.iter().zip(t.effects) {
+                for (name, value) in EFFECTS.iter().zip(vm.effects(v.id).unwrap_or_default()) {
                     if let Some(value) = finite(value) {
                         out.push(Assertion::Effect { target: r.clone(), effect: name.to_string(), value });
                     }
                 }
             }
-            if want(5) {
-                out.push(Assertion::Layer { target: r.clone(), layer: vm.layer_of(v.id) as u32 });
+            if want(5)
+                && let Some(layer) = vm.layer(v.id)
+            {
+                out.push(Assertion::Layer { target: r.clone(), layer: layer as u32 });
             }
             if want(7)
-                && let (Some(x), Some(y)) = (finite(t.x), finite(t.y))
+                && let (Some(x), Some(y)) = (finite(x), finite(y))
             {
                 out.push(Assertion::Position { target: r.clone(), x, y });
             }
             if want(8) {
-                let (text, think) = match &t.bubble {
-                    Some(b) if !b.text.is_empty() => (b.text.clone(), b.kind == "think"),
-                    _ => (String::new(), false),
-                };
+                let (think, text) = vm.bubble(v.id).map_or((false, String::new()), |(k, t)| (k, t.to_string()));
                 out.push(Assertion::Say { target: r.clone(), text, think });
             }
             if want(9)
-                && let Some(size) = finite(t.size)
+                && let Some(size) = finite(size)
             {
                 out.push(Assertion::Size { target: r.clone(), size });
             }
             if want(10) {
-                for other in sprites.iter().filter(|s| **s != r.sprite) {
-                    let touching = sut.touching_sprite(v.id, other);
-                    out.push(Assertion::Touching { target: r.clone(), other: other.clone(), touching });
+                for (def, name) in others.iter().filter(|(d, _)| *d != v.def) {
+                    let touching = vm.touching_sprite(v.id, *def);
+                    out.push(Assertion::Touching { target: r.clone(), other: name.clone(), touching });
                 }
             }
             if want(11) {
-                out.push(Assertion::TouchingEdge { target: r.clone(), touching: sut.touching_edge(v.id) });
+                out.push(Assertion::TouchingEdge { target: r.clone(), touching: vm.touching_edge(v.id) });
             }
             if want(13) {
-                out.push(Assertion::Visibility { target: r.clone(), visible: t.visible });
+                out.push(Assertion::Visibility { target: r.clone(), visible });
             }
         }
-        if r.clone == 0
-            && let Some(def) = project.targets.get(t.def as usize)
-        {
+        if r.clone == 0 {
             if want(6) {
-                for (l, items) in def.lists.iter().zip(&t.lists) {
-                    out.push(Assertion::List { target: r.clone(), list: l.name.clone(), length: items.len() as u32 });
+                for (list, length) in vm.list_lengths(v.id) {
+                    if !out.iter().any(|a| matches!(a, Assertion::List { list: l, .. } if l == list)) {
+                        out.push(Assertion::List { target: r.clone(), list: list.to_string(), length: length as u32 });
+                    }
                 }
             }
             if want(12) {
-                for (d, value) in def.variables.iter().zip(&t.variables) {
-                    let mut s = String::new();
-                    value.write_js_string(&mut s);
-                    out.push(Assertion::Variable { target: r.clone(), variable: d.name.clone(), value: s });
+                for (variable, value) in vm.scalar_variables(v.id) {
+                    if !out.iter().any(|a| matches!(a, Assertion::Variable { variable: n, .. } if n == variable)) {
+                        let mut s = String::new();
+                        value.write_js_string(&mut s);
+                        out.push(Assertion::Variable { target: r.clone(), variable: variable.to_string(), value: s });
+                    }
                 }
             }
         }
         if want(14)
-            && let Some(volume) = finite(t.volume)
+            && let Some(volume) = vm.volume(v.id).and_then(finite)
         {
             out.push(Assertion::Volume { target: r.clone(), volume });
         }
     }
 
-    fn sprite_names(project: &Project) -> Vec<String> {
-        project.targets.iter().filter(|t| !t.is_stage).map(|t| t.name.clone()).collect()
-    }
-
     /// Every observation of the running program.
-    pub(super) fn all(sut: &Sut) -> Vec<Assertion> {
-        let sprites = sprite_names(sut.vm().project());
+    pub(super) fn all(sut: &mut Sut) -> Vec<Assertion> {
+        let others: Vec<(usize, String)> = sut
+            .vm()
+            .project()
+            .targets
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.is_stage)
+            .map(|(i, t)| (i, t.name.clone()))
+            .collect();
         let mut out = Vec::new();
         for v in views(sut) {
-            observe_target(sut, &v, &sprites, &|_| true, &mut out);
+            // Per target, so that duplicate variable names are resolved within it.
+            let mut mine = Vec::new();
+            observe_target(sut, &v, &others, &|_| true, &mut mine);
+            out.extend(mine);
         }
         out
     }
 
     /// The observation of the property `a` is about, if it exists.
-    pub(super) fn one(sut: &Sut, a: &Assertion) -> Option<Assertion> {
+    pub(super) fn one(sut: &mut Sut, a: &Assertion) -> Option<Assertion> {
         let key = a.key();
         let v = views(sut).into_iter().find(|v| v.r == key.target)?;
-        let sprites: Vec<String> = match a {
-            Assertion::Touching { other, .. } => vec![other.clone()],
+        let others: Vec<(usize, String)> = match a {
+            Assertion::Touching { other, .. } => {
+                let p = sut.vm().project();
+                p.targets.iter().position(|t| !t.is_stage && t.name == *other).map(|i| (i, other.clone())).into_iter().collect()
+            }
             _ => Vec::new(),
         };
         let mut out = Vec::new();
-        observe_target(sut, &v, &sprites, &|k| k == key.kind, &mut out);
+        observe_target(sut, &v, &others, &|k| k == key.kind, &mut out);
         out.into_iter().find(|o| o.key() == key)
     }
 }

@@ -563,13 +563,13 @@ impl<'a> Executor<'a> {
     /// event (with 0) and after each event and its one-step wait (with the
     /// number of events sent so far); stops early when `observe` returns false.
     /// Returns the steps run.
-    pub fn replay_observed(&mut self, events: &[Event], observe: &mut dyn FnMut(usize, &Sut) -> bool) -> u64 {
+    pub fn replay_observed(&mut self, events: &[Event], observe: &mut dyn FnMut(usize, &mut Sut) -> bool) -> u64 {
         let before = self.replay_steps;
         let mut live = self.start(false);
-        if observe(0, &live.sut) {
+        if observe(0, &mut live.sut) {
             for (i, ev) in events.iter().enumerate() {
                 self.apply(&mut live, ev);
-                if !observe(i + 1, &live.sut) {
+                if !observe(i + 1, &mut live.sut) {
                     break;
                 }
             }

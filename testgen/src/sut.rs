@@ -82,6 +82,12 @@ impl Sut {
         &self.vm
     }
 
+    /// The VM, for observation queries that need it mutably (touching fills
+    /// geometry caches); not for sending inputs.
+    pub fn vm_mut(&mut self) -> &mut Vm {
+        &mut self.vm
+    }
+
     /// Presses a key (Scratch key name).
     pub fn key_down(&mut self, key: &str) {
         self.vm.key_down(key);

@@ -118,6 +118,11 @@ fn key(k: &str) -> Event {
 fn keyed_project() -> Project {
     let mut p = ProjectBuilder::new();
     p.global_var("score");
+    p.backdrop("night");
+    let st = p.stage();
+    let next = p.t(st).block("looks_nextbackdrop", json!({}), json!({}));
+    let hat = p.t(st).when_key("i");
+    p.t(st).script(hat, &[next]);
     let c = p.sprite("Cat");
     let t = p.t(c);
     let scripts: Vec<(&str, String)> = vec![
@@ -129,11 +134,17 @@ fn keyed_project() -> Project {
         ("f", t.change_var("score", Arg::n(1.0))),
         ("g", t.block("data_addtolist", json!({"ITEM": [1, [10, "x"]]}), json!({"LIST": ["items", "l_items"]}))),
         ("h", t.block("looks_think", json!({"MESSAGE": [1, [10, "hmm"]]}), json!({}))),
+        ("j", t.block("looks_changeeffectby", json!({"CHANGE": [1, [4, "50"]]}), json!({"EFFECT": ["GHOST", null]}))),
+        ("l", t.block("sound_changevolumeby", json!({"VOLUME": [1, [4, "-10"]]}), json!({}))),
+        ("m", t.block("looks_gotofrontback", json!({}), json!({"FRONT_BACK": ["back", null]}))),
     ];
     for (k, body) in scripts {
         let hat = t.when_key(k);
         t.script(hat, &[body]);
     }
+    // A second sprite, in front of Cat, far away from it.
+    let d = p.sprite("Dog");
+    p.t(d).xy = (200.0, 100.0);
     let mut j = p.json();
     // A second costume and a global list, which the builder does not offer.
     let cat = &mut j["targets"][1];
@@ -158,6 +169,9 @@ fn replayed_changes_become_assertions_of_their_kind() {
         ("f", "variable"),
         ("g", "list"),
         ("h", "say"),
+        ("i", "backdrop"),
+        ("j", "effect"),
+        ("l", "volume"),
     ];
     let mut events: Vec<Event> = Vec::new();
     for (k, _) in expected {
@@ -180,6 +194,58 @@ fn replayed_changes_become_assertions_of_their_kind() {
     );
     assert_eq!(recorded[12], vec![Assertion::List { target: TargetRef::stage(), list: "items".into(), length: 1 }]);
     assert_eq!(recorded[14], vec![Assertion::Say { target: cat(), text: "hmm".into(), think: true }]);
+    assert_eq!(recorded[16], vec![Assertion::Backdrop { costume: 1 }]);
+    assert_eq!(recorded[18], vec![Assertion::Effect { target: cat(), effect: "ghost".into(), value: 50.0 }]);
+    assert_eq!(recorded[20], vec![Assertion::Volume { target: cat(), volume: 90.0 }]);
+}
+
+#[test]
+fn layer_changes_of_both_sprites() {
+    // Cat (layer 1) goes to the front: Dog moves back.
+    let mut p = ProjectBuilder::new();
+    let c = p.sprite("Cat");
+    let front = p.t(c).block("looks_gotofrontback", json!({}), json!({"FRONT_BACK": ["front", null]}));
+    let hat = p.t(c).when_key("m");
+    p.t(c).script(hat, &[front]);
+    let _ = p.sprite("Dog");
+    let recorded = record(p.load(), vec![key("m"), key("m")]);
+    let dog = TargetRef { sprite: "Dog".into(), clone: 0 };
+    assert_eq!(recorded[0], vec![Assertion::Layer { target: cat(), layer: 2 }, Assertion::Layer { target: dog, layer: 1 }]);
+    assert!(recorded[1].is_empty(), "already in front: nothing changes");
+}
+
+#[test]
+fn touching_follows_the_geometry() {
+    // Cat glides onto Dog; both are boxes of the same costume size.
+    let mut p = ProjectBuilder::new();
+    let c = p.sprite("Cat");
+    let go = p.t(c).goto_xy(Arg::n(0.0), Arg::n(0.0));
+    let hat = p.t(c).when_key("t");
+    p.t(c).script(hat, &[go]);
+    p.t(c).xy = (-150.0, 0.0);
+    let d = p.sprite("Dog");
+    p.t(d).xy = (0.0, 0.0);
+    let edge = p.t(d).goto_xy(Arg::n(240.0), Arg::n(0.0));
+    let hat = p.t(d).when_key("e");
+    p.t(d).script(hat, &[edge]);
+    let project = p.load();
+    let geometry = clowder_vm::Vm::new(Arc::new(project.clone()), clowder_vm::VmOptions {
+        profile: clowder_vm::Profile::Default,
+        ..Default::default()
+    })
+    .geometry_mode();
+    let recorded = record(project, vec![key("t"), key("e")]);
+    let kinds = |i: usize| recorded[i].iter().map(|a| a.kind()).collect::<Vec<_>>();
+    if geometry == "none" {
+        // Without geometry nothing ever touches: touching never changes, so it is never asserted.
+        assert_eq!(kinds(0), vec!["position"], "{:?}", recorded[0]);
+        assert_eq!(kinds(1), vec!["position"], "{:?}", recorded[1]);
+    } else {
+        let dog = TargetRef { sprite: "Dog".into(), clone: 0 };
+        assert!(recorded[0].contains(&Assertion::Touching { target: cat(), other: "Dog".into(), touching: true }));
+        assert!(recorded[0].contains(&Assertion::Touching { target: dog.clone(), other: "Cat".into(), touching: true }));
+        assert!(recorded[1].contains(&Assertion::TouchingEdge { target: dog, touching: true }), "{:?}", recorded[1]);
+    }
 }
 
 #[test]

@@ -183,3 +183,32 @@ fn generated_runs_carry_verdicts_in_their_digest() {
     assert_eq!(report.enumerated as usize, mutation::enumerate(&project()).len());
     assert!(report.total.killed > 0, "{report:?}");
 }
+
+#[test]
+fn a_mutant_of_a_compiled_project_runs_its_own_program() {
+    use clowder_vm::{Profile, Vm, VmOptions};
+    let original = Arc::new(project());
+    let x_after_a = |p: &Arc<Project>| {
+        let mut vm = Vm::new(Arc::clone(p), VmOptions { profile: Profile::Default, ..Default::default() });
+        vm.green_flag();
+        vm.step();
+        vm.key_down("a");
+        vm.step();
+        vm.step();
+        let (_, cat) = vm.targets_in_execution_order().find(|(_, t)| !t.is_stage).unwrap();
+        cat.x
+    };
+    assert_eq!(x_after_a(&original), 60.0, "the original is compiled and run first");
+    let aor = mutation::enumerate(&original).into_iter().find(|m| m.operator == Operator::AOR).unwrap();
+    let mutant = Arc::new(mutation::mutate(&original, &aor).unwrap());
+    let expected = match &aor.edit {
+        mutation::Edit::SetOpcode { opcode, .. } => match opcode.as_str() {
+            "operator_add" => 32.0,
+            "operator_subtract" => 28.0,
+            _ => 15.0,
+        },
+        e => panic!("{e:?}"),
+    };
+    assert_eq!(x_after_a(&mutant), expected, "{}", aor.detail);
+    assert_eq!(x_after_a(&original), 60.0, "the original is untouched");
+}

@@ -3,20 +3,32 @@
 //! One [`Vm`] runs one loaded [`Project`] step by step: one tick per step, a
 //! virtual clock, seeded randomness, no I/O beyond reading the project and no
 //! global state, so the same inputs always give the same states (DESIGN §3).
+//! The step semantics are those of scratch-vm 5.0.300 under the fidelity
+//! oracle's rules (`shared/tools/fidelity/README.md`); [`trace`] prints the
+//! oracle's JSONL trace format.
+//!
+//! A project is compiled once (on first use, cached in the [`Project`]) into a
+//! compact program: opcodes are enum variants, inputs are expression trees,
+//! variables are slots. Creating a VM copies the initial target states only.
 
 #![warn(missing_docs)]
 
 mod blocks;
 pub mod geometry;
+pub mod instrument;
+pub mod jsmath;
+mod observe;
+pub(crate) mod program;
 pub mod project;
 pub mod rng;
 pub mod runtime;
+pub mod trace;
 pub mod value;
 
 pub use project::{LoadError, LoadLimits, Project};
-pub use runtime::{Profile, StepOutcome, TargetId, Vm, VmOptions};
+pub use runtime::{Profile, SayEvent, StepOutcome, TargetId, Vm, VmOptions};
 pub use value::Value;
 
 /// Engine version: part of every run's identity, so results from a changed
 /// VM are never mixed with old ones. Bump on any semantic change.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem1");
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem2");

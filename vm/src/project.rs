@@ -73,7 +73,7 @@
 mod container;
 mod json;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 
 use self::json::{J, Obj};
@@ -84,7 +84,9 @@ use crate::value::{js_string_to_number, number_to_js_string};
 pub struct LoadLimits {
     /// Largest accepted input file (zip or JSON), in bytes.
     pub max_file_bytes: u64,
-    /// Largest accepted uncompressed `project.json`, in bytes.
+    /// Largest accepted uncompressed `project.json`, in bytes. Parsing needs
+    /// at most ~16 bytes of memory per byte of JSON (an array of one-digit
+    /// numbers); the Scratch website stores at most 5 MB.
     pub max_json_bytes: u64,
     /// Largest total uncompressed size of the zip entries read (`project.json`
     /// and costume files; sounds are never read).
@@ -111,7 +113,7 @@ impl Default for LoadLimits {
     fn default() -> Self {
         Self {
             max_file_bytes: 128 << 20,
-            max_json_bytes: 64 << 20,
+            max_json_bytes: 32 << 20,
             max_uncompressed_bytes: 256 << 20,
             max_zip_entries: 10_000,
             max_blocks: 500_000,
@@ -525,6 +527,10 @@ pub struct Project {
     /// Fallbacks applied while loading (see the module docs), at most
     /// [`MAX_WARNINGS`] lines plus a final count of the rest.
     pub warnings: Vec<String>,
+    /// The interpreter's compiled form, built on first use and shared by every VM.
+    pub(crate) compiled: std::sync::OnceLock<std::sync::Arc<crate::program::Program>>,
+    /// Per-project data of the geometry layer (decoded costumes), built on first use.
+    pub geometry_data: crate::geometry::GeometryCache,
 }
 
 /// Most warning lines kept per project.
@@ -724,15 +730,15 @@ fn safe_id(id: &str) -> String {
 }
 
 /// scratch-vm's `StringUtil.unusedName`.
-fn unused_name(name: &str, existing: &[&str]) -> String {
-    if !existing.contains(&name) {
+fn unused_name(name: &str, existing: &HashSet<String>) -> String {
+    if !existing.contains(name) {
         return name.to_string();
     }
     let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
     let mut i = 2u64;
     loop {
         let candidate = format!("{base}{i}");
-        if !existing.contains(&candidate.as_str()) {
+        if !existing.contains(&candidate) {
             return candidate;
         }
         i += 1;
@@ -995,17 +1001,19 @@ impl Loader<'_> {
             });
         }
         // Unique sprite names, in install (pane) order, as `renameSprite`.
-        for i in 1..targets.len() {
-            let name = targets[i].name.clone();
-            if name.is_empty() || RESERVED_NAMES.contains(&name.as_str()) {
-                continue;
+        let mut names: HashSet<String> = HashSet::new();
+        for t in targets.iter_mut().skip(1) {
+            if !t.name.is_empty() && !RESERVED_NAMES.contains(&t.name.as_str()) {
+                let unique = unused_name(&t.name, &names);
+                if unique != t.name {
+                    self.warn(format!(
+                        "sprite name {:?} is used twice; renamed to {unique:?} as scratch-vm does",
+                        t.name
+                    ));
+                    t.name = unique;
+                }
             }
-            let others: Vec<&str> = targets[1..i].iter().map(|t| t.name.as_str()).collect();
-            let unique = unused_name(&name, &others);
-            if unique != name {
-                self.warn(format!("sprite name {name:?} is used twice; renamed to {unique:?} as scratch-vm does"));
-                targets[i].name = unique;
-            }
+            names.insert(t.name.clone());
         }
         let extensions = match obj.get("extensions") {
             Some(J::Arr(a)) => a.iter().filter_map(|e| e.as_str().map(str::to_string)).collect(),
@@ -1032,6 +1040,8 @@ impl Loader<'_> {
             monitors,
             meta,
             warnings: Vec::new(),
+            compiled: Default::default(),
+            geometry_data: Default::default(),
         })
     }
 
@@ -1073,13 +1083,21 @@ impl Loader<'_> {
         is_stage: bool,
         cloud_count: &mut usize,
     ) -> (Vec<VarDef>, Vec<VarDef>, Vec<(String, String)>) {
-        let mut decls: Vec<(String, Decl)> = Vec::new();
-        let put = |decls: &mut Vec<(String, Decl)>, id: String, d: Decl| match decls.iter_mut().find(|(i, _)| *i == id)
-        {
-            // Re-assigning a JS key keeps its position.
-            Some(slot) => slot.1 = d,
-            None => decls.push((id, d)),
-        };
+        // `target.variables` as a JS object: slots in key order (None = deleted)
+        // and an index from id to slot.
+        let mut decls: Vec<Option<(String, Decl)>> = Vec::new();
+        let mut slot_of: HashMap<String, usize> = HashMap::new();
+        let put =
+            |decls: &mut Vec<Option<(String, Decl)>>, slot_of: &mut HashMap<String, usize>, id: String, d: Decl| {
+                match slot_of.get(&id) {
+                    // Re-assigning a JS key keeps its position.
+                    Some(&i) => decls[i] = Some((id, d)),
+                    None => {
+                        slot_of.insert(id.clone(), decls.len());
+                        decls.push(Some((id, d)));
+                    }
+                }
+            };
         if let Some(J::Obj(vars)) = tobj.get("variables") {
             for (id, v) in vars.iter() {
                 let Some(a) = v.as_arr() else {
@@ -1094,7 +1112,7 @@ impl Loader<'_> {
                 let cloud = a.len() == 3 && a[2].truthy() && is_stage && *cloud_count < 10;
                 *cloud_count += usize::from(cloud);
                 let def = VarDef { id: id.to_string(), name, value, items: Vec::new(), cloud };
-                put(&mut decls, id.to_string(), Decl::Var(def));
+                put(&mut decls, &mut slot_of, id.to_string(), Decl::Var(def));
             }
         }
         if let Some(J::Obj(lists)) = tobj.get("lists") {
@@ -1123,26 +1141,31 @@ impl Loader<'_> {
                     }
                 };
                 let def = VarDef { id: id.to_string(), name, value: Lit::Num(0.0), items, cloud: false };
-                put(&mut decls, id.to_string(), Decl::List(def));
+                put(&mut decls, &mut slot_of, id.to_string(), Decl::List(def));
             }
         }
         if let Some(J::Obj(bs)) = tobj.get("broadcasts") {
             for (id, v) in bs.iter() {
                 let name = js_string(Some(v)).unwrap_or_default();
-                put(&mut decls, id.to_string(), Decl::Broadcast(name));
+                put(&mut decls, &mut slot_of, id.to_string(), Decl::Broadcast(name));
             }
         }
         // replaceUnsafeCharsInVariableIds: an unsafe id moves to the end under
         // its safe id, or replaces the declaration already holding that id.
-        let unsafe_ids: Vec<String> = decls.iter().map(|(id, _)| id.clone()).filter(|id| safe_id(id) != *id).collect();
-        for id in unsafe_ids {
-            if let Some(pos) = decls.iter().position(|(i, _)| *i == id) {
-                let (_, d) = decls.remove(pos);
-                put(&mut decls, safe_id(&id), d);
+        // (Object.keys is a snapshot: only the ids present before the pass move.)
+        for i in 0..decls.len() {
+            let Some((id, _)) = &decls[i] else { continue };
+            let safe = safe_id(id);
+            if safe == *id {
+                continue;
+            }
+            if let Some((id, d)) = decls[i].take() {
+                slot_of.remove(&id);
+                put(&mut decls, &mut slot_of, safe, d);
             }
         }
         let (mut vars, mut lists, mut broadcasts) = (Vec::new(), Vec::new(), Vec::new());
-        for (id, d) in decls {
+        for (id, d) in decls.into_iter().flatten() {
             match d {
                 Decl::Var(mut v) => {
                     v.id = id;
@@ -1518,23 +1541,23 @@ type ProcIndex = Vec<(String, BlockIdx)>;
 fn procedure_index(blocks: &[Block], base: usize) -> (ProcIndex, ProcIndex) {
     let mut defs: ProcIndex = Vec::new();
     let mut protos: ProcIndex = Vec::new();
-    let first = |v: &mut ProcIndex, code: &str, i: usize| {
-        if !v.iter().any(|(c, _)| c == code) {
-            v.push((code.to_string(), i as BlockIdx));
-        }
-    };
+    let mut seen_defs: HashSet<&str> = HashSet::new();
+    let mut seen_protos: HashSet<&str> = HashSet::new();
     for (i, b) in blocks.iter().enumerate().skip(base) {
         match b.opcode.as_str() {
             "procedures_definition" => {
                 if let Some(Input::Block(p)) = b.input("custom_block")
                     && let Some(m) = &blocks[*p as usize].mutation
+                    && seen_defs.insert(&m.proccode)
                 {
-                    first(&mut defs, &m.proccode, i);
+                    defs.push((m.proccode.clone(), i as BlockIdx));
                 }
             }
             "procedures_prototype" => {
-                if let Some(m) = &b.mutation {
-                    first(&mut protos, &m.proccode, i);
+                if let Some(m) = &b.mutation
+                    && seen_protos.insert(&m.proccode)
+                {
+                    protos.push((m.proccode.clone(), i as BlockIdx));
                 }
             }
             _ => {}

@@ -1,22 +1,37 @@
 //! The runtime: live targets, threads and the one-tick-per-step scheduler.
 //!
 //! The structure mirrors scratch-vm's `Runtime`, `Sequencer` and `Thread` so
-//! that its step semantics (see the fidelity README) carry over one to one:
-//! threads hold a stack of frames, a block may yield (run again next tick),
+//! that its step semantics (see the fidelity oracle's README) carry over one to
+//! one: threads hold a stack of frames, a block may yield (run again next tick),
 //! start a branch, or finish; loops yield at the end of every iteration unless
-//! in warp mode.
+//! in warp mode; promises returned by blocks resolve at the microtask
+//! checkpoints of a step.
+//!
+//! Order of operations in step k (fidelity README): (1) clock := now(k);
+//! (2) fire due virtual timers; (3) apply the inputs queued since the last
+//! step; (4) drain microtasks; (5) `_step`: remove killed threads, start
+//! edge-activated hats (they still see `currentMSecs = now(k-1)`), one tick
+//! over all threads with `currentMSecs = now(k)`; (6) drain microtasks.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::blocks;
 use crate::geometry::{Geometry, NoGeometry};
-use crate::project::{BlockIdx, Lit, Project};
+use crate::instrument::Instrument;
+use crate::program::{self, Const, HatKind, NONE, Program};
+use crate::project::{BlockIdx, Project};
 use crate::rng::SplitMix64;
 use crate::value::Value;
 
 /// Milliseconds per step: the compatibility (30 fps) frame, as a double.
 pub const STEP_MS: f64 = 1000.0 / 30.0;
+
+/// Most clones alive at once (scratch-vm's limit).
+pub const MAX_CLONES: u32 = 300;
+
+/// Most frames on one thread's stack; a deeper (runaway recursive) thread ends the step as a hang.
+pub const MAX_STACK_DEPTH: usize = 100_000;
 
 /// Which semantics a VM instance follows (DESIGN §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -39,34 +54,103 @@ pub struct VmOptions {
     pub seed: u64,
     /// Block executions allowed in one step before it is declared a hang.
     pub max_ops_per_step: u64,
+    /// Record every SAY event (say, think, ask bubbles) for [`Vm::take_say_events`].
+    pub record_say: bool,
+    /// Turn on the instrumentation for test generation (see [`crate::instrument`]).
+    pub instrument: bool,
 }
 
 impl Default for VmOptions {
     fn default() -> Self {
-        Self { profile: Profile::Headless, seed: 0, max_ops_per_step: 5_000_000 }
+        Self { profile: Profile::Headless, seed: 0, max_ops_per_step: 5_000_000, record_say: false, instrument: false }
     }
 }
 
-/// Identifies a live target (sprite, clone or stage).
-pub type TargetId = u32;
-
-/// Say/think bubble state.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Bubble {
-    /// `say` or `think`.
-    pub kind: &'static str,
-    /// The bubble text.
-    pub text: String,
+/// Identifies a live target (sprite, clone or stage). Stale ids (deleted clones) are never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TargetId {
+    pub(crate) slot: u32,
+    pub(crate) gn: u32,
 }
 
-/// A live sprite, clone or the stage.
+/// A thread reference (slot in the thread slab plus generation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ThRef {
+    pub slot: u32,
+    pub gn: u32,
+}
+
+/// An internal value: like [`Value`], plus references to the program's literals.
+#[derive(Debug, Clone)]
+pub(crate) enum V {
+    Num(f64),
+    Bool(bool),
+    Lit(u32),
+    Str(Rc<str>),
+    Undef,
+    Null,
+}
+
+impl V {
+    pub fn from_const(c: Const) -> V {
+        match c {
+            Const::Num(n) => V::Num(n),
+            Const::Bool(b) => V::Bool(b),
+            Const::Lit(l) => V::Lit(l),
+            Const::Undef => V::Undef,
+            Const::Null => V::Null,
+        }
+    }
+}
+
+/// Say/think bubble state (scratch-vm's `Scratch.looks` custom state).
+#[derive(Debug, Clone)]
+pub(crate) struct Bubble {
+    pub think: bool,
+    /// Formatted bubble text; empty = no bubble.
+    pub text: Rc<str>,
+    pub usage: u64,
+}
+
+/// Pen state of a target (scratch3_pen's custom state).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PenState {
+    pub down: bool,
+    pub color: f64,
+    pub saturation: f64,
+    pub brightness: f64,
+    pub transparency: f64,
+    pub shade: f64,
+    pub size: f64,
+    /// RGBA in 0..1 (`penAttributes.color4f`).
+    pub rgba: [f64; 4],
+}
+
+impl Default for PenState {
+    fn default() -> Self {
+        PenState {
+            down: false,
+            color: 66.66,
+            saturation: 100.0,
+            brightness: 100.0,
+            transparency: 0.0,
+            shade: 50.0,
+            size: 1.0,
+            rgba: [0.0, 0.0, 1.0, 1.0],
+        }
+    }
+}
+
+/// A live sprite, clone or the stage (read-only outside the VM).
 #[derive(Debug, Clone)]
 pub struct Target {
-    /// Index of the sprite's definition in [`Project::targets`].
+    /// Index of its sprite in `Project::targets`.
     pub def: u32,
     /// Whether this is the stage.
     pub is_stage: bool,
-    /// 0 for originals; the n-th clone of a sprite gets n.
+    /// Whether this is the original (not a clone).
+    pub is_original: bool,
+    /// 0 for the original; the n-th clone of a sprite gets n.
     pub clone_index: u32,
     /// Position x.
     pub x: f64,
@@ -79,72 +163,131 @@ pub struct Target {
     /// Visibility.
     pub visible: bool,
     /// Current costume index.
-    pub costume: usize,
-    /// Rotation style.
-    pub rotation_style: String,
-    /// Draggable flag.
-    pub draggable: bool,
-    /// Volume.
-    pub volume: f64,
-    /// Graphic effects: color, fisheye, whirl, pixelate, mosaic, brightness, ghost.
-    pub effects: [f64; 7],
-    /// Current bubble.
-    pub bubble: Option<Bubble>,
-    /// Scalar variables, parallel to the definition's `variables`.
-    pub variables: Vec<Value>,
-    /// Lists, parallel to the definition's `lists`.
-    pub lists: Vec<Vec<Value>>,
-    /// False once deleted (clone slots are reused).
-    pub alive: bool,
+    pub costume: i64,
+    pub(crate) rotation_style: u8,
+    pub(crate) draggable: bool,
+    pub(crate) volume: f64,
+    pub(crate) effects: [f64; 7],
+    pub(crate) bubble: Option<Bubble>,
+    /// Variables and lists, parallel to the definition's declarations.
+    pub(crate) vars: Vec<V>,
+    pub(crate) lists: Vec<Vec<V>>,
+    /// Variables created at run time (id, name, is_list, slot in vars/lists).
+    pub(crate) dyn_vars: Vec<(u32, bool, u32)>,
+    /// Edge-activated hat values by hat block.
+    pub(crate) edge: Vec<(u32, bool)>,
+    pub(crate) sound_effects: [f64; 2],
+    pub(crate) pen: PenState,
+    pub(crate) instrument: f64,
+    pub(crate) voice: u8,
 }
 
 /// Scheduler status of a thread (scratch-vm's `Thread.STATUS_*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Runnable.
+pub(crate) enum Status {
     Running,
-    /// Yielded: the current block runs again next tick.
-    Yield,
-    /// Waits for the next tick before running at all.
-    YieldTick,
-    /// Waiting for something outside (answer to `ask`).
     PromiseWait,
-    /// Finished.
+    Yield,
+    YieldTick,
     Done,
 }
 
-/// One level of a thread's stack (scratch-vm `_StackFrame`).
+/// A block's execution context on its frame (scratch-vm `stackFrame.executionContext`).
 #[derive(Debug, Clone, Default)]
-pub struct Frame {
-    /// The block this level is at; `None` = the end of a substack.
-    pub block: Option<BlockIdx>,
-    /// The block at this level is a loop (set when it starts its branch).
+pub(crate) enum Ctx {
+    #[default]
+    None,
+    /// `repeat` loop counter / `for each` index.
+    Counter(f64),
+    /// A stack timer: start time and duration (ms).
+    Timer { start: f64, duration: f64 },
+    /// A glide in progress.
+    Glide(Box<GlideCtx>),
+    /// Threads started by `broadcast and wait` / `switch backdrop and wait`.
+    Started(Vec<ThRef>),
+    /// `procedures_call` has pushed its definition.
+    Executed,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct GlideCtx {
+    pub start: f64,
+    pub duration: f64,
+    pub sx: f64,
+    pub sy: f64,
+    pub ex: f64,
+    pub ey: f64,
+}
+
+/// Saved reporter values of a block waiting for a promise inside its inputs.
+#[derive(Debug, Clone)]
+pub(crate) struct Replay {
+    pub values: Vec<V>,
+    pub pending: usize,
+    pub resolved: V,
+}
+
+/// One level of a thread's stack (scratch-vm `stack[i]` + `stackFrames[i]`).
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    /// Block on this level; `NONE` = a null entry (empty branch).
+    pub block: u32,
     pub is_loop: bool,
-    /// Warp mode (run without screen refresh).
     pub warp: bool,
-    /// `repeat` counter.
-    pub loop_counter: Option<i64>,
-    /// Stack timer: start time and duration in ms.
-    pub timer: Option<(f64, f64)>,
-    /// Threads started by `broadcast and wait`.
-    pub waiting_for: Option<Vec<u32>>,
-    /// Procedure arguments (name → value) visible from this frame down.
-    pub params: Option<Vec<(String, Value)>>,
+    pub ctx: Ctx,
+    pub params: Option<Vec<(u32, V)>>,
+    pub replay: Option<Box<Replay>>,
+}
+
+impl Frame {
+    fn new(block: u32, warp: bool) -> Frame {
+        Frame { block, is_loop: false, warp, ctx: Ctx::None, params: None, replay: None }
+    }
 }
 
 /// A running script.
 #[derive(Debug, Clone)]
-pub struct Thread {
-    /// Target it runs on.
+pub(crate) struct Thread {
+    pub gn: u32,
+    pub used: bool,
     pub target: TargetId,
-    /// The script's top block (hat).
-    pub top: BlockIdx,
-    /// Call/branch stack.
+    pub top: u32,
     pub stack: Vec<Frame>,
-    /// Scheduler status.
     pub status: Status,
-    /// Unique id, stable for the life of the VM.
-    pub id: u32,
+    pub killed: bool,
+}
+
+impl Thread {
+    /// `peekStack()`: top block (`NONE` for a null entry), `None` when empty.
+    #[inline]
+    pub fn peek(&self) -> Option<u32> {
+        self.stack.last().map(|f| f.block)
+    }
+    /// `pushStack`: a new frame inheriting the warp mode of the one below.
+    pub fn push(&mut self, block: u32) {
+        let warp = self.stack.last().is_some_and(|f| f.warp);
+        self.stack.push(Frame::new(block, warp));
+    }
+    /// `reuseStackForNextBlock`.
+    #[inline]
+    pub fn reuse_top(&mut self, next: u32) {
+        if let Some(f) = self.stack.last_mut() {
+            f.block = next;
+            f.is_loop = false;
+            f.ctx = Ctx::None;
+            f.params = None;
+            f.replay = None;
+        }
+    }
+    /// `retireThread`.
+    pub fn retire(&mut self) {
+        self.stack.clear();
+        self.status = Status::Done;
+    }
+    /// Live: non-empty stack and not done.
+    pub fn live(&self) -> bool {
+        !self.stack.is_empty() && self.status != Status::Done
+    }
 }
 
 /// What one step ended with.
@@ -156,105 +299,171 @@ pub enum StepOutcome {
     Hang,
 }
 
+/// An input applied at the start of the next step (fidelity README §7).
+#[derive(Debug, Clone)]
+pub(crate) enum PendingInput {
+    GreenFlag,
+    Stop,
+    KeyDown(String),
+    KeyUp(String),
+    MouseMove(f64, f64),
+    MouseButton(bool),
+    Click(TargetId),
+    ClickSprite(String, u32),
+    Answer(String),
+    Loudness(f64),
+    Broadcast(String),
+}
+
+/// What resumes a thread waiting for a promise.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Resume {
+    /// The block itself returned the promise: move on to the next block.
+    Advance,
+    /// A reporter in the block's inputs returned it: run the block again.
+    Reporter,
+}
+
+/// A virtual `setTimeout` (P8).
+#[derive(Debug, Clone)]
+pub(crate) struct VTimer {
+    pub id: u64,
+    pub due: f64,
+    pub seq: u64,
+    pub kind: TimerKind,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) enum TimerKind {
+    /// `say/think for secs` ended.
+    Bubble { target: TargetId, usage: u64, think: bool, thread: ThRef },
+    /// A sound played until done ended (profiles with sound durations).
+    Sound { thread: ThRef },
+    /// The Makey Makey "sequence completed" flag resets (100 ms after completion).
+    MakeySequence { index: usize },
+}
+
+/// A pending `ask`.
+#[derive(Debug, Clone)]
+pub(crate) struct Question {
+    pub text: Rc<str>,
+    pub thread: ThRef,
+    pub target: TargetId,
+    pub was_visible: bool,
+    pub was_stage: bool,
+}
+
+/// One SAY event (say, think, ask bubbles), for the say protocol.
+#[derive(Debug, Clone)]
+pub struct SayEvent {
+    /// The target that spoke.
+    pub target: TargetId,
+    /// `say` or `think`.
+    pub kind: &'static str,
+    /// `String(message)` before bubble formatting.
+    pub text: String,
+}
+
+/// A JS exception scratch-vm would throw inside a step (P10).
+#[derive(Debug, Clone)]
+pub(crate) struct StepError(pub String);
+
+/// The mutable state of a VM (everything except the shared program).
+pub(crate) struct State {
+    pub opts: VmOptions,
+    pub targets: Vec<(u32, Option<Target>)>,
+    pub free_targets: Vec<u32>,
+    /// `runtime.targets`: originals in load order, then clones by creation.
+    pub rt_targets: Vec<TargetId>,
+    /// `runtime.executableTargets`: back (stage) to front.
+    pub exec: Vec<TargetId>,
+    pub clone_count: u32,
+    pub clone_serial: Vec<u32>,
+    pub slab: Vec<Thread>,
+    pub free_slots: Vec<u32>,
+    /// `runtime.threads`.
+    pub threads: Vec<ThRef>,
+    /// The list the current tick iterates after a `stop all` replaced `runtime.threads`.
+    pub orphans: Option<Vec<ThRef>>,
+    pub in_tick: bool,
+    pub active: Option<ThRef>,
+    pub rng: SplitMix64,
+    pub steps: u64,
+    pub clock_now: f64,
+    pub current_msecs: f64,
+    pub timer_start: f64,
+    pub timer_scale: f64,
+    pub keys: Vec<Rc<str>>,
+    pub mouse_x: f64,
+    pub mouse_y: f64,
+    pub mouse_down: bool,
+    pub answer: Rc<str>,
+    pub loudness: f64,
+    pub username: Rc<str>,
+    pub counter: f64,
+    pub questions: VecDeque<Question>,
+    pub timers: Vec<VTimer>,
+    pub timer_ids: u64,
+    pub timer_seq: u64,
+    pub last_bubble_timer: Option<u64>,
+    pub microtasks: Vec<(ThRef, Resume)>,
+    pub usage: u64,
+    pub pending: Vec<PendingInput>,
+    pub ops: u64,
+    pub hung: bool,
+    pub error: Option<StepError>,
+    pub executed: Vec<u64>,
+    pub unknown: BTreeMap<String, u64>,
+    pub stack: Vec<V>,
+    pub geometry: Box<dyn Geometry>,
+    pub say_log: Option<Vec<SayEvent>>,
+    pub instrument: Option<Box<Instrument>>,
+    pub sound_durations: bool,
+    pub tempo: f64,
+    pub video_state: u32,
+    pub video_transparency: f64,
+    pub tts_language: Option<Rc<str>>,
+    pub stage_slot: u32,
+    /// Makey Makey: key sequences in use (upper-cased string, keys, completed).
+    pub makey_sequences: Vec<(String, Vec<String>, bool)>,
+    /// Makey Makey: recently pressed keys (first word, upper-cased).
+    pub makey_buffer: VecDeque<String>,
+}
+
 /// A deterministic Scratch VM instance running one project.
 pub struct Vm {
     pub(crate) project: Arc<Project>,
-    pub(crate) opts: VmOptions,
-    pub(crate) targets: Vec<Target>,
-    /// Execution order: index 0 is the back (stage), last is the front-most sprite.
-    pub(crate) exec_order: Vec<TargetId>,
-    pub(crate) threads: Vec<Thread>,
-    pub(crate) next_thread_id: u32,
-    pub(crate) rng: SplitMix64,
-    pub(crate) steps: u64,
-    pub(crate) current_msecs: f64,
-    pub(crate) timer_start: f64,
-    pub(crate) keys_down: BTreeSet<String>,
-    pub(crate) mouse: (f64, f64, bool),
-    pub(crate) answer: String,
-    pub(crate) loudness: f64,
-    pub(crate) ops_this_step: u64,
-    pub(crate) hung: bool,
-    pub(crate) executed: Vec<u64>,
-    pub(crate) clone_counters: Vec<u32>,
-    pub(crate) clone_count: usize,
-    pub(crate) geometry: Box<dyn Geometry>,
-    pub(crate) unknown_opcodes: std::collections::BTreeMap<String, u64>,
+    pub(crate) prog: Arc<Program>,
+    pub(crate) st: State,
 }
 
-/// Most clones alive at once (scratch-vm's limit).
-pub const MAX_CLONES: usize = 300;
-
-fn lit_value(l: &Lit) -> Value {
-    match l {
-        Lit::Num(n) => Value::Num(*n),
-        Lit::Str(s) => Value::from(s.as_str()),
-        Lit::Bool(b) => Value::Bool(*b),
-        Lit::Null => Value::from("null"),
-    }
+/// The compiled program of a project (compiled once, shared by all its VMs).
+pub(crate) fn program_of(project: &Project) -> Arc<Program> {
+    Arc::clone(project.compiled.get_or_init(|| Arc::new(program::compile(project))))
 }
 
 impl Vm {
     /// A VM at step 0 with the project in its initial state (no script running).
     pub fn new(project: Arc<Project>, opts: VmOptions) -> Self {
-        let mut targets = Vec::with_capacity(project.targets.len());
-        for (i, t) in project.targets.iter().enumerate() {
-            targets.push(Target {
-                def: i as u32,
-                is_stage: t.is_stage,
-                clone_index: 0,
-                x: t.x,
-                y: t.y,
-                direction: t.direction,
-                size: t.size,
-                visible: t.visible,
-                costume: t.current_costume,
-                rotation_style: t.rotation_style.clone(),
-                draggable: t.draggable,
-                volume: t.volume,
-                effects: [0.0; 7],
-                bubble: None,
-                variables: t.variables.iter().map(|v| lit_value(&v.value)).collect(),
-                lists: t.lists.iter().map(|l| l.items.iter().map(lit_value).collect()).collect(),
-                alive: true,
-            });
-        }
-        // Execution order is layer order: stage at the back, then by layerOrder.
-        let mut exec_order: Vec<TargetId> = (0..targets.len() as u32).collect();
-        exec_order.sort_by_key(|&i| {
-            let t = &project.targets[i as usize];
-            (!t.is_stage, t.layer_order, i)
-        });
-        let executed = vec![0u64; project.blocks.len().div_ceil(64)];
-        let n_defs = project.targets.len();
-        Self {
-            rng: SplitMix64::new(opts.seed),
-            project,
-            opts,
-            targets,
-            exec_order,
-            threads: Vec::new(),
-            next_thread_id: 0,
-            steps: 0,
-            current_msecs: 0.0,
-            timer_start: 0.0,
-            keys_down: BTreeSet::new(),
-            mouse: (0.0, 0.0, false),
-            answer: String::new(),
-            loudness: -1.0,
-            ops_this_step: 0,
-            hung: false,
-            executed,
-            clone_counters: vec![0; n_defs],
-            clone_count: 0,
-            geometry: Box::new(NoGeometry),
-            unknown_opcodes: std::collections::BTreeMap::new(),
-        }
+        let prog = program_of(&project);
+        let geometry: Box<dyn Geometry> = match opts.profile {
+            Profile::Headless => Box::new(NoGeometry),
+            Profile::Default | Profile::Whisker => crate::geometry::for_project(&project),
+        };
+        let st = State::new(&prog, opts, geometry);
+        Vm { project, prog, st }
+    }
+
+    /// A VM with an explicit geometry implementation (any profile).
+    pub fn with_geometry(project: Arc<Project>, opts: VmOptions, geometry: Box<dyn Geometry>) -> Self {
+        let prog = program_of(&project);
+        let st = State::new(&prog, opts, geometry);
+        Vm { project, prog, st }
     }
 
     /// Which geometry backs touching/fencing: `none`, `approximate` or `exact`.
     pub fn geometry_mode(&self) -> &'static str {
-        self.geometry.mode()
+        self.st.geometry.mode()
     }
 
     /// The project this VM runs.
@@ -264,7 +473,7 @@ impl Vm {
 
     /// Steps executed so far.
     pub fn steps(&self) -> u64 {
-        self.steps
+        self.st.steps
     }
 
     /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).
@@ -272,368 +481,1142 @@ impl Vm {
         k as f64 * STEP_MS
     }
 
-    /// Live targets in execution order (front-most sprite first, stage last).
-    pub fn targets_in_execution_order(&self) -> impl Iterator<Item = (TargetId, &Target)> {
-        self.exec_order.iter().rev().map(|&id| (id, &self.targets[id as usize]))
+    /// Whether block `idx` has executed since the VM was created.
+    pub fn was_executed(&self, idx: BlockIdx) -> bool {
+        self.st.executed.get(idx as usize / 64).is_some_and(|w| w & (1u64 << (idx % 64)) != 0)
     }
 
-    /// Layer of a target (index in execution order; stage 0).
-    pub fn layer_of(&self, id: TargetId) -> usize {
-        self.exec_order.iter().position(|&t| t == id).unwrap_or(0)
+    /// Bitset of executed blocks (bit `i` of word `i / 64`, `i` = project block index).
+    pub fn executed_bits(&self) -> &[u64] {
+        &self.st.executed
     }
 
-    /// The target with this id.
-    pub fn target(&self, id: TargetId) -> Option<&Target> {
-        self.targets.get(id as usize).filter(|t| t.alive)
+    /// Opcodes without an implementation that were executed, with counts.
+    pub fn unknown_opcodes(&self) -> &BTreeMap<String, u64> {
+        &self.st.unknown
     }
 
-    /// Number of live threads.
+    /// Number of live non-monitor threads (the trace's `threads`).
     pub fn live_threads(&self) -> usize {
-        self.threads.iter().filter(|t| t.status != Status::Done).count()
+        self.st
+            .threads
+            .iter()
+            .filter(|&&t| self.st.slab[t.slot as usize].live() && !self.st.slab[t.slot as usize].killed)
+            .count()
     }
 
     /// The `answer` reporter.
     pub fn answer(&self) -> &str {
-        &self.answer
+        &self.st.answer
     }
 
     /// Project timer in seconds, as the `timer` block reads it.
     pub fn timer_secs(&self) -> f64 {
-        (self.current_msecs - self.timer_start) / 1000.0
-    }
-
-    /// Whether block `idx` has executed since the VM was created.
-    pub fn was_executed(&self, idx: BlockIdx) -> bool {
-        self.executed.get(idx as usize / 64).is_some_and(|w| w & (1u64 << (idx % 64)) != 0)
-    }
-
-    /// Bitset of executed blocks (bit `i` of word `i / 64`).
-    pub fn executed_bits(&self) -> &[u64] {
-        &self.executed
-    }
-
-    pub(crate) fn mark_executed(&mut self, idx: BlockIdx) {
-        if let Some(w) = self.executed.get_mut(idx as usize / 64) {
-            *w |= 1u64 << (idx % 64);
-        }
-    }
-
-    // ---------------------------------------------------------------- inputs
-
-    /// Green flag: stop everything, reset the timer, start "when flag clicked".
-    pub fn green_flag(&mut self) {
-        self.stop_all();
-        self.timer_start = self.current_msecs;
-        self.start_hats("event_whenflagclicked", None, None);
-    }
-
-    /// The stop sign: kill all threads, delete clones, clear bubbles.
-    pub fn stop_all(&mut self) {
-        for t in &mut self.threads {
-            t.status = Status::Done;
-        }
-        self.threads.clear();
-        let clones: Vec<TargetId> =
-            self.exec_order.iter().copied().filter(|&id| self.targets[id as usize].clone_index != 0).collect();
-        for id in clones {
-            self.delete_target(id);
-        }
-        for t in &mut self.targets {
-            t.bubble = None;
-        }
-    }
-
-    /// A key goes down: starts "when KEY pressed" and "when any key pressed".
-    pub fn key_down(&mut self, key: &str) {
-        let key = normalize_key(key);
-        self.keys_down.insert(key.clone());
-        self.start_hats("event_whenkeypressed", Some(("KEY_OPTION", &key)), None);
-        self.start_hats("event_whenkeypressed", Some(("KEY_OPTION", "any")), None);
-    }
-
-    /// A key goes up.
-    pub fn key_up(&mut self, key: &str) {
-        let key = normalize_key(key);
-        self.keys_down.remove(&key);
-    }
-
-    /// Mouse moves to stage coordinates (rounded and clamped like scratch-vm).
-    pub fn mouse_move(&mut self, x: f64, y: f64) {
-        self.mouse.0 = x.clamp(-240.0, 240.0).round();
-        self.mouse.1 = y.clamp(-180.0, 180.0).round();
-    }
-
-    /// Mouse button state.
-    pub fn mouse_button(&mut self, down: bool) {
-        self.mouse.2 = down;
-    }
-
-    /// Click on a target (sprite, clone or stage): starts its click hats.
-    pub fn click_target(&mut self, id: TargetId) {
-        if self.target(id).is_none() {
-            return;
-        }
-        self.start_hats("event_whenthisspriteclicked", None, Some(id));
-        self.start_hats("event_whenstageclicked", None, Some(id));
-    }
-
-    /// Click on the stage.
-    pub fn click_stage(&mut self) {
-        let stage = self.stage_id();
-        self.click_target(stage);
-    }
-
-    /// Answer a pending `ask`.
-    pub fn answer_text(&mut self, text: &str) {
-        self.answer = text.to_string();
-    }
-
-    /// Set the virtual loudness (−1 = no microphone).
-    pub fn set_loudness(&mut self, v: f64) {
-        self.loudness = v;
+        self.st.timer_value()
     }
 
     /// The stage's target id.
     pub fn stage_id(&self) -> TargetId {
-        self.exec_order.first().copied().unwrap_or(0)
+        self.st.stage()
     }
 
-    /// The live target of sprite `name` with `clone_index`.
+    /// The live target of sprite `name` with `clone_index` (0 = the original).
     pub fn find_target(&self, name: &str, clone_index: u32) -> Option<TargetId> {
-        self.exec_order.iter().copied().find(|&id| {
-            let t = &self.targets[id as usize];
-            t.alive && t.clone_index == clone_index && self.project.targets[t.def as usize].name == name
+        self.st.exec.iter().copied().find(|&id| {
+            self.st.target(id).is_some_and(|t| {
+                !t.is_stage && t.clone_index == clone_index && self.prog.lit_str(self.prog.def(t.def).name) == name
+            })
         })
     }
 
-    // ------------------------------------------------------------- scheduling
-
-    /// Starts the scripts whose hat is `opcode` (and whose field matches).
-    /// Returns the ids of the started (or restarted) threads.
-    pub(crate) fn start_hats(&mut self, opcode: &str, field: Option<(&str, &str)>, only: Option<TargetId>) -> Vec<u32> {
-        let restart = matches!(
-            opcode,
-            "event_whenflagclicked"
-                | "event_whenthisspriteclicked"
-                | "event_whenstageclicked"
-                | "event_whenbroadcastreceived"
-        );
-        let mut started = Vec::new();
-        let order: Vec<TargetId> = match only {
-            Some(t) => vec![t],
-            None => self.exec_order.iter().rev().copied().collect(),
-        };
-        let project = Arc::clone(&self.project);
-        for tid in order {
-            let def = self.targets[tid as usize].def as usize;
-            for &top in &project.targets[def].scripts {
-                let b = project.block(top);
-                if b.opcode != opcode {
-                    continue;
-                }
-                if let Some((fname, want)) = field {
-                    let Some(f) = b.field(fname) else { continue };
-                    if !f.value.eq_ignore_ascii_case(want) {
-                        continue;
-                    }
-                }
-                if let Some(existing) =
-                    self.threads.iter_mut().find(|t| t.top == top && t.target == tid && t.status != Status::Done)
-                {
-                    if restart {
-                        existing.stack = vec![Frame { block: Some(top), ..Frame::default() }];
-                        existing.status = Status::Running;
-                        started.push(existing.id);
-                    }
-                    continue;
-                }
-                let id = self.next_thread_id;
-                self.next_thread_id += 1;
-                self.threads.push(Thread {
-                    target: tid,
-                    top,
-                    stack: vec![Frame { block: Some(top), ..Frame::default() }],
-                    status: Status::Running,
-                    id,
-                });
-                started.push(id);
-            }
-        }
-        started
+    /// Live targets in execution order (front-most sprite first, stage last).
+    pub fn targets_in_execution_order(&self) -> impl Iterator<Item = (TargetId, &Target)> + '_ {
+        self.st.exec.iter().rev().filter_map(|&id| self.st.target(id).map(|t| (id, t)))
     }
 
-    /// Runs one step: exactly one tick over all threads (fidelity README, step 5).
+    /// The live target `id`.
+    pub fn target(&self, id: TargetId) -> Option<&Target> {
+        self.st.target(id)
+    }
+
+    /// Sprite name of a target.
+    pub fn target_name(&self, id: TargetId) -> Option<&str> {
+        self.st.target(id).map(|t| self.prog.lit_str(self.prog.def(t.def).name))
+    }
+
+    /// Takes the SAY events recorded since the last call (needs `VmOptions::record_say`).
+    pub fn take_say_events(&mut self) -> Vec<SayEvent> {
+        self.st.say_log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The instrumentation data, when enabled.
+    pub fn instrument(&self) -> Option<&Instrument> {
+        self.st.instrument.as_deref()
+    }
+
+    /// Whether nothing can happen any more without new input: no live thread, no
+    /// pending timer, no edge-activated hat (the oracle's early-end rule minus inputs).
+    pub fn is_quiescent(&self) -> bool {
+        self.live_threads() == 0 && self.st.pending_timeouts(&self.prog) == 0 && !self.prog.has_edge_hats
+    }
+
+    /// The value of variable `name` of a target (scalars), as JS holds it.
+    pub fn variable(&self, id: TargetId, name: &str) -> Option<Value> {
+        let t = self.st.target(id)?;
+        let def = self.prog.def(t.def);
+        let i = def.vars.iter().filter(|v| !v.is_list).position(|v| &*v.name == name)?;
+        let slot = def.vars.iter().enumerate().filter(|(_, v)| !v.is_list).nth(i).map(|(s, _)| s)?;
+        t.vars.get(slot).map(|v| self.prog_value(v))
+    }
+
+    pub(crate) fn prog_value(&self, v: &V) -> Value {
+        match v {
+            V::Num(n) => Value::Num(*n),
+            V::Bool(b) => Value::Bool(*b),
+            V::Lit(l) => Value::Str(Rc::from(self.prog.lit_str(*l))),
+            V::Str(s) => Value::Str(s.clone()),
+            V::Undef => Value::Undefined,
+            V::Null => Value::Null,
+        }
+    }
+
+    // ---------------------------------------------------------------- inputs
+    // Inputs take effect at the start of the next step, after due timers fired
+    // (fidelity README, order of operations), in call order.
+
+    /// Green flag: stop everything, reset the timer, start "when flag clicked".
+    pub fn green_flag(&mut self) {
+        self.st.pending.push(PendingInput::GreenFlag);
+    }
+
+    /// The stop sign: kill all threads, delete clones, clear bubbles and effects.
+    pub fn stop_all(&mut self) {
+        self.st.pending.push(PendingInput::Stop);
+    }
+
+    /// A key goes down (Scratch or DOM key name): starts "when KEY pressed" and "when any key pressed".
+    pub fn key_down(&mut self, key: &str) {
+        self.st.pending.push(PendingInput::KeyDown(key.to_string()));
+    }
+
+    /// A key goes up.
+    pub fn key_up(&mut self, key: &str) {
+        self.st.pending.push(PendingInput::KeyUp(key.to_string()));
+    }
+
+    /// Mouse moves to stage coordinates (rounded and clamped like scratch-vm).
+    pub fn mouse_move(&mut self, x: f64, y: f64) {
+        self.st.pending.push(PendingInput::MouseMove(x, y));
+    }
+
+    /// Mouse button state (no click: clicks are [`Vm::click_target`]).
+    pub fn mouse_button(&mut self, down: bool) {
+        self.st.pending.push(PendingInput::MouseButton(down));
+    }
+
+    /// Click on a target (sprite, clone or stage): starts its click hats.
+    pub fn click_target(&mut self, id: TargetId) {
+        self.st.pending.push(PendingInput::Click(id));
+    }
+
+    /// Click on the sprite `name` with `clone_index` (0 = the original), resolved when the
+    /// input is applied. Returns whether such a target exists now.
+    pub fn click_sprite(&mut self, name: &str, clone_index: u32) -> bool {
+        self.st.pending.push(PendingInput::ClickSprite(name.to_string(), clone_index));
+        self.find_target(name, clone_index).is_some()
+    }
+
+    /// Click on the stage.
+    pub fn click_stage(&mut self) {
+        let s = self.st.stage();
+        self.st.pending.push(PendingInput::Click(s));
+    }
+
+    /// Answer the oldest pending `ask`.
+    pub fn answer_text(&mut self, text: &str) {
+        self.st.pending.push(PendingInput::Answer(text.to_string()));
+    }
+
+    /// Set the virtual loudness (−1 = no microphone).
+    pub fn set_loudness(&mut self, v: f64) {
+        self.st.pending.push(PendingInput::Loudness(v));
+    }
+
+    /// Broadcast a message by name (case-insensitive), like the oracle's `broadcast` input.
+    pub fn broadcast(&mut self, name: &str) {
+        self.st.pending.push(PendingInput::Broadcast(name.to_string()));
+    }
+
+    /// Runs one step (fidelity README, order of operations).
     pub fn step(&mut self) -> StepOutcome {
-        let k = self.steps;
-        // Threads finished or killed since the last step are removed first.
-        self.threads.retain(|t| t.status != Status::Done);
-        self.current_msecs = Self::now(k);
-        self.ops_this_step = 0;
-        let mut i = 0;
-        while i < self.threads.len() {
-            match self.threads[i].status {
-                Status::YieldTick => self.threads[i].status = Status::Running,
-                Status::Running | Status::Yield => {
-                    self.step_thread(i);
-                    if self.hung {
-                        break;
-                    }
+        let out = self.st.step(&self.prog);
+        if out == StepOutcome::Hang {
+            // Nothing of the hung step survives: stop everything so later steps are quiet.
+            self.st.stop_all(&self.prog);
+            self.st.hung = false;
+        }
+        out
+    }
+
+    /// The P10 error of the last step, if scratch-vm would have thrown in it.
+    pub fn last_step_error(&self) -> Option<&str> {
+        self.st.error.as_ref().map(|e| e.0.as_str())
+    }
+}
+
+impl State {
+    fn new(prog: &Program, opts: VmOptions, geometry: Box<dyn Geometry>) -> State {
+        let n_defs = prog.defs.len();
+        let mut st = State {
+            rng: SplitMix64::new(opts.seed),
+            say_log: if opts.record_say { Some(Vec::new()) } else { None },
+            instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
+            sound_durations: opts.profile != Profile::Headless,
+            timer_scale: if opts.profile == Profile::Whisker { 75.0 / STEP_MS } else { 1.0 },
+            opts,
+            targets: Vec::with_capacity(n_defs),
+            free_targets: Vec::new(),
+            rt_targets: Vec::with_capacity(n_defs),
+            exec: Vec::with_capacity(n_defs),
+            clone_count: 0,
+            clone_serial: vec![1; n_defs],
+            slab: Vec::new(),
+            free_slots: Vec::new(),
+            threads: Vec::new(),
+            orphans: None,
+            in_tick: false,
+            active: None,
+            steps: 0,
+            clock_now: 0.0,
+            current_msecs: 0.0,
+            timer_start: 0.0,
+            keys: Vec::new(),
+            mouse_x: 0.0,
+            // The oracle posts the mouse at the stage centre: y = round(-360 * (0.5 - 0.5)) = -0.
+            mouse_y: -0.0,
+            mouse_down: false,
+            answer: Rc::from(""),
+            loudness: -1.0,
+            username: Rc::from(""),
+            counter: 0.0,
+            questions: VecDeque::new(),
+            timers: Vec::new(),
+            timer_ids: 0,
+            timer_seq: 0,
+            last_bubble_timer: None,
+            microtasks: Vec::new(),
+            usage: 0,
+            pending: Vec::new(),
+            ops: 0,
+            hung: false,
+            error: None,
+            executed: vec![0u64; prog.blocks.len().div_ceil(64)],
+            unknown: BTreeMap::new(),
+            stack: Vec::with_capacity(64),
+            geometry,
+            tempo: 60.0,
+            video_state: 0,
+            video_transparency: 50.0,
+            tts_language: None,
+            stage_slot: prog.stage,
+            makey_sequences: Vec::new(),
+            makey_buffer: VecDeque::new(),
+        };
+        for (d, def) in prog.defs.iter().enumerate() {
+            let mut vars = Vec::new();
+            let mut lists = Vec::new();
+            for v in &def.vars {
+                if v.is_list {
+                    vars.push(V::Undef);
+                    lists.push(v.items.iter().map(|c| V::from_const(*c)).collect());
+                } else {
+                    vars.push(V::from_const(v.value));
+                    lists.push(Vec::new());
                 }
-                Status::PromiseWait | Status::Done => {}
             }
-            i += 1;
+            let t = Target {
+                def: d as u32,
+                is_stage: def.is_stage,
+                is_original: true,
+                clone_index: 0,
+                x: def.x,
+                y: def.y,
+                direction: def.direction,
+                size: def.size,
+                visible: def.visible,
+                costume: def.costume,
+                rotation_style: def.rotation_style,
+                draggable: def.draggable,
+                volume: def.volume,
+                effects: [0.0; 7],
+                bubble: None,
+                vars,
+                lists,
+                dyn_vars: Vec::new(),
+                edge: Vec::new(),
+                sound_effects: [0.0; 2],
+                pen: PenState::default(),
+                instrument: 0.0,
+                voice: 0,
+            };
+            if def.is_stage {
+                st.tempo = def.tempo;
+                st.video_transparency = def.video_transparency;
+                st.video_state = def.video_state;
+            }
+            st.targets.push((0, Some(t)));
+            st.rt_targets.push(TargetId { slot: d as u32, gn: 0 });
+        }
+        st.exec = prog.layer_order.iter().map(|&d| TargetId { slot: d, gn: 0 }).collect();
+        st
+    }
+
+    #[inline]
+    pub fn target(&self, id: TargetId) -> Option<&Target> {
+        match self.targets.get(id.slot as usize) {
+            Some((g, Some(t))) if *g == id.gn => Some(t),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn target_mut(&mut self, id: TargetId) -> Option<&mut Target> {
+        match self.targets.get_mut(id.slot as usize) {
+            Some((g, Some(t))) if *g == id.gn => Some(t),
+            _ => None,
+        }
+    }
+
+    /// `runtime.getTargetForStage()` (the first stage in load order; never deleted).
+    #[inline]
+    pub fn stage(&self) -> TargetId {
+        TargetId { slot: self.stage_slot, gn: 0 }
+    }
+
+    pub fn timer_value(&self) -> f64 {
+        (self.current_msecs - self.timer_start) * self.timer_scale / 1000.0
+    }
+
+    #[inline]
+    pub fn th(&self, t: ThRef) -> &Thread {
+        &self.slab[t.slot as usize]
+    }
+
+    #[inline]
+    pub fn thm(&mut self, t: ThRef) -> &mut Thread {
+        &mut self.slab[t.slot as usize]
+    }
+
+    /// Whether `t` still names the thread object it was taken from.
+    #[inline]
+    pub fn th_valid(&self, t: ThRef) -> bool {
+        self.slab.get(t.slot as usize).is_some_and(|x| x.used && x.gn == t.gn)
+    }
+
+    /// `runtime.threads.indexOf(thread) !== -1`.
+    pub fn in_list(&self, t: ThRef) -> bool {
+        self.threads.contains(&t)
+    }
+
+    /// `runtime.isWaitingThread(thread)`.
+    pub fn is_waiting_thread(&self, t: ThRef) -> bool {
+        if !self.th_valid(t) || !self.in_list(t) {
+            return true;
+        }
+        let th = self.th(t);
+        th.status == Status::PromiseWait || th.status == Status::YieldTick || !th.live()
+    }
+
+    fn new_thread(&mut self, target: TargetId, top: u32) -> ThRef {
+        let mut th = Thread {
+            gn: 0,
+            used: true,
+            target,
+            top,
+            stack: Vec::with_capacity(4),
+            status: Status::Running,
+            killed: false,
+        };
+        th.stack.push(Frame::new(top, false));
+        match self.free_slots.pop() {
+            Some(slot) => {
+                let gn = self.slab[slot as usize].gn.wrapping_add(1);
+                th.gn = gn;
+                // Reuse the frame allocation of the dead thread.
+                let old = std::mem::take(&mut self.slab[slot as usize].stack);
+                if old.capacity() > th.stack.capacity() {
+                    let mut s = old;
+                    s.clear();
+                    s.push(Frame::new(top, false));
+                    th.stack = s;
+                }
+                self.slab[slot as usize] = th;
+                ThRef { slot, gn }
+            }
+            None => {
+                self.slab.push(th);
+                ThRef { slot: (self.slab.len() - 1) as u32, gn: 0 }
+            }
+        }
+    }
+
+    /// Frees thread objects no list, tick or reference can reach any more.
+    fn sweep_threads(&mut self) {
+        if self.slab.len() - self.free_slots.len() == self.threads.len() {
+            return;
+        }
+        let mut keep = vec![false; self.slab.len()];
+        for t in &self.threads {
+            keep[t.slot as usize] = true;
+        }
+        for (i, th) in self.slab.iter_mut().enumerate() {
+            if th.used && !keep[i] {
+                th.used = false;
+                th.stack.clear();
+                self.free_slots.push(i as u32);
+            }
+        }
+    }
+
+    /// Pending one-shot timers, plus the video-sensing frame loop (always re-armed).
+    pub fn pending_timeouts(&self, prog: &Program) -> usize {
+        self.timers.len() + usize::from(prog.video_loaded)
+    }
+
+    // ------------------------------------------------------------------ step
+
+    pub fn step(&mut self, prog: &Program) -> StepOutcome {
+        let k = self.steps;
+        self.clock_now = k as f64 * STEP_MS;
+        self.ops = 0;
+        self.error = None;
+        self.fire_timers(prog);
+        let pending = std::mem::take(&mut self.pending);
+        for inp in pending {
+            self.apply_input(prog, inp);
+            if self.hung {
+                break;
+            }
+        }
+        self.drain_microtasks(prog);
+        if !self.hung {
+            self.runtime_step(prog);
         }
         self.steps += 1;
         if self.hung {
-            self.hung = false;
-            self.stop_all();
             return StepOutcome::Hang;
         }
+        self.drain_microtasks(prog);
+        self.sweep_threads();
         StepOutcome::Ran
     }
 
-    /// scratch-vm `Sequencer.stepThread`.
-    fn step_thread(&mut self, ti: usize) {
-        loop {
-            // Unwind finished substacks (scratch-vm's `while (!thread.peekStack())`).
-            let (block, warp) = loop {
-                match self.threads[ti].stack.last() {
-                    None => {
-                        self.threads[ti].status = Status::Done;
-                        return;
-                    }
-                    Some(f) => match f.block {
-                        Some(b) => break (b, f.warp),
-                        None => {
-                            if !self.pop_to_parent(ti) {
-                                return;
-                            }
-                        }
-                    },
+    /// scratch-vm `Runtime._step`.
+    fn runtime_step(&mut self, prog: &Program) {
+        // Threads told to stop since the last step go first.
+        let slab = &self.slab;
+        self.threads.retain(|t| !slab[t.slot as usize].killed);
+        if prog.has_edge_hats {
+            // `for (hatType in this._hats)`: core hats, then extension hats in load order.
+            for &k in &prog.edge_order {
+                self.start_hats(prog, k, None, None);
+                if self.hung {
+                    return;
                 }
+            }
+        }
+        self.step_threads(prog);
+    }
+
+    /// scratch-vm `Sequencer.stepThreads` with exactly one tick.
+    fn step_threads(&mut self, prog: &Program) {
+        self.current_msecs = self.clock_now;
+        if self.threads.is_empty() {
+            return;
+        }
+        self.in_tick = true;
+        self.orphans = None;
+        let mut stopped = false;
+        let mut i = 0usize;
+        loop {
+            let t = match &self.orphans {
+                Some(o) => match o.get(i) {
+                    Some(t) => *t,
+                    None => break,
+                },
+                None => match self.threads.get(i) {
+                    Some(t) => *t,
+                    None => break,
+                },
             };
-            let depth = self.threads[ti].stack.len();
-            self.ops_this_step += 1;
-            if self.ops_this_step > self.opts.max_ops_per_step {
-                self.hung = true;
+            i += 1;
+            {
+                let th = self.th(t);
+                if th.stack.is_empty() || th.status == Status::Done {
+                    stopped = true;
+                    continue;
+                }
+            }
+            if self.th(t).status == Status::YieldTick {
+                self.thm(t).status = Status::Running;
+            }
+            let st = self.th(t).status;
+            if st == Status::Running || st == Status::Yield {
+                self.active = Some(t);
+                self.step_thread(prog, t);
+                if self.hung || self.error.is_some() {
+                    // The exception aborts the rest of the step (P10): no filtering.
+                    self.in_tick = false;
+                    self.orphans = None;
+                    return;
+                }
+            }
+            let th = self.th(t);
+            if th.stack.is_empty() || th.status == Status::Done {
+                stopped = true;
+            }
+        }
+        self.active = None;
+        self.in_tick = false;
+        self.orphans = None;
+        if stopped {
+            let slab = &self.slab;
+            self.threads.retain(|t| slab[t.slot as usize].live());
+        }
+    }
+
+    /// scratch-vm `Sequencer.stepThread`.
+    fn step_thread(&mut self, prog: &Program, t: ThRef) {
+        if self.th(t).peek() == Some(NONE) {
+            let th = self.thm(t);
+            th.stack.pop();
+            if th.stack.is_empty() {
+                th.status = Status::Done;
                 return;
             }
-            blocks::execute(self, ti, block);
-            let th = &mut self.threads[ti];
-            match th.status {
+        }
+        loop {
+            let cur = match self.th(t).peek() {
+                Some(b) if b != NONE => b,
+                _ => return,
+            };
+            let mut warp = self.th(t).stack.last().is_some_and(|f| f.warp);
+            crate::blocks::execute(self, prog, t);
+            if self.hung || self.error.is_some() {
+                return;
+            }
+            match self.th(t).status {
                 Status::Yield => {
-                    th.status = Status::Running;
+                    self.thm(t).status = Status::Running;
                     if warp {
                         continue;
                     }
                     return;
                 }
-                Status::PromiseWait | Status::YieldTick | Status::Done => return,
-                Status::Running => {}
+                Status::PromiseWait | Status::YieldTick => return,
+                _ => {}
             }
-            // The block neither branched nor jumped: move on to the next block.
-            if th.stack.len() == depth && th.stack.last().and_then(|f| f.block) == Some(block) {
-                let next = self.project.block(block).next;
-                if let Some(f) = self.threads[ti].stack.last_mut() {
-                    reuse_frame(f, next);
+            let th = self.thm(t);
+            if th.peek() == Some(cur) {
+                let next = prog.blocks.get(cur as usize).map_or(NONE, |b| b.next);
+                th.reuse_top(next);
+            }
+            loop {
+                match th.peek() {
+                    Some(b) if b != NONE => break,
+                    _ => {}
+                }
+                th.stack.pop();
+                let Some(f) = th.stack.last() else {
+                    th.status = Status::Done;
+                    return;
+                };
+                warp = f.warp;
+                if f.is_loop {
+                    if !warp {
+                        return;
+                    }
+                    continue;
+                }
+                let b = f.block;
+                let next = prog.blocks.get(b as usize).map_or(NONE, |x| x.next);
+                th.reuse_top(next);
+            }
+            let _ = warp;
+        }
+    }
+
+    /// Moves a thread whose block's promise resolved on to the next block
+    /// (scratch-vm `handlePromise`'s continuation).
+    fn resume_advance(&mut self, prog: &Program, t: ThRef) {
+        let th = self.thm(t);
+        th.status = Status::Running;
+        let mut next;
+        loop {
+            let popped = th.stack.pop().map(|f| f.block);
+            next = match popped {
+                Some(b) if b != NONE => prog.blocks.get(b as usize).map_or(NONE, |x| x.next),
+                _ => NONE,
+            };
+            if next != NONE {
+                break;
+            }
+            match th.stack.last() {
+                Some(f) if !f.is_loop => continue,
+                _ => break,
+            }
+        }
+        th.push(next);
+    }
+
+    pub fn drain_microtasks(&mut self, prog: &Program) {
+        while !self.microtasks.is_empty() {
+            let tasks = std::mem::take(&mut self.microtasks);
+            for (t, r) in tasks {
+                if !self.th_valid(t) {
+                    continue;
+                }
+                match r {
+                    Resume::Advance => {
+                        if self.th(t).killed || self.th(t).stack.is_empty() {
+                            self.thm(t).status = Status::Running;
+                            continue;
+                        }
+                        self.resume_advance(prog, t);
+                    }
+                    Resume::Reporter => self.thm(t).status = Status::Running,
                 }
             }
         }
     }
 
-    /// Pops a finished level. Returns false when the thread must stop for this tick.
-    fn pop_to_parent(&mut self, ti: usize) -> bool {
-        let project = Arc::clone(&self.project);
-        let th = &mut self.threads[ti];
-        th.stack.pop();
-        let Some(parent) = th.stack.last_mut() else {
-            th.status = Status::Done;
-            return false;
+    // ---------------------------------------------------------------- timers
+
+    pub fn add_timer(&mut self, delay: f64, kind: TimerKind) -> u64 {
+        // Node/browser coercion of the delay.
+        let d = if (1.0..=2147483647.0).contains(&delay) { delay } else { 1.0 };
+        self.timer_ids += 1;
+        self.timer_seq += 1;
+        let id = self.timer_ids;
+        self.timers.push(VTimer { id, due: self.clock_now + d, seq: self.timer_seq, kind });
+        id
+    }
+
+    fn fire_timers(&mut self, prog: &Program) {
+        loop {
+            let now = self.clock_now;
+            let best = self
+                .timers
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.due <= now)
+                .min_by(|a, b| a.1.due.total_cmp(&b.1.due).then(a.1.seq.cmp(&b.1.seq)))
+                .map(|(i, _)| i);
+            let Some(i) = best else { return };
+            let timer = self.timers.remove(i);
+            match timer.kind {
+                TimerKind::Bubble { target, usage, think, thread } => {
+                    self.last_bubble_timer = None;
+                    if self.target(target).and_then(|t| t.bubble.as_ref()).is_some_and(|b| b.usage == usage) {
+                        self.update_bubble(prog, target, think, V::Lit(prog.lit_empty));
+                    }
+                    self.microtasks.push((thread, Resume::Advance));
+                }
+                TimerKind::Sound { thread } => self.microtasks.push((thread, Resume::Advance)),
+                TimerKind::MakeySequence { index } => {
+                    if let Some(s) = self.makey_sequences.get_mut(index) {
+                        s.2 = false;
+                    }
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- inputs
+
+    fn apply_input(&mut self, prog: &Program, inp: PendingInput) {
+        match inp {
+            PendingInput::GreenFlag => self.green_flag(prog),
+            PendingInput::Stop => self.stop_all(prog),
+            PendingInput::KeyDown(k) => {
+                let key = scratch_key(&dom_key(&k));
+                if key.is_empty() {
+                    return;
+                }
+                let up = crate::value::js_to_upper(&key);
+                self.start_hats(prog, HatKind::Key, Some(&up), None);
+                self.start_hats(prog, HatKind::Key, Some("ANY"), None);
+                if prog.makey_loaded {
+                    self.makey_key_pressed(&key);
+                }
+                if !self.keys.iter().any(|x| **x == *key) {
+                    self.keys.push(Rc::from(key.as_str()));
+                }
+            }
+            PendingInput::KeyUp(k) => {
+                let key = scratch_key(&dom_key(&k));
+                if key.is_empty() {
+                    return;
+                }
+                if let Some(i) = self.keys.iter().position(|x| **x == *key) {
+                    self.keys.remove(i);
+                }
+            }
+            PendingInput::MouseMove(x, y) => {
+                let cx = x + 240.0;
+                let cy = 180.0 - y;
+                // scratch-vm ignores a falsy coordinate (0 or NaN after the offset).
+                if cx != 0.0 && !cx.is_nan() {
+                    self.mouse_x =
+                        crate::value::js_round(crate::value::clamp(480.0 * ((cx / 480.0) - 0.5), -240.0, 240.0));
+                }
+                if cy != 0.0 && !cy.is_nan() {
+                    self.mouse_y =
+                        crate::value::js_round(crate::value::clamp(-360.0 * ((cy / 360.0) - 0.5), -180.0, 180.0));
+                }
+            }
+            PendingInput::MouseButton(d) => self.mouse_down = d,
+            PendingInput::Click(id) => {
+                if self.target(id).is_none() {
+                    return;
+                }
+                self.start_hats(prog, HatKind::SpriteClicked, None, Some(id));
+                self.start_hats(prog, HatKind::StageClicked, None, Some(id));
+            }
+            PendingInput::ClickSprite(name, clone) => {
+                let found = self.exec.iter().copied().find(|&id| {
+                    self.target(id).is_some_and(|t| {
+                        !t.is_stage && t.clone_index == clone && prog.lit_str(prog.def(t.def).name) == name
+                    })
+                });
+                if let Some(id) = found {
+                    self.start_hats(prog, HatKind::SpriteClicked, None, Some(id));
+                    self.start_hats(prog, HatKind::StageClicked, None, Some(id));
+                }
+            }
+            PendingInput::Answer(text) => self.on_answer(prog, Rc::from(text.as_str())),
+            PendingInput::Loudness(v) => self.loudness = v,
+            PendingInput::Broadcast(name) => {
+                let stage = self.stage();
+                let d = self.target(stage).map_or(prog.stage, |t| t.def);
+                let lower = crate::value::js_to_lower(&name);
+                let found = prog
+                    .def(d)
+                    .broadcasts
+                    .iter()
+                    .find(|(_, n)| crate::value::js_to_lower(n) == lower)
+                    .map(|(_, n)| n.to_string());
+                let up = crate::value::js_to_upper(found.as_deref().unwrap_or(&name));
+                self.start_hats(prog, HatKind::Broadcast, Some(&up), None);
+            }
+        }
+    }
+
+    /// scratch-vm `Runtime.greenFlag`.
+    pub fn green_flag(&mut self, prog: &Program) {
+        self.stop_all(prog);
+        // PROJECT_START: answer reset, sound effects cleared.
+        self.answer = Rc::from("");
+        for id in self.rt_targets.clone() {
+            if let Some(t) = self.target_mut(id) {
+                t.sound_effects = [0.0; 2];
+            }
+        }
+        self.timer_start = self.current_msecs;
+        for id in self.rt_targets.clone() {
+            if let Some(t) = self.target_mut(id) {
+                t.edge.clear();
+                t.effects = [0.0; 7];
+            }
+        }
+        self.start_hats(prog, HatKind::Flag, None, None);
+    }
+
+    /// scratch-vm `Runtime.stopAll`.
+    pub fn stop_all(&mut self, prog: &Program) {
+        // PROJECT_STOP_ALL: bubbles reset (and the last say-for-secs timer cleared),
+        // questions dropped, sound effects cleared.
+        for id in self.rt_targets.clone() {
+            if let Some(t) = self.target_mut(id) {
+                if let Some(b) = &mut t.bubble {
+                    b.text = Rc::from("");
+                }
+                t.sound_effects = [0.0; 2];
+            }
+        }
+        if let Some(id) = self.last_bubble_timer.take() {
+            self.timers.retain(|t| t.id != id);
+        }
+        self.questions.clear();
+        self.makey_buffer.clear();
+        // Dispose clones; every target clears its graphic effects.
+        let all = self.rt_targets.clone();
+        for id in all {
+            let is_clone = match self.target_mut(id) {
+                Some(t) => {
+                    t.effects = [0.0; 7];
+                    !t.is_original
+                }
+                None => false,
+            };
+            if is_clone {
+                self.dispose_clone(prog, id);
+            }
+        }
+        if let Some(a) = self.active {
+            let th = self.thm(a);
+            th.killed = true;
+            th.retire();
+        }
+        if self.in_tick {
+            match &self.orphans {
+                None => self.orphans = Some(std::mem::take(&mut self.threads)),
+                Some(_) => self.threads.clear(),
+            }
+        } else {
+            self.threads.clear();
+        }
+    }
+
+    // ------------------------------------------------------------------ hats
+
+    /// scratch-vm `Runtime.startHats`. `field` is already upper-cased.
+    pub fn start_hats(
+        &mut self,
+        prog: &Program,
+        kind: HatKind,
+        field: Option<&str>,
+        only: Option<TargetId>,
+    ) -> Vec<ThRef> {
+        let mut started: Vec<ThRef> = Vec::new();
+        let restart = kind.restarts();
+        let n = match only {
+            Some(_) => 1,
+            None => self.exec.len(),
         };
-        if parent.is_loop {
-            // A loop iteration ended: yield unless in warp mode; the loop block runs again.
-            return parent.warp;
+        for k in 0..n {
+            let tid = match only {
+                Some(t) => t,
+                None => match self.exec.get(n - 1 - k) {
+                    Some(t) => *t,
+                    None => continue,
+                },
+            };
+            let Some(def) = self.target(tid).map(|t| t.def) else { continue };
+            let scripts = &prog.def(def).hats[kind.index()];
+            for s in scripts {
+                if let Some(f) = field
+                    && s.field.as_deref() != Some(f)
+                {
+                    continue;
+                }
+                if restart {
+                    let pos = self.threads.iter().position(|&t| {
+                        let th = self.th(t);
+                        th.target == tid && th.top == s.top
+                    });
+                    if let Some(pos) = pos {
+                        let nt = self.new_thread(tid, s.top);
+                        self.threads[pos] = nt;
+                        started.push(nt);
+                        continue;
+                    }
+                } else {
+                    let running = self.threads.iter().any(|&t| {
+                        let th = self.th(t);
+                        th.target == tid && th.top == s.top && th.status != Status::Done
+                    });
+                    if running {
+                        continue;
+                    }
+                }
+                let nt = self.new_thread(tid, s.top);
+                self.threads.push(nt);
+                started.push(nt);
+            }
         }
-        let next = parent.block.and_then(|b| project.block(b).next);
-        reuse_frame(parent, next);
-        true
+        if let Some(ins) = &mut self.instrument {
+            for &t in &started {
+                ins.hat_started(self.slab[t.slot as usize].top);
+            }
+        }
+        // Hats are executed right away (predicates of edge-activated hats), then the
+        // threads move on to the block after the hat.
+        for &t in &started {
+            crate::blocks::execute(self, prog, t);
+            let th = self.thm(t);
+            let top = th.peek();
+            if let Some(b) = top
+                && b != NONE
+            {
+                let next = prog.blocks.get(b as usize).map_or(NONE, |x| x.next);
+                th.reuse_top(next);
+            }
+        }
+        started
     }
 
-    /// Pushes a branch (substack) of the current block onto thread `ti`.
-    pub(crate) fn start_branch(&mut self, ti: usize, first: Option<BlockIdx>, is_loop: bool) {
-        let th = &mut self.threads[ti];
-        let warp = th.stack.last().is_some_and(|f| f.warp);
-        if let Some(f) = th.stack.last_mut() {
-            f.is_loop = is_loop;
-        }
-        th.stack.push(Frame { block: first, warp, ..Frame::default() });
-    }
+    // ---------------------------------------------------------------- clones
 
-    // ----------------------------------------------------------------- clones
-
-    /// Creates a clone of `of` behind it; returns its id, or None at the limit.
-    pub(crate) fn create_clone(&mut self, of: TargetId) -> Option<TargetId> {
-        let src = self.targets.get(of as usize)?;
-        if src.is_stage || !src.alive || self.clone_count >= MAX_CLONES {
+    /// `makeClone` + the create-clone block: a clone of `of` placed behind `behind`.
+    pub fn create_clone(&mut self, prog: &Program, of: TargetId) -> Option<TargetId> {
+        let src = self.target(of)?;
+        if src.is_stage || self.clone_count >= MAX_CLONES {
             return None;
         }
         let def = src.def as usize;
-        self.clone_counters[def] += 1;
-        let mut clone = src.clone();
-        clone.clone_index = self.clone_counters[def];
-        clone.bubble = None;
-        let id = match self.targets.iter().position(|t| !t.alive) {
-            Some(free) => {
-                self.targets[free] = clone;
-                free as TargetId
+        self.clone_count += 1;
+        let serial = self.clone_serial.get(def).copied().unwrap_or(1);
+        if let Some(s) = self.clone_serial.get_mut(def) {
+            *s += 1;
+        }
+        let src = self.target(of)?;
+        let clone = Target {
+            def: src.def,
+            is_stage: false,
+            is_original: false,
+            clone_index: serial,
+            x: src.x,
+            y: src.y,
+            direction: src.direction,
+            size: src.size,
+            visible: src.visible,
+            costume: src.costume,
+            rotation_style: src.rotation_style,
+            draggable: src.draggable,
+            volume: 100.0,
+            effects: src.effects,
+            bubble: None,
+            vars: src.vars.clone(),
+            lists: src.lists.clone(),
+            dyn_vars: src.dyn_vars.clone(),
+            edge: src.edge.clone(),
+            sound_effects: self.original_of(src.def).map_or([0.0; 2], |o| o.sound_effects),
+            pen: self.original_of(src.def).map_or(PenState::default(), |o| o.pen),
+            instrument: self.original_of(src.def).map_or(0.0, |o| o.instrument),
+            voice: self.original_of(src.def).map_or(0, |o| o.voice),
+        };
+        let id = match self.free_targets.pop() {
+            Some(slot) => {
+                let e = &mut self.targets[slot as usize];
+                e.0 = e.0.wrapping_add(1);
+                e.1 = Some(clone);
+                TargetId { slot, gn: e.0 }
             }
             None => {
-                self.targets.push(clone);
-                (self.targets.len() - 1) as TargetId
+                self.targets.push((0, Some(clone)));
+                TargetId { slot: (self.targets.len() - 1) as u32, gn: 0 }
             }
         };
-        self.clone_count += 1;
-        let pos = self.exec_order.iter().position(|&t| t == of).unwrap_or(0);
-        self.exec_order.insert(pos, id);
+        // `initDrawable` starts "when I start as a clone" before the clone is added.
+        self.start_hats(prog, HatKind::CloneStart, None, Some(id));
+        self.rt_targets.push(id);
+        self.exec.push(id);
+        // goBehindOther(of)
+        let pos = self.exec.iter().position(|&x| x == of).unwrap_or(0);
+        self.set_executable_position(id, pos as f64);
         Some(id)
     }
 
-    /// Deletes a clone: removes it from the layer order and stops its threads.
-    pub(crate) fn delete_target(&mut self, id: TargetId) {
-        let Some(t) = self.targets.get_mut(id as usize) else { return };
-        if t.clone_index == 0 || !t.alive {
+    /// The original target of a sprite definition.
+    fn original_of(&self, def: u32) -> Option<&Target> {
+        self.targets.get(def as usize).and_then(|(_, t)| t.as_ref()).filter(|t| t.is_original && t.def == def)
+    }
+
+    /// `RenderedTarget.dispose` of a clone (also `control_delete_this_clone`).
+    pub fn dispose_clone(&mut self, prog: &Program, id: TargetId) {
+        let Some(t) = self.target(id) else { return };
+        if t.is_original {
             return;
         }
-        t.alive = false;
         self.clone_count = self.clone_count.saturating_sub(1);
-        self.exec_order.retain(|&x| x != id);
-        for th in &mut self.threads {
-            if th.target == id {
-                th.status = Status::Done;
+        self.stop_for_target(prog, id, None);
+        self.exec.retain(|&x| x != id);
+        self.rt_targets.retain(|&x| x != id);
+        if let Some(e) = self.targets.get_mut(id.slot as usize) {
+            e.1 = None;
+            self.free_targets.push(id.slot);
+        }
+    }
+
+    /// scratch-vm `Runtime.stopForTarget`.
+    pub fn stop_for_target(&mut self, prog: &Program, id: TargetId, except: Option<ThRef>) {
+        // STOP_FOR_TARGET: questions of the target are dropped.
+        let asking = self.questions.front().is_some_and(|q| q.target == id);
+        self.questions.retain(|q| q.target != id);
+        if asking {
+            self.emit_say(prog, id, false, V::Lit(prog.lit_empty));
+            self.ask_next(prog);
+        }
+        for i in 0..self.threads.len() {
+            let t = self.threads[i];
+            if Some(t) == except {
+                continue;
+            }
+            if self.th(t).target == id {
+                let th = self.thm(t);
+                th.killed = true;
+                th.retire();
+            }
+        }
+        // Threads the current tick iterates after a `stop all` are stopped too.
+        if let Some(o) = &self.orphans {
+            for &t in o {
+                if Some(t) != except && self.slab[t.slot as usize].target == id {
+                    let th = &mut self.slab[t.slot as usize];
+                    th.killed = true;
+                    th.retire();
+                }
             }
         }
     }
-}
 
-/// scratch-vm `_StackFrame.reuse`: the level moves on to `next` with fresh state.
-fn reuse_frame(f: &mut Frame, next: Option<BlockIdx>) {
-    f.block = next;
-    f.is_loop = false;
-    f.loop_counter = None;
-    f.timer = None;
-    f.waiting_for = None;
-}
-
-/// Scratch key names: letters upper-cased, DOM names mapped.
-pub fn normalize_key(key: &str) -> String {
-    match key {
-        " " | "Space" => "space".into(),
-        "ArrowLeft" => "left arrow".into(),
-        "ArrowRight" => "right arrow".into(),
-        "ArrowUp" => "up arrow".into(),
-        "ArrowDown" => "down arrow".into(),
-        "Enter" => "enter".into(),
-        k if k.chars().count() == 1 => k.to_uppercase(),
-        k => k.to_string(),
+    /// `runtime.moveExecutable`.
+    pub fn move_executable(&mut self, id: TargetId, delta: f64) {
+        let Some(old) = self.exec.iter().position(|&x| x == id) else { return };
+        self.exec.remove(old);
+        let len = self.exec.len();
+        let mut ni = old as f64 + delta;
+        if ni > len as f64 {
+            ni = len as f64;
+        }
+        if ni <= 0.0 {
+            let stage_first = self.exec.first().is_some_and(|&x| self.target(x).is_some_and(|t| t.is_stage));
+            ni = if len > 0 && stage_first { 1.0 } else { 0.0 };
+        }
+        let idx = crate::value::splice_index(ni, len);
+        self.exec.insert(idx, id);
     }
+
+    /// `runtime.setExecutablePosition`.
+    pub fn set_executable_position(&mut self, id: TargetId, new_index: f64) {
+        let Some(old) = self.exec.iter().position(|&x| x == id) else { return };
+        self.move_executable(id, new_index - old as f64);
+    }
+
+    // ---------------------------------------------------------- bubbles, ask
+
+    /// `runtime.emit('SAY', target, type, message)`: recorded, then the bubble is updated.
+    pub fn emit_say(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
+        if self.say_log.is_some() {
+            let text = self.to_string(prog, &msg).to_string();
+            if let Some(log) = &mut self.say_log {
+                log.push(SayEvent { target: id, kind: if think { "think" } else { "say" }, text });
+            }
+        }
+        self.update_bubble(prog, id, think, msg);
+    }
+
+    /// Looks `_updateBubble`: formats the text and takes a new usage id.
+    pub fn update_bubble(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
+        let text: Rc<str> = match &msg {
+            V::Num(n) if n.abs() >= 0.01 && n % 1.0 != 0.0 => Rc::from(crate::value::to_fixed(*n, 2).as_str()),
+            _ => {
+                let s = self.to_string(prog, &msg);
+                if crate::value::utf16_len(&s) > 330 {
+                    Rc::from(crate::value::utf16_prefix(&s, 330).as_str())
+                } else {
+                    s
+                }
+            }
+        };
+        self.usage += 1;
+        let usage = self.usage;
+        if let Some(t) = self.target_mut(id) {
+            t.bubble = Some(Bubble { think, text, usage });
+        }
+    }
+
+    /// The ANSWER event: set `answer`, release the oldest question, ask the next.
+    fn on_answer(&mut self, prog: &Program, text: Rc<str>) {
+        self.answer = text;
+        if let Some(q) = self.questions.pop_front() {
+            if q.was_visible && !q.was_stage {
+                self.emit_say(prog, q.target, false, V::Lit(prog.lit_empty));
+            }
+            self.microtasks.push((q.thread, Resume::Advance));
+            self.ask_next(prog);
+        }
+    }
+
+    pub fn ask_next(&mut self, prog: &Program) {
+        if let Some(q) = self.questions.front()
+            && q.was_visible
+            && !q.was_stage
+        {
+            let (t, text) = (q.target, q.text.clone());
+            self.emit_say(prog, t, false, V::Str(text));
+        }
+    }
+
+    /// Makey Makey `keyPressed`: buffer the key and complete matching sequences.
+    fn makey_key_pressed(&mut self, key: &str) {
+        let first = key.split(' ').next().unwrap_or("");
+        self.makey_buffer.push_back(crate::value::js_to_upper(first));
+        if self.makey_buffer.len() > 100 {
+            self.makey_buffer.pop_front();
+        }
+        let mut done = Vec::new();
+        for (i, (_, arr, _)) in self.makey_sequences.iter().enumerate() {
+            if self.makey_buffer.len() < arr.len() {
+                continue;
+            }
+            let start = self.makey_buffer.len() - arr.len();
+            if arr.iter().zip(self.makey_buffer.iter().skip(start)).all(|(a, b)| a == b) {
+                done.push(i);
+            }
+        }
+        for i in done {
+            if let Some(s) = self.makey_sequences.get_mut(i) {
+                s.2 = true;
+            }
+            self.add_timer(100.0, TimerKind::MakeySequence { index: i });
+        }
+    }
+
+    /// Makey Makey's frame toggle (an interval flipping it at the start of every step from step 1).
+    pub fn makey_frame_toggle(&self) -> bool {
+        self.steps % 2 == 1
+    }
+
+    /// Marks block `b` executed.
+    #[inline]
+    pub fn mark(&mut self, b: u32) {
+        if let Some(w) = self.executed.get_mut(b as usize / 64) {
+            *w |= 1u64 << (b % 64);
+        }
+    }
+}
+
+/// The oracle's key-name mapping to DOM `KeyboardEvent.key` values.
+fn dom_key(key: &str) -> String {
+    match crate::value::js_to_lower(key).as_str() {
+        "space" => " ".into(),
+        "left arrow" => "ArrowLeft".into(),
+        "right arrow" => "ArrowRight".into(),
+        "up arrow" => "ArrowUp".into(),
+        "down arrow" => "ArrowDown".into(),
+        "enter" => "Enter".into(),
+        _ => key.to_string(),
+    }
+}
+
+/// scratch-vm `Keyboard._keyStringToScratchKey`: "" for ignored keys.
+fn scratch_key(k: &str) -> String {
+    match k {
+        " " => "space".into(),
+        "ArrowLeft" | "Left" => "left arrow".into(),
+        "ArrowUp" | "Up" => "up arrow".into(),
+        "ArrowRight" | "Right" => "right arrow".into(),
+        "ArrowDown" | "Down" => "down arrow".into(),
+        "Enter" => "enter".into(),
+        _ if crate::value::utf16_len(k) > 1 => String::new(),
+        _ => crate::value::js_to_upper(k),
+    }
+}
+
+/// Scratch key names: letters upper-cased, DOM names mapped (kept for callers of the old API).
+pub fn normalize_key(key: &str) -> String {
+    let k = scratch_key(&dom_key(key));
+    if k.is_empty() { key.to_string() } else { k }
 }

@@ -2,7 +2,15 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod common;
+pub mod coordinator;
 pub mod dataset;
+pub mod export;
 pub mod generate;
 pub mod mutate;
 pub mod run;
+pub mod slurm;
+pub mod status;
+pub mod verify;
+pub mod vm;
+pub mod worker;

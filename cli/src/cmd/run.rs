@@ -1,16 +1,20 @@
-//! `clowder run EXPERIMENT`: the embedded default. A coordinator on an
-//! ephemeral loopback port and N local workers that talk to it over gRPC.
+//! `clowder run EXPERIMENT`: the embedded default. A coordinator (with its
+//! durable store in the results folder) on an ephemeral loopback port and one
+//! local worker with one pinned slot per core, talking over gRPC exactly as
+//! remote workers would. Running it again on the same results folder resumes;
+//! with more seeds it runs only the new runs.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::Context;
 use clowder_coordinator::{Coordinator, CoordinatorOptions, Experiment};
-use clowder_worker::{WorkerOptions, run_worker};
+use clowder_worker::{Control, ProcessExecutor, WorkerOptions, run_worker};
 use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{oneshot, watch};
+
+use super::common;
 
 /// Arguments of `clowder run`.
 pub struct RunArgs {
@@ -20,37 +24,33 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-/// A per-session secret for the loopback server: other local users cannot
-/// inject results into the study.
-fn session_token() -> String {
-    let mut buf = [0u8; 16];
-    if let Ok(mut f) = std::fs::File::open("/dev/urandom") {
-        use std::io::Read;
-        let _ = f.read_exact(&mut buf);
-    }
-    buf.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let mut exp = Experiment::load(&args.experiment)?;
     if let Some(out) = &args.output {
         exp.results_dir = out.join(&exp.spec.name);
     }
-    let workers =
-        args.workers.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).max(1);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(workers + 2)
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    rt.block_on(run_async(exp, workers, args.quiet))
+    let slots = args.workers.unwrap_or_else(|| clowder_worker::cores::allowed_cores().len()).max(1);
+    common::runtime(2)?.block_on(run_async(exp, slots, args.quiet))
 }
 
-async fn run_async(exp: Experiment, workers: usize, quiet: bool) -> anyhow::Result<ExitCode> {
-    let token = session_token();
-    let coord =
-        Arc::new(Coordinator::new(exp, CoordinatorOptions { token: Some(token.clone()), ..Default::default() })?);
+/// The progress bar used by `run` and `status`.
+pub fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    let pb = if quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
+    pb.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise}, eta {eta}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    pb
+}
+
+async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result<ExitCode> {
+    // A per-session secret for the loopback server: other local users cannot
+    // inject results into the study.
+    let token = common::random_token()?;
+    let coord = Arc::new(Coordinator::new(
+        exp,
+        CoordinatorOptions { token: Some(token.clone()), lease_timeout: Duration::from_secs(30), ..Default::default() },
+    )?);
     let exp = coord.experiment().clone();
     let (addr_tx, addr_rx) = oneshot::channel();
     let (shutdown_tx, shutdown_rx) = oneshot::channel::<()>();
@@ -58,7 +58,7 @@ async fn run_async(exp: Experiment, workers: usize, quiet: bool) -> anyhow::Resu
         let c = Arc::clone(&coord);
         tokio::spawn(async move {
             c.serve(
-                "127.0.0.1:0".parse().expect("literal address"),
+                std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
                 |a| {
                     let _ = addr_tx.send(a);
                 },
@@ -77,37 +77,35 @@ async fn run_async(exp: Experiment, workers: usize, quiet: bool) -> anyhow::Resu
             anyhow::bail!("coordinator stopped before listening");
         }
     };
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let mut handles = Vec::new();
-    for i in 0..workers {
-        let opts = WorkerOptions {
-            coordinator: format!("http://{addr}"),
-            token: Some(token.clone()),
-            name: format!("local{i}"),
-            slots: 1,
-        };
-        handles.push(tokio::spawn(run_worker(opts, stop_rx.clone())));
-    }
+    let (ctl_tx, ctl_rx) = watch::channel(Control::Run);
+    let mut wopts = WorkerOptions::new(format!("http://{addr}"));
+    wopts.token = Some(token);
+    wopts.name = "local".into();
+    wopts.slots = slots;
+    // Ctrl-C waits for running runs as long as they take.
+    wopts.drain_timeout = Duration::from_secs(7 * 24 * 3600);
+    let executor = Arc::new(ProcessExecutor::current_exe().map_err(anyhow::Error::msg)?);
+    let worker = tokio::spawn(run_worker(wopts, executor, ctl_rx));
 
     let mut progress = coord.progress();
-    let total = progress.borrow().total;
+    let first = coord.progress_now();
+    let sub = coord.submitted();
     eprintln!(
-        "clowder: {} — {} runs ({} projects × {} algorithms × {} seeds, {} {}) on {} workers",
+        "clowder: {} — {} runs ({} algorithm configurations × {} seeds, {} {}) on {} slots; {} new, {} already done",
         exp.spec.name,
-        total,
-        total / (exp.algorithms.len() * exp.seeds.len()).max(1) as u64,
+        first.total,
         exp.algorithms.len(),
         exp.seeds.len(),
         exp.budget.amount(),
         exp.budget.unit(),
-        workers
+        slots,
+        sub.new_runs,
+        first.resumed,
     );
-    let pb = if quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
-    pb.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise}, eta {eta}]")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let mut interrupted = false;
+    let pb = progress_bar(first.total, quiet);
+    pb.set_position(first.done);
+    pb.reset_eta();
+    let mut interrupted = 0;
     loop {
         let p = progress.borrow_and_update().clone();
         pb.set_position(p.done);
@@ -117,48 +115,54 @@ async fn run_async(exp: Experiment, workers: usize, quiet: bool) -> anyhow::Resu
         }
         tokio::select! {
             changed = progress.changed() => if changed.is_err() { break },
-            _ = tokio::signal::ctrl_c(), if !interrupted => {
-                interrupted = true;
-                pb.println("interrupted: no new runs are started; waiting for running ones (Ctrl-C again to abort)");
-                coord.cancel();
-                let _ = stop_tx.send(true);
-            }
-            _ = tokio::signal::ctrl_c(), if interrupted => {
-                pb.println("aborting: unfinished runs are recorded as pending");
-                break;
+            _ = tokio::signal::ctrl_c() => {
+                interrupted += 1;
+                if interrupted == 1 {
+                    pb.println("interrupted: no new runs are started; waiting for running ones (Ctrl-C again to stop them)");
+                    coord.cancel(false);
+                    let _ = ctl_tx.send(Control::Drain);
+                } else {
+                    pb.println("stopping running runs; they stay pending and run when the study is resumed");
+                    let _ = ctl_tx.send(Control::Abort);
+                    break;
+                }
             }
             _ = tokio::time::sleep(Duration::from_millis(500)) => {}
         }
     }
     pb.finish_and_clear();
-    let _ = stop_tx.send(true);
-    let mut worker_errors = Vec::new();
-    for h in handles {
-        if interrupted {
-            h.abort();
-            continue;
-        }
-        match h.await {
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => worker_errors.push(e.to_string()),
-            Err(e) if e.is_cancelled() => {}
-            Err(e) => worker_errors.push(e.to_string()),
-        }
+    // Finished (or stopping): the worker need not wait for its next poll.
+    if interrupted == 0 {
+        let _ = ctl_tx.send(Control::Drain);
     }
-    let path = coord.write_results()?;
+    let worker_error = match worker.await {
+        Ok(Ok(_)) => None,
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(e) => Some(e.to_string()),
+    };
+    coord.flush().await?;
     let _ = shutdown_tx.send(());
     let _ = server.await;
-    print!("{}", coord.with_table(clowder_coordinator::summary::format));
-    eprintln!("results: {}", path.display());
-    for e in &worker_errors {
+    let files = coord.export()?;
+    print!("{}", coord.summary());
+    eprintln!("results: {}", exp.results_dir.display());
+    if !quiet {
+        for f in &files {
+            eprintln!("  {}", f.display());
+        }
+    }
+    if let Some(e) = &worker_error {
         eprintln!("worker error: {e}");
     }
-    let p = coord.progress().borrow().clone();
-    if interrupted {
-        eprintln!("stopped early: {} of {} runs finished", p.done, p.total);
+    let p = coord.progress_now();
+    if p.determinism_failures > 0 {
+        eprintln!("{} DETERMINISM FAILURES (see determinism_failures.csv)", p.determinism_failures);
+    }
+    if interrupted > 0 {
+        eprintln!("stopped early: {} of {} runs finished; run the same command again to resume", p.done, p.total);
         return Ok(ExitCode::from(130));
     }
-    if !worker_errors.is_empty() || p.done < p.total {
+    if worker_error.is_some() || p.done < p.total || p.determinism_failures > 0 {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)

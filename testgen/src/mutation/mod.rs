@@ -85,7 +85,7 @@ pub fn select(all: &[Mutant], mode: MutationMode, seed: u64) -> Vec<Mutant> {
 /// The copy shares nothing mutable with the original; the VM compiles it on
 /// first use.
 pub fn mutate(project: &Project, mutant: &Mutant) -> Result<Project, MisfitMutant> {
-    let mut m = project.clone();
+    let mut m = project.clone_for_edit();
     operators::apply_edit(&mut m, &mutant.edit)?;
     Ok(m)
 }

@@ -1,114 +1,169 @@
-//! Control: waits, loops, conditionals, stop, clones (scratch-vm `scratch3_control.js`).
+//! Control blocks (scratch-vm `blocks/scratch3_control.js`).
 
-use super::{field, input, substack};
-use crate::project::BlockIdx;
-use crate::runtime::{Status, Vm};
+use super::{to_bool, to_number, with_str};
+use crate::program::{Cmd, NONE, Program, StopOpt};
+use crate::runtime::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
+use crate::value::{js_max, js_round};
 
-pub(super) fn execute(vm: &mut Vm, ti: usize, block: BlockIdx, op: &str) -> bool {
-    match op {
-        "control_wait" => {
-            let now = vm.current_msecs;
-            let timer = vm.threads[ti].stack.last().and_then(|f| f.timer);
-            match timer {
-                None => {
-                    let d = (1000.0 * input(vm, ti, block, "DURATION").to_number()).max(0.0);
-                    if let Some(f) = vm.threads[ti].stack.last_mut() {
-                        f.timer = Some((now, d));
-                    }
-                    vm.threads[ti].status = Status::Yield;
-                }
-                Some((start, d)) => {
-                    if now - start < d {
-                        vm.threads[ti].status = Status::Yield;
-                    }
-                }
+pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
+    match *cmd {
+        Cmd::Repeat { sub } => {
+            let times = js_round(st.num_arg(prog, base, 0));
+            let f = st.thm(t).stack.last_mut();
+            let Some(f) = f else { return };
+            let c = match f.ctx {
+                Ctx::Counter(c) => c,
+                _ => times,
+            } - 1.0;
+            f.ctx = Ctx::Counter(c);
+            if let Some(ins) = &mut st.instrument {
+                ins.loop_remaining(cur, c);
+            }
+            if c >= 0.0 {
+                start_branch(st, t, sub, true);
             }
         }
-        "control_repeat" => {
-            let counter = match vm.threads[ti].stack.last().and_then(|f| f.loop_counter) {
-                Some(c) => c,
-                None => {
-                    let times = input(vm, ti, block, "TIMES").to_number().round();
-                    // Saturating conversion: huge or infinite counts loop "forever".
-                    times as i64
-                }
+        Cmd::RepeatUntil { sub } => {
+            let c = st.condition(prog, t, cur, base);
+            if !c {
+                start_branch(st, t, sub, true);
+            }
+        }
+        Cmd::While { sub } => {
+            let c = st.condition(prog, t, cur, base);
+            if c {
+                start_branch(st, t, sub, true);
+            }
+        }
+        Cmd::ForEach { var, sub } => {
+            let limit = super::js_number(prog, st.arg(base, 0));
+            let Some(f) = st.thm(t).stack.last_mut() else { return };
+            let index = match f.ctx {
+                Ctx::Counter(i) => i,
+                _ => 0.0,
             };
-            let counter = counter - 1;
-            if let Some(f) = vm.threads[ti].stack.last_mut() {
-                f.loop_counter = Some(counter);
-            }
-            if counter >= 0 {
-                let first = substack(vm, block, "SUBSTACK");
-                vm.start_branch(ti, first, true);
-            }
-        }
-        "control_forever" => {
-            let first = substack(vm, block, "SUBSTACK");
-            vm.start_branch(ti, first, true);
-        }
-        "control_repeat_until" => {
-            if !input(vm, ti, block, "CONDITION").to_bool() {
-                let first = substack(vm, block, "SUBSTACK");
-                vm.start_branch(ti, first, true);
+            f.ctx = Ctx::Counter(index);
+            if index < limit {
+                let index = index + 1.0;
+                f.ctx = Ctx::Counter(index);
+                let target = st.th(t).target;
+                st.set_var(prog, target, var, V::Num(index));
+                start_branch(st, t, sub, true);
             }
         }
-        "control_while" => {
-            if input(vm, ti, block, "CONDITION").to_bool() {
-                let first = substack(vm, block, "SUBSTACK");
-                vm.start_branch(ti, first, true);
-            }
-        }
-        "control_wait_until" => {
-            if !input(vm, ti, block, "CONDITION").to_bool() {
-                vm.threads[ti].status = Status::Yield;
-            }
-        }
-        "control_if" => {
-            if input(vm, ti, block, "CONDITION").to_bool() {
-                let first = substack(vm, block, "SUBSTACK");
-                vm.start_branch(ti, first, false);
-            }
-        }
-        "control_if_else" => {
-            let name = if input(vm, ti, block, "CONDITION").to_bool() { "SUBSTACK" } else { "SUBSTACK2" };
-            let first = substack(vm, block, name);
-            vm.start_branch(ti, first, false);
-        }
-        "control_stop" => {
-            let option = field(vm, block, "STOP_OPTION").map(|f| f.0).unwrap_or_default();
-            match option.as_str() {
-                "all" => vm.stop_all(),
-                "other scripts in sprite" | "other scripts in stage" => {
-                    let target = vm.threads[ti].target;
-                    let me = vm.threads[ti].id;
-                    for t in &mut vm.threads {
-                        if t.target == target && t.id != me {
-                            t.status = Status::Done;
-                        }
+        Cmd::Forever { sub } => start_branch(st, t, sub, true),
+        Cmd::Wait => {
+            let now = st.current_msecs;
+            let Some(f) = st.thm(t).stack.last_mut() else { return };
+            match f.ctx {
+                Ctx::Timer { start, duration } => {
+                    if now - start < duration {
+                        st.yield_thread(t);
                     }
                 }
-                _ => vm.threads[ti].status = Status::Done,
+                _ => {
+                    let d = js_max(0.0, 1000.0 * to_number(prog, st.arg(base, 0)));
+                    let f = st.thm(t).stack.last_mut();
+                    if let Some(f) = f {
+                        f.ctx = Ctx::Timer { start: now, duration: d };
+                    }
+                    st.yield_thread(t);
+                }
             }
         }
-        "control_create_clone_of" => {
-            let which = input(vm, ti, block, "CLONE_OPTION").to_js_string();
-            let me = vm.threads[ti].target;
-            let src = if &*which == "_myself_" { Some(me) } else { vm.find_target(&which, 0) };
-            if let Some(src) = src
-                && let Some(clone) = vm.create_clone(src)
-            {
-                // "when I start as a clone" scripts start during the create block.
-                vm.start_hats("control_start_as_clone", None, Some(clone));
+        Cmd::WaitUntil => {
+            let c = st.condition(prog, t, cur, base);
+            if !c {
+                st.yield_thread(t);
             }
         }
-        "control_delete_this_clone" => {
-            let me = vm.threads[ti].target;
-            if vm.target(me).is_some_and(|t| t.clone_index != 0) {
-                vm.delete_target(me);
-                vm.threads[ti].status = Status::Done;
+        Cmd::If { sub } => {
+            let c = st.condition(prog, t, cur, base);
+            if c {
+                start_branch(st, t, sub, false);
             }
         }
-        _ => return false,
+        Cmd::IfElse { sub, sub2 } => {
+            if st.condition(prog, t, cur, base) {
+                start_branch(st, t, sub, false);
+            } else {
+                start_branch(st, t, sub2, false);
+            }
+        }
+        Cmd::AllAtOnce { sub } => start_branch(st, t, sub, false),
+        Cmd::Stop(opt) => match opt {
+            StopOpt::All => st.stop_all(prog),
+            StopOpt::Other => {
+                let target = st.th(t).target;
+                st.stop_for_target(prog, target, Some(t));
+            }
+            StopOpt::This => stop_this_script(st, prog, t),
+            StopOpt::Nothing => {}
+        },
+        Cmd::CreateClone => {
+            let opt = st.take_arg(base, 0);
+            let me = st.th(t).target;
+            let of = with_str(prog, &opt, |s| if s == "_myself_" { Some(me) } else { st.sprite_by_name(prog, s) });
+            if let Some(of) = of {
+                st.create_clone(prog, of);
+            }
+        }
+        Cmd::DeleteClone => {
+            let me = st.th(t).target;
+            if st.target(me).is_some_and(|x| !x.is_original) {
+                st.dispose_clone(prog, me);
+                st.stop_for_target(prog, me, None);
+            }
+        }
+        Cmd::IncrCounter => st.counter += 1.0,
+        Cmd::ClearCounter => st.counter = 0.0,
+        _ => {}
     }
-    true
+}
+
+/// `util.startBranch(n, isLoop)`.
+pub(super) fn start_branch(st: &mut State, t: ThRef, sub: u32, is_loop: bool) {
+    let th = st.thm(t);
+    if let Some(f) = th.stack.last_mut() {
+        f.is_loop = is_loop;
+    }
+    if th.stack.len() >= MAX_STACK_DEPTH {
+        st.hung = true;
+        return;
+    }
+    th.push(sub);
+}
+
+/// `thread.stopThisScript()`: pop until a procedure call (which then acts as return).
+pub(super) fn stop_this_script(st: &mut State, prog: &Program, t: ThRef) {
+    let th = st.thm(t);
+    while let Some(b) = th.peek() {
+        if b != NONE && prog.blocks.get(b as usize).is_some_and(|x| matches!(x.cmd, Cmd::Call(_))) {
+            break;
+        }
+        th.stack.pop();
+    }
+    if th.stack.is_empty() {
+        th.status = Status::Done;
+    }
+}
+
+impl State {
+    /// A control block's CONDITION (slot 0) as a boolean; instrumented when enabled.
+    #[inline]
+    pub(super) fn condition(&mut self, prog: &Program, _t: ThRef, cur: u32, base: usize) -> bool {
+        let v = to_bool(prog, self.arg(base, 0));
+        if let Some(ins) = &mut self.instrument {
+            ins.condition(cur, v);
+        }
+        v
+    }
+
+    /// `runtime.getSpriteTargetByName`: the first non-stage target with that sprite name.
+    pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::runtime::TargetId> {
+        self.rt_targets
+            .iter()
+            .copied()
+            .find(|&id| self.target(id).is_some_and(|x| !x.is_stage && prog.lit_str(prog.def(x.def).name) == name))
+    }
 }

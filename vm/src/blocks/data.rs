@@ -1,133 +1,238 @@
-//! Data: variables and lists (scratch-vm `scratch3_data.js`).
+//! Variables and lists (scratch-vm `blocks/scratch3_data.js`, `Target.lookupOrCreate*`).
 
-use std::collections::BTreeMap;
+use std::rc::Rc;
 
-use super::{Eval, field, input};
-use crate::project::BlockIdx;
-use crate::runtime::{TargetId, Vm};
-use crate::value::Value;
+use super::{ListIndex, compare, push_str, strict_eq, to_number};
+use crate::program::{Cmd, Program, Rep, VarRef};
+use crate::runtime::{State, TargetId, ThRef, V};
+use crate::value::utf16_len;
 
-/// Most items a list may hold (scratch-vm's limit).
-pub const MAX_LIST_ITEMS: usize = 200_000;
+/// scratch-vm's list length limit.
+pub(crate) const LIST_ITEM_LIMIT: usize = 200_000;
 
-impl Vm {
-    /// Finds a variable by id (then by name) on `target`, then on the stage.
-    fn find_var(&self, target: TargetId, id: &str, name: &str, lists: bool) -> Option<(TargetId, usize)> {
-        let stage = self.stage_id();
-        for t in [target, stage] {
-            let Some(tg) = self.targets.get(t as usize) else { continue };
-            let defs = &self.project.targets[tg.def as usize];
-            let vars = if lists { &defs.lists } else { &defs.variables };
-            if let Some(i) = vars.iter().position(|v| v.id == id) {
-                return Some((t, i));
-            }
+/// Longest string (UTF-16 code units) the VM builds; longer results raise the
+/// error JS raises for strings over its limit (`RangeError: Invalid string
+/// length`, at 2^29-24 units in V8). The cap is lower than V8's so that a
+/// project cannot make one VM use gigabytes; a documented deviation.
+pub(crate) const MAX_STRING_LEN: usize = 1 << 24;
+
+pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+    let target = st.th(t).target;
+    match *cmd {
+        Cmd::SetVar(r) => {
+            let v = st.take_arg(base, 0);
+            st.set_var(prog, target, r, v);
         }
-        for t in [target, stage] {
-            let Some(tg) = self.targets.get(t as usize) else { continue };
-            let defs = &self.project.targets[tg.def as usize];
-            let vars = if lists { &defs.lists } else { &defs.variables };
-            if let Some(i) = vars.iter().position(|v| v.name == name) {
-                return Some((t, i));
-            }
+        Cmd::ChangeVar(r) => {
+            let old = st.get_var(prog, target, r);
+            let n = to_number(prog, &old) + st.num_arg(prog, base, 0);
+            st.set_var(prog, target, r, V::Num(n));
         }
-        None
-    }
-
-    /// The value of a variable as seen from `target` (0 if it does not exist).
-    pub fn variable_value(&self, target: TargetId, id: &str, name: &str) -> Value {
-        match self.find_var(target, id, name, false) {
-            Some((t, i)) => self.targets[t as usize].variables[i].clone(),
-            None => Value::Num(0.0),
-        }
-    }
-
-    pub(crate) fn set_variable(&mut self, target: TargetId, id: &str, name: &str, v: Value) {
-        if let Some((t, i)) = self.find_var(target, id, name, false) {
-            self.targets[t as usize].variables[i] = v;
-        }
-    }
-
-    fn list_mut(&mut self, target: TargetId, id: &str, name: &str) -> Option<&mut Vec<Value>> {
-        let (t, i) = self.find_var(target, id, name, true)?;
-        Some(&mut self.targets[t as usize].lists[i])
-    }
-
-    /// `(list)` reporter: items joined by spaces, or without separator when all are single characters.
-    pub fn list_contents(&self, target: TargetId, id: &str, name: &str) -> Value {
-        let Some((t, i)) = self.find_var(target, id, name, true) else { return Value::empty() };
-        let items = &self.targets[t as usize].lists[i];
-        let strs: Vec<String> = items.iter().map(|v| v.to_js_string().to_string()).collect();
-        let all_single = strs.iter().all(|s| s.chars().count() == 1);
-        Value::from(if all_single { strs.concat() } else { strs.join(" ") })
-    }
-
-    pub(crate) fn note_unknown(&mut self, opcode: &str) {
-        *self.unknown_opcodes.entry(opcode.to_string()).or_insert(0) += 1;
-    }
-
-    /// Opcodes executed that the VM does not implement, with counts.
-    pub fn unknown_opcodes(&self) -> &BTreeMap<String, u64> {
-        &self.unknown_opcodes
-    }
-}
-
-fn var_field(vm: &Vm, block: BlockIdx, name: &str) -> (String, String) {
-    let (n, id) = field(vm, block, name).unwrap_or_default();
-    (id.unwrap_or_default(), n)
-}
-
-pub(super) fn execute(vm: &mut Vm, ti: usize, block: BlockIdx, op: &str) -> bool {
-    let target = vm.threads[ti].target;
-    match op {
-        "data_setvariableto" => {
-            let v = input(vm, ti, block, "VALUE");
-            let (id, name) = var_field(vm, block, "VARIABLE");
-            vm.set_variable(target, &id, &name, v);
-        }
-        "data_changevariableby" => {
-            let (id, name) = var_field(vm, block, "VARIABLE");
-            let old = vm.variable_value(target, &id, &name).to_number();
-            let by = input(vm, ti, block, "VALUE").to_number();
-            vm.set_variable(target, &id, &name, Value::Num(old + by));
-        }
-        "data_showvariable" | "data_hidevariable" | "data_showlist" | "data_hidelist" => {}
-        "data_addtolist" => {
-            let item = input(vm, ti, block, "ITEM");
-            let (id, name) = var_field(vm, block, "LIST");
-            if let Some(l) = vm.list_mut(target, &id, &name)
-                && l.len() < MAX_LIST_ITEMS
+        Cmd::AddToList(r) => {
+            let item = st.take_arg(base, 0);
+            if let Some(l) = st.list_mut(prog, target, r)
+                && l.len() < LIST_ITEM_LIMIT
             {
                 l.push(item);
             }
         }
-        "data_deletealloflist" => {
-            let (id, name) = var_field(vm, block, "LIST");
-            if let Some(l) = vm.list_mut(target, &id, &name) {
-                l.clear();
+        Cmd::DeleteOfList(r) => {
+            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+            let idx = st.arg(base, 0).clone();
+            match st.list_index(prog, &idx, len, true) {
+                ListIndex::Invalid => {}
+                ListIndex::All => {
+                    if let Some(l) = st.list_mut(prog, target, r) {
+                        *l = Vec::new();
+                    }
+                }
+                ListIndex::At(i) => {
+                    if let Some(l) = st.list_mut(prog, target, r)
+                        && i >= 1
+                        && i <= l.len()
+                    {
+                        l.remove(i - 1);
+                    }
+                }
             }
         }
-        _ => return false,
+        Cmd::DeleteAllOfList(r) => {
+            if let Some(l) = st.list_mut(prog, target, r) {
+                *l = Vec::new();
+            }
+        }
+        Cmd::InsertAtList(r) => {
+            let item = st.take_arg(base, 0);
+            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+            let idx = st.arg(base, 1).clone();
+            if let ListIndex::At(i) = st.list_index(prog, &idx, len + 1, false) {
+                if i > LIST_ITEM_LIMIT {
+                    return;
+                }
+                if let Some(l) = st.list_mut(prog, target, r) {
+                    let at = (i - 1).min(l.len());
+                    l.insert(at, item);
+                    if l.len() > LIST_ITEM_LIMIT {
+                        l.pop();
+                    }
+                }
+            }
+        }
+        Cmd::ReplaceItemOfList(r) => {
+            let item = st.take_arg(base, 1);
+            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+            let idx = st.arg(base, 0).clone();
+            if let ListIndex::At(i) = st.list_index(prog, &idx, len, false)
+                && let Some(l) = st.list_mut(prog, target, r)
+                && let Some(x) = l.get_mut(i - 1)
+            {
+                *x = item;
+            }
+        }
+        _ => {}
     }
-    true
 }
 
-pub(super) fn evaluate(ev: &mut Eval<'_>, op: &str) -> Option<Value> {
-    let target = ev.target();
-    let v = match op {
-        "data_variable" => {
-            let (id, name) = var_field(ev.vm, ev.block, "VARIABLE");
-            ev.vm.variable_value(target, &id, &name)
+pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
+    let target = st.th(t).target;
+    match *rep {
+        Rep::Var(r) => st.get_var(prog, target, r),
+        Rep::ListContents(r) => {
+            let Some(l) = st.list_mut(prog, target, r) else { return V::Lit(prog.lit_empty) };
+            let single = l.iter().all(|x| match x {
+                V::Lit(id) => utf16_len(prog.lit_str(*id)) == 1,
+                V::Str(s) => utf16_len(s) == 1,
+                _ => false,
+            });
+            let mut out = String::new();
+            for (i, x) in l.iter().enumerate() {
+                if i > 0 && !single {
+                    out.push(' ');
+                }
+                match x {
+                    V::Undef | V::Null => {}
+                    _ => push_str(prog, x, &mut out),
+                }
+                if out.len() > MAX_STRING_LEN * 3 {
+                    break;
+                }
+            }
+            V::Str(Rc::from(out))
         }
-        "data_listcontents" => {
-            let (id, name) = var_field(ev.vm, ev.block, "LIST");
-            ev.vm.list_contents(target, &id, &name)
+        Rep::ItemOfList(r) => {
+            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+            let idx = st.arg(base, 0).clone();
+            match st.list_index(prog, &idx, len, false) {
+                ListIndex::At(i) => {
+                    st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef)
+                }
+                _ => V::Lit(prog.lit_empty),
+            }
         }
-        "data_lengthoflist" => {
-            let (id, name) = var_field(ev.vm, ev.block, "LIST");
-            let n = ev.vm.list_mut(target, &id, &name).map_or(0, |l| l.len());
-            Value::Num(n as f64)
+        Rep::ItemNumOfList(r) => {
+            let item = st.arg(base, 0).clone();
+            let Some(l) = st.list_mut(prog, target, r) else { return V::Num(0.0) };
+            for (i, x) in l.iter().enumerate() {
+                if compare(prog, x, &item).is_eq() {
+                    return V::Num((i + 1) as f64);
+                }
+            }
+            V::Num(0.0)
         }
-        _ => return None,
-    };
-    Some(v)
+        Rep::LengthOfList(r) => V::Num(st.list_mut(prog, target, r).map_or(0, |l| l.len()) as f64),
+        Rep::ListContains(r) => {
+            let item = st.arg(base, 0).clone();
+            let Some(l) = st.list_mut(prog, target, r) else { return V::Bool(false) };
+            if l.iter().any(|x| strict_eq(prog, x, &item)) {
+                return V::Bool(true);
+            }
+            V::Bool(l.iter().any(|x| compare(prog, x, &item).is_eq()))
+        }
+        _ => V::Undef,
+    }
+}
+
+impl State {
+    /// Resolves a variable reference of a block running on `target` to (owner, slot),
+    /// creating the variable on `target` when scratch-vm would (`lookupOrCreate*`).
+    pub(crate) fn resolve_var(&mut self, prog: &Program, target: TargetId, r: VarRef) -> Option<(TargetId, usize)> {
+        match r {
+            VarRef::Own(s) => Some((target, s as usize)),
+            VarRef::Stage(s) => Some((self.stage(), s as usize)),
+            VarRef::Dyn(i) => self.resolve_dyn(prog, target, i),
+        }
+    }
+
+    fn resolve_dyn(&mut self, prog: &Program, target: TargetId, i: u32) -> Option<(TargetId, usize)> {
+        let dv = prog.dyn_vars.get(i as usize)?;
+        let stage = self.stage();
+        let t = self.target(target)?;
+        let def = prog.def(t.def);
+        let is_stage = t.is_stage;
+        // 1. own by id (declared, then created)
+        if let Some(s) = def.vars.iter().position(|v| v.id == dv.id) {
+            return Some((target, s));
+        }
+        if let Some(&(_, _, s)) = t.dyn_vars.iter().find(|(d, _, _)| prog.dyn_vars[*d as usize].id == dv.id) {
+            return Some((target, s as usize));
+        }
+        // 2. the stage by id
+        if !is_stage && let Some(sg) = self.target(stage) {
+            let sdef = prog.def(sg.def);
+            if let Some(s) = sdef.vars.iter().position(|v| v.id == dv.id) {
+                return Some((stage, s));
+            }
+            if let Some(&(_, _, s)) = sg.dyn_vars.iter().find(|(d, _, _)| prog.dyn_vars[*d as usize].id == dv.id) {
+                return Some((stage, s as usize));
+            }
+        }
+        // 3. own by name and type
+        if let Some(s) = def.vars.iter().position(|v| v.name == dv.name && v.is_list == dv.is_list) {
+            return Some((target, s));
+        }
+        if let Some(&(_, _, s)) =
+            t.dyn_vars.iter().find(|(d, l, _)| *l == dv.is_list && prog.dyn_vars[*d as usize].name == dv.name)
+        {
+            return Some((target, s as usize));
+        }
+        // 4. the stage by name and type
+        if !is_stage && let Some(sg) = self.target(stage) {
+            let sdef = prog.def(sg.def);
+            if let Some(s) = sdef.vars.iter().position(|v| v.name == dv.name && v.is_list == dv.is_list) {
+                return Some((stage, s));
+            }
+            if let Some(&(_, _, s)) =
+                sg.dyn_vars.iter().find(|(d, l, _)| *l == dv.is_list && prog.dyn_vars[*d as usize].name == dv.name)
+            {
+                return Some((stage, s as usize));
+            }
+        }
+        // 5. create it locally (value 0 / empty list)
+        let t = self.target_mut(target)?;
+        let slot = t.vars.len();
+        t.vars.push(if dv.is_list { V::Undef } else { V::Num(0.0) });
+        t.lists.push(Vec::new());
+        t.dyn_vars.push((i, dv.is_list, slot as u32));
+        Some((target, slot))
+    }
+
+    pub(crate) fn get_var(&mut self, prog: &Program, target: TargetId, r: VarRef) -> V {
+        match self.resolve_var(prog, target, r) {
+            Some((owner, s)) => self.target(owner).and_then(|t| t.vars.get(s).cloned()).unwrap_or(V::Undef),
+            None => V::Undef,
+        }
+    }
+
+    pub(crate) fn set_var(&mut self, prog: &Program, target: TargetId, r: VarRef, v: V) {
+        if let Some((owner, s)) = self.resolve_var(prog, target, r)
+            && let Some(x) = self.target_mut(owner).and_then(|t| t.vars.get_mut(s))
+        {
+            *x = v;
+        }
+    }
+
+    pub(crate) fn list_mut(&mut self, prog: &Program, target: TargetId, r: VarRef) -> Option<&mut Vec<V>> {
+        let (owner, s) = self.resolve_var(prog, target, r)?;
+        self.target_mut(owner).and_then(|t| t.lists.get_mut(s))
+    }
 }

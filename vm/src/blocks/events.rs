@@ -1,50 +1,138 @@
-//! Events: hats, broadcasts (scratch-vm `scratch3_event.js`).
+//! Event blocks (scratch-vm `blocks/scratch3_event.js`): broadcasts and the
+//! edge-activated hat predicates.
 
-use super::{input, substack};
-use crate::project::BlockIdx;
-use crate::runtime::{Status, Vm};
+use super::{to_number, with_str};
+use crate::program::{Bcast, Cmd, HatKind, Program};
+use crate::runtime::{Ctx, State, ThRef, V};
+use crate::value::{js_to_lower, js_to_upper};
 
-pub(super) fn execute(vm: &mut Vm, ti: usize, block: BlockIdx, op: &str) -> bool {
-    match op {
-        // Event hats do nothing when they run: starting the script was the event.
-        "event_whenflagclicked"
-        | "event_whenkeypressed"
-        | "event_whenthisspriteclicked"
-        | "event_whenstageclicked"
-        | "event_whenbroadcastreceived"
-        | "event_whenbackdropswitchesto"
-        | "control_start_as_clone" => {}
-        "event_broadcast" => {
-            let name = input(vm, ti, block, "BROADCAST_INPUT").to_js_string();
-            vm.start_hats("event_whenbroadcastreceived", Some(("BROADCAST_OPTION", &name)), None);
+pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+    match cmd {
+        Cmd::Broadcast(b) => {
+            if let Some(name) = resolve(st, prog, b, base) {
+                st.start_hats(prog, HatKind::Broadcast, Some(&name), None);
+            }
         }
-        "event_broadcastandwait" => broadcast_and_wait(vm, ti, block),
-        _ => return false,
+        Cmd::BroadcastAndWait(b) => {
+            let started_before = matches!(st.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::Started(_)));
+            if !started_before {
+                let Some(name) = resolve(st, prog, b, base) else { return };
+                let started = st.start_hats(prog, HatKind::Broadcast, Some(&name), None);
+                let empty = started.is_empty();
+                if let Some(f) = st.thm(t).stack.last_mut() {
+                    f.ctx = Ctx::Started(started);
+                }
+                if empty {
+                    return;
+                }
+            }
+            wait_for_started(st, t);
+        }
+        _ => {}
     }
-    let _ = substack;
-    true
 }
 
-fn broadcast_and_wait(vm: &mut Vm, ti: usize, block: BlockIdx) {
-    let started = match vm.threads[ti].stack.last().and_then(|f| f.waiting_for.clone()) {
-        Some(s) => s,
+/// The upper-cased message name a broadcast block sends, if scratch-vm finds one.
+fn resolve(st: &State, prog: &Program, b: &Bcast, base: usize) -> Option<String> {
+    match b {
+        Bcast::Static(n) => n.as_ref().map(|s| s.to_string()),
+        Bcast::Nothing => None,
+        Bcast::Dynamic => {
+            let v = st.arg(base, 0);
+            with_str(prog, v, |name| {
+                if name.is_empty() {
+                    return None;
+                }
+                let lower = js_to_lower(name);
+                let stage = prog.def(prog.stage);
+                stage.broadcasts.iter().find(|(_, n)| js_to_lower(n) == lower).map(|(_, n)| js_to_upper(n))
+            })
+        }
+    }
+}
+
+/// The wait of `broadcast and wait` / `switch backdrop and wait`.
+pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
+    let started = match st.th(t).stack.last().map(|f| &f.ctx) {
+        Some(Ctx::Started(s)) => s.clone(),
+        _ => return,
+    };
+    let waiting = started.iter().any(|&x| st.th_valid(x) && st.in_list(x));
+    if waiting {
+        if started.iter().all(|&x| st.is_waiting_thread(x)) {
+            st.thm(t).status = crate::runtime::Status::YieldTick;
+        } else {
+            st.yield_thread(t);
+        }
+    }
+}
+
+/// Edge-activated hat predicates (`when timer/loudness >`, `when touching`),
+/// with scratch-vm's edge detection per target and hat block.
+pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
+    let target = st.th(t).target;
+    let value = match cmd {
+        Cmd::HatGreaterThan { timer } => {
+            let v = to_number(prog, st.arg(base, 0));
+            if *timer { st.timer_value() > v } else { st.loudness > v }
+        }
+        Cmd::HatTouching => {
+            let m = st.arg(base, 0).clone();
+            st.touching_object(prog, target, &m)
+        }
+        Cmd::HatMakeyKey => {
+            let k = st.arg(base, 0).clone();
+            let named = with_str(prog, &k, |s| match s {
+                "SPACE" => Some("space"),
+                "LEFT" => Some("left arrow"),
+                "UP" => Some("up arrow"),
+                "RIGHT" => Some("right arrow"),
+                "DOWN" => Some("down arrow"),
+                _ => None,
+            });
+            let key = match named {
+                Some(n) => V::Str(std::rc::Rc::from(n)),
+                None => k,
+            };
+            st.key_is_down(prog, &key) && st.makey_frame_toggle()
+        }
+        Cmd::HatMakeyCode => {
+            let seq = with_str(prog, st.arg(base, 0), js_to_upper);
+            let parts: Vec<String> = seq.split(' ').map(str::to_string).collect();
+            if parts.len() < 2 {
+                false
+            } else {
+                match st.makey_sequences.iter().position(|s| s.0 == seq) {
+                    Some(i) => st.makey_sequences[i].2,
+                    None => {
+                        st.makey_sequences.push((seq, parts, false));
+                        false
+                    }
+                }
+            }
+        }
+        // No camera: the motion amount is -1.
+        Cmd::HatVideoMotion => -1.0 > super::js_number(prog, st.arg(base, 0)),
+        _ => return,
+    };
+    if let Some(ins) = &mut st.instrument {
+        ins.condition(cur, value);
+    }
+    let Some(tg) = st.target_mut(target) else { return };
+    let old = tg.edge.iter_mut().find(|(b, _)| *b == cur);
+    let activated = match old {
+        Some(e) => {
+            let was = e.1;
+            e.1 = value;
+            !was && value
+        }
         None => {
-            let name = input(vm, ti, block, "BROADCAST_INPUT").to_js_string();
-            let s = vm.start_hats("event_whenbroadcastreceived", Some(("BROADCAST_OPTION", &name)), None);
-            if s.is_empty() {
-                return;
-            }
-            if let Some(f) = vm.threads[ti].stack.last_mut() {
-                f.waiting_for = Some(s.clone());
-            }
-            s
+            tg.edge.push((cur, value));
+            value
         }
     };
-    // Still waiting while any started thread is in the thread list.
-    let waiting = vm.threads.iter().any(|t| started.contains(&t.id));
-    if waiting {
-        let all_waiting =
-            vm.threads.iter().filter(|t| started.contains(&t.id)).all(|t| t.status == Status::PromiseWait);
-        vm.threads[ti].status = if all_waiting { Status::YieldTick } else { Status::Yield };
+    if !activated {
+        st.thm(t).retire();
     }
+    let _ = V::Undef;
 }

@@ -1,93 +1,276 @@
-//! Looks (scratch-vm `scratch3_looks.js`).
+//! Looks blocks (scratch-vm `blocks/scratch3_looks.js`, `RenderedTarget`).
 
-use super::{Eval, input};
-use crate::project::BlockIdx;
-use crate::runtime::{Bubble, Vm};
-use crate::value::Value;
+use super::{js_number, to_number, with_str};
+use crate::program::{Cmd, HatKind, Program, Rep};
+use crate::runtime::{Ctx, State, StepError, TargetId, ThRef, TimerKind, V};
+use crate::value::{clamp, is_white_space_str, js_round, js_to_upper, wrap_clamp};
 
-impl Vm {
-    /// scratch-vm `setCostume` with a menu value: a name first, then a number.
-    pub(crate) fn switch_costume(&mut self, target: u32, v: &Value) {
-        let Some(t) = self.targets.get(target as usize) else { return };
-        let costumes = &self.project.targets[t.def as usize].costumes;
-        let n = costumes.len();
+/// Where the exception of `switch backdrop to … and wait` is raised (P10 of the oracle).
+const SWITCH_BACKDROP_WAIT_ERROR: &str = "TypeError: Cannot read properties of undefined (reading 'length') @ \
+                                          Scratch3LooksBlocks.switchBackdropAndWait (blocks/scratch3_looks.js:488)";
+
+pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+    let me = st.th(t).target;
+    match *cmd {
+        Cmd::Say { think } => {
+            let msg = st.take_arg(base, 0);
+            st.emit_say(prog, me, think, msg);
+        }
+        Cmd::SayForSecs { think } => {
+            let msg = st.take_arg(base, 0);
+            let secs = js_number(prog, st.arg(base, 1));
+            st.emit_say(prog, me, think, msg);
+            let usage = st.target(me).and_then(|x| x.bubble.as_ref()).map_or(0, |b| b.usage);
+            let id = st.add_timer(1000.0 * secs, TimerKind::Bubble { target: me, usage, think, thread: t });
+            st.last_bubble_timer = Some(id);
+            st.promise_wait_external(t);
+        }
+        Cmd::Show => st.set_visible(me, true),
+        Cmd::Hide => st.set_visible(me, false),
+        Cmd::SwitchCostume => {
+            let c = st.take_arg(base, 0);
+            st.set_costume_by(prog, me, &c, false);
+        }
+        Cmd::NextCostume => {
+            let cur = st.target(me).map_or(0, |x| x.costume);
+            st.set_costume_index(prog, me, (cur + 1) as f64);
+        }
+        Cmd::SwitchBackdrop => {
+            let c = st.take_arg(base, 0);
+            st.set_backdrop(prog, &c, false);
+        }
+        Cmd::NextBackdrop => {
+            let stage = st.stage();
+            let cur = st.target(stage).map_or(0, |x| x.costume);
+            st.set_backdrop(prog, &V::Num((cur + 1) as f64), true);
+        }
+        Cmd::SwitchBackdropAndWait => {
+            let started_before = matches!(st.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::Started(_)));
+            if !started_before {
+                let c = st.take_arg(base, 0);
+                let started = st.set_backdrop(prog, &c, false);
+                let n = started.len();
+                if let Some(f) = st.thm(t).stack.last_mut() {
+                    f.ctx = Ctx::Started(started);
+                }
+                if n > 0 {
+                    // scratch-vm reads `util.stackFrame` after `runtime.startHats` re-pointed the
+                    // shared BlockUtility at a started thread, and throws.
+                    st.error = Some(StepError(SWITCH_BACKDROP_WAIT_ERROR.into()));
+                }
+                return;
+            }
+            super::events::wait_for_started(st, t);
+        }
+        Cmd::ChangeEffect(e) => {
+            let change = st.num_arg(prog, base, 0);
+            let Some(e) = e else { return };
+            let cur = st.target(me).map_or(0.0, |x| x.effects[e as usize]);
+            let v = clamp_effect(e, change + cur);
+            if let Some(x) = st.target_mut(me) {
+                x.effects[e as usize] = v;
+            }
+        }
+        Cmd::SetEffect(e) => {
+            let v = st.num_arg(prog, base, 0);
+            let Some(e) = e else { return };
+            let v = clamp_effect(e, v);
+            if let Some(x) = st.target_mut(me) {
+                x.effects[e as usize] = v;
+            }
+        }
+        Cmd::ClearEffects => {
+            if let Some(x) = st.target_mut(me) {
+                x.effects = [0.0; 7];
+            }
+        }
+        Cmd::ChangeSize => {
+            let change = st.num_arg(prog, base, 0);
+            let size = st.target(me).map_or(0.0, |x| x.size) + change;
+            st.set_size(prog, me, size);
+        }
+        Cmd::SetSize => {
+            let size = st.num_arg(prog, base, 0);
+            st.set_size(prog, me, size);
+        }
+        Cmd::GoFrontBack { front } => {
+            let sprite = st.target(me).is_some_and(|x| !x.is_stage);
+            if sprite {
+                let p = if front { f64::INFINITY } else { f64::NEG_INFINITY };
+                st.set_executable_position(me, p);
+            }
+        }
+        Cmd::GoLayers { forward } => {
+            let n = st.num_arg(prog, base, 0);
+            if st.target(me).is_some_and(|x| !x.is_stage) {
+                st.move_executable(me, if forward { n } else { -n });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// scratch-vm `clampEffect`: ghost 0..100, brightness -100..100.
+fn clamp_effect(e: u8, v: f64) -> f64 {
+    match e {
+        6 => clamp(v, 0.0, 100.0),
+        5 => clamp(v, -100.0, 100.0),
+        _ => v,
+    }
+}
+
+pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep) -> V {
+    let me = st.th(t).target;
+    match *rep {
+        Rep::Size => V::Num(js_round(st.target(me).map_or(0.0, |x| x.size))),
+        Rep::CostumeNumName { number } => {
+            let Some(x) = st.target(me) else { return V::Undef };
+            if number { V::Num((x.costume + 1) as f64) } else { costume_name(prog, x.def, x.costume) }
+        }
+        Rep::BackdropNumName { number } => {
+            let Some(x) = st.target(st.stage()) else { return V::Undef };
+            if number { V::Num((x.costume + 1) as f64) } else { costume_name(prog, x.def, x.costume) }
+        }
+        _ => V::Undef,
+    }
+}
+
+/// The name of costume `i` of definition `def` (`undefined` when out of range).
+pub(crate) fn costume_name(prog: &Program, def: u32, i: i64) -> V {
+    usize::try_from(i).ok().and_then(|i| prog.def(def).costumes.get(i)).map_or(V::Undef, |c| V::Lit(c.name))
+}
+
+impl State {
+    pub(crate) fn set_visible(&mut self, id: TargetId, v: bool) {
+        if let Some(x) = self.target_mut(id)
+            && !x.is_stage
+        {
+            x.visible = v;
+        }
+    }
+
+    /// `RenderedTarget.setCostume`: rounded, wrapped into range.
+    pub(crate) fn set_costume_index(&mut self, prog: &Program, id: TargetId, index: f64) {
+        let Some(x) = self.target_mut(id) else { return };
+        let n = prog.def(x.def).costumes.len();
+        let mut i = js_round(index);
+        if !i.is_finite() {
+            i = 0.0;
+        }
         if n == 0 {
             return;
         }
-        let name = v.to_js_string();
-        let idx = if let Some(i) = costumes.iter().position(|c| *c.name == *name) {
-            Some(i)
-        } else if &*name == "next costume" {
-            Some((t.costume + 1) % n)
-        } else if &*name == "previous costume" {
-            Some((t.costume + n - 1) % n)
-        } else {
-            let num = v.js_number();
-            if num.is_finite() && !(matches!(v, Value::Str(s) if s.trim().is_empty())) {
-                let i = (num.round() - 1.0).rem_euclid(n as f64);
-                Some(i as usize)
+        x.costume = wrap_clamp(i, 0.0, (n - 1) as f64) as i64;
+    }
+
+    fn costume_index_by_name(&self, prog: &Program, id: TargetId, name: &str) -> Option<usize> {
+        let x = self.target(id)?;
+        prog.def(x.def).costumes.iter().position(|c| prog.lit_str(c.name) == name)
+    }
+
+    /// Looks `_setCostume`.
+    pub(crate) fn set_costume_by(&mut self, prog: &Program, id: TargetId, req: &V, zero_index: bool) {
+        if let V::Num(n) = req {
+            let i = if zero_index { *n } else { n - 1.0 };
+            self.set_costume_index(prog, id, i);
+            return;
+        }
+        if matches!(req, V::Undef | V::Null) {
+            return;
+        }
+        let cur = self.target(id).map_or(0, |x| x.costume) as f64;
+        let action = with_str(prog, req, |s| {
+            if let Some(i) = self.costume_index_by_name(prog, id, s) {
+                return Some(i as f64);
+            }
+            let is_str = matches!(req, V::Lit(_) | V::Str(_));
+            if is_str && s == "next costume" {
+                return Some(cur + 1.0);
+            }
+            if is_str && s == "previous costume" {
+                return Some(cur - 1.0);
+            }
+            let n = js_number(prog, req);
+            if !(n.is_nan() || (is_str && is_white_space_str(s))) {
+                return Some(if zero_index { n } else { n - 1.0 });
+            }
+            None
+        });
+        if let Some(i) = action {
+            self.set_costume_index(prog, id, i);
+        }
+    }
+
+    /// Looks `_setBackdrop`: switches, then starts "when backdrop switches to" hats.
+    pub(crate) fn set_backdrop(&mut self, prog: &Program, req: &V, zero_index: bool) -> Vec<ThRef> {
+        let stage = self.stage();
+        let Some(sx) = self.target(stage) else { return Vec::new() };
+        let n_costumes = prog.def(sx.def).costumes.len();
+        let cur = sx.costume;
+        if let V::Num(n) = req {
+            let i = if zero_index { *n } else { n - 1.0 };
+            self.set_costume_index(prog, stage, i);
+        } else if !matches!(req, V::Undef | V::Null) {
+            let is_str = matches!(req, V::Lit(_) | V::Str(_));
+            let (by_name, text) = with_str(prog, req, |s| (self.costume_index_by_name(prog, stage, s), s.to_string()));
+            if let Some(i) = by_name {
+                self.set_costume_index(prog, stage, i as f64);
+            } else if is_str && text == "next backdrop" {
+                self.set_costume_index(prog, stage, (cur + 1) as f64);
+            } else if is_str && text == "previous backdrop" {
+                self.set_costume_index(prog, stage, (cur - 1) as f64);
+            } else if is_str && text == "random backdrop" {
+                if n_costumes > 1 {
+                    let r = self.rng.next_f64();
+                    let mut i = (r * (n_costumes - 1) as f64).floor();
+                    if i >= cur as f64 {
+                        i += 1.0;
+                    }
+                    self.set_costume_index(prog, stage, i);
+                }
             } else {
-                None
+                let n = js_number(prog, req);
+                if !(n.is_nan() || (is_str && is_white_space_str(&text))) {
+                    self.set_costume_index(prog, stage, if zero_index { n } else { n - 1.0 });
+                }
             }
+        }
+        let Some(sx) = self.target(stage) else { return Vec::new() };
+        let name = costume_name(prog, sx.def, sx.costume);
+        let upper = match name {
+            V::Lit(l) => js_to_upper(prog.lit_str(l)),
+            _ => return Vec::new(),
         };
-        if let (Some(i), Some(t)) = (idx, self.targets.get_mut(target as usize)) {
-            t.costume = i;
+        self.start_hats(prog, HatKind::Backdrop, Some(&upper), None)
+    }
+
+    /// `RenderedTarget.setSize`: unclamped without renderer (P6), else scratch-vm's
+    /// clamp to the costume size.
+    pub(crate) fn set_size(&mut self, prog: &Program, id: TargetId, size: f64) {
+        let Some(x) = self.target(id) else { return };
+        if x.is_stage {
+            return;
+        }
+        let (def, costume) = (x.def, x.costume);
+        let new = match self.geometry.costume_size(prog_def(prog, def), costume) {
+            Some((w, h)) if w > 0.0 && h > 0.0 => {
+                let min_scale = f64::min(1.0, f64::max(5.0 / w, 5.0 / h));
+                let max_scale = f64::min((1.5 * 480.0) / w, (1.5 * 360.0) / h);
+                clamp(size / 100.0, min_scale, max_scale) * 100.0
+            }
+            _ => size,
+        };
+        if let Some(x) = self.target_mut(id) {
+            x.size = new;
         }
     }
 }
 
-pub(super) fn execute(vm: &mut Vm, ti: usize, block: BlockIdx, op: &str) -> bool {
-    let target = vm.threads[ti].target;
-    match op {
-        "looks_say" | "looks_think" => {
-            let msg = input(vm, ti, block, "MESSAGE");
-            let kind = if op == "looks_say" { "say" } else { "think" };
-            let text = msg.to_js_string().to_string();
-            if let Some(t) = vm.targets.get_mut(target as usize) {
-                t.bubble = if text.is_empty() { None } else { Some(Bubble { kind, text }) };
-            }
-        }
-        "looks_show" | "looks_hide" => {
-            if let Some(t) = vm.targets.get_mut(target as usize)
-                && !t.is_stage
-            {
-                t.visible = op == "looks_show";
-            }
-        }
-        "looks_switchcostumeto" => {
-            let v = input(vm, ti, block, "COSTUME");
-            vm.switch_costume(target, &v);
-        }
-        "looks_nextcostume" => vm.switch_costume(target, &Value::from("next costume")),
-        "looks_changesizeby" => {
-            let d = input(vm, ti, block, "CHANGE").to_number();
-            if let Some(t) = vm.targets.get_mut(target as usize) {
-                t.size += d;
-            }
-        }
-        "looks_setsizeto" => {
-            let s = input(vm, ti, block, "SIZE").to_number();
-            if let Some(t) = vm.targets.get_mut(target as usize) {
-                t.size = s;
-            }
-        }
-        _ => return false,
-    }
-    true
+fn prog_def(_prog: &Program, def: u32) -> usize {
+    def as usize
 }
 
-pub(super) fn evaluate(ev: &mut Eval<'_>, op: &str) -> Option<Value> {
-    let t = ev.vm.target(ev.target())?;
-    let v = match op {
-        "looks_size" => Value::Num(t.size.round()),
-        "looks_costumenumbername" => {
-            let costumes = &ev.vm.project.targets[t.def as usize].costumes;
-            match ev.field("NUMBER_NAME").as_deref() {
-                Some("name") => Value::from(costumes.get(t.costume).map(|c| c.name.as_str()).unwrap_or("")),
-                _ => Value::Num(t.costume as f64 + 1.0),
-            }
-        }
-        _ => return None,
-    };
-    Some(v)
+#[allow(dead_code)]
+fn unused(prog: &Program, v: &V) -> f64 {
+    to_number(prog, v)
 }

@@ -1,97 +1,291 @@
-//! Motion (scratch-vm `scratch3_motion.js`).
+//! Motion blocks (scratch-vm `blocks/scratch3_motion.js`, `RenderedTarget.setXY/setDirection`).
 
-use super::{Eval, input};
-use crate::project::BlockIdx;
-use crate::runtime::Vm;
-use crate::value::Value;
+use super::{to_number, with_str};
+use crate::program::{Cmd, Program, Rep};
+use crate::runtime::{Ctx, GlideCtx, State, TargetId, ThRef, V};
+use crate::value::{js_max, js_round, jsmath, wrap_clamp};
 
-/// scratch-vm `MathUtil.wrapClamp`.
-pub(crate) fn wrap_clamp(n: f64, min: f64, max: f64) -> f64 {
-    let range = max - min + 1.0;
-    n - ((n - min) / range).floor() * range
+pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+    let me = st.th(t).target;
+    let Some(x) = st.target(me) else { return };
+    let (tx, ty, dir) = (x.x, x.y, x.direction);
+    match *cmd {
+        Cmd::MoveSteps => {
+            let steps = st.num_arg(prog, base, 0);
+            let radians = deg_to_rad(90.0 - dir);
+            let dx = steps * jsmath::cos(radians);
+            let dy = steps * jsmath::sin(radians);
+            st.set_xy(prog, me, tx + dx, ty + dy);
+        }
+        Cmd::GotoXY => {
+            let x = st.num_arg(prog, base, 0);
+            let y = st.num_arg(prog, base, 1);
+            st.set_xy(prog, me, x, y);
+        }
+        Cmd::Goto => {
+            let to = st.arg(base, 0).clone();
+            if let Some((x, y)) = st.target_xy(prog, &to) {
+                st.set_xy(prog, me, x, y);
+            }
+        }
+        Cmd::TurnRight => {
+            let d = st.num_arg(prog, base, 0);
+            st.set_direction(me, dir + d);
+        }
+        Cmd::TurnLeft => {
+            let d = st.num_arg(prog, base, 0);
+            st.set_direction(me, dir - d);
+        }
+        Cmd::PointInDirection => {
+            let d = st.num_arg(prog, base, 0);
+            st.set_direction(me, d);
+        }
+        Cmd::PointTowards => {
+            let to = st.arg(base, 0).clone();
+            let (px, py) = match kind_of(prog, &to) {
+                Special::Mouse => (st.mouse_x, st.mouse_y),
+                Special::Random => {
+                    let r = st.rng.next_f64();
+                    st.set_direction(me, js_round(r * 360.0) - 180.0);
+                    return;
+                }
+                Special::None => {
+                    let name = super::to_rc_string(prog, &to);
+                    let Some(o) = st.sprite_by_name(prog, &name) else { return };
+                    let Some(o) = st.target(o) else { return };
+                    (o.x, o.y)
+                }
+            };
+            let dx = px - tx;
+            let dy = py - ty;
+            let d = 90.0 - rad_to_deg(jsmath::atan2(dy, dx));
+            st.set_direction(me, d);
+        }
+        Cmd::Glide => {
+            let secs = st.arg(base, 0).clone();
+            let ex = st.arg(base, 1).clone();
+            let ey = st.arg(base, 2).clone();
+            glide(st, prog, t, me, &secs, &ex, &ey);
+        }
+        Cmd::GlideTo => {
+            let secs = st.arg(base, 0).clone();
+            let to = st.arg(base, 1).clone();
+            if let Some((x, y)) = st.target_xy(prog, &to) {
+                glide(st, prog, t, me, &secs, &V::Num(x), &V::Num(y));
+            }
+        }
+        Cmd::Bounce => st.if_on_edge_bounce(prog, me),
+        Cmd::SetRotationStyle(s) => {
+            if let (Some(s), Some(x)) = (s, st.target_mut(me)) {
+                x.rotation_style = s;
+            }
+        }
+        Cmd::ChangeX => {
+            let d = st.num_arg(prog, base, 0);
+            st.set_xy(prog, me, tx + d, ty);
+        }
+        Cmd::SetX => {
+            let v = st.num_arg(prog, base, 0);
+            st.set_xy(prog, me, v, ty);
+        }
+        Cmd::ChangeY => {
+            let d = st.num_arg(prog, base, 0);
+            st.set_xy(prog, me, tx, ty + d);
+        }
+        Cmd::SetY => {
+            let v = st.num_arg(prog, base, 0);
+            st.set_xy(prog, me, tx, v);
+        }
+        _ => {}
+    }
 }
 
-/// scratch-vm `limitPrecision`: snaps values within 1e-9 of an integer.
+fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &V, ey: &V) {
+    let now = st.clock_now;
+    let ctx = st.th(t).stack.last().map(|f| f.ctx.clone());
+    if let Some(Ctx::Glide(g)) = ctx {
+        let elapsed = now - g.start;
+        if elapsed < g.duration * 1000.0 {
+            let frac = elapsed / (g.duration * 1000.0);
+            let dx = frac * (g.ex - g.sx);
+            let dy = frac * (g.ey - g.sy);
+            st.set_xy(prog, me, g.sx + dx, g.sy + dy);
+            st.yield_thread(t);
+        } else {
+            st.set_xy(prog, me, g.ex, g.ey);
+        }
+        return;
+    }
+    let Some(x) = st.target(me) else { return };
+    let g = GlideCtx {
+        start: now,
+        duration: to_number(prog, secs),
+        sx: x.x,
+        sy: x.y,
+        ex: to_number(prog, ex),
+        ey: to_number(prog, ey),
+    };
+    let (dur, gx, gy) = (g.duration, g.ex, g.ey);
+    if let Some(f) = st.thm(t).stack.last_mut() {
+        f.ctx = Ctx::Glide(Box::new(g));
+    }
+    if dur <= 0.0 {
+        st.set_xy(prog, me, gx, gy);
+        return;
+    }
+    st.yield_thread(t);
+}
+
+pub(super) fn eval(st: &mut State, t: ThRef, rep: &Rep) -> V {
+    let me = st.th(t).target;
+    let Some(x) = st.target(me) else { return V::Undef };
+    match rep {
+        Rep::XPos => V::Num(limit_precision(x.x)),
+        Rep::YPos => V::Num(limit_precision(x.y)),
+        Rep::Direction => V::Num(x.direction),
+        _ => V::Undef,
+    }
+}
+
+/// scratch-vm `limitPrecision` (Scratch 2's snapToInteger).
 fn limit_precision(c: f64) -> f64 {
-    let r = c.round();
+    let r = js_round(c);
     if (c - r).abs() < 1e-9 { r } else { c }
 }
 
-impl Vm {
-    pub(crate) fn set_xy(&mut self, target: u32, x: f64, y: f64) {
-        if let Some(t) = self.targets.get_mut(target as usize)
-            && !t.is_stage
-        {
-            t.x = x;
-            t.y = y;
+/// `MathUtil.degToRad`.
+pub(crate) fn deg_to_rad(d: f64) -> f64 {
+    d * std::f64::consts::PI / 180.0
+}
+
+/// `MathUtil.radToDeg`.
+pub(crate) fn rad_to_deg(r: f64) -> f64 {
+    r * 180.0 / std::f64::consts::PI
+}
+
+enum Special {
+    Mouse,
+    Random,
+    None,
+}
+
+fn kind_of(prog: &Program, v: &V) -> Special {
+    match v {
+        V::Lit(_) | V::Str(_) => with_str(prog, v, |s| match s {
+            "_mouse_" => Special::Mouse,
+            "_random_" => Special::Random,
+            _ => Special::None,
+        }),
+        _ => Special::None,
+    }
+}
+
+impl State {
+    /// `RenderedTarget.setXY`: no fencing without renderer; pen lines follow the move.
+    pub(crate) fn set_xy(&mut self, prog: &Program, id: TargetId, x: f64, y: f64) {
+        let Some(t) = self.target(id) else { return };
+        if t.is_stage {
+            return;
         }
+        let (ox, oy) = (t.x, t.y);
+        let (nx, ny) = if self.geometry.fences() {
+            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            self.geometry.fenced_position(&scene, id, x, y)
+        } else {
+            (x, y)
+        };
+        if let Some(t) = self.target_mut(id) {
+            t.x = nx;
+            t.y = ny;
+        }
+        self.pen_moved(prog, id, ox, oy);
     }
 
-    pub(crate) fn set_direction(&mut self, target: u32, d: f64) {
-        if let Some(t) = self.targets.get_mut(target as usize)
+    /// `RenderedTarget.setDirection`.
+    pub(crate) fn set_direction(&mut self, id: TargetId, d: f64) {
+        if let Some(t) = self.target_mut(id)
             && !t.is_stage
             && d.is_finite()
         {
             t.direction = wrap_clamp(d, -179.0, 180.0);
         }
     }
-}
 
-pub(super) fn execute(vm: &mut Vm, ti: usize, block: BlockIdx, op: &str) -> bool {
-    let target = vm.threads[ti].target;
-    let Some(t) = vm.target(target) else { return matches!(op, "motion_movesteps") };
-    let (x, y, dir) = (t.x, t.y, t.direction);
-    match op {
-        "motion_movesteps" => {
-            let steps = input(vm, ti, block, "STEPS").to_number();
-            let rad = (90.0 - dir).to_radians();
-            vm.set_xy(target, x + steps * rad.cos(), y + steps * rad.sin());
+    /// `getTargetXY`: mouse, a random position (two draws), or a sprite's position.
+    pub(crate) fn target_xy(&mut self, prog: &Program, to: &V) -> Option<(f64, f64)> {
+        match kind_of(prog, to) {
+            Special::Mouse => Some((self.mouse_x, self.mouse_y)),
+            Special::Random => {
+                let x = js_round(480.0 * (self.rng.next_f64() - 0.5));
+                let y = js_round(360.0 * (self.rng.next_f64() - 0.5));
+                Some((x, y))
+            }
+            Special::None => {
+                let name = super::to_rc_string(prog, to);
+                let o = self.sprite_by_name(prog, &name)?;
+                let o = self.target(o)?;
+                Some((o.x, o.y))
+            }
         }
-        "motion_gotoxy" => {
-            let nx = input(vm, ti, block, "X").to_number();
-            let ny = input(vm, ti, block, "Y").to_number();
-            vm.set_xy(target, nx, ny);
-        }
-        "motion_changexby" => {
-            let d = input(vm, ti, block, "DX").to_number();
-            vm.set_xy(target, x + d, y);
-        }
-        "motion_changeyby" => {
-            let d = input(vm, ti, block, "DY").to_number();
-            vm.set_xy(target, x, y + d);
-        }
-        "motion_setx" => {
-            let v = input(vm, ti, block, "X").to_number();
-            vm.set_xy(target, v, y);
-        }
-        "motion_sety" => {
-            let v = input(vm, ti, block, "Y").to_number();
-            vm.set_xy(target, x, v);
-        }
-        "motion_turnright" => {
-            let d = input(vm, ti, block, "DEGREES").to_number();
-            vm.set_direction(target, dir + d);
-        }
-        "motion_turnleft" => {
-            let d = input(vm, ti, block, "DEGREES").to_number();
-            vm.set_direction(target, dir - d);
-        }
-        "motion_pointindirection" => {
-            let d = input(vm, ti, block, "DIRECTION").to_number();
-            vm.set_direction(target, d);
-        }
-        _ => return false,
     }
-    true
-}
 
-pub(super) fn evaluate(ev: &mut Eval<'_>, op: &str) -> Option<Value> {
-    let t = ev.vm.target(ev.target())?;
-    let v = match op {
-        "motion_xposition" => Value::Num(limit_precision(t.x)),
-        "motion_yposition" => Value::Num(limit_precision(t.y)),
-        "motion_direction" => Value::Num(t.direction),
-        _ => return None,
-    };
-    Some(v)
+    /// `motion_ifonedgebounce` (needs the renderer's bounds; nothing without geometry).
+    pub(crate) fn if_on_edge_bounce(&mut self, prog: &Program, me: TargetId) {
+        let bounds = {
+            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            self.geometry.bounds(&scene, me)
+        };
+        let Some(b) = bounds else { return };
+        let dist_left = js_max(0.0, 240.0 + b.left);
+        let dist_top = js_max(0.0, 180.0 - b.top);
+        let dist_right = js_max(0.0, 240.0 - b.right);
+        let dist_bottom = js_max(0.0, 180.0 + b.bottom);
+        let mut nearest = 0u8;
+        let mut min = f64::INFINITY;
+        for (i, d) in [dist_left, dist_top, dist_right, dist_bottom].into_iter().enumerate() {
+            if d < min {
+                min = d;
+                nearest = i as u8 + 1;
+            }
+        }
+        if min > 0.0 {
+            return;
+        }
+        let Some(t) = self.target(me) else { return };
+        let radians = deg_to_rad(90.0 - t.direction);
+        let mut dx = jsmath::cos(radians);
+        let mut dy = -jsmath::sin(radians);
+        match nearest {
+            1 => dx = js_max(0.2, dx.abs()),
+            2 => dy = js_max(0.2, dy.abs()),
+            3 => dx = 0.0 - js_max(0.2, dx.abs()),
+            4 => dy = 0.0 - js_max(0.2, dy.abs()),
+            _ => {}
+        }
+        let nd = rad_to_deg(jsmath::atan2(dy, dx)) + 90.0;
+        self.set_direction(me, nd);
+        // keepInFence with the bounds taken after the turn
+        let bounds = {
+            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            self.geometry.bounds(&scene, me)
+        };
+        let Some(b) = bounds else { return };
+        let Some(t) = self.target(me) else { return };
+        let (x, y) = (t.x, t.y);
+        let mut ddx = 0.0;
+        let mut ddy = 0.0;
+        if b.left < -240.0 {
+            ddx += -240.0 - b.left;
+        }
+        if b.right > 240.0 {
+            ddx += 240.0 - b.right;
+        }
+        if b.top > 180.0 {
+            ddy += 180.0 - b.top;
+        }
+        if b.bottom < -180.0 {
+            ddy += -180.0 - b.bottom;
+        }
+        self.set_xy(prog, me, x + ddx, y + ddy);
+    }
 }

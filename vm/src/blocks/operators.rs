@@ -1,61 +1,116 @@
-//! Operators (scratch-vm `scratch3_operators.js`).
+//! Operators (scratch-vm `blocks/scratch3_operators.js`).
 
-use std::cmp::Ordering;
+use std::rc::Rc;
 
-use super::Eval;
-use crate::value::{Value, compare};
+use super::data::MAX_STRING_LEN;
+use super::{compare, is_int, push_str, to_bool, to_number, with_str};
+use crate::program::{MathOp, Program, Rep};
+use crate::runtime::{State, V};
+use crate::value::{char_at_utf16, js_round, jsmath, round10, utf16_len};
 
-pub(super) fn evaluate(ev: &mut Eval<'_>, op: &str) -> Option<Value> {
-    let v = match op {
-        "operator_add" => Value::Num(ev.arg("NUM1").to_number() + ev.arg("NUM2").to_number()),
-        "operator_subtract" => Value::Num(ev.arg("NUM1").to_number() - ev.arg("NUM2").to_number()),
-        "operator_multiply" => Value::Num(ev.arg("NUM1").to_number() * ev.arg("NUM2").to_number()),
-        "operator_divide" => Value::Num(ev.arg("NUM1").to_number() / ev.arg("NUM2").to_number()),
-        "operator_mod" => {
-            let n = ev.arg("NUM1").to_number();
-            let m = ev.arg("NUM2").to_number();
+pub(super) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V {
+    let a = |i: usize| -> &V { st.arg(base, i) };
+    match rep {
+        Rep::Add => V::Num(to_number(prog, a(0)) + to_number(prog, a(1))),
+        Rep::Sub => V::Num(to_number(prog, a(0)) - to_number(prog, a(1))),
+        Rep::Mul => V::Num(to_number(prog, a(0)) * to_number(prog, a(1))),
+        Rep::Div => V::Num(to_number(prog, a(0)) / to_number(prog, a(1))),
+        Rep::Lt => V::Bool(compare(prog, a(0), a(1)).is_lt()),
+        Rep::Eq => V::Bool(compare(prog, a(0), a(1)).is_eq()),
+        Rep::Gt => V::Bool(compare(prog, a(0), a(1)).is_gt()),
+        Rep::And => V::Bool(to_bool(prog, a(0)) && to_bool(prog, a(1))),
+        Rep::Or => V::Bool(to_bool(prog, a(0)) || to_bool(prog, a(1))),
+        Rep::Not => V::Bool(!to_bool(prog, a(0))),
+        Rep::Random => {
+            let from = to_number(prog, a(0));
+            let to = to_number(prog, a(1));
+            let (low, high) = if from <= to { (from, to) } else { (to, from) };
+            if low == high {
+                return V::Num(low);
+            }
+            let ints = is_int(prog, a(0)) && is_int(prog, a(1));
+            let r = st.rng.next_f64();
+            if ints { V::Num(low + (r * ((high + 1.0) - low)).floor()) } else { V::Num((r * (high - low)) + low) }
+        }
+        Rep::Join => {
+            let mut s = String::new();
+            push_str(prog, a(0), &mut s);
+            push_str(prog, a(1), &mut s);
+            if s.len() > MAX_STRING_LEN && utf16_len(&s) > MAX_STRING_LEN {
+                st.error = Some(crate::runtime::StepError("RangeError: Invalid string length".into()));
+                return V::Lit(prog.lit_empty);
+            }
+            V::Str(Rc::from(s))
+        }
+        Rep::LetterOf => {
+            let index = to_number(prog, a(0)) - 1.0;
+            with_str(prog, a(1), |s| {
+                let len = utf16_len(s) as f64;
+                if index < 0.0 || index >= len || index.is_nan() {
+                    // NaN: `index < 0 || index >= length` is false, charAt(NaN) = charAt(0)
+                    if index.is_nan() && len > 0.0 {
+                        return V::Str(Rc::from(char_at_utf16(s, 0)));
+                    }
+                    return V::Lit(prog.lit_empty);
+                }
+                V::Str(Rc::from(char_at_utf16(s, index.floor() as usize)))
+            })
+        }
+        Rep::Length => V::Num(with_str(prog, a(0), utf16_len) as f64),
+        Rep::Contains => with_str(prog, a(0), |x| {
+            with_str(prog, a(1), |y| {
+                if x.is_ascii() && y.is_ascii() {
+                    V::Bool(x.to_ascii_lowercase().contains(&y.to_ascii_lowercase()))
+                } else {
+                    V::Bool(crate::value::js_to_lower(x).contains(&crate::value::js_to_lower(y)))
+                }
+            })
+        }),
+        Rep::Mod => {
+            let n = to_number(prog, a(0));
+            let m = to_number(prog, a(1));
             let mut r = n % m;
-            // Floored modulo: the result takes the divisor's sign.
             if r / m < 0.0 {
                 r += m;
             }
-            Value::Num(r)
+            V::Num(r)
         }
-        "operator_round" => Value::Num(js_round(ev.arg("NUM").to_number())),
-        "operator_lt" => Value::Bool(compare(&ev.arg("OPERAND1"), &ev.arg("OPERAND2")) == Ordering::Less),
-        "operator_gt" => Value::Bool(compare(&ev.arg("OPERAND1"), &ev.arg("OPERAND2")) == Ordering::Greater),
-        "operator_equals" => Value::Bool(compare(&ev.arg("OPERAND1"), &ev.arg("OPERAND2")) == Ordering::Equal),
-        "operator_and" => Value::Bool(ev.arg("OPERAND1").to_bool() && ev.arg("OPERAND2").to_bool()),
-        "operator_or" => Value::Bool(ev.arg("OPERAND1").to_bool() || ev.arg("OPERAND2").to_bool()),
-        "operator_not" => Value::Bool(!ev.arg("OPERAND").to_bool()),
-        "operator_join" => {
-            let mut s = String::new();
-            ev.arg("STRING1").write_js_string(&mut s);
-            ev.arg("STRING2").write_js_string(&mut s);
-            Value::from(s)
+        Rep::Round => V::Num(js_round(to_number(prog, a(0)))),
+        Rep::MathOp(op) => {
+            let n = to_number(prog, a(0));
+            V::Num(mathop(*op, n))
         }
-        "operator_random" => {
-            let from = ev.arg("FROM");
-            let to = ev.arg("TO");
-            let (n1, n2) = (from.to_number(), to.to_number());
-            let (low, high) = if n1 <= n2 { (n1, n2) } else { (n2, n1) };
-            if low == high {
-                Value::Num(low)
-            } else if from.is_int() && to.is_int() {
-                let r = ev.vm.rng.next_f64();
-                Value::Num(low + (r * (high + 1.0 - low)).floor())
-            } else {
-                let r = ev.vm.rng.next_f64();
-                Value::Num(r * (high - low) + low)
-            }
-        }
-        _ => return None,
-    };
-    Some(v)
+        _ => V::Undef,
+    }
 }
 
-/// JS `Math.round`: halves round towards +Infinity.
-pub(crate) fn js_round(x: f64) -> f64 {
-    let f = x.floor();
-    if x - f >= 0.5 { f + 1.0 } else { f }
+/// `operator_mathop` in degrees, with scratch-vm's 10-decimal rounding of trig results.
+pub(crate) fn mathop(op: MathOp, n: f64) -> f64 {
+    use std::f64::consts::PI;
+    match op {
+        MathOp::Abs => n.abs(),
+        MathOp::Floor => n.floor(),
+        MathOp::Ceiling => n.ceil(),
+        MathOp::Sqrt => jsmath::sqrt(n),
+        MathOp::Sin => round10(jsmath::sin((PI * n) / 180.0)),
+        MathOp::Cos => round10(jsmath::cos((PI * n) / 180.0)),
+        MathOp::Tan => {
+            let a = n % 360.0;
+            if a == -270.0 || a == 90.0 {
+                f64::INFINITY
+            } else if a == -90.0 || a == 270.0 {
+                f64::NEG_INFINITY
+            } else {
+                round10(jsmath::tan((PI * a) / 180.0))
+            }
+        }
+        MathOp::Asin => (jsmath::asin(n) * 180.0) / PI,
+        MathOp::Acos => (jsmath::acos(n) * 180.0) / PI,
+        MathOp::Atan => (jsmath::atan(n) * 180.0) / PI,
+        MathOp::Ln => jsmath::ln(n),
+        MathOp::Log => jsmath::ln(n) / std::f64::consts::LN_10,
+        MathOp::Exp => jsmath::exp(n),
+        MathOp::Pow10 => jsmath::pow(10.0, n),
+        MathOp::Zero => 0.0,
+    }
 }

@@ -1,38 +1,228 @@
-//! Sensing (scratch-vm `scratch3_sensing.js`).
+//! Sensing blocks (scratch-vm `blocks/scratch3_sensing.js`, io devices) with the
+//! oracle's fixed environment (P5): date 2021-03-14 15:09:26, username "",
+//! loudness -1 unless injected.
 
-use super::Eval;
-use crate::project::BlockIdx;
-use crate::runtime::{Vm, normalize_key};
-use crate::value::Value;
+use std::rc::Rc;
 
-pub(super) fn execute(vm: &mut Vm, _ti: usize, _block: BlockIdx, op: &str) -> bool {
-    match op {
-        "sensing_resettimer" => vm.timer_start = vm.current_msecs,
-        _ => return false,
-    }
-    true
-}
+use super::{to_number, to_rc_string, with_str};
+use crate::program::{Cmd, OfProp, Program, Rep};
+use crate::runtime::{Question, State, TargetId, ThRef, V};
+use crate::value::{js_to_upper, to_int32, utf16_len};
 
-pub(super) fn evaluate(ev: &mut Eval<'_>, op: &str) -> Option<Value> {
-    let v = match op {
-        "sensing_keypressed" => {
-            let key = ev.arg("KEY_OPTION").to_js_string();
-            if &*key == "any" {
-                Value::Bool(!ev.vm.keys_down.is_empty())
-            } else {
-                Value::Bool(ev.vm.keys_down.contains(&normalize_key(&key)))
+/// `(Date.UTC(2021,2,14,15,9,26) - Date.UTC(2000,0,1)) / 86400000`.
+pub(crate) const DAYS_SINCE_2000: f64 = 7743.631550925926;
+
+pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+    let me = st.th(t).target;
+    match *cmd {
+        Cmd::Ask => {
+            let q = to_rc_string(prog, st.arg(base, 0));
+            let Some(x) = st.target(me) else { return };
+            let (was_visible, was_stage) = (x.visible, x.is_stage);
+            let first = st.questions.is_empty();
+            st.questions.push_back(Question { text: q, thread: t, target: me, was_visible, was_stage });
+            if first {
+                st.ask_next(prog);
+            }
+            st.promise_wait_external(t);
+        }
+        Cmd::ResetTimer => st.timer_start = st.current_msecs,
+        Cmd::SetDragMode { draggable } => {
+            if let Some(x) = st.target_mut(me)
+                && !x.is_stage
+            {
+                x.draggable = draggable;
             }
         }
-        "sensing_mousedown" => Value::Bool(ev.vm.mouse.2),
-        "sensing_mousex" => Value::Num(ev.vm.mouse.0),
-        "sensing_mousey" => Value::Num(ev.vm.mouse.1),
-        "sensing_timer" => Value::Num(ev.vm.timer_secs()),
-        "sensing_answer" => Value::from(ev.vm.answer.as_str()),
-        "sensing_loudness" => Value::Num(ev.vm.loudness),
-        "sensing_username" => Value::empty(),
-        // No renderer in this profile: nothing ever touches.
-        "sensing_touchingobject" | "sensing_touchingcolor" | "sensing_coloristouchingcolor" => Value::Bool(false),
-        _ => return None,
+        _ => {}
+    }
+}
+
+pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
+    let me = st.th(t).target;
+    match *rep {
+        Rep::TouchingObject => {
+            let m = st.arg(base, 0).clone();
+            V::Bool(st.touching_object(prog, me, &m))
+        }
+        Rep::TouchingColor => {
+            let c = color_arg(prog, st.arg(base, 0));
+            let scene = crate::geometry::Scene::new(prog, &st.targets, &st.exec);
+            V::Bool(st.geometry.touching_color(&scene, me, c))
+        }
+        Rep::ColorTouchingColor => {
+            let mask = color_arg(prog, st.arg(base, 0));
+            let target = color_arg(prog, st.arg(base, 1));
+            let scene = crate::geometry::Scene::new(prog, &st.targets, &st.exec);
+            V::Bool(st.geometry.color_touching_color(&scene, me, target, mask))
+        }
+        Rep::DistanceTo => {
+            let Some(x) = st.target(me) else { return V::Undef };
+            if x.is_stage {
+                return V::Num(10000.0);
+            }
+            let (mx, my) = (x.x, x.y);
+            let m = st.arg(base, 0);
+            let is_mouse = matches!(m, V::Lit(_) | V::Str(_)) && with_str(prog, m, |s| s == "_mouse_");
+            let (tx, ty) = if is_mouse {
+                (st.mouse_x, st.mouse_y)
+            } else {
+                let name = to_rc_string(prog, m);
+                match st.sprite_by_name(prog, &name).and_then(|o| st.target(o)) {
+                    Some(o) => (o.x, o.y),
+                    None => return V::Num(10000.0),
+                }
+            };
+            let dx = mx - tx;
+            let dy = my - ty;
+            V::Num(((dx * dx) + (dy * dy)).sqrt())
+        }
+        Rep::Timer => V::Num(st.timer_value()),
+        Rep::Of { prop, name } => st.attribute_of(prog, st.arg(base, 0).clone(), prop, name),
+        Rep::MouseX => V::Num(st.mouse_x),
+        Rep::MouseY => V::Num(st.mouse_y),
+        Rep::MouseDown => V::Bool(st.mouse_down),
+        Rep::KeyPressed => V::Bool(st.key_is_down(prog, st.arg(base, 0))),
+        Rep::Current(m) => V::Num(match prog.lit_str(m) {
+            "year" => 2021.0,
+            "month" => 3.0,
+            "date" => 14.0,
+            "dayofweek" => 1.0,
+            "hour" => 15.0,
+            "minute" => 9.0,
+            "second" => 26.0,
+            _ => 0.0,
+        }),
+        Rep::DaysSince2000 => V::Num(DAYS_SINCE_2000),
+        Rep::Loudness => V::Num(st.loudness),
+        Rep::Loud => V::Bool(st.loudness > 10.0),
+        Rep::Answer => V::Str(st.answer.clone()),
+        Rep::Username => V::Str(st.username.clone()),
+        _ => V::Undef,
+    }
+}
+
+/// `Cast.toRgbColorList`.
+pub(crate) fn color_arg(prog: &Program, v: &V) -> [u8; 3] {
+    let hex = match v {
+        V::Lit(_) | V::Str(_) => with_str(prog, v, |s| if s.starts_with('#') { Some(hex_to_rgb(s)) } else { None }),
+        _ => None,
     };
-    Some(v)
+    if let Some(c) = hex {
+        return c.unwrap_or([0, 0, 0]);
+    }
+    let d = to_int32(to_number(prog, v));
+    [((d >> 16) & 0xff) as u8, ((d >> 8) & 0xff) as u8, (d & 0xff) as u8]
+}
+
+/// `Color.hexToRgb` (`#rgb` or `#rrggbb`, case-insensitive).
+fn hex_to_rgb(s: &str) -> Option<[u8; 3]> {
+    let h = s.strip_prefix('#').unwrap_or(s);
+    let full: String = if h.len() == 3 && h.chars().all(|c| c.is_ascii_hexdigit()) {
+        h.chars().flat_map(|c| [c, c]).collect()
+    } else {
+        h.to_string()
+    };
+    if full.len() != 6 || !full.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let p = |i: usize| u8::from_str_radix(&full[i..i + 2], 16).ok();
+    Some([p(0)?, p(2)?, p(4)?])
+}
+
+impl State {
+    /// `RenderedTarget.isTouchingObject`: mouse pointer, edge or a sprite (with its clones).
+    pub(crate) fn touching_object(&mut self, prog: &Program, me: TargetId, what: &V) -> bool {
+        let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+        let name = to_rc_string(prog, what);
+        let is_str = matches!(what, V::Lit(_) | V::Str(_));
+        if is_str && &*name == "_mouse_" {
+            return self.geometry.touching_point(&scene, me, self.mouse_x, self.mouse_y);
+        }
+        if is_str && &*name == "_edge_" {
+            return self.geometry.touching_edge(&scene, me);
+        }
+        let Some(other) = self.sprite_by_name(prog, &name) else { return false };
+        let Some(def) = self.target(other).map(|o| o.def) else { return false };
+        self.geometry.touching_sprite(&scene, me, def as usize)
+    }
+
+    /// `Keyboard.getKeyIsDown`.
+    pub(crate) fn key_is_down(&self, prog: &Program, arg: &V) -> bool {
+        let is_str = matches!(arg, V::Lit(_) | V::Str(_));
+        if is_str && with_str(prog, arg, |s| s == "any") {
+            return !self.keys.is_empty();
+        }
+        let key = key_arg(prog, arg);
+        self.keys.iter().any(|k| **k == *key)
+    }
+
+    /// `sensing_of`.
+    fn attribute_of(&mut self, prog: &Program, object: V, prop: OfProp, name: u32) -> V {
+        let is_str = matches!(object, V::Lit(_) | V::Str(_));
+        let oname = to_rc_string(prog, &object);
+        let target =
+            if is_str && &*oname == "_stage_" { Some(self.stage()) } else { self.sprite_by_name(prog, &oname) };
+        let Some(tid) = target else { return V::Num(0.0) };
+        let Some(x) = self.target(tid) else { return V::Num(0.0) };
+        if x.is_stage {
+            match prop {
+                OfProp::BackdropNum => return V::Num((x.costume + 1) as f64),
+                OfProp::BackdropName => return super::looks::costume_name(prog, x.def, x.costume),
+                OfProp::Volume => return V::Num(x.volume),
+                _ => {}
+            }
+        } else {
+            match prop {
+                OfProp::X => return V::Num(x.x),
+                OfProp::Y => return V::Num(x.y),
+                OfProp::Direction => return V::Num(x.direction),
+                OfProp::CostumeNum => return V::Num((x.costume + 1) as f64),
+                OfProp::CostumeName => return super::looks::costume_name(prog, x.def, x.costume),
+                OfProp::Size => return V::Num(x.size),
+                OfProp::Volume => return V::Num(x.volume),
+                _ => {}
+            }
+        }
+        // A variable of that target by name (own variables only).
+        let vname = prog.lit_str(name);
+        let def = prog.def(x.def);
+        if let Some(s) = def.vars.iter().position(|v| !v.is_list && &*v.name == vname) {
+            return x.vars.get(s).cloned().unwrap_or(V::Undef);
+        }
+        if let Some(&(_, _, s)) = x.dyn_vars.iter().find(|(d, l, _)| !*l && &*prog.dyn_vars[*d as usize].name == vname)
+        {
+            return x.vars.get(s as usize).cloned().unwrap_or(V::Undef);
+        }
+        V::Num(0.0)
+    }
+}
+
+/// `Keyboard._keyArgToScratchKey`.
+fn key_arg(prog: &Program, arg: &V) -> Rc<str> {
+    if let V::Num(n) = arg {
+        let n = *n;
+        if (48.0..=90.0).contains(&n) {
+            // String.fromCharCode truncates
+            return Rc::from(((n.trunc() as u8) as char).to_string());
+        }
+        match n as i64 {
+            _ if n.fract() != 0.0 => {}
+            32 => return Rc::from("space"),
+            37 => return Rc::from("left arrow"),
+            38 => return Rc::from("up arrow"),
+            39 => return Rc::from("right arrow"),
+            40 => return Rc::from("down arrow"),
+            _ => {}
+        }
+    }
+    let s = to_rc_string(prog, arg);
+    if matches!(&*s, "space" | "left arrow" | "up arrow" | "right arrow" | "down arrow" | "enter") {
+        return s;
+    }
+    let first: String = if utf16_len(&s) > 1 { crate::value::char_at_utf16(&s, 0) } else { s.to_string() };
+    if first == " " {
+        return Rc::from("space");
+    }
+    Rc::from(js_to_upper(&first))
 }

@@ -1,11 +1,193 @@
-//! The geometry seam: everything that needs costume pixels goes through
-//! [`Geometry`], so the headless profile (no renderer) and the pixel-accurate
-//! geometry layer are interchangeable.
+//! The geometry seam: everything that needs costume pixels or a renderer goes
+//! through [`Geometry`], so the headless profile (no renderer) and the
+//! pixel-accurate geometry layer are interchangeable.
+//!
+//! The interpreter asks a [`Geometry`] the questions scratch-vm asks
+//! scratch-render: touching a sprite (any of its clones) / the edge / the mouse
+//! pointer / a colour, colour touching colour, bounds (for `if on edge,
+//! bounce`), fencing of position changes, the costume size that clamps `set
+//! size`, which target is under a point (clicks), and distances for branch
+//! distances. Pen drawing (lines, points, stamps, clear) goes through it too, so
+//! colour sensing can see the pen layer. The pen *state* (down, colour, size)
+//! lives in the VM.
+//!
+//! Every method has a default implementing the headless semantics (scratch-vm
+//! without renderer): touching is false, nothing is fenced, no bounds, no size
+//! limits, pen drawing does nothing. [`NoGeometry`] is exactly those defaults.
+//!
+//! Queries get a [`Scene`]: a read-only view of the live targets in layer order
+//! (back to front, as scratch-vm's `executableTargets`), with each target's
+//! render state ([`TargetView`]). Implementations receive the project when they
+//! are created ([`for_project`]) and may keep decoded costumes there (the
+//! project's `geometry_data` slot caches per-project data across VMs).
 
-/// Answers the renderer's questions for the interpreter.
+use std::any::Any;
+use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::{Arc, OnceLock};
+
+use crate::program::{Program, ROT_NAMES};
+use crate::project::Project;
+use crate::runtime::{Target, TargetId};
+
+/// An axis-aligned rectangle in stage coordinates (y up), like scratch-render's bounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rect {
+    /// Smallest x.
+    pub left: f64,
+    /// Largest x.
+    pub right: f64,
+    /// Largest y.
+    pub top: f64,
+    /// Smallest y.
+    pub bottom: f64,
+}
+
+/// What a renderer needs to know about one target.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TargetView<'a> {
+    /// Index of the sprite in `Project::targets`.
+    pub sprite: usize,
+    /// Sprite name (clones share it).
+    pub name: &'a str,
+    /// Whether this is the stage.
+    pub is_stage: bool,
+    /// Whether this is the original sprite (not a clone).
+    pub is_original: bool,
+    /// Costume index into `Project::targets[sprite].costumes` (-1 when it has none).
+    pub costume: i64,
+    /// Position x.
+    pub x: f64,
+    /// Position y.
+    pub y: f64,
+    /// Direction in degrees (-179..180).
+    pub direction: f64,
+    /// Size in percent.
+    pub size: f64,
+    /// `all around`, `left-right` or `don't rotate`.
+    pub rotation_style: &'static str,
+    /// Visibility.
+    pub visible: bool,
+    /// Graphic effects: color, fisheye, whirl, pixelate, mosaic, brightness, ghost.
+    pub effects: [f64; 7],
+    /// Draggable flag (nothing is ever being dragged in the VM).
+    pub draggable: bool,
+}
+
+/// A read-only view of the live targets for geometry queries.
+pub struct Scene<'a> {
+    prog: &'a Program,
+    targets: &'a [(u32, Option<Target>)],
+    exec: &'a [TargetId],
+}
+
+impl<'a> Scene<'a> {
+    pub(crate) fn new(prog: &'a Program, targets: &'a [(u32, Option<Target>)], exec: &'a [TargetId]) -> Self {
+        Scene { prog, targets, exec }
+    }
+
+    /// Live targets in layer order, back (stage) to front.
+    pub fn layer_order(&self) -> &'a [TargetId] {
+        self.exec
+    }
+
+    /// The render state of a live target.
+    pub fn target(&self, id: TargetId) -> Option<TargetView<'a>> {
+        let (g, t) = self.targets.get(id.slot as usize)?;
+        let t = t.as_ref().filter(|_| *g == id.gn)?;
+        let def = self.prog.def(t.def);
+        Some(TargetView {
+            sprite: t.def as usize,
+            name: self.prog.lit_str(def.name),
+            is_stage: t.is_stage,
+            is_original: t.is_original,
+            costume: t.costume,
+            x: t.x,
+            y: t.y,
+            direction: t.direction,
+            size: t.size,
+            rotation_style: ROT_NAMES.get(t.rotation_style as usize).copied().unwrap_or("all around"),
+            visible: t.visible,
+            effects: t.effects,
+            draggable: t.draggable,
+        })
+    }
+
+    /// All live targets of a sprite (original and clones), back to front.
+    pub fn instances_of(&self, sprite: usize) -> impl Iterator<Item = TargetId> + '_ {
+        self.exec.iter().copied().filter(move |&id| self.target(id).is_some_and(|t| t.sprite == sprite))
+    }
+}
+
+/// Answers the renderer's questions for the interpreter. The defaults are the
+/// headless semantics (no renderer).
 pub trait Geometry {
     /// Short label for results: `none`, `approximate` or `exact`.
     fn mode(&self) -> &'static str;
+
+    /// `touching (sprite)`: `me` touches any visible instance of `sprite` other than itself.
+    fn touching_sprite(&mut self, _scene: &Scene, _me: TargetId, _sprite: usize) -> bool {
+        false
+    }
+    /// `touching edge`.
+    fn touching_edge(&mut self, _scene: &Scene, _me: TargetId) -> bool {
+        false
+    }
+    /// `touching mouse-pointer` (stage coordinates of the pointer).
+    fn touching_point(&mut self, _scene: &Scene, _me: TargetId, _x: f64, _y: f64) -> bool {
+        false
+    }
+    /// `touching color` (what is drawn below `me`, pen layer included).
+    fn touching_color(&mut self, _scene: &Scene, _me: TargetId, _rgb: [u8; 3]) -> bool {
+        false
+    }
+    /// `color (target) is touching (mask)`: pixels of `me` in `mask` colour over `target` colour.
+    fn color_touching_color(&mut self, _scene: &Scene, _me: TargetId, _target: [u8; 3], _mask: [u8; 3]) -> bool {
+        false
+    }
+    /// Bounds of `me` as drawn (`getBounds`), `None` without renderer.
+    fn bounds(&mut self, _scene: &Scene, _me: TargetId) -> Option<Rect> {
+        None
+    }
+    /// Whether position changes are fenced (kept on stage).
+    fn fences(&self) -> bool {
+        false
+    }
+    /// `getFencedPositionOfDrawable`: where `me` ends up when asked to move to (x, y).
+    fn fenced_position(&mut self, _scene: &Scene, _me: TargetId, x: f64, y: f64) -> (f64, f64) {
+        (x, y)
+    }
+    /// Size of a costume in stage units at 100 % (`getCurrentSkinSize`), for `set size` limits.
+    fn costume_size(&self, _sprite: usize, _costume: i64) -> Option<(f64, f64)> {
+        None
+    }
+    /// The front-most visible target under a stage point (`renderer.pick`), for clicks.
+    fn pick(&mut self, _scene: &Scene, _x: f64, _y: f64) -> Option<TargetId> {
+        None
+    }
+    /// Distance from `me` to the nearest instance of `sprite` (0 when touching), for branch distances.
+    fn sprite_distance(&mut self, _scene: &Scene, _me: TargetId, _sprite: usize) -> Option<f64> {
+        None
+    }
+    /// Distance from `me` to the stage edge (0 when touching it).
+    fn edge_distance(&mut self, _scene: &Scene, _me: TargetId) -> Option<f64> {
+        None
+    }
+    /// Distance from `me` to a point (0 when touching it).
+    fn point_distance(&mut self, _scene: &Scene, _me: TargetId, _x: f64, _y: f64) -> Option<f64> {
+        None
+    }
+    /// Colour distance for `touching color` (0 when touching).
+    fn color_distance(&mut self, _scene: &Scene, _me: TargetId, _rgb: [u8; 3]) -> Option<f64> {
+        None
+    }
+    /// Clears the pen layer.
+    fn pen_clear(&mut self) {}
+    /// A pen dot (pen down) of diameter `size`, colour RGBA in 0..1.
+    fn pen_point(&mut self, _rgba: [f64; 4], _size: f64, _x: f64, _y: f64) {}
+    /// A pen line from (x0, y0) to (x1, y1).
+    fn pen_line(&mut self, _rgba: [f64; 4], _size: f64, _x0: f64, _y0: f64, _x1: f64, _y1: f64) {}
+    /// Stamps `me` onto the pen layer.
+    fn pen_stamp(&mut self, _scene: &Scene, _me: TargetId) {}
 }
 
 /// No renderer: touching is always false, nothing is fenced (the `headless` profile).
@@ -16,4 +198,24 @@ impl Geometry for NoGeometry {
     fn mode(&self) -> &'static str {
         "none"
     }
+}
+
+/// Per-project data of a geometry implementation (decoded costumes), built once
+/// and shared by every VM of the project (`Project::geometry_data`).
+#[derive(Clone, Default)]
+pub struct GeometryCache(pub OnceLock<Arc<dyn Any + Send + Sync + RefUnwindSafe + UnwindSafe>>);
+
+impl std::fmt::Debug for GeometryCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "GeometryCache(built)" } else { "GeometryCache(empty)" })
+    }
+}
+
+/// The geometry the `default` and `whisker` profiles use for a project.
+///
+/// Until the pixel geometry is implemented this is [`NoGeometry`] (reported as
+/// `none`, so results say which geometry they had).
+pub fn for_project(project: &Arc<Project>) -> Box<dyn Geometry> {
+    let _ = project;
+    Box::new(NoGeometry)
 }

@@ -1,0 +1,112 @@
+//! Pieces shared by the runtime subcommands: tokens, TLS files, runtimes.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+/// Where the shared worker token comes from.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TokenArgs {
+    /// Shared worker token (prefer --token-file or $CLOWDER_TOKEN: command lines are visible to other users).
+    #[arg(long, env = "CLOWDER_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// File holding the shared worker token.
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+}
+
+impl TokenArgs {
+    /// The token, if one was given.
+    pub fn get(&self) -> anyhow::Result<Option<String>> {
+        if let Some(t) = &self.token {
+            return Ok(Some(check_token(t.trim())?));
+        }
+        if let Some(f) = &self.token_file {
+            let t = std::fs::read_to_string(f).with_context(|| format!("reading token file {}", f.display()))?;
+            return Ok(Some(check_token(t.trim())?));
+        }
+        Ok(None)
+    }
+}
+
+fn check_token(t: &str) -> anyhow::Result<String> {
+    if t.is_empty() {
+        bail!("the token is empty");
+    }
+    if !t.bytes().all(|b| b.is_ascii_graphic()) {
+        bail!("the token must be printable ASCII without spaces");
+    }
+    Ok(t.to_string())
+}
+
+/// A fresh random token (128 bits, hex).
+pub fn random_token() -> anyhow::Result<String> {
+    use std::io::Read;
+    let mut buf = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .context("reading /dev/urandom for a token")?;
+    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Writes a token file readable only by its owner.
+pub fn write_token_file(path: &Path, token: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing token file {}", path.display()))?;
+    writeln!(f, "{token}")?;
+    Ok(())
+}
+
+/// Client-side TLS settings.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ClientTlsArgs {
+    /// CA certificate (PEM) to trust for an https:// coordinator (default: the system's roots).
+    #[arg(long)]
+    pub tls_ca: Option<PathBuf>,
+    /// Server name to expect in the coordinator's certificate (default: the URL's host).
+    #[arg(long)]
+    pub tls_domain: Option<String>,
+}
+
+impl ClientTlsArgs {
+    /// The CA file's bytes.
+    pub fn ca(&self) -> anyhow::Result<Option<Vec<u8>>> {
+        self.tls_ca
+            .as_ref()
+            .map(|p| std::fs::read(p).with_context(|| format!("reading TLS CA {}", p.display())))
+            .transpose()
+    }
+}
+
+/// A multi-threaded runtime for the async edges.
+pub fn runtime(threads: usize) -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads.max(1))
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// Adds `http://` to a bare `host:port`.
+pub fn normalise_url(url: &str) -> String {
+    if url.contains("://") { url.to_string() } else { format!("http://{url}") }
+}
+
+/// Human form of a duration in milliseconds.
+pub fn human_ms(ms: u64) -> String {
+    let s = ms / 1000;
+    if s >= 3600 {
+        format!("{}h{:02}m", s / 3600, (s % 3600) / 60)
+    } else if s >= 60 {
+        format!("{}m{:02}s", s / 60, s % 60)
+    } else {
+        format!("{s}s")
+    }
+}

@@ -1,0 +1,159 @@
+//! `clowder verify RESULTS [--runs N]`: re-executes N finished runs of a study
+//! locally and checks that their status and digest reproduce.
+//!
+//! The selection is deterministic (runs ordered by a hash of their id), so two
+//! invocations check the same runs; runs whose engine version differs from this
+//! binary's, or whose project file is gone or changed, are skipped and counted.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clowder_coordinator::store::Store;
+use clowder_proto::{Budget as PBudget, BudgetKind, RunResult, RunSpec, RunStatus};
+use prost::Message;
+
+/// Arguments of `clowder verify`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Results folder of a study (`results/<name>`).
+    pub results: PathBuf,
+    /// How many runs to re-execute.
+    #[arg(long, default_value_t = 10)]
+    pub runs: usize,
+}
+
+struct Candidate {
+    key: String,
+    run_id: String,
+    project: String,
+    algorithm: String,
+    seed: u64,
+    status: String,
+    digest: String,
+    spec: RunSpec,
+    engine: String,
+}
+
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let store = Store::open_read_only(&args.results)?;
+    let projects = store.projects()?;
+    let mut st = store.conn().prepare(
+        "SELECT run_id, project, project_hash, algorithm, config_json, seed, budget_unit, budget, status, digest,
+                engine_version, result
+         FROM runs WHERE status IN ('ok', 'error', 'project_rejected')",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, String>(4)?,
+            r.get::<_, i64>(5)? as u64,
+            r.get::<_, String>(6)?,
+            r.get::<_, i64>(7)? as u64,
+            r.get::<_, String>(8)?,
+            r.get::<_, String>(9)?,
+            r.get::<_, String>(10)?,
+            r.get::<_, Option<Vec<u8>>>(11)?,
+        ))
+    })?;
+    let mut cands = Vec::new();
+    for row in rows {
+        let (run_id, project, hash, algorithm, config_json, seed, unit, amount, status, digest, engine, blob) = row?;
+        let kind = match unit.as_str() {
+            "steps" => BudgetKind::Steps,
+            "executions" => BudgetKind::Executions,
+            "evaluations" => BudgetKind::Evaluations,
+            "seconds" => BudgetKind::Seconds,
+            other => anyhow::bail!("run {run_id}: unknown budget unit {other}"),
+        };
+        // The stored result must decode: a corrupt row is reported, not verified.
+        if let Some(b) = &blob {
+            RunResult::decode(b.as_slice()).with_context(|| format!("run {run_id}: stored result"))?;
+        }
+        let file_name = projects.get(&hash).map(|p| p.file_name.clone()).unwrap_or_default();
+        cands.push(Candidate {
+            key: blake3::hash(format!("clowder-verify\0{run_id}").as_bytes()).to_hex().to_string(),
+            spec: RunSpec {
+                run_id: run_id.clone(),
+                project_hash: hash,
+                project_name: project.clone(),
+                algorithm: algorithm.clone(),
+                config_json,
+                seed,
+                budget: Some(PBudget { kind: kind as i32, amount }),
+                file_name,
+                ..Default::default()
+            },
+            run_id,
+            project,
+            algorithm,
+            seed,
+            status,
+            digest,
+            engine,
+        });
+    }
+    drop(st);
+    cands.sort_by(|a, b| a.key.cmp(&b.key));
+    let engine = clowder_vm::ENGINE_VERSION;
+    let (mut checked, mut mismatches, mut skipped) = (0usize, 0usize, 0usize);
+    for c in &cands {
+        if checked + mismatches >= args.runs {
+            break;
+        }
+        let label = format!("{} {} seed {} (run {})", c.project, c.algorithm, c.seed, c.run_id);
+        if c.engine != engine {
+            println!("skip  {label}: recorded with engine {}, this is {engine}", c.engine);
+            skipped += 1;
+            continue;
+        }
+        let Some(p) = projects.get(&c.spec.project_hash) else {
+            println!("skip  {label}: project not recorded in the store");
+            skipped += 1;
+            continue;
+        };
+        let bytes = match std::fs::read(&p.path) {
+            Ok(b) => b,
+            Err(e) => {
+                println!("skip  {label}: {}: {e}", p.path.display());
+                skipped += 1;
+                continue;
+            }
+        };
+        if blake3::hash(&bytes).to_hex().as_str() != c.spec.project_hash {
+            println!("skip  {label}: {} changed since the study", p.path.display());
+            skipped += 1;
+            continue;
+        }
+        let r = clowder_worker::exec::run_in_process(&c.spec, &p.path, &mut |_| {});
+        let status = match RunStatus::try_from(r.status).unwrap_or(RunStatus::Unspecified) {
+            RunStatus::Ok => "ok",
+            RunStatus::Error => "error",
+            RunStatus::ProjectRejected => "project_rejected",
+            RunStatus::InfraFailure => "infra_failure",
+            _ => "unknown",
+        };
+        if status == c.status && r.digest == c.digest {
+            println!("ok    {label}: {status} {}", c.digest);
+            checked += 1;
+        } else {
+            println!("DIFF  {label}: stored {} {}, now {status} {} {}", c.status, c.digest, r.digest, r.error);
+            mismatches += 1;
+        }
+    }
+    println!(
+        "verify: {checked} reproduced, {mismatches} differ, {skipped} skipped ({} finished runs in the store)",
+        cands.len()
+    );
+    if mismatches > 0 {
+        return Ok(ExitCode::FAILURE);
+    }
+    if checked == 0 && args.runs > 0 {
+        eprintln!("verify: nothing could be re-executed");
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
