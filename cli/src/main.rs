@@ -33,6 +33,8 @@ enum Command {
     },
     /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
     Gen(cmd::generate::GenArgs),
+    /// Mutation analysis of generated suites (scores overall and per operator); --list shows the mutants.
+    Mutate(cmd::mutate::MutateArgs),
     /// Analyse the results of an experiment: statistics, tables, plots, report folder.
     Analyze(cmd::analyze::AnalyzeArgs),
     /// Serve an experiment to remote workers (durable, resumable).
@@ -79,6 +81,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run(a),
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
+        Command::Mutate(args) => cmd::mutate::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
         Command::Vm { command } => cmd::vm::run(command),
     };

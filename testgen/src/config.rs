@@ -261,7 +261,8 @@ impl Params {
             max_mutation_count_start: u32p("max_mutation_count_start", 0)?,
             max_mutation_count_focused: u32p("max_mutation_count_focused", 3)?,
         };
-        let _ = cfg.flag("assertions", false)?;
+        // Read by `generate` (regression assertions, default on); checked here.
+        let _ = cfg.flag("assertions", true)?;
         if p.min_events == 0 || p.min_events >= p.max_events {
             return Err(format!(
                 "need 0 < min_events < max_events (initial lengths are drawn from [min, max)), got {} and {}",

@@ -558,6 +558,26 @@ impl<'a> Executor<'a> {
         self.trace_of(&live)
     }
 
+    /// Replays concrete events in a fresh VM outside the budget, like
+    /// [`Executor::replay`], calling `observe` with the VM before the first
+    /// event (with 0) and after each event and its one-step wait (with the
+    /// number of events sent so far); stops early when `observe` returns false.
+    /// Returns the steps run.
+    pub fn replay_observed(&mut self, events: &[Event], observe: &mut dyn FnMut(usize, &mut Sut) -> bool) -> u64 {
+        let before = self.replay_steps;
+        let mut live = self.start(false);
+        if observe(0, &mut live.sut) {
+            for (i, ev) in events.iter().enumerate() {
+                self.apply(&mut live, ev);
+                if !observe(i + 1, &mut live.sut) {
+                    break;
+                }
+            }
+        }
+        self.end(&live);
+        self.replay_steps - before
+    }
+
     /// Fitness of target `t` for a trace.
     pub fn fitness_of(&mut self, t: usize, tr: &Trace) -> f64 {
         self.ctx.model.fitness(t, tr, &mut self.scratch)

@@ -65,9 +65,12 @@ pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64) -> String {
     let mut footer = String::new();
     for (i, test) in suite.iter().enumerate() {
         let _ = writeln!(text, "const test{i} = async function (t) {{");
-        for ev in &test.events {
+        for (k, ev) in test.events.iter().enumerate() {
             let _ = writeln!(text, "  {}", event_js(ev));
             text.push_str("  await t.runForSteps(1);\n");
+            if let Some(list) = test.assertions.get(k) {
+                text.push_str(&crate::assertions::js_lines(list));
+            }
         }
         text.push_str("  t.end();\n}\n");
         let _ = write!(
@@ -90,6 +93,7 @@ mod tests {
     #[test]
     fn writes_whisker_statements() {
         let suite = vec![Test {
+            assertions: Vec::new(),
             events: vec![
                 Event::KeyPress { key: "space".into(), steps: 3 },
                 Event::ClickSprite { sprite: "Cat's".into(), clone: 0, x: 0.0, y: 0.0, steps: 1 },

@@ -11,6 +11,7 @@
 
 #![warn(missing_docs)]
 
+pub mod assertions;
 pub mod config;
 pub mod encoding;
 pub mod events;
@@ -19,6 +20,7 @@ pub mod export;
 pub mod fitness;
 pub mod graph;
 pub mod minimize;
+pub mod mutation;
 pub mod result;
 pub mod rng;
 mod search;
@@ -35,6 +37,7 @@ use std::sync::Arc;
 use clowder_vm::Project;
 
 pub use config::{Algorithm, AlgorithmConfig, Budget, Params};
+pub use mutation::MutationMode;
 pub use result::{RunOutcome, Test, TimelinePoint};
 
 /// Why a run could not produce a result.
@@ -57,6 +60,26 @@ impl Prepared {
     pub fn new(project: &Project) -> Self {
         Self { model: fitness::FitnessModel::new(project) }
     }
+}
+
+/// What a run does besides generating the suite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// Mutation analysis of the final suite (forces assertions on).
+    pub mutation: MutationMode,
+}
+
+/// [`generate`] with run options (mutation analysis).
+pub fn generate_with(
+    project: Arc<Project>,
+    cfg: &AlgorithmConfig,
+    seed: u64,
+    budget: Budget,
+    opts: &RunOptions,
+    on_progress: &mut dyn FnMut(&TimelinePoint),
+) -> Result<RunOutcome, GenError> {
+    let prepared = Prepared::new(&project);
+    generate_prepared_with(project, &prepared, cfg, seed, budget, opts, on_progress)
 }
 
 /// Runs test generation on `project` and returns its outcome.
@@ -83,7 +106,22 @@ pub fn generate_prepared(
     budget: Budget,
     on_progress: &mut dyn FnMut(&TimelinePoint),
 ) -> Result<RunOutcome, GenError> {
+    generate_prepared_with(project, prepared, cfg, seed, budget, &RunOptions::default(), on_progress)
+}
+
+/// [`generate_prepared`] with run options.
+pub fn generate_prepared_with(
+    project: Arc<Project>,
+    prepared: &Prepared,
+    cfg: &AlgorithmConfig,
+    seed: u64,
+    budget: Budget,
+    opts: &RunOptions,
+    on_progress: &mut dyn FnMut(&TimelinePoint),
+) -> Result<RunOutcome, GenError> {
     cfg.validate().map_err(GenError::Config)?;
+    // Assertions are on by default, as in the Whisker study's configurations.
+    let with_assertions = cfg.flag("assertions", true).map_err(GenError::Config)? || opts.mutation != MutationMode::Off;
     let params = Params::from_config(cfg).map_err(GenError::Config)?;
     let model = &prepared.model;
     let info = events::EventInfo::new(&project, seed);
@@ -105,15 +143,22 @@ pub fn generate_prepared(
     let tests_before_min = archive.len() as u32;
     let events_before_min: u32 = archive.iter().map(|e| e.events.len() as u32).sum();
     let mut min_rng = rng::Rng::new(seed, 0x3141);
-    let suite: Vec<Test> = if params.minimize {
-        minimize::minimize_suite(&mut exec, &mut min_rng, &archive).into_iter().map(|events| Test { events }).collect()
+    let mut suite: Vec<Test> = if params.minimize {
+        minimize::minimize_suite(&mut exec, &mut min_rng, &archive)
+            .into_iter()
+            .map(|events| Test { events, ..Test::default() })
+            .collect()
     } else {
-        archive.iter().map(|e| Test { events: e.events.clone() }).collect()
+        archive.iter().map(|e| Test { events: e.events.clone(), ..Test::default() }).collect()
     };
+    let minimization_steps = exec.replay_steps;
+    if with_assertions {
+        assertions::add_to_suite(&mut exec, &mut suite);
+    }
     let timeline = exec.timeline().to_vec();
     let total = exec.total();
     let covered = exec.covered();
-    Ok(RunOutcome {
+    let mut outcome = RunOutcome {
         coverage: if total == 0 { 1.0 } else { f64::from(covered) / f64::from(total) },
         covered,
         total_targets: total,
@@ -129,9 +174,19 @@ pub fn generate_prepared(
         suite,
         steps_to_full_coverage: exec.steps_to_full_coverage(),
         first_covered: exec.first_covered().to_vec(),
-        minimization_steps: exec.replay_steps,
+        minimization_steps,
         geometry: exec.geometry().to_string(),
         reproducible: budget.reproducible(),
         unknown_opcodes: exec.unknown_opcodes(),
-    })
+        mutation: None,
+    };
+    drop(exec);
+    if opts.mutation != MutationMode::Off {
+        let subject = mutation::analysis::Subject { project, model, info: &info, params: &params, seed };
+        outcome.mutation = mutation::analyse(&subject, &outcome.suite, opts.mutation);
+        if let Some(r) = &outcome.mutation {
+            outcome.digest = r.extend_digest(&outcome.digest);
+        }
+    }
+    Ok(outcome)
 }

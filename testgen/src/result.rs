@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::assertions::Assertion;
 use crate::events::Event;
 
 /// A coverage change point.
@@ -16,10 +17,14 @@ pub struct TimelinePoint {
 }
 
 /// One generated test: the green flag, then `events`, each followed by a one-step wait.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Test {
     /// Events after the initial green flag.
     pub events: Vec<Event>,
+    /// Regression assertions checked after each event (parallel to `events`;
+    /// empty when the suite has no assertions). See [`crate::assertions`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assertions: Vec<Vec<Assertion>>,
 }
 
 /// The outcome of one generation run.
@@ -62,8 +67,12 @@ pub struct RunOutcome {
     pub reproducible: bool,
     /// Opcodes the VM did not implement, with counts.
     pub unknown_opcodes: Vec<(String, u64)>,
-    /// blake3 over timeline and suite: equal digests mean equal runs.
+    /// blake3 over timeline and suite (and the mutation verdicts when
+    /// mutation analysis ran): equal digests mean equal runs.
     pub digest: String,
+    /// Mutation analysis of the final suite, when requested ([`crate::generate_with`]).
+    #[serde(default)]
+    pub mutation: Option<crate::mutation::MutationReport>,
 }
 
 /// The digest of a run: hash of its timeline and its suite (canonical JSON).

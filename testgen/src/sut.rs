@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use clowder_vm::project::{BlockIdx, Project};
-use clowder_vm::{Profile, TargetId, Vm, VmOptions};
+use clowder_vm::{Profile, StepOutcome, TargetId, Vm, VmOptions};
 
 use crate::trace::Trace;
 
@@ -50,13 +50,14 @@ pub struct Sut {
     vm: Vm,
     mouse: (f64, f64),
     mouse_down: bool,
+    hangs: u64,
 }
 
 impl Sut {
     /// A fresh VM for `project` whose project randomness is seeded with `seed`.
     pub fn new(project: Arc<Project>, seed: u64) -> Self {
         let vm = Vm::new(project, VmOptions { seed, profile: Profile::Default, ..VmOptions::default() });
-        Self { vm, mouse: (0.0, 0.0), mouse_down: false }
+        Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0 }
     }
 
     /// Clicks the green flag.
@@ -66,7 +67,25 @@ impl Sut {
 
     /// Runs one step.
     pub fn step(&mut self) {
-        self.vm.step();
+        if self.vm.step() == StepOutcome::Hang {
+            self.hangs += 1;
+        }
+    }
+
+    /// Steps that exceeded the VM's operation budget (and were cut short) so far.
+    pub fn hangs(&self) -> u64 {
+        self.hangs
+    }
+
+    /// The VM, read-only (state observation for assertions).
+    pub fn vm(&self) -> &Vm {
+        &self.vm
+    }
+
+    /// The VM, for observation queries that need it mutably (touching fills
+    /// geometry caches); not for sending inputs.
+    pub fn vm_mut(&mut self) -> &mut Vm {
+        &mut self.vm
     }
 
     /// Presses a key (Scratch key name).

@@ -17,6 +17,7 @@ mod blocks;
 pub mod geometry;
 pub mod instrument;
 pub mod jsmath;
+mod observe;
 pub(crate) mod program;
 pub mod project;
 pub mod rng;

@@ -139,13 +139,22 @@ pub fn outcome_to_result(o: &RunOutcome) -> RunResult {
         geometry: o.geometry.clone(),
         reproducible: o.reproducible,
         unknown_opcodes: o.unknown_opcodes.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-        // Mutation analysis is not implemented by testgen yet.
-        mutants: Vec::new(),
-        mutants_generated: 0,
-        mutants_killed: 0,
-        mutants_excluded: 0,
-        mutants_timeout: 0,
-        mutation_score: None,
+        mutants: o.mutation.as_ref().map_or_else(Vec::new, |r| {
+            r.verdicts
+                .iter()
+                .map(|v| clowder_proto::MutantVerdict {
+                    operator: v.operator.name().to_string(),
+                    block_id: v.block_id.clone(),
+                    mutant_id: v.mutant_id.clone(),
+                    verdict: v.verdict.as_str().to_string(),
+                })
+                .collect()
+        }),
+        mutants_generated: o.mutation.as_ref().map_or(0, |r| r.total.generated),
+        mutants_killed: o.mutation.as_ref().map_or(0, |r| r.total.killed),
+        mutants_excluded: o.mutation.as_ref().map_or(0, |r| r.total.excluded),
+        mutants_timeout: o.mutation.as_ref().map_or(0, |r| r.total.timeout),
+        mutation_score: o.mutation.as_ref().and_then(|r| r.score()),
         ..Default::default()
     }
 }
@@ -192,10 +201,14 @@ pub fn run_in_process(spec: &RunSpec, project_path: &Path, on_sample: &mut dyn F
         Ok(b) => b,
         Err(e) => return failure(RunStatus::Error, e),
     };
+    let opts = match clowder_testgen::MutationMode::parse(&spec.mutation) {
+        Ok(mutation) => clowder_testgen::RunOptions { mutation },
+        Err(e) => return failure(RunStatus::Error, e),
+    };
     let (run_id, lease_id) = (spec.run_id.clone(), spec.lease_id.clone());
     let seed = spec.seed;
     let generated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        clowder_testgen::generate(project, &cfg, seed, budget, &mut |p| {
+        clowder_testgen::generate_with(project, &cfg, seed, budget, &opts, &mut |p| {
             on_sample(TimelineSample {
                 run_id: run_id.clone(),
                 lease_id: lease_id.clone(),

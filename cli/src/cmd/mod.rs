@@ -8,6 +8,7 @@ pub mod dataset;
 pub mod export;
 pub mod generate;
 pub mod geometry_query;
+pub mod mutate;
 pub mod run;
 pub mod slurm;
 pub mod status;

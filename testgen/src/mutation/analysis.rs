@@ -1,0 +1,312 @@
+//! Running a suite with assertions on mutants (Whisker paper RQ4).
+//!
+//! * Every test replays from a fresh VM seeded with the run's seed, on the
+//!   original and on each mutant alike, with the same event semantics as the
+//!   search ([`Executor::replay_observed`]).
+//! * A test that fails on the unmodified project is a false positive: it is
+//!   excluded from the analysis and counted ([`MutationReport::excluded_tests`]).
+//!   When the suite has tests but all of them are excluded, no mutant can be
+//!   judged and every mutant's verdict is `excluded`. (With a deterministic VM
+//!   a test always passes where its assertions were recorded, so exclusions
+//!   only appear when a suite is replayed under other conditions.)
+//! * A mutant is **killed** when some remaining test fails on it (an assertion
+//!   is violated after some event). Tests run in suite order and the analysis
+//!   of a mutant stops at its first killing test.
+//! * **Timeout**: a mutant replay may take at most as many steps as the
+//!   original test took (it cannot take more by construction: events fix the
+//!   step count), and no step may run away: a step that exceeds the VM's
+//!   operation budget ([`clowder_vm::StepOutcome::Hang`]) more often than in
+//!   the original test ends that test's replay. A mutant that is not killed
+//!   by any test but ran away in one is a `timeout`. Runaways never hang the
+//!   analysis: the per-step budget bounds every step.
+//! * Otherwise the mutant **survived**. A suite without tests kills nothing.
+//! * Score = killed / (generated − excluded), overall and per operator
+//!   (`None` when nothing can be judged); timeouts count in the denominator,
+//!   not as killed.
+
+use std::sync::Arc;
+
+use clowder_vm::project::Project;
+use serde::{Deserialize, Serialize};
+
+use super::operators::{Mutant, Operator};
+use super::{MutationMode, mutate, select};
+use crate::assertions;
+use crate::config::{Budget, Params};
+use crate::events::EventInfo;
+use crate::execution::{Executor, RunCtx};
+use crate::fitness::FitnessModel;
+use crate::result::{Test, TimelinePoint};
+
+/// The verdict of one mutant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// A test that passes on the original fails on the mutant.
+    Killed,
+    /// Every test passes on the mutant.
+    Survived,
+    /// Not killed, and some test's replay ran away (step or operation limit).
+    Timeout,
+    /// Cannot be judged: every test fails on the original already.
+    Excluded,
+}
+
+impl Verdict {
+    /// `killed`, `survived`, `timeout` or `excluded` (the export's spelling).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Killed => "killed",
+            Verdict::Survived => "survived",
+            Verdict::Timeout => "timeout",
+            Verdict::Excluded => "excluded",
+        }
+    }
+}
+
+/// One row of the verdict table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MutantVerdict {
+    /// Mutant id (`AOR-000003`).
+    pub mutant_id: String,
+    /// Operator.
+    pub operator: Operator,
+    /// `<block id>-<sprite>`.
+    pub block_id: String,
+    /// What the mutant changes.
+    pub detail: String,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Index of the killing test in the suite (killed mutants only).
+    pub test: Option<u32>,
+    /// Number of the event after which an assertion failed (1-based; killed only).
+    pub event: Option<u32>,
+}
+
+/// Counts of one operator (or of all).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OperatorSummary {
+    /// Operator (`None` in the overall line).
+    pub operator: Option<Operator>,
+    /// Mutants analysed.
+    pub generated: u32,
+    /// Killed.
+    pub killed: u32,
+    /// Survived.
+    pub survived: u32,
+    /// Timed out.
+    pub timeout: u32,
+    /// Excluded.
+    pub excluded: u32,
+}
+
+impl OperatorSummary {
+    /// killed / (generated − excluded); `None` when no mutant can be judged.
+    pub fn score(&self) -> Option<f64> {
+        let judged = self.generated - self.excluded;
+        (judged > 0).then(|| f64::from(self.killed) / f64::from(judged))
+    }
+
+    fn add(&mut self, v: Verdict) {
+        self.generated += 1;
+        match v {
+            Verdict::Killed => self.killed += 1,
+            Verdict::Survived => self.survived += 1,
+            Verdict::Timeout => self.timeout += 1,
+            Verdict::Excluded => self.excluded += 1,
+        }
+    }
+}
+
+/// The result of the mutation analysis of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MutationReport {
+    /// The mode (`on`, `sample:N`).
+    pub mode: String,
+    /// Mutants the project has (all operators, before sampling).
+    pub enumerated: u32,
+    /// Tests of the suite that fail on the original (excluded).
+    pub excluded_tests: u32,
+    /// Overall counts (`operator` is `None`).
+    pub total: OperatorSummary,
+    /// Counts per operator, in Table 5 order (operators without mutants included).
+    pub per_operator: Vec<OperatorSummary>,
+    /// One verdict per analysed mutant, in enumeration order.
+    pub verdicts: Vec<MutantVerdict>,
+    /// VM steps replayed by the analysis (original and mutants).
+    pub steps: u64,
+}
+
+impl MutationReport {
+    /// Overall mutation score: killed / (generated − excluded).
+    pub fn score(&self) -> Option<f64> {
+        self.total.score()
+    }
+
+    /// The run digest extended with the verdicts (equal digests: equal runs
+    /// including their mutation analysis).
+    pub fn extend_digest(&self, digest: &str) -> String {
+        let mut h = blake3::Hasher::new();
+        h.update(b"clowder-digest-mutation-v1\0");
+        h.update(digest.as_bytes());
+        h.update(b"\0");
+        h.update(serde_json::to_string(self).unwrap_or_default().as_bytes());
+        h.finalize().to_hex().to_string()
+    }
+}
+
+/// What one replay of a test showed.
+#[derive(Debug, Clone, Copy, Default)]
+struct TestRun {
+    /// Events sent when an assertion failed (1-based).
+    failed_at: Option<usize>,
+    /// The replay exceeded a limit and was stopped.
+    ran_away: bool,
+    /// Steps that exceeded the VM's operation budget.
+    hangs: u64,
+    /// Steps run.
+    steps: u64,
+}
+
+/// Limits of a mutant replay, derived from the original's replay.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    steps: u64,
+    hangs: u64,
+}
+
+fn run_test(exec: &mut Executor<'_>, test: &Test, limits: Option<Limits>) -> TestRun {
+    let mut run = TestRun::default();
+    let steps = exec.replay_observed(&test.events, &mut |k, sut| {
+        run.hangs = sut.hangs();
+        if let Some(l) = limits
+            && (sut.hangs() > l.hangs || sut.vm().steps() > l.steps)
+        {
+            run.ran_away = true;
+            return false;
+        }
+        if k > 0
+            && let Some(list) = test.assertions.get(k - 1)
+            && assertions::first_failure(list, sut).is_some()
+        {
+            run.failed_at = Some(k);
+            return false;
+        }
+        true
+    });
+    run.steps = steps;
+    run
+}
+
+/// What a run provides to the analysis: the project and the run's static data.
+pub struct Subject<'a> {
+    /// The original project.
+    pub project: Arc<Project>,
+    /// Its fitness model (only needed to build executors; not evaluated).
+    pub model: &'a FitnessModel,
+    /// Its event information (not used by replays; needed to build executors).
+    pub info: &'a EventInfo,
+    /// The run's parameters.
+    pub params: &'a Params,
+    /// The run's seed (every replay's VM seed, and the sampling seed).
+    pub seed: u64,
+}
+
+impl Subject<'_> {
+    fn executor<'s>(&'s self, project: Arc<Project>, sink: &'s mut dyn FnMut(&TimelinePoint)) -> Executor<'s> {
+        let ctx = RunCtx { project, model: self.model, info: self.info, params: self.params, vm_seed: self.seed };
+        Executor::new(ctx, Budget::Executions(1), sink)
+    }
+}
+
+/// Mutation analysis of `suite` (with its assertions) on `subject`'s project.
+/// `None` when `mode` is off.
+pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
+    if mode == MutationMode::Off {
+        return None;
+    }
+    let all = super::enumerate(&subject.project);
+    let chosen = select(&all, mode, subject.seed);
+    let mut steps = 0;
+
+    // The original: false positives and the per-test limits.
+    let mut sink = |_: &TimelinePoint| {};
+    let mut exec = subject.executor(Arc::clone(&subject.project), &mut sink);
+    let originals: Vec<TestRun> = suite.iter().map(|t| run_test(&mut exec, t, None)).collect();
+    drop(exec);
+    steps += originals.iter().map(|r| r.steps).sum::<u64>();
+    let valid: Vec<(usize, Limits)> = originals
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.failed_at.is_none())
+        .map(|(i, r)| (i, Limits { steps: r.steps, hangs: r.hangs }))
+        .collect();
+    let excluded_tests = (suite.len() - valid.len()) as u32;
+
+    let mut verdicts = Vec::with_capacity(chosen.len());
+    for m in &chosen {
+        let (verdict, test, event, used) = judge(subject, suite, &valid, m);
+        steps += used;
+        verdicts.push(MutantVerdict {
+            mutant_id: m.id.clone(),
+            operator: m.operator,
+            block_id: m.block_id.clone(),
+            detail: m.detail.clone(),
+            verdict,
+            test,
+            event,
+        });
+    }
+
+    let mut total = OperatorSummary::default();
+    let mut per_operator: Vec<OperatorSummary> =
+        Operator::ALL.iter().map(|&o| OperatorSummary { operator: Some(o), ..Default::default() }).collect();
+    for v in &verdicts {
+        total.add(v.verdict);
+        if let Some(s) = per_operator.iter_mut().find(|s| s.operator == Some(v.operator)) {
+            s.add(v.verdict);
+        }
+    }
+    Some(MutationReport {
+        mode: mode.as_string(),
+        enumerated: all.len() as u32,
+        excluded_tests,
+        total,
+        per_operator,
+        verdicts,
+        steps,
+    })
+}
+
+/// The verdict of one mutant, the killing test and event, and the steps used.
+fn judge(
+    subject: &Subject<'_>,
+    suite: &[Test],
+    valid: &[(usize, Limits)],
+    m: &Mutant,
+) -> (Verdict, Option<u32>, Option<u32>, u64) {
+    if suite.is_empty() {
+        return (Verdict::Survived, None, None, 0);
+    }
+    if valid.is_empty() {
+        return (Verdict::Excluded, None, None, 0);
+    }
+    let Ok(program) = mutate(&subject.project, m) else {
+        // Enumerated from this very project, so every edit fits; a misfit would
+        // be a bug, and "cannot be judged" is the honest verdict for it.
+        return (Verdict::Excluded, None, None, 0);
+    };
+    let mut sink = |_: &TimelinePoint| {};
+    let mut exec = subject.executor(Arc::new(program), &mut sink);
+    let mut used = 0;
+    let mut ran_away = false;
+    for &(i, limits) in valid {
+        let r = run_test(&mut exec, &suite[i], Some(limits));
+        used += r.steps;
+        if let Some(k) = r.failed_at {
+            return (Verdict::Killed, Some(i as u32), Some(k as u32), used);
+        }
+        ran_away |= r.ran_away;
+    }
+    (if ran_away { Verdict::Timeout } else { Verdict::Survived }, None, None, used)
+}

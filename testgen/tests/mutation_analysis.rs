@@ -1,0 +1,214 @@
+//! Mutation analysis on hand-made projects with known verdicts, false
+//! positives, and determinism of verdicts and digests.
+
+use std::sync::Arc;
+
+use clowder_testgen::assertions::{self, Assertion};
+use clowder_testgen::config::Budget;
+use clowder_testgen::events::{Event, EventInfo};
+use clowder_testgen::execution::{Executor, RunCtx};
+use clowder_testgen::mutation::analysis::Subject;
+use clowder_testgen::mutation::{self, MutationMode, MutationReport, Operator, Verdict};
+use clowder_testgen::result::{Test, TimelinePoint};
+use clowder_testgen::testkit::{Arg, ProjectBuilder};
+use clowder_testgen::{Algorithm, AlgorithmConfig, Params, Prepared, RunOptions};
+use clowder_vm::Project;
+use serde_json::json;
+
+/// Cat: `when a key pressed: change x by (30 * 2)`; `when flag clicked: set score to 0`.
+fn project() -> Project {
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    p.global_var("lives");
+    let c = p.sprite("Cat");
+    let t = p.t(c);
+    let mul = t.block("operator_multiply", json!({"NUM1": [1, [4, "30"]], "NUM2": [1, [4, "2"]]}), json!({}));
+    let change = t.change_x(Arg::b(&mul));
+    let hat = t.when_key("a");
+    t.script(hat, &[change]);
+    let flag = t.when_flag();
+    let set = t.set_var("score", Arg::n(0.0));
+    t.script(flag, &[set]);
+    p.load()
+}
+
+struct Run {
+    project: Arc<Project>,
+    prepared: Prepared,
+    info: EventInfo,
+    params: Params,
+    seed: u64,
+}
+
+impl Run {
+    fn new(project: Project, seed: u64) -> Self {
+        let project = Arc::new(project);
+        let prepared = Prepared::new(&project);
+        let info = EventInfo::new(&project, seed);
+        let params = Params::from_config(&AlgorithmConfig::new(Algorithm::Random)).unwrap();
+        Run { project, prepared, info, params, seed }
+    }
+
+    fn with_assertions(&self, events: Vec<Vec<Event>>) -> Vec<Test> {
+        let mut sink = |_: &TimelinePoint| {};
+        let ctx = RunCtx {
+            project: Arc::clone(&self.project),
+            model: &self.prepared.model,
+            info: &self.info,
+            params: &self.params,
+            vm_seed: self.seed,
+        };
+        let mut exec = Executor::new(ctx, Budget::Executions(1), &mut sink);
+        let mut suite: Vec<Test> = events.into_iter().map(|events| Test { events, ..Test::default() }).collect();
+        assertions::add_to_suite(&mut exec, &mut suite);
+        suite
+    }
+
+    fn analyse(&self, suite: &[Test], mode: MutationMode) -> MutationReport {
+        let subject = Subject {
+            project: Arc::clone(&self.project),
+            model: &self.prepared.model,
+            info: &self.info,
+            params: &self.params,
+            seed: self.seed,
+        };
+        mutation::analyse(&subject, suite, mode).expect("mode is on")
+    }
+}
+
+fn press_a() -> Vec<Event> {
+    vec![Event::KeyPress { key: "a".into(), steps: 1 }, Event::Wait { steps: 3 }]
+}
+
+fn verdict_of(r: &MutationReport, op: Operator, detail_prefix: &str) -> Verdict {
+    r.verdicts
+        .iter()
+        .find(|v| v.operator == op && v.detail.starts_with(detail_prefix))
+        .unwrap_or_else(|| panic!("no {op} {detail_prefix}"))
+        .verdict
+}
+
+#[test]
+fn known_verdicts() {
+    let run = Run::new(project(), 1);
+    let suite = run.with_assertions(vec![press_a()]);
+    assert_eq!(
+        suite[0].assertions[0],
+        vec![Assertion::Position { target: assertions::TargetRef { sprite: "Cat".into(), clone: 0 }, x: 60.0, y: 0.0 }]
+    );
+    let r = run.analyse(&suite, MutationMode::All);
+    assert_eq!(r.excluded_tests, 0);
+    // x ends at 32, 28 or 15 instead of 60: beyond the ±5 tolerance.
+    assert_eq!(verdict_of(&r, Operator::AOR, "operator_multiply"), Verdict::Killed);
+    assert_eq!(verdict_of(&r, Operator::SBD, "delete motion_changexby"), Verdict::Killed);
+    assert_eq!(verdict_of(&r, Operator::KRM, "a ->"), Verdict::Killed, "another key: the script never starts");
+    assert_eq!(verdict_of(&r, Operator::SDM, "delete script of event_whenkeypressed"), Verdict::Killed);
+    // Setting score to its initial value is invisible: equivalent mutants survive.
+    assert_eq!(verdict_of(&r, Operator::SBD, "delete data_setvariableto"), Verdict::Survived);
+    assert_eq!(verdict_of(&r, Operator::SDM, "delete script of event_whenflagclicked"), Verdict::Survived);
+    let killed = r.verdicts.iter().filter(|v| v.verdict == Verdict::Killed).count() as u32;
+    assert_eq!(r.total.killed, killed);
+    assert_eq!(r.total.generated, r.verdicts.len() as u32);
+    assert_eq!(r.score(), Some(f64::from(killed) / f64::from(r.total.generated)));
+    let killer = r.verdicts.iter().find(|v| v.verdict == Verdict::Killed).unwrap();
+    assert_eq!((killer.test, killer.event), (Some(0), Some(1)), "killed by test 0 after its first event");
+    let aor = r.per_operator.iter().find(|s| s.operator == Some(Operator::AOR)).unwrap();
+    assert_eq!((aor.generated, aor.killed, aor.score()), (1, 1, Some(1.0)));
+}
+
+#[test]
+fn false_positives_are_excluded_and_counted() {
+    let run = Run::new(project(), 1);
+    let mut suite = run.with_assertions(vec![press_a(), press_a()]);
+    // Test 1 expects the wrong position: it fails on the original already.
+    suite[1].assertions[0] = vec![Assertion::Position {
+        target: assertions::TargetRef { sprite: "Cat".into(), clone: 0 },
+        x: -100.0,
+        y: 0.0,
+    }];
+    let r = run.analyse(&suite, MutationMode::All);
+    assert_eq!(r.excluded_tests, 1);
+    assert!(r.verdicts.iter().all(|v| v.verdict != Verdict::Excluded), "test 0 still judges");
+    assert!(r.verdicts.iter().filter(|v| v.verdict == Verdict::Killed).all(|v| v.test == Some(0)));
+
+    // Only false positives: nothing can be judged.
+    let only_bad = vec![suite[1].clone()];
+    let r = run.analyse(&only_bad, MutationMode::All);
+    assert_eq!(r.excluded_tests, 1);
+    assert_eq!(r.total.excluded, r.total.generated);
+    assert_eq!(r.score(), None);
+
+    // No tests at all: nothing is detected.
+    let r = run.analyse(&[], MutationMode::All);
+    assert_eq!(r.total.survived, r.total.generated);
+    assert_eq!(r.score(), Some(0.0));
+}
+
+#[test]
+fn same_suite_and_mutants_give_the_same_verdicts() {
+    let suite = Run::new(project(), 3).with_assertions(vec![press_a(), vec![Event::Wait { steps: 10 }]]);
+    let first = Run::new(project(), 3).analyse(&suite, MutationMode::All);
+    for _ in 0..3 {
+        assert_eq!(Run::new(project(), 3).analyse(&suite, MutationMode::All), first);
+    }
+    let sampled = Run::new(project(), 3).analyse(&suite, MutationMode::SamplePerOperator(1));
+    assert_eq!(sampled, Run::new(project(), 3).analyse(&suite, MutationMode::SamplePerOperator(1)));
+    assert!(sampled.total.generated <= 8 && sampled.enumerated == first.enumerated);
+}
+
+#[test]
+fn generated_runs_carry_verdicts_in_their_digest() {
+    let cfg = AlgorithmConfig::new(Algorithm::Random);
+    let run = |mode| {
+        clowder_testgen::generate_with(
+            Arc::new(project()),
+            &cfg,
+            5,
+            Budget::Steps(3000),
+            &RunOptions { mutation: mode },
+            &mut |_| {},
+        )
+        .unwrap()
+    };
+    let off = run(MutationMode::Off);
+    let on = run(MutationMode::All);
+    let again = run(MutationMode::All);
+    assert!(off.mutation.is_none());
+    assert_eq!(on.mutation, again.mutation);
+    assert_eq!(on.digest, again.digest);
+    assert_ne!(on.digest, off.digest, "the digest covers the verdicts");
+    assert_eq!(on.suite, off.suite, "analysis does not change the suite");
+    assert!(on.suite.iter().all(|t| t.assertions.len() == t.events.len()), "assertions after every event");
+    let report = on.mutation.unwrap();
+    assert_eq!(report.enumerated as usize, mutation::enumerate(&project()).len());
+    assert!(report.total.killed > 0, "{report:?}");
+}
+
+#[test]
+fn a_mutant_of_a_compiled_project_runs_its_own_program() {
+    use clowder_vm::{Profile, Vm, VmOptions};
+    let original = Arc::new(project());
+    let x_after_a = |p: &Arc<Project>| {
+        let mut vm = Vm::new(Arc::clone(p), VmOptions { profile: Profile::Default, ..Default::default() });
+        vm.green_flag();
+        vm.step();
+        vm.key_down("a");
+        vm.step();
+        vm.step();
+        let (_, cat) = vm.targets_in_execution_order().find(|(_, t)| !t.is_stage).unwrap();
+        cat.x
+    };
+    assert_eq!(x_after_a(&original), 60.0, "the original is compiled and run first");
+    let aor = mutation::enumerate(&original).into_iter().find(|m| m.operator == Operator::AOR).unwrap();
+    let mutant = Arc::new(mutation::mutate(&original, &aor).unwrap());
+    let expected = match &aor.edit {
+        mutation::Edit::SetOpcode { opcode, .. } => match opcode.as_str() {
+            "operator_add" => 32.0,
+            "operator_subtract" => 28.0,
+            _ => 15.0,
+        },
+        e => panic!("{e:?}"),
+    };
+    assert_eq!(x_after_a(&mutant), expected, "{}", aor.detail);
+    assert_eq!(x_after_a(&original), 60.0, "the original is untouched");
+}

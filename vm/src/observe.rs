@@ -1,0 +1,92 @@
+//! Observing a running VM from outside: the target properties testgen's
+//! regression assertions read (Whisker paper Table 4), and a fresh copy of a
+//! project for editing (mutation analysis). Read-only: nothing here changes
+//! what the program does next (touching queries only fill geometry caches).
+
+use crate::program::Program;
+use crate::project::Project;
+use crate::runtime::{TargetId, V, Vm};
+use crate::value::Value;
+
+impl Vm {
+    /// Volume (%) of a live target.
+    pub fn volume(&self, id: TargetId) -> Option<f64> {
+        self.st.target(id).map(|t| t.volume)
+    }
+
+    /// Graphic effects of a live target: color, fisheye, whirl, pixelate,
+    /// mosaic, brightness, ghost.
+    pub fn effects(&self, id: TargetId) -> Option<[f64; 7]> {
+        self.st.target(id).map(|t| t.effects)
+    }
+
+    /// The bubble of a live target: `(think, text)`; `None` when it shows none.
+    pub fn bubble(&self, id: TargetId) -> Option<(bool, &str)> {
+        let b = self.st.target(id)?.bubble.as_ref()?;
+        (!b.text.is_empty()).then_some((b.think, &*b.text))
+    }
+
+    /// Layer of a live target: its index in the layer order, stage 0, then
+    /// back to front.
+    pub fn layer(&self, id: TargetId) -> Option<usize> {
+        self.st.exec.iter().position(|&t| t == id)
+    }
+
+    /// Scalar variables of a live target, `(name, value)`: declared ones in
+    /// declaration order, then the ones created at run time.
+    pub fn scalar_variables(&self, id: TargetId) -> Vec<(&str, Value)> {
+        self.slots(id, false).into_iter().map(|(name, slot)| (name, self.slot_value(id, slot))).collect()
+    }
+
+    /// Lists of a live target, `(name, length)`, in the same order.
+    pub fn list_lengths(&self, id: TargetId) -> Vec<(&str, usize)> {
+        let Some(t) = self.st.target(id) else { return Vec::new() };
+        self.slots(id, true).into_iter().map(|(name, slot)| (name, t.lists.get(slot).map_or(0, Vec::len))).collect()
+    }
+
+    /// Whether a live target touches any instance of sprite `sprite` (index in
+    /// `Project::targets`), as `touching (sprite)?` answers.
+    pub fn touching_sprite(&mut self, id: TargetId, sprite: usize) -> bool {
+        let prog: &Program = &self.prog;
+        let scene = crate::geometry::Scene::new(prog, &self.st.targets, &self.st.exec);
+        self.st.geometry.touching_sprite(&scene, id, sprite)
+    }
+
+    /// Whether a live target touches the stage edge, as `touching edge?` answers.
+    pub fn touching_edge(&mut self, id: TargetId) -> bool {
+        let prog: &Program = &self.prog;
+        let scene = crate::geometry::Scene::new(prog, &self.st.targets, &self.st.exec);
+        self.st.geometry.touching_edge(&scene, id)
+    }
+
+    fn slots(&self, id: TargetId, lists: bool) -> Vec<(&str, usize)> {
+        let Some(t) = self.st.target(id) else { return Vec::new() };
+        let def = self.prog.def(t.def);
+        let mut out: Vec<(&str, usize)> =
+            def.vars.iter().enumerate().filter(|(_, v)| v.is_list == lists).map(|(s, v)| (&*v.name, s)).collect();
+        for &(d, is_list, slot) in &t.dyn_vars {
+            if is_list == lists
+                && let Some(dv) = self.prog.dyn_vars.get(d as usize)
+            {
+                out.push((&*dv.name, slot as usize));
+            }
+        }
+        out
+    }
+
+    fn slot_value(&self, id: TargetId, slot: usize) -> Value {
+        let v = self.st.target(id).and_then(|t| t.vars.get(slot)).unwrap_or(&V::Undef);
+        self.prog_value(v)
+    }
+}
+
+impl Project {
+    /// A copy of the project without its compiled program, for editing: the
+    /// VM compiles the copy afresh on first use (a plain `clone` would keep
+    /// running the original's program). Decoded costumes stay shared.
+    pub fn clone_for_edit(&self) -> Project {
+        let mut p = self.clone();
+        p.compiled = Default::default();
+        p
+    }
+}
