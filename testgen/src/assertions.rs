@@ -714,7 +714,12 @@ mod probe {
         let others: Vec<(usize, String)> = match a {
             Assertion::Touching { other, .. } => {
                 let p = sut.vm().project();
-                p.targets.iter().position(|t| !t.is_stage && t.name == *other).map(|i| (i, other.clone())).into_iter().collect()
+                p.targets
+                    .iter()
+                    .position(|t| !t.is_stage && t.name == *other)
+                    .map(|i| (i, other.clone()))
+                    .into_iter()
+                    .collect()
             }
             _ => Vec::new(),
         };

@@ -210,7 +210,10 @@ fn layer_changes_of_both_sprites() {
     let _ = p.sprite("Dog");
     let recorded = record(p.load(), vec![key("m"), key("m")]);
     let dog = TargetRef { sprite: "Dog".into(), clone: 0 };
-    assert_eq!(recorded[0], vec![Assertion::Layer { target: cat(), layer: 2 }, Assertion::Layer { target: dog, layer: 1 }]);
+    assert_eq!(
+        recorded[0],
+        vec![Assertion::Layer { target: cat(), layer: 2 }, Assertion::Layer { target: dog, layer: 1 }]
+    );
     assert!(recorded[1].is_empty(), "already in front: nothing changes");
 }
 
@@ -229,10 +232,10 @@ fn touching_follows_the_geometry() {
     let hat = p.t(d).when_key("e");
     p.t(d).script(hat, &[edge]);
     let project = p.load();
-    let geometry = clowder_vm::Vm::new(Arc::new(project.clone()), clowder_vm::VmOptions {
-        profile: clowder_vm::Profile::Default,
-        ..Default::default()
-    })
+    let geometry = clowder_vm::Vm::new(
+        Arc::new(project.clone()),
+        clowder_vm::VmOptions { profile: clowder_vm::Profile::Default, ..Default::default() },
+    )
     .geometry_mode();
     let recorded = record(project, vec![key("t"), key("e")]);
     let kinds = |i: usize| recorded[i].iter().map(|a| a.kind()).collect::<Vec<_>>();
@@ -243,7 +246,11 @@ fn touching_follows_the_geometry() {
     } else {
         let dog = TargetRef { sprite: "Dog".into(), clone: 0 };
         assert!(recorded[0].contains(&Assertion::Touching { target: cat(), other: "Dog".into(), touching: true }));
-        assert!(recorded[0].contains(&Assertion::Touching { target: dog.clone(), other: "Cat".into(), touching: true }));
+        assert!(recorded[0].contains(&Assertion::Touching {
+            target: dog.clone(),
+            other: "Cat".into(),
+            touching: true
+        }));
         assert!(recorded[1].contains(&Assertion::TouchingEdge { target: dog, touching: true }), "{:?}", recorded[1]);
     }
 }

@@ -24,11 +24,11 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use clowder_vm::geometry::drawable::{Placement, RotationStyle};
-use clowder_vm::geometry::{Geometry, Rect, Scene as VmScene};
 use clowder_vm::geometry::effects::Effects;
 use clowder_vm::geometry::query::clamp_size;
 use clowder_vm::geometry::render::{Drawable, Scene};
 use clowder_vm::geometry::skin::CostumeSet;
+use clowder_vm::geometry::{Geometry, Rect, Scene as VmScene};
 use clowder_vm::rng::SplitMix64;
 use clowder_vm::{LoadLimits, Profile, Project, TargetId, Vm, VmOptions};
 
@@ -83,8 +83,10 @@ fn games() -> Vec<PathBuf> {
         eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
         return Vec::new();
     };
-    let mut files: Vec<PathBuf> =
-        entries.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "sb3")).collect();
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sb3"))
+        .collect();
     files.sort();
     files
 }
@@ -331,11 +333,8 @@ fn vm_share(steps: usize) {
         let geo = s.total_nanos();
         all_vm += total;
         all_geo += geo;
-        let calls: Vec<String> = s
-            .by_kind
-            .iter()
-            .map(|(k, (n, ns))| format!("{k} {n} ({:.1})", *ns as f64 / *n as f64 / 1000.0))
-            .collect();
+        let calls: Vec<String> =
+            s.by_kind.iter().map(|(k, (n, ns))| format!("{k} {n} ({:.1})", *ns as f64 / *n as f64 / 1000.0)).collect();
         println!(
             "{:14} {:>10.1} {:>12.1} {:>6.1}%  {}",
             name,

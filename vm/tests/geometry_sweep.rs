@@ -55,7 +55,10 @@ fn project_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[derive(Debug)]
 enum Outcome {
     /// Ran all steps: geometry mode, steps over the operation budget.
-    Ran { mode: &'static str, hang_steps: u64 },
+    Ran {
+        mode: &'static str,
+        hang_steps: u64,
+    },
     /// Not a loadable project (rejected with an error, which the loader's own tests check).
     NotLoaded,
     Failed(String),
