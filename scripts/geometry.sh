@@ -2,13 +2,13 @@
 # Differential geometry check (issue 7, acceptance 4): the VM's CPU renderer against the real
 # scratch-render (WebGL in headless Chromium, shared/tools/render-oracle), question by question.
 #
-#   scripts/geometry.sh [--scenes N] [--seed S] [--only SUBSTRING] [--show N]
+#   scripts/geometry.sh [--scenes N] [--seed S] [--only SUBSTRING] [--show N] [--pairs FILE]
 #
 # For every whisker-rq1 and whisker-integration project with costumes it generates N random
 # scenes (gen_queries.py PROJECT N SEED, default 200 1), asks the oracle (answers cached outside
 # the repository, keyed by project, queries and oracle version) and `clowder vm geometry-query`,
 # and prints the agreement per question kind and per project. Positions and bounds agree within
-# 0.5 px. Needs python3, node/npm and Chromium: Debian's `chromium` is installed with apt-get
+# 0.5 px. --pairs keeps every (question, oracle answer, our answer) row as JSON lines in FILE. Needs python3, node/npm and Chromium: Debian's `chromium` is installed with apt-get
 # when missing (root only), and the oracle's npm packages are installed into a writable copy.
 #
 # Environment: CLOWDER_CORPORA (default ../shared/corpora), RENDER_ORACLE (default
@@ -25,13 +25,15 @@ scenes=200
 seed=1
 only=""
 show=20
+keep_pairs=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --scenes) scenes="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --show) show="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --pairs) keep_pairs="$2"; shift 2 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -119,6 +121,8 @@ for line in open(oracle):
                       "oracle": o["answer"], "mine": got.get((o["scene"], o["q"]), "<missing>")}))
 PY
 done
+
+[ -z "$keep_pairs" ] || cp "$pairs" "$keep_pairs"
 
 python3 - "$pairs" "$show" <<'PY'
 import collections, json, sys
