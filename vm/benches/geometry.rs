@@ -154,7 +154,7 @@ fn queries(scenes: usize) {
                     effects: Effects::default(),
                 });
             }
-            let scene = Scene { drawables };
+            let scene = Scene::new(drawables);
             let n = scene.drawables.len();
             for a in 1..n {
                 for b in 1..n {

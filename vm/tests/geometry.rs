@@ -68,7 +68,7 @@ fn stage() -> Drawable {
 fn scene(sprites: Vec<Drawable>) -> Scene {
     let mut drawables = vec![stage()];
     drawables.extend(sprites);
-    Scene { drawables }
+    Scene::new(drawables)
 }
 
 /// Whether the two sprites (drawables 1 and 2) touch, checked both ways.
@@ -333,7 +333,7 @@ fn pen_line_then_touching_color() {
             visible: true,
             effects: Effects::default(),
         };
-        Scene { drawables: vec![stage(), pen_drawable, sprite(&sq, 0.0, 0.0, 90.0)] }
+        Scene::new(vec![stage(), pen_drawable, sprite(&sq, 0.0, 0.0, 90.0)])
     };
     // A line far away: not touching red; white (the empty backdrop) is touched.
     pen.draw_line(&red, -200.0, 100.0, -100.0, 100.0);
@@ -356,17 +356,15 @@ fn pen_line_then_touching_color() {
     let s = with_pen(&mut pen);
     pen.stamp(&s, 2);
     let other = square(4);
-    let moved = Scene {
-        drawables: vec![
-            stage(),
-            Drawable {
-                skin: pen.skin(),
-                placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] },
-                visible: true,
-                effects: Effects::default(),
-            },
-            sprite(&other, 0.0, 0.0, 90.0),
-        ],
-    };
+    let moved = Scene::new(vec![
+        stage(),
+        Drawable {
+            skin: pen.skin(),
+            placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] },
+            visible: true,
+            effects: Effects::default(),
+        },
+        sprite(&other, 0.0, 0.0, 90.0),
+    ]);
     assert!(moved.touching_color(2, [255, 0, 0], None));
 }

@@ -26,53 +26,132 @@ pub struct CpuGeometry {
     pen: PenLayer,
     /// scratch-vm creates the pen layer on the first pen block; before that it is no drawable.
     pen_layer: bool,
+    /// The renderer's scene of the last query, kept so that the next query only rebuilds the
+    /// drawables (and transforms) whose inputs changed; see [`CpuGeometry::sync`].
+    scene: RenderScene,
+    /// Per drawable of `scene`: the exact inputs it was built from (`None`: the pen layer).
+    keys: Vec<Option<Key>>,
+    /// Per drawable of `scene`: the target it shows (`None` for the pen layer).
+    ids: Vec<Option<TargetId>>,
 }
+
+/// Everything a target's drawable is a function of, compared bit for bit (so a kept drawable
+/// is exactly the one a rebuild would give).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    sprite: usize,
+    costume: usize,
+    is_stage: bool,
+    x: u64,
+    y: u64,
+    direction: u64,
+    size: u64,
+    rotation: RotationStyle,
+    visible: bool,
+    effects: [u64; 7],
+}
+
+impl Key {
+    fn of(t: &TargetView<'_>) -> Option<Key> {
+        Some(Key {
+            sprite: t.sprite,
+            costume: usize::try_from(t.costume).ok()?,
+            is_stage: t.is_stage,
+            x: t.x.to_bits(),
+            y: t.y.to_bits(),
+            direction: t.direction.to_bits(),
+            size: t.size.to_bits(),
+            rotation: RotationStyle::parse(t.rotation_style),
+            visible: t.visible,
+            effects: t.effects.map(f64::to_bits),
+        })
+    }
+}
+
+const STAGE_PLACEMENT: Placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] };
 
 impl CpuGeometry {
     /// The geometry for `project`, reusing the costumes decoded for it by earlier VMs.
     pub fn for_project(project: &Arc<Project>) -> CpuGeometry {
         let costumes = costume_set(project);
         let approximate = costumes.approximate();
-        CpuGeometry { costumes, approximate, pen: PenLayer::new(), pen_layer: false }
+        CpuGeometry {
+            costumes,
+            approximate,
+            pen: PenLayer::new(),
+            pen_layer: false,
+            scene: RenderScene::default(),
+            keys: Vec::new(),
+            ids: Vec::new(),
+        }
     }
 
-    fn drawable(&self, t: &TargetView<'_>) -> Option<Drawable> {
-        let costume = usize::try_from(t.costume).ok()?;
-        let skin = self.costumes.skin(t.sprite, costume)?;
-        let placement = if t.is_stage {
-            Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] }
+    fn drawable(&self, t: &TargetView<'_>, key: &Key) -> Option<Drawable> {
+        let skin = self.costumes.skin(key.sprite, key.costume)?;
+        let placement = if key.is_stage {
+            STAGE_PLACEMENT
         } else {
-            Placement::from_target(t.x, t.y, t.direction, t.size, RotationStyle::parse(t.rotation_style))
+            Placement::from_target(t.x, t.y, t.direction, t.size, key.rotation)
         };
         Some(Drawable { skin, placement, visible: t.visible, effects: Effects::from_values(t.effects) })
     }
 
-    /// The renderer's scene and, per drawable, the target it shows (`None` for the pen layer).
-    fn scene(&mut self, s: &Scene<'_>) -> (RenderScene, Vec<Option<TargetId>>) {
-        let order = s.layer_order();
-        let mut drawables = Vec::with_capacity(order.len() + 1);
-        let mut ids = Vec::with_capacity(order.len() + 1);
-        for (k, &id) in order.iter().enumerate() {
-            let Some(view) = s.target(id) else { continue };
-            if let Some(d) = self.drawable(&view) {
-                drawables.push(d);
-                ids.push(Some(id));
-            }
-            if k == 0 && self.pen_layer {
-                drawables.push(Drawable {
-                    skin: self.pen.skin(),
-                    placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] },
-                    visible: true,
-                    effects: Effects::default(),
-                });
-                ids.push(None);
-            }
+    /// Puts `d` (built from `key`, showing `id`) at position `pos` of the scene.
+    fn put(&mut self, pos: usize, d: Drawable, key: Option<Key>, id: Option<TargetId>) {
+        if pos < self.scene.drawables.len() {
+            self.scene.drawables[pos] = d;
+            self.keys[pos] = key;
+            self.ids[pos] = id;
+        } else {
+            self.scene.drawables.push(d);
+            self.keys.push(key);
+            self.ids.push(id);
         }
-        (RenderScene { drawables }, ids)
     }
 
-    fn index(ids: &[Option<TargetId>], id: TargetId) -> Option<usize> {
-        ids.iter().position(|&i| i == Some(id))
+    /// Brings the kept scene up to date with the live targets: the stage, then the pen layer
+    /// once a pen block has used it, then sprites and clones in layer order. A drawable whose
+    /// inputs are bit-identical to those of the one already at its position is kept as is
+    /// (with its transform); only the others are rebuilt.
+    fn sync(&mut self, s: &Scene<'_>) {
+        let mut pos = 0;
+        for (k, &id) in s.layer_order().iter().enumerate() {
+            if let Some(view) = s.target(id)
+                && let Some(key) = Key::of(&view)
+            {
+                if self.keys.get(pos) == Some(&Some(key)) {
+                    self.ids[pos] = Some(id);
+                    pos += 1;
+                } else if let Some(d) = self.drawable(&view, &key) {
+                    self.put(pos, d, Some(key), Some(id));
+                    pos += 1;
+                }
+            }
+            if k == 0 && self.pen_layer {
+                let skin = self.pen.skin();
+                let same = self.keys.get(pos) == Some(&None)
+                    && self.scene.drawables.get(pos).is_some_and(|d| Arc::ptr_eq(&d.skin, &skin));
+                if !same {
+                    let d = Drawable { skin, placement: STAGE_PLACEMENT, visible: true, effects: Effects::default() };
+                    self.put(pos, d, None, None);
+                }
+                pos += 1;
+            }
+        }
+        self.scene.drawables.truncate(pos);
+        self.keys.truncate(pos);
+        self.ids.truncate(pos);
+        self.scene.refresh_transforms();
+    }
+
+    /// The up-to-date scene, and the index of `me` in it.
+    fn scene_with(&mut self, s: &Scene<'_>, me: TargetId) -> Option<usize> {
+        self.sync(s);
+        self.index(me)
+    }
+
+    fn index(&self, id: TargetId) -> Option<usize> {
+        self.ids.iter().position(|&i| i == Some(id))
     }
 }
 
@@ -99,35 +178,29 @@ impl Geometry for CpuGeometry {
     }
 
     fn touching_sprite(&mut self, scene: &Scene, me: TargetId, sprite: usize) -> bool {
-        let (s, ids) = self.scene(scene);
-        let Some(i) = Self::index(&ids, me) else { return false };
-        let cands: Vec<usize> = scene.instances_of(sprite).filter_map(|t| Self::index(&ids, t)).collect();
-        s.touching_drawables(i, &cands)
+        let Some(i) = self.scene_with(scene, me) else { return false };
+        let cands: Vec<usize> = scene.instances_of(sprite).filter_map(|t| self.index(t)).collect();
+        self.scene.touching_drawables(i, &cands)
     }
 
     fn touching_edge(&mut self, scene: &Scene, me: TargetId) -> bool {
-        let (s, ids) = self.scene(scene);
-        Self::index(&ids, me).is_some_and(|i| s.touching_edge(i))
+        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_edge(i))
     }
 
     fn touching_point(&mut self, scene: &Scene, me: TargetId, x: f64, y: f64) -> bool {
-        let (s, ids) = self.scene(scene);
-        Self::index(&ids, me).is_some_and(|i| s.touching_point(i, x, y))
+        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_point(i, x, y))
     }
 
     fn touching_color(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> bool {
-        let (s, ids) = self.scene(scene);
-        Self::index(&ids, me).is_some_and(|i| s.touching_color(i, rgb, None))
+        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_color(i, rgb, None))
     }
 
     fn color_touching_color(&mut self, scene: &Scene, me: TargetId, target: [u8; 3], mask: [u8; 3]) -> bool {
-        let (s, ids) = self.scene(scene);
-        Self::index(&ids, me).is_some_and(|i| s.touching_color(i, target, Some(mask)))
+        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_color(i, target, Some(mask)))
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
-        let (s, ids) = self.scene(scene);
-        Self::index(&ids, me).map(|i| to_rect(s.bounds(i)))
+        self.scene_with(scene, me).map(|i| to_rect(self.scene.bounds(i)))
     }
 
     fn fences(&self) -> bool {
@@ -135,10 +208,9 @@ impl Geometry for CpuGeometry {
     }
 
     fn fenced_position(&mut self, scene: &Scene, me: TargetId, x: f64, y: f64) -> (f64, f64) {
-        let (s, ids) = self.scene(scene);
-        match Self::index(&ids, me) {
+        match self.scene_with(scene, me) {
             Some(i) => {
-                let [fx, fy] = s.fenced(i, x, y);
+                let [fx, fy] = self.scene.fenced(i, x, y);
                 (fx, fy)
             }
             None => (x, y),
@@ -152,10 +224,10 @@ impl Geometry for CpuGeometry {
     }
 
     fn pick(&mut self, scene: &Scene, x: f64, y: f64) -> Option<TargetId> {
-        let (s, ids) = self.scene(scene);
+        self.sync(scene);
         // The pen layer belongs to no target: a click on it is a click on the stage.
         let stage = scene.layer_order().first().copied();
-        s.pick(x, y).and_then(|i| ids.get(i).copied().flatten().or(stage))
+        self.scene.pick(x, y).and_then(|i| self.ids.get(i).copied().flatten().or(stage))
     }
 
     fn sprite_distance(&mut self, scene: &Scene, me: TargetId, sprite: usize) -> Option<f64> {
@@ -188,12 +260,11 @@ impl Geometry for CpuGeometry {
     }
 
     fn color_distance(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
-        let (s, ids) = self.scene(scene);
-        let i = Self::index(&ids, me)?;
-        if s.touching_color(i, rgb, None) {
+        let i = self.scene_with(scene, me)?;
+        if self.scene.touching_color(i, rgb, None) {
             return Some(0.0);
         }
-        Some(distance::touching_color_distance(&s, i, rgb))
+        Some(distance::touching_color_distance(&self.scene, i, rgb))
     }
 
     fn pen_clear(&mut self) {
@@ -213,9 +284,8 @@ impl Geometry for CpuGeometry {
 
     fn pen_stamp(&mut self, scene: &Scene, me: TargetId) {
         self.pen_layer = true;
-        let (s, ids) = self.scene(scene);
-        if let Some(i) = Self::index(&ids, me) {
-            self.pen.stamp(&s, i);
+        if let Some(i) = self.scene_with(scene, me) {
+            self.pen.stamp(&self.scene, i);
         }
     }
 }

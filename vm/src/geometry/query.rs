@@ -207,7 +207,7 @@ fn build_scene(costumes: &Arc<CostumeSet>, scene: &Json) -> Result<BuiltScene, S
             effects,
         });
     }
-    Ok(BuiltScene { scene: Scene { drawables }, names })
+    Ok(BuiltScene { scene: Scene::new(drawables), names })
 }
 
 fn rgb(v: Option<&Json>) -> Result<[u8; 3], String> {

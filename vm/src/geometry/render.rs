@@ -45,20 +45,69 @@ pub struct Drawable {
 pub struct Scene {
     /// The drawables.
     pub drawables: Vec<Drawable>,
+    /// Transforms computed ahead of queries ([`Scene::new`], [`Scene::refresh_transforms`]), each
+    /// with the exact inputs (bit patterns) it came from: a query uses one only while its
+    /// drawable still has those inputs, so editing `drawables` can never make an answer stale.
+    xforms: Vec<Option<CachedXform>>,
 }
 
-/// Per-query renderer state: transforms and the MIP level requested per skin.
+/// A precomputed transform and the bits of the inputs it is a function of.
+#[derive(Debug, Clone, Copy)]
+struct CachedXform {
+    key: [u64; 9],
+    xf: Xform,
+}
+
+/// Everything `Xform::new` reads, as exact bit patterns (so -0.0 ≠ 0.0 and NaN = NaN).
+fn xform_key(d: &Drawable) -> [u64; 9] {
+    let p = &d.placement;
+    let [w, h] = d.skin.size();
+    let [cx, cy] = d.skin.rotation_center();
+    [p.x, p.y, p.direction, p.scale[0], p.scale[1], w, h, cx, cy].map(f64::to_bits)
+}
+
+impl Scene {
+    /// A scene of `drawables` with every transform computed once up front.
+    pub fn new(drawables: Vec<Drawable>) -> Self {
+        let mut s = Scene { drawables, xforms: Vec::new() };
+        s.refresh_transforms();
+        s
+    }
+
+    /// Recomputes the precomputed transforms of drawables whose inputs changed since the last
+    /// call (or since [`Scene::new`]); unchanged ones keep theirs, so a scene kept across queries
+    /// pays the trigonometry only for what moved.
+    pub fn refresh_transforms(&mut self) {
+        self.xforms.resize(self.drawables.len(), None);
+        for (d, c) in self.drawables.iter().zip(self.xforms.iter_mut()) {
+            let key = xform_key(d);
+            if c.as_ref().is_none_or(|c| c.key != key) {
+                let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
+                *c = Some(CachedXform { key, xf });
+            }
+        }
+    }
+
+    /// The precomputed transform of drawable `i`, if it is still valid.
+    fn cached_xform(&self, i: usize) -> Option<Xform> {
+        let c = self.xforms.get(i)?.as_ref()?;
+        (c.key == xform_key(&self.drawables[i])).then_some(c.xf)
+    }
+}
+
+/// Per-query renderer state: transforms not precomputed and the MIP level requested per skin.
 struct Ctx<'a> {
     s: &'a Scene,
+    /// Transforms used by this query (sized on first use).
     xf: Vec<Option<Xform>>,
     levels: Vec<(*const Skin, i32)>,
+    /// MIPs fetched during this query (sized on first use).
     mips: Vec<Option<Arc<Mip>>>,
 }
 
 impl<'a> Ctx<'a> {
     fn new(s: &'a Scene) -> Self {
-        let n = s.drawables.len();
-        Ctx { s, xf: vec![None; n], levels: Vec::new(), mips: vec![None; n] }
+        Ctx { s, xf: Vec::new(), levels: Vec::new(), mips: Vec::new() }
     }
 
     fn d(&self, i: usize) -> &'a Drawable {
@@ -66,11 +115,17 @@ impl<'a> Ctx<'a> {
     }
 
     fn xf(&mut self, i: usize) -> Xform {
-        if let Some(x) = self.xf[i] {
-            return x;
+        if let Some(Some(x)) = self.xf.get(i) {
+            return *x;
         }
-        let d = self.d(i);
-        let x = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
+        // Validated once per drawable and query, then memoised: per-pixel loops call this.
+        let x = self.s.cached_xform(i).unwrap_or_else(|| {
+            let d = self.d(i);
+            Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center())
+        });
+        if self.xf.is_empty() {
+            self.xf.resize(self.s.drawables.len(), None);
+        }
         self.xf[i] = Some(x);
         x
     }
@@ -107,13 +162,16 @@ impl<'a> Ctx<'a> {
     }
 
     fn mip(&mut self, i: usize) -> Arc<Mip> {
-        if let Some(m) = &self.mips[i] {
+        if let Some(Some(m)) = self.mips.get(i) {
             return m.clone();
         }
         let d = self.d(i);
         let key = Arc::as_ptr(&d.skin);
         let level = self.levels.iter().find(|(k, _)| *k == key).map(|(_, l)| *l).unwrap_or(0);
         let m = d.skin.mip(level);
+        if self.mips.is_empty() {
+            self.mips.resize(self.s.drawables.len(), None);
+        }
         self.mips[i] = Some(m.clone());
         m
     }
