@@ -226,7 +226,7 @@ impl Cand {
 
     /// The concrete event with parameters from `codons` (the group's parameter
     /// codons; missing ones wrap around as in Whisker).
-    pub fn realize(&self, codons: &[u32], p: &Params, project: &Project, sut: &Sut) -> Event {
+    pub fn realize(&self, codons: &[u32], p: &Params, project: &Project, sut: &mut Sut) -> Event {
         let c = |i: usize| -> u32 { if codons.is_empty() { 0 } else { codons[i % codons.len()] } };
         let name = |def: usize| project.targets.get(def).map(|t| t.name.clone()).unwrap_or_default();
         match self {
@@ -413,7 +413,7 @@ impl EventInfo {
 
     /// The events available in the current state of `sut` (Algorithm 2), in a
     /// deterministic order; `dynamic = false` offers every handled event.
-    pub fn extract(&self, project: &Project, sut: &Sut, dynamic: bool, out: &mut Vec<Cand>) {
+    pub fn extract(&self, project: &Project, sut: &mut Sut, dynamic: bool, out: &mut Vec<Cand>) {
         out.clear();
         let active = if dynamic { sut.active_scripts() } else { None };
         let targets = sut.targets();
@@ -423,7 +423,12 @@ impl EventInfo {
                 let s = &self.scripts[si];
                 match &active {
                     Some(act) => {
-                        if act.contains(&(tv.id, s.top)) || sut.started_last_step(s.top) {
+                        // A message, backdrop or clone hat that started during the
+                        // last step counts as active even if its thread already ended;
+                        // a script started by the user's own input does not (its hat
+                        // event stays available, as in the paper's worked example).
+                        let just_started = s.hat == Hat::None && sut.started_last_step(s.top);
+                        if act.binary_search(&(tv.id, s.top)).is_ok() || just_started {
                             self.points_events(project, sut, tv, &targets, &s.points, &mut Vec::new(), out);
                         } else {
                             self.hat_events(s, tv, out);
@@ -472,7 +477,7 @@ impl EventInfo {
     fn points_events(
         &self,
         project: &Project,
-        sut: &Sut,
+        sut: &mut Sut,
         tv: &TargetView,
         all: &[TargetView],
         points: &[Point],

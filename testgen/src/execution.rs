@@ -368,13 +368,13 @@ impl<'a> Executor<'a> {
         let mut i = 0;
         let mut cands = std::mem::take(&mut self.cands);
         while i < codons.len() && !live.cut {
-            self.ctx.info.extract(&self.ctx.project, &live.sut, self.ctx.params.dynamic_extraction, &mut cands);
+            self.ctx.info.extract(&self.ctx.project, &mut live.sut, self.ctx.params.dynamic_extraction, &mut cands);
             if cands.is_empty() || !(live.running || cands.iter().any(|c| *c != Cand::Wait)) {
                 break;
             }
             let cand = &cands[codons[i] as usize % cands.len()];
             let pc: Vec<u32> = (0..cand.params()).map(|k| codons[(i + 1 + k) % codons.len()]).collect();
-            let ev = cand.realize(&pc, self.ctx.params, &self.ctx.project, &live.sut);
+            let ev = cand.realize(&pc, self.ctx.params, &self.ctx.project, &mut live.sut);
             self.apply(live, &ev);
             events.push(ev);
             i += r;
@@ -450,7 +450,7 @@ impl<'a> Executor<'a> {
         let mut avail: Vec<Cand> = Vec::new();
         while codons.len() < max_codons && live.running && !live.cut {
             self.evaluations += 1;
-            self.ctx.info.extract(&self.ctx.project, &live.sut, p.dynamic_extraction, &mut avail);
+            self.ctx.info.extract(&self.ctx.project, &mut live.sut, p.dynamic_extraction, &mut avail);
             if avail.is_empty() {
                 break;
             }
@@ -463,7 +463,7 @@ impl<'a> Executor<'a> {
                     (1..r).map(|_| rng.next_int(p.codon_min as i64, p.codon_max as i64) as u32).collect();
                 codons.push(index_of(&c));
                 codons.extend(&params);
-                let ev = c.realize(&params, p, &self.ctx.project, &live.sut);
+                let ev = c.realize(&params, p, &self.ctx.project, &mut live.sut);
                 self.apply(&mut live, &ev);
                 events.push(ev);
                 extend_wait = false;
@@ -474,7 +474,7 @@ impl<'a> Executor<'a> {
                     (1..r).map(|_| rng.next_int(p.codon_min as i64, p.codon_max as i64 + 1) as u32).collect();
                 codons.push(index_of(&c));
                 codons.extend(&params);
-                let ev = c.realize(&params, p, &self.ctx.project, &live.sut);
+                let ev = c.realize(&params, p, &self.ctx.project, &mut live.sut);
                 self.apply(&mut live, &ev);
                 events.push(ev);
                 extend_wait = false;

@@ -239,7 +239,15 @@ impl FitnessModel {
                     if a.labels & 2 != 0 {
                         best = best.min(d[1]);
                     }
-                    if best.is_finite() { best.max(0.0) } else { inferred() }
+                    if !best.is_finite() {
+                        inferred()
+                    } else if self.kind[i] == BlockKind::Timed {
+                        // A time-based block in a loop can wait again after it
+                        // completed once: the edge was taken then.
+                        best.max(0.0).min(inferred())
+                    } else {
+                        best.max(0.0)
+                    }
                 }
             },
         }

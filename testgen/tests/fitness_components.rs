@@ -119,7 +119,6 @@ fn branch_distance_formula_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn branch_distance_of_x_greater_than_50_measured_by_the_vm() {
     let (p, iff, send, _) = broadcast_program();
     let f = Fixture::new(&p);
@@ -187,7 +186,6 @@ fn repeat_distance_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn repeat_remaining_iterations_measured_by_the_vm() {
     let (p, _rep, say) = repeat_program();
     let f = Fixture::new(&p);
@@ -225,7 +223,6 @@ fn remaining_wait_time_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn remaining_wait_time_measured_by_the_vm() {
     let (p, _w, say) = wait_program();
     let f = Fixture::new(&p);
@@ -262,7 +259,6 @@ fn touching_distance_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn touching_distance_measured_by_the_vm() {
     let (p, _iff, say) = touching_program();
     let f = Fixture::new(&p);
