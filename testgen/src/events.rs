@@ -415,7 +415,18 @@ impl EventInfo {
     /// deterministic order; `dynamic = false` offers every handled event.
     pub fn extract(&self, project: &Project, sut: &mut Sut, dynamic: bool, out: &mut Vec<Cand>) {
         out.clear();
-        let active = if dynamic { sut.active_scripts() } else { None };
+        // Whisker counts a script as active when any thread runs it, whichever
+        // instance (clones share their sprite's scripts).
+        let active: Option<Vec<BlockIdx>> = if dynamic {
+            sut.active_scripts().map(|a| {
+                let mut tops: Vec<BlockIdx> = a.iter().map(|(_, top)| *top).collect();
+                tops.sort_unstable();
+                tops.dedup();
+                tops
+            })
+        } else {
+            None
+        };
         let targets = sut.targets();
         let mut scratch = Vec::new();
         for tv in &targets {
@@ -424,11 +435,14 @@ impl EventInfo {
                 match &active {
                     Some(act) => {
                         // A message, backdrop or clone hat that started during the
-                        // last step counts as active even if its thread already ended;
-                        // a script started by the user's own input does not (its hat
-                        // event stays available, as in the paper's worked example).
-                        let just_started = s.hat == Hat::None && sut.started_last_step(s.top);
-                        if act.binary_search(&(tv.id, s.top)).is_ok() || just_started {
+                        // last step counts as active even if its thread already ended
+                        // (Whisker's `hatBlockTriggeredByScratchBlock`); a script the
+                        // user's input started does not, so its hat event stays offered.
+                        let just_started = matches!(
+                            project.block(s.top).opcode.as_str(),
+                            "event_whenbroadcastreceived" | "event_whenbackdropswitchesto" | "control_start_as_clone"
+                        ) && sut.started_last_step(s.top);
+                        if act.binary_search(&s.top).is_ok() || just_started {
                             self.points_events(project, sut, tv, &targets, &s.points, &mut Vec::new(), out);
                         } else {
                             self.hat_events(s, tv, out);
