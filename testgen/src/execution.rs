@@ -121,6 +121,8 @@ pub struct Executor<'a> {
     cands: Vec<Cand>,
     geometry: &'static str,
     unknown: std::collections::BTreeMap<String, u64>,
+    /// The project has measured time-based blocks: track remaining waits every step.
+    track_waits: bool,
 }
 
 impl<'a> Executor<'a> {
@@ -132,6 +134,7 @@ impl<'a> Executor<'a> {
             target_mask[b as usize / 64] |= 1u64 << (b % 64);
         }
         let words = target_mask.len();
+        let track_waits = ctx.model.timed_slots().iter().any(|s| *s != u32::MAX);
         Self {
             ctx,
             budget,
@@ -152,6 +155,7 @@ impl<'a> Executor<'a> {
             cands: Vec::new(),
             geometry: "none",
             unknown: Default::default(),
+            track_waits,
         }
     }
 
@@ -249,6 +253,9 @@ impl<'a> Executor<'a> {
                 return false;
             }
             live.sut.step();
+            if self.track_waits {
+                live.sut.track_waits(self.ctx.model.timed_slots());
+            }
             if live.budgeted {
                 self.steps += 1;
                 self.note_coverage(&live.sut);

@@ -52,6 +52,8 @@ pub struct Sut {
     mouse: (f64, f64),
     mouse_down: bool,
     hangs: u64,
+    /// `(slot, minimum remaining fraction)` of the time-based blocks waited in so far.
+    waits: Vec<(usize, f64)>,
 }
 
 impl Sut {
@@ -59,7 +61,7 @@ impl Sut {
     pub fn new(project: Arc<Project>, seed: u64) -> Self {
         let vm =
             Vm::new(project, VmOptions { seed, profile: Profile::Default, instrument: true, ..VmOptions::default() });
-        Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0 }
+        Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0, waits: Vec::new() }
     }
 
     /// Clicks the green flag.
@@ -219,11 +221,31 @@ impl Sut {
         self.vm.executed_bits()
     }
 
+    /// Records the remaining time (as a fraction of the duration) of every
+    /// time-based block a thread waits in now; `timed_slots` maps block index to
+    /// measured slot (see [`crate::fitness::FitnessModel::timed_slots`]). Called
+    /// after every step, so the trace keeps the minimum over the execution: a
+    /// `stop all` or the end of the test can end a wait that was nearly over.
+    pub fn track_waits(&mut self, timed_slots: &[u32]) {
+        for w in self.vm.waiting_blocks() {
+            let Some(&s) = timed_slots.get(w.block as usize) else { continue };
+            if s == u32::MAX {
+                continue;
+            }
+            let frac = if w.duration_ms > 0.0 { (w.remaining_ms / w.duration_ms).clamp(0.0, 1.0) } else { 0.0 };
+            match self.waits.iter_mut().find(|(slot, _)| *slot == s as usize) {
+                Some((_, m)) => *m = m.min(frac),
+                None => self.waits.push((s as usize, frac)),
+            }
+        }
+    }
+
     /// Copies the execution trace into `tr` (`measured` lists the blocks of its
     /// distance slots): executed blocks; for conditions and `repeat` the VM's
     /// minimum branch distances `[to true, to false]`; for a time-based block a
-    /// thread still waits in, `[remaining time / duration, 0]` (its "true" edge
-    /// is completing). Blocks the VM did not measure keep `INFINITY`.
+    /// thread waited in, the smallest `[remaining time / duration, 0]` seen by
+    /// [`Sut::track_waits`] and now (its "true" edge is completing). Blocks the
+    /// VM did not measure keep `INFINITY`.
     pub fn fill_trace(&self, measured: &[BlockIdx], tr: &mut Trace) {
         let bits = self.vm.executed_bits();
         tr.executed.clear();
@@ -240,6 +262,9 @@ impl Sut {
                 let frac = if w.duration_ms > 0.0 { (w.remaining_ms / w.duration_ms).clamp(0.0, 1.0) } else { 0.0 };
                 tr.record(s, [frac, 0.0]);
             }
+        }
+        for &(s, frac) in &self.waits {
+            tr.record(s, [frac, 0.0]);
         }
     }
 

@@ -276,3 +276,25 @@ fn fitness_without_measurements_falls_back_to_inferred_distances() {
         assert_eq!(c.branch_distance, 1.0, "the if's body was not entered");
     }
 }
+
+/// Sprite S: flag → wait 2 secs → say; flag → wait 1 sec → stop all.
+#[test]
+fn remaining_wait_time_is_the_minimum_over_the_execution() {
+    let mut p = ProjectBuilder::new();
+    let s = p.sprite("S");
+    let t = p.t(s);
+    let flag = t.when_flag();
+    let w = t.wait(2.0);
+    let say = t.say(Arg::t("late"));
+    t.script(flag, &[w, say.clone()]);
+    let flag2 = t.when_flag();
+    let w1 = t.wait(1.0);
+    let stop = t.stop("all");
+    t.script(flag2, &[w1, stop]);
+    let f = Fixture::new(&p);
+    // The stop ends the two-second wait halfway; no thread waits at the end of
+    // the test, but the trace keeps how close the wait came to completing.
+    let c = f.comp(f.target(1, &say), &f.run(&[wait(80)]));
+    assert_eq!(c.approach_level, 0);
+    assert!(c.branch_distance > 0.4 && c.branch_distance < 0.6, "about half the wait was left: {c:?}");
+}
