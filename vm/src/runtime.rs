@@ -745,6 +745,14 @@ impl Vm {
         self.st.geometry.bounds(&scene, id)
     }
 
+    /// The target a click at stage point (x, y) reaches: the topmost visible sprite whose
+    /// costume is opaque there, else the stage (scratch-vm `Mouse._pickTarget`).
+    pub fn pick(&mut self, x: f64, y: f64) -> TargetId {
+        let scene = crate::geometry::Scene::new(&self.prog, &self.st.targets, &self.st.exec);
+        let stage = self.st.stage();
+        self.st.geometry.pick(&scene, x, y).unwrap_or(stage)
+    }
+
     /// The mouse position and button as the sensing blocks read them.
     pub fn mouse(&self) -> (f64, f64, bool) {
         (self.st.mouse_x, self.st.mouse_y, self.st.mouse_down)

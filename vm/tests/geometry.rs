@@ -276,6 +276,14 @@ fn bounce_from_each_edge_and_corner() {
     let (d, x, y) = bounce(-225.0, -165.0, -135.0).expect("corner");
     assert!(close(d, 135.0), "{d}");
     assert_eq!((x, y), (-220.5, -160.5));
+    // Top-left corner heading up-left: left and top are both at distance 0, left comes first.
+    let (d, x, y) = bounce(-225.0, 165.0, -45.0).expect("corner");
+    assert!(close(d, 45.0), "{d}");
+    assert_eq!((x, y), (-220.5, 160.5));
+    // Bottom-right corner heading down-right: right comes before bottom; 225° wraps to −135°.
+    let (d, x, y) = bounce(225.0, -165.0, 135.0).expect("corner");
+    assert!(close(d, -135.0), "{d}");
+    assert_eq!((x, y), (220.5, -160.5));
     // A rotating sprite is pushed back with its rotated bounds.
     let sq = square(40);
     let s = scene(vec![sprite(&sq, 230.0, 0.0, 60.0)]);

@@ -181,3 +181,59 @@ fn touching_color_sees_other_sprites_colours() {
     let events = run(&mut vm, 30);
     assert!(!said(&events, "Sprite1", "Hello!"), "{events:?}");
 }
+
+#[test]
+fn dragging_the_cat_onto_the_dot_makes_it_speak_and_stop() {
+    // Cat (−140, −2) says hello and stops everything once it touches Dot (146, 7).
+    let Some(mut vm) = vm("dragSpriteEvent__DragSpriteToSpriteTest") else { return };
+    vm.green_flag();
+    let events = run(&mut vm, 20);
+    assert!(events.is_empty(), "apart, nobody speaks: {events:?}");
+    assert!(vm.live_threads() > 0);
+    let cat = vm.find_target("Cat", 0).expect("Cat");
+    // Dragged next to the dot, but with a gap: still nothing.
+    vm.drag(cat, 40.0, 7.0);
+    let events = run(&mut vm, 10);
+    assert!(events.is_empty(), "{events:?}");
+    vm.drag(cat, 146.0, 7.0);
+    let events = run(&mut vm, 10);
+    assert!(said(&events, "Cat", "Hello! Baileys how are you?"), "{events:?}");
+    // "say … for 2 seconds" (60 frames), then "stop all".
+    run(&mut vm, 80);
+    assert_eq!(vm.live_threads(), 0, "stop all after the greeting");
+}
+
+#[test]
+fn dragging_the_horse_to_the_edge_hurts_and_is_fenced() {
+    let Some(mut vm) = vm("dragSpriteEvent__DragSpriteToEdgeTest") else { return };
+    vm.green_flag();
+    assert!(run(&mut vm, 20).is_empty());
+    let horse = vm.find_target("Horse", 0).expect("Horse");
+    // Far past the right edge: the drag is fenced (part of the horse stays on stage) and the
+    // horse touches the edge.
+    vm.drag(horse, 1000.0, -15.0);
+    let events = run(&mut vm, 10);
+    assert!(said(&events, "Horse", "Ouch! That's a hard wall!"), "{events:?}");
+    let (x, y) = position(&vm, "Horse");
+    assert!(x > 200.0 && x < 480.0 && y == -15.0, "fenced at ({x}, {y})");
+    let b = vm.bounds(horse).expect("bounds");
+    assert!(b.left < 240.0 - 14.0 && b.right > 240.0, "{b:?}");
+}
+
+#[test]
+fn a_click_at_a_point_reaches_the_sprite_drawn_there() {
+    // Sprite1 (cat, 83, 10) thinks "Cat" and Bear (−59, 14) says "Bear" when clicked.
+    let Some(mut vm) = vm("spriteClickEvent__SpriteClickTest") else { return };
+    vm.green_flag();
+    run(&mut vm, 2);
+    let cat = vm.find_target("Sprite1", 0).expect("Sprite1");
+    let bear = vm.find_target("Bear", 0).expect("Bear");
+    assert_eq!(vm.pick(83.0, 10.0), cat);
+    assert_eq!(vm.pick(-59.0, 14.0), bear);
+    // A corner of the stage far from both: the stage.
+    assert_eq!(vm.pick(-230.0, -170.0), vm.stage_id());
+    let target = vm.pick(-59.0, 14.0);
+    vm.click_target(target);
+    let events = run(&mut vm, 3);
+    assert!(said(&events, "Bear", "Bear") && !said(&events, "Sprite1", "Cat"), "{events:?}");
+}

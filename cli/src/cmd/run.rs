@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
+use anyhow::Context;
 use clowder_coordinator::{Coordinator, CoordinatorOptions, Experiment};
 use clowder_worker::{Control, ProcessExecutor, WorkerOptions, run_worker};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -44,9 +45,19 @@ pub fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
 }
 
 async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result<ExitCode> {
-    // A per-session secret for the loopback server: other local users cannot
-    // inject results into the study.
-    let token = common::random_token()?;
+    // A secret for the loopback server (other local users cannot inject results),
+    // kept in the results folder (owner-only) so `clowder status RESULTS` and extra
+    // `clowder worker --token-file RESULTS/token` processes can join; reused on resume.
+    std::fs::create_dir_all(&exp.results_dir).with_context(|| format!("creating {}", exp.results_dir.display()))?;
+    let token_path = exp.results_dir.join("token");
+    let token = match std::fs::read_to_string(&token_path) {
+        Ok(t) if !t.trim().is_empty() => t.trim().to_string(),
+        _ => {
+            let t = common::random_token()?;
+            common::write_token_file(&token_path, &t)?;
+            t
+        }
+    };
     let coord = Arc::new(Coordinator::new(
         exp,
         CoordinatorOptions { token: Some(token.clone()), lease_timeout: Duration::from_secs(30), ..Default::default() },
