@@ -226,7 +226,7 @@ impl Cand {
 
     /// The concrete event with parameters from `codons` (the group's parameter
     /// codons; missing ones wrap around as in Whisker).
-    pub fn realize(&self, codons: &[u32], p: &Params, project: &Project, sut: &Sut) -> Event {
+    pub fn realize(&self, codons: &[u32], p: &Params, project: &Project, sut: &mut Sut) -> Event {
         let c = |i: usize| -> u32 { if codons.is_empty() { 0 } else { codons[i % codons.len()] } };
         let name = |def: usize| project.targets.get(def).map(|t| t.name.clone()).unwrap_or_default();
         match self {
@@ -413,9 +413,20 @@ impl EventInfo {
 
     /// The events available in the current state of `sut` (Algorithm 2), in a
     /// deterministic order; `dynamic = false` offers every handled event.
-    pub fn extract(&self, project: &Project, sut: &Sut, dynamic: bool, out: &mut Vec<Cand>) {
+    pub fn extract(&self, project: &Project, sut: &mut Sut, dynamic: bool, out: &mut Vec<Cand>) {
         out.clear();
-        let active = if dynamic { sut.active_scripts() } else { None };
+        // Whisker counts a script as active when any thread runs it, whichever
+        // instance (clones share their sprite's scripts).
+        let active: Option<Vec<BlockIdx>> = if dynamic {
+            sut.active_scripts().map(|a| {
+                let mut tops: Vec<BlockIdx> = a.iter().map(|(_, top)| *top).collect();
+                tops.sort_unstable();
+                tops.dedup();
+                tops
+            })
+        } else {
+            None
+        };
         let targets = sut.targets();
         let mut scratch = Vec::new();
         for tv in &targets {
@@ -423,7 +434,15 @@ impl EventInfo {
                 let s = &self.scripts[si];
                 match &active {
                     Some(act) => {
-                        if act.contains(&(tv.id, s.top)) || sut.started_last_step(s.top) {
+                        // A message, backdrop or clone hat that started during the
+                        // last step counts as active even if its thread already ended
+                        // (Whisker's `hatBlockTriggeredByScratchBlock`); a script the
+                        // user's input started does not, so its hat event stays offered.
+                        let just_started = matches!(
+                            project.block(s.top).opcode.as_str(),
+                            "event_whenbroadcastreceived" | "event_whenbackdropswitchesto" | "control_start_as_clone"
+                        ) && sut.started_last_step(s.top);
+                        if act.binary_search(&s.top).is_ok() || just_started {
                             self.points_events(project, sut, tv, &targets, &s.points, &mut Vec::new(), out);
                         } else {
                             self.hat_events(s, tv, out);
@@ -472,7 +491,7 @@ impl EventInfo {
     fn points_events(
         &self,
         project: &Project,
-        sut: &Sut,
+        sut: &mut Sut,
         tv: &TargetView,
         all: &[TargetView],
         points: &[Point],

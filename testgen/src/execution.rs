@@ -121,6 +121,8 @@ pub struct Executor<'a> {
     cands: Vec<Cand>,
     geometry: &'static str,
     unknown: std::collections::BTreeMap<String, u64>,
+    /// The project has measured time-based blocks: track remaining waits every step.
+    track_waits: bool,
 }
 
 impl<'a> Executor<'a> {
@@ -132,6 +134,7 @@ impl<'a> Executor<'a> {
             target_mask[b as usize / 64] |= 1u64 << (b % 64);
         }
         let words = target_mask.len();
+        let track_waits = ctx.model.timed_slots().iter().any(|s| *s != u32::MAX);
         Self {
             ctx,
             budget,
@@ -152,6 +155,7 @@ impl<'a> Executor<'a> {
             cands: Vec::new(),
             geometry: "none",
             unknown: Default::default(),
+            track_waits,
         }
     }
 
@@ -249,6 +253,9 @@ impl<'a> Executor<'a> {
                 return false;
             }
             live.sut.step();
+            if self.track_waits {
+                live.sut.track_waits(self.ctx.model.timed_slots());
+            }
             if live.budgeted {
                 self.steps += 1;
                 self.note_coverage(&live.sut);
@@ -368,13 +375,13 @@ impl<'a> Executor<'a> {
         let mut i = 0;
         let mut cands = std::mem::take(&mut self.cands);
         while i < codons.len() && !live.cut {
-            self.ctx.info.extract(&self.ctx.project, &live.sut, self.ctx.params.dynamic_extraction, &mut cands);
+            self.ctx.info.extract(&self.ctx.project, &mut live.sut, self.ctx.params.dynamic_extraction, &mut cands);
             if cands.is_empty() || !(live.running || cands.iter().any(|c| *c != Cand::Wait)) {
                 break;
             }
             let cand = &cands[codons[i] as usize % cands.len()];
             let pc: Vec<u32> = (0..cand.params()).map(|k| codons[(i + 1 + k) % codons.len()]).collect();
-            let ev = cand.realize(&pc, self.ctx.params, &self.ctx.project, &live.sut);
+            let ev = cand.realize(&pc, self.ctx.params, &self.ctx.project, &mut live.sut);
             self.apply(live, &ev);
             events.push(ev);
             i += r;
@@ -450,7 +457,7 @@ impl<'a> Executor<'a> {
         let mut avail: Vec<Cand> = Vec::new();
         while codons.len() < max_codons && live.running && !live.cut {
             self.evaluations += 1;
-            self.ctx.info.extract(&self.ctx.project, &live.sut, p.dynamic_extraction, &mut avail);
+            self.ctx.info.extract(&self.ctx.project, &mut live.sut, p.dynamic_extraction, &mut avail);
             if avail.is_empty() {
                 break;
             }
@@ -463,7 +470,7 @@ impl<'a> Executor<'a> {
                     (1..r).map(|_| rng.next_int(p.codon_min as i64, p.codon_max as i64) as u32).collect();
                 codons.push(index_of(&c));
                 codons.extend(&params);
-                let ev = c.realize(&params, p, &self.ctx.project, &live.sut);
+                let ev = c.realize(&params, p, &self.ctx.project, &mut live.sut);
                 self.apply(&mut live, &ev);
                 events.push(ev);
                 extend_wait = false;
@@ -474,7 +481,7 @@ impl<'a> Executor<'a> {
                     (1..r).map(|_| rng.next_int(p.codon_min as i64, p.codon_max as i64 + 1) as u32).collect();
                 codons.push(index_of(&c));
                 codons.extend(&params);
-                let ev = c.realize(&params, p, &self.ctx.project, &live.sut);
+                let ev = c.realize(&params, p, &self.ctx.project, &mut live.sut);
                 self.apply(&mut live, &ev);
                 events.push(ev);
                 extend_wait = false;

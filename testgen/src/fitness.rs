@@ -78,6 +78,8 @@ pub struct FitnessModel {
     /// Measured slot of each node (`u32::MAX` if none).
     slot_of: Vec<u32>,
     measured: Vec<BlockIdx>,
+    /// Measured slot of each time-based block, by block index (`u32::MAX` if none).
+    timed_slot: Vec<u32>,
     depth: Vec<u32>,
 }
 
@@ -112,6 +114,15 @@ impl FitnessModel {
             {
                 slot_of[i] = measured.len() as u32;
                 measured.push(*b);
+            }
+        }
+        let mut timed_slot = vec![u32::MAX; project.blocks.len()];
+        for (i, n) in graph.nodes.iter().enumerate() {
+            if let Node::Block(b) = n
+                && kind[i] == BlockKind::Timed
+                && let Some(t) = timed_slot.get_mut(*b as usize)
+            {
+                *t = slot_of[i];
             }
         }
         let mut info = Vec::with_capacity(targets.len());
@@ -171,7 +182,13 @@ impl FitnessModel {
             }
             info.push(TargetInfo { block: b, node, anc });
         }
-        Self { graph, targets, info, kind, slot_of, measured, depth }
+        Self { graph, targets, info, kind, slot_of, measured, timed_slot, depth }
+    }
+
+    /// Measured slot of every time-based block by block index (`u32::MAX`:
+    /// not a measured time-based block), for tracking remaining wait times.
+    pub fn timed_slots(&self) -> &[u32] {
+        &self.timed_slot
     }
 
     /// Blocks whose distances the VM should measure, in slot order:
@@ -239,7 +256,15 @@ impl FitnessModel {
                     if a.labels & 2 != 0 {
                         best = best.min(d[1]);
                     }
-                    if best.is_finite() { best.max(0.0) } else { inferred() }
+                    if !best.is_finite() {
+                        inferred()
+                    } else if self.kind[i] == BlockKind::Timed {
+                        // A time-based block in a loop can wait again after it
+                        // completed once: the edge was taken then.
+                        best.max(0.0).min(inferred())
+                    } else {
+                        best.max(0.0)
+                    }
                 }
             },
         }

@@ -5,14 +5,15 @@
 //! for the fitness function. When the VM grows instrumentation (branch
 //! distances, thread tops, drag), only this file changes.
 //!
-//! With the current VM some answers are approximations, listed here:
-//! * active scripts are unknown ([`Sut::active_scripts`] is `None`), so the
-//!   extractor offers hat events of every script plus the sensing events of
-//!   scripts that have started;
-//! * no branch distances are measured, so the fitness function infers 0/1
-//!   distances from where execution went;
-//! * `ask` questions and touching are not visible (no TypeText events, no
-//!   touching-based drags); dragging a sprite is a no-op.
+//! The VM runs with its test-generation instrumentation on
+//! (`VmOptions::instrument`): branch distances of conditions and `repeat`
+//! come from it, remaining time of time-based blocks from
+//! `Vm::waiting_blocks`, running scripts from `Vm::active_scripts`.
+//! Remaining approximations:
+//! * where the colour of `touching colour` is on the stage is not searched
+//!   ([`Sut::find_color`] is `None`), so there are no colour-based drags;
+//! * touching and sizes come from the VM's geometry (`none`, `approximate` or
+//!   `exact`, see [`Sut::geometry`]); without geometry nothing touches.
 
 use std::sync::Arc;
 
@@ -51,13 +52,16 @@ pub struct Sut {
     mouse: (f64, f64),
     mouse_down: bool,
     hangs: u64,
+    /// `(slot, minimum remaining fraction)` of the time-based blocks waited in so far.
+    waits: Vec<(usize, f64)>,
 }
 
 impl Sut {
     /// A fresh VM for `project` whose project randomness is seeded with `seed`.
     pub fn new(project: Arc<Project>, seed: u64) -> Self {
-        let vm = Vm::new(project, VmOptions { seed, profile: Profile::Default, ..VmOptions::default() });
-        Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0 }
+        let vm =
+            Vm::new(project, VmOptions { seed, profile: Profile::Default, instrument: true, ..VmOptions::default() });
+        Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0, waits: Vec::new() }
     }
 
     /// Clicks the green flag.
@@ -130,23 +134,28 @@ impl Sut {
         self.vm.set_loudness(v);
     }
 
-    /// Drags a sprite to `(x, y)`. Not supported by the current VM: no effect.
-    pub fn drag(&mut self, _id: TargetId, _x: f64, _y: f64) {}
+    /// Drags a sprite to `(x, y)` (takes effect at the next step, as a drag does).
+    pub fn drag(&mut self, id: TargetId, x: f64, y: f64) {
+        self.vm.drag(id, x, y);
+    }
 
     /// Threads still running after the last step.
     pub fn live_threads(&self) -> usize {
         self.vm.live_threads()
     }
 
-    /// `(target, script top)` of every running thread, when the VM can tell.
+    /// `(target, script top)` of every running thread, sorted (deterministic lookups).
     pub fn active_scripts(&self) -> Option<Vec<(TargetId, BlockIdx)>> {
-        None
+        let mut v = self.vm.active_scripts();
+        v.sort_unstable();
+        v.dedup();
+        Some(v)
     }
 
     /// Whether a hat of `top` started during the last step (broadcast, backdrop
-    /// and clone hats count as active then), when the VM can tell.
-    pub fn started_last_step(&self, _top: BlockIdx) -> bool {
-        false
+    /// and clone hats count as active then).
+    pub fn started_last_step(&self, top: BlockIdx) -> bool {
+        self.vm.instrument().is_some_and(|i| i.started_last_step().contains(&top))
     }
 
     /// Live targets: originals in project order, then clones by sprite and number.
@@ -174,9 +183,9 @@ impl Sut {
         self.vm.find_target(name, clone)
     }
 
-    /// A question of `ask and wait` is waiting for an answer. Not visible in the current VM.
+    /// A question of `ask and wait` is waiting for an answer.
     pub fn question_pending(&self) -> bool {
-        false
+        self.vm.question_pending()
     }
 
     /// Mouse position and button.
@@ -185,18 +194,21 @@ impl Sut {
     }
 
     /// Whether target `id` touches the stage edge (false without geometry).
-    pub fn touching_edge(&self, _id: TargetId) -> bool {
-        false
+    pub fn touching_edge(&mut self, id: TargetId) -> bool {
+        self.vm.touching_edge(id)
     }
 
     /// Whether target `id` touches sprite `name` (false without geometry).
-    pub fn touching_sprite(&self, _id: TargetId, _name: &str) -> bool {
-        false
+    pub fn touching_sprite(&mut self, id: TargetId, name: &str) -> bool {
+        match self.vm.project().targets.iter().position(|t| t.name == name && !t.is_stage) {
+            Some(def) => self.vm.touching_sprite(id, def),
+            None => false,
+        }
     }
 
     /// Width and height of target `id`'s bounds, when the geometry knows them.
-    pub fn size(&self, _id: TargetId) -> Option<(f64, f64)> {
-        None
+    pub fn size(&mut self, id: TargetId) -> Option<(f64, f64)> {
+        self.vm.bounds(id).map(|r| (r.right - r.left, r.top - r.bottom))
     }
 
     /// Where colour `rgb` is on the stage, when the geometry can tell.
@@ -209,14 +221,50 @@ impl Sut {
         self.vm.executed_bits()
     }
 
+    /// Records the remaining time (as a fraction of the duration) of every
+    /// time-based block a thread waits in now; `timed_slots` maps block index to
+    /// measured slot (see [`crate::fitness::FitnessModel::timed_slots`]). Called
+    /// after every step, so the trace keeps the minimum over the execution: a
+    /// `stop all` or the end of the test can end a wait that was nearly over.
+    pub fn track_waits(&mut self, timed_slots: &[u32]) {
+        for w in self.vm.waiting_blocks() {
+            let Some(&s) = timed_slots.get(w.block as usize) else { continue };
+            if s == u32::MAX {
+                continue;
+            }
+            let frac = if w.duration_ms > 0.0 { (w.remaining_ms / w.duration_ms).clamp(0.0, 1.0) } else { 0.0 };
+            match self.waits.iter_mut().find(|(slot, _)| *slot == s as usize) {
+                Some((_, m)) => *m = m.min(frac),
+                None => self.waits.push((s as usize, frac)),
+            }
+        }
+    }
+
     /// Copies the execution trace into `tr` (`measured` lists the blocks of its
-    /// distance slots).
-    pub fn fill_trace(&self, _measured: &[BlockIdx], tr: &mut Trace) {
+    /// distance slots): executed blocks; for conditions and `repeat` the VM's
+    /// minimum branch distances `[to true, to false]`; for a time-based block a
+    /// thread waited in, the smallest `[remaining time / duration, 0]` seen by
+    /// [`Sut::track_waits`] and now (its "true" edge is completing). Blocks the
+    /// VM did not measure keep `INFINITY`.
+    pub fn fill_trace(&self, measured: &[BlockIdx], tr: &mut Trace) {
         let bits = self.vm.executed_bits();
         tr.executed.clear();
         tr.executed.extend_from_slice(bits);
-        for d in tr.dist.iter_mut() {
-            *d = [f64::INFINITY; 2];
+        let conds = self.vm.instrument().map(|i| i.conditions()).unwrap_or(&[]);
+        for (d, b) in tr.dist.iter_mut().zip(measured) {
+            *d = match conds.get(*b as usize) {
+                Some(c) => [c.min_to_true, c.min_to_false],
+                None => [f64::INFINITY; 2],
+            };
+        }
+        for w in self.vm.waiting_blocks() {
+            if let Some(s) = measured.iter().position(|b| *b == w.block) {
+                let frac = if w.duration_ms > 0.0 { (w.remaining_ms / w.duration_ms).clamp(0.0, 1.0) } else { 0.0 };
+                tr.record(s, [frac, 0.0]);
+            }
+        }
+        for &(s, frac) in &self.waits {
+            tr.record(s, [frac, 0.0]);
         }
     }
 

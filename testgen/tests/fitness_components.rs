@@ -119,7 +119,6 @@ fn branch_distance_formula_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn branch_distance_of_x_greater_than_50_measured_by_the_vm() {
     let (p, iff, send, _) = broadcast_program();
     let f = Fixture::new(&p);
@@ -187,7 +186,6 @@ fn repeat_distance_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn repeat_remaining_iterations_measured_by_the_vm() {
     let (p, _rep, say) = repeat_program();
     let f = Fixture::new(&p);
@@ -225,7 +223,6 @@ fn remaining_wait_time_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn remaining_wait_time_measured_by_the_vm() {
     let (p, _w, say) = wait_program();
     let f = Fixture::new(&p);
@@ -262,7 +259,6 @@ fn touching_distance_with_a_measured_distance() {
 }
 
 #[test]
-#[ignore = "needs the VM's branch-distance instrumentation (vm/src/instrument.rs, see NOTES-vm-testgen.md)"]
 fn touching_distance_measured_by_the_vm() {
     let (p, _iff, say) = touching_program();
     let f = Fixture::new(&p);
@@ -279,4 +275,26 @@ fn fitness_without_measurements_falls_back_to_inferred_distances() {
     if c.branch_distance.is_finite() && tr.dist.iter().all(|d| d[0].is_infinite()) {
         assert_eq!(c.branch_distance, 1.0, "the if's body was not entered");
     }
+}
+
+/// Sprite S: flag → wait 2 secs → say; flag → wait 1 sec → stop all.
+#[test]
+fn remaining_wait_time_is_the_minimum_over_the_execution() {
+    let mut p = ProjectBuilder::new();
+    let s = p.sprite("S");
+    let t = p.t(s);
+    let flag = t.when_flag();
+    let w = t.wait(2.0);
+    let say = t.say(Arg::t("late"));
+    t.script(flag, &[w, say.clone()]);
+    let flag2 = t.when_flag();
+    let w1 = t.wait(1.0);
+    let stop = t.stop("all");
+    t.script(flag2, &[w1, stop]);
+    let f = Fixture::new(&p);
+    // The stop ends the two-second wait halfway; no thread waits at the end of
+    // the test, but the trace keeps how close the wait came to completing.
+    let c = f.comp(f.target(1, &say), &f.run(&[wait(80)]));
+    assert_eq!(c.approach_level, 0);
+    assert!(c.branch_distance > 0.4 && c.branch_distance < 0.6, "about half the wait was left: {c:?}");
 }

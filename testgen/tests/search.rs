@@ -45,7 +45,6 @@ fn covered(p: &ProjectBuilder, alg: Algorithm, seed: u64, steps: u64) -> (f64, u
 }
 
 #[test]
-#[ignore = "extension local search follows the remaining wait time, which needs the VM's instrumentation (NOTES-vm-testgen.md)"]
 fn local_search_reaches_statements_behind_long_waits() {
     let p = long_wait();
     for alg in [Algorithm::Mosa, Algorithm::Mio] {

@@ -30,5 +30,8 @@ pub use runtime::{Profile, SayEvent, StepOutcome, Target, TargetId, Vm, VmOption
 pub use value::Value;
 
 /// Engine version: part of every run's identity, so results from a changed
-/// VM are never mixed with old ones. Bump on any semantic change.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem2");
+/// VM are never mixed with old ones. Bump on any change that alters a run's
+/// result, in the VM *or* in the generator (testgen has no version of its own).
+/// `sem3`: the generator reads the VM's instrumentation (branch distances,
+/// remaining waits, active scripts).
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem3");
