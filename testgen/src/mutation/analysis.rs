@@ -219,6 +219,55 @@ impl Subject<'_> {
     }
 }
 
+/// A suite replayed on the original program: which tests are valid (pass on
+/// the original) and each one's limits. Judges mutants one at a time, so the
+/// analysis of many mutants keeps only one mutant program alive at a time.
+pub struct Baseline<'s, 'a> {
+    subject: &'s Subject<'a>,
+    suite: &'s [Test],
+    valid: Vec<(usize, Limits)>,
+    /// Steps the replays on the original took.
+    pub steps: u64,
+}
+
+impl<'s, 'a> Baseline<'s, 'a> {
+    /// Replays `suite` on `subject`'s original project.
+    pub fn new(subject: &'s Subject<'a>, suite: &'s [Test]) -> Self {
+        let mut sink = |_: &TimelinePoint| {};
+        let mut exec = subject.executor(Arc::clone(&subject.project), &mut sink);
+        let originals: Vec<TestRun> = suite.iter().map(|t| run_test(&mut exec, t, None)).collect();
+        drop(exec);
+        let steps = originals.iter().map(|r| r.steps).sum::<u64>();
+        let valid = originals
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.failed_at.is_none())
+            .map(|(i, r)| (i, Limits { steps: r.steps, hangs: r.hangs }))
+            .collect();
+        Baseline { subject, suite, valid, steps }
+    }
+
+    /// Tests of the suite that fail on the original (false positives).
+    pub fn excluded_tests(&self) -> u32 {
+        (self.suite.len() - self.valid.len()) as u32
+    }
+
+    /// The verdict of `m` and the VM steps its replays took.
+    pub fn judge(&self, m: &Mutant) -> (MutantVerdict, u64) {
+        let (verdict, test, event, used) = judge(self.subject, self.suite, &self.valid, m);
+        let row = MutantVerdict {
+            mutant_id: m.id.clone(),
+            operator: m.operator,
+            block_id: m.block_id.clone(),
+            detail: m.detail.clone(),
+            verdict,
+            test,
+            event,
+        };
+        (row, used)
+    }
+}
+
 /// Mutation analysis of `suite` (with its assertions) on `subject`'s project.
 /// `None` when `mode` is off.
 pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
@@ -227,35 +276,17 @@ pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Opt
     }
     let all = super::enumerate(&subject.project);
     let chosen = select(&all, mode, subject.seed);
-    let mut steps = 0;
 
     // The original: false positives and the per-test limits.
-    let mut sink = |_: &TimelinePoint| {};
-    let mut exec = subject.executor(Arc::clone(&subject.project), &mut sink);
-    let originals: Vec<TestRun> = suite.iter().map(|t| run_test(&mut exec, t, None)).collect();
-    drop(exec);
-    steps += originals.iter().map(|r| r.steps).sum::<u64>();
-    let valid: Vec<(usize, Limits)> = originals
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| r.failed_at.is_none())
-        .map(|(i, r)| (i, Limits { steps: r.steps, hangs: r.hangs }))
-        .collect();
-    let excluded_tests = (suite.len() - valid.len()) as u32;
+    let baseline = Baseline::new(subject, suite);
+    let mut steps = baseline.steps;
+    let excluded_tests = baseline.excluded_tests();
 
     let mut verdicts = Vec::with_capacity(chosen.len());
     for m in &chosen {
-        let (verdict, test, event, used) = judge(subject, suite, &valid, m);
+        let (row, used) = baseline.judge(m);
         steps += used;
-        verdicts.push(MutantVerdict {
-            mutant_id: m.id.clone(),
-            operator: m.operator,
-            block_id: m.block_id.clone(),
-            detail: m.detail.clone(),
-            verdict,
-            test,
-            event,
-        });
+        verdicts.push(row);
     }
 
     let mut total = OperatorSummary::default();
