@@ -58,7 +58,11 @@ fn every_experiment_file_parses_and_expands() {
             _ => exp.dataset_path.clone(),
         };
         if !files_dir.exists() {
-            eprintln!("SKIP: {} expansion: dataset files {} are absent", f.display(), files_dir.display());
+            // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+            drop(std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("SKIP: {} expansion: dataset files {} are absent\n", f.display(), files_dir.display()),
+            ));
             continue;
         }
         let projects = match clowder_datasets::discover(&exp.dataset_path) {
@@ -111,7 +115,11 @@ fn tuning_expands_to_the_grid() {
     assert_eq!(split.projects.len(), TUNING_PROJECTS);
     assert!(split.projects.iter().all(|e| e.load_error.is_empty()), "the split holds loadable projects only");
     if !corpora.join("random-sample").exists() {
-        eprintln!("SKIP: tuning expansion: {} is absent", corpora.join("random-sample").display());
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: tuning expansion: {} is absent\n", corpora.join("random-sample").display()),
+        ));
         return;
     }
     let projects = clowder_datasets::discover(&exp.dataset_path).unwrap();
@@ -124,7 +132,11 @@ fn the_documented_command_rebuilds_the_tuning_split() {
     let corpora = corpora();
     let source = corpora.join("random-sample");
     if !source.exists() {
-        eprintln!("SKIP: tuning split rebuild: {} is absent", source.display());
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: tuning split rebuild: {} is absent\n", source.display()),
+        ));
         return;
     }
     // experiments/tuning.toml documents: clowder dataset sample '$CLOWDER_CORPORA/random-sample'

@@ -646,7 +646,13 @@ fn slurm_up() -> Result<(), String> {
 fn slurm_pilot_workers_complete_the_smoke_study() {
     let _g = serial();
     if let Err(why) = slurm_up() {
-        eprintln!("SKIP: SLURM is not available ({why}); run scripts/slurm-up.sh as root to start a local cluster");
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!(
+                "SKIP: SLURM is not available ({why}); run scripts/slurm-up.sh as root to start a local cluster\n"
+            ),
+        ));
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -60,7 +60,11 @@ fn traces_are_byte_identical_across_processes() {
         if path.is_file() {
             projects.push(path);
         } else {
-            eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", path.display());
+            // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+            drop(std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("SKIP: {} not found (set CLOWDER_CORPORA)\n", path.display()),
+            ));
         }
     }
     for p in &projects {

@@ -185,7 +185,11 @@ mod tests {
             .unwrap_or_else(|_| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"))
             .join("whisker-configs");
         if !dir.is_dir() {
-            eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
+            // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+            drop(std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("SKIP: {} not found (set CLOWDER_CORPORA)\n", dir.display()),
+            ));
             return;
         }
         for (file, alg) in

@@ -139,7 +139,11 @@ fn real_projects_prefix() {
         std::env::var("CLOWDER_CORPORA").map(PathBuf::from).unwrap_or_else(|_| repo_root().join("../shared/corpora"));
     let dir = corpora.join("whisker-rq1");
     if !dir.is_dir() {
-        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: {} not found (set CLOWDER_CORPORA)\n", dir.display()),
+        ));
         return;
     }
     for name in ["Fangen.sb3", "Pong.sb3", "HappyNewYear.sb3"] {

@@ -70,7 +70,11 @@ fn largest_rq1() -> Option<PathBuf> {
 #[ignore = "minutes: cargo test --release -p clowder-testgen --test mutation_memory -- --ignored --nocapture"]
 fn resident_memory_stays_flat_across_mutant_executions() {
     let Some(path) = largest_rq1() else {
-        eprintln!("SKIP: no whisker-rq1 corpus under {}", corpora().display());
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: no whisker-rq1 corpus under {}\n", corpora().display()),
+        ));
         return;
     };
     let executions: usize =

@@ -181,7 +181,11 @@ fn runs_are_byte_identical_across_processes() {
         return;
     }
     if corpora().is_none() {
-        eprintln!("SKIP: corpora folder not found (set CLOWDER_CORPORA); checking the built-in project only");
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: corpora folder not found (set CLOWDER_CORPORA); checking the built-in project only\n"),
+        ));
     }
     let dir = std::env::temp_dir();
     let pid = std::process::id();

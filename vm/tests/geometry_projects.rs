@@ -22,7 +22,11 @@ fn vm(name: &str) -> Option<Vm> {
 fn vm_in(folder: &str, name: &str) -> Option<Vm> {
     let path = corpora().join(folder).join(format!("{name}.sb3"));
     if !path.exists() {
-        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", path.display());
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: {} not found (set CLOWDER_CORPORA)\n", path.display()),
+        ));
         return None;
     }
     let project = Arc::new(Project::load_path(&path, &LoadLimits::default()).expect("corpus project loads"));

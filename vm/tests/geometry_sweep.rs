@@ -34,7 +34,11 @@ fn corpora() -> Option<PathBuf> {
     if root.is_dir() {
         Some(root)
     } else {
-        eprintln!("SKIP: corpora folder {} not found (set CLOWDER_CORPORA)", root.display());
+        // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: corpora folder {} not found (set CLOWDER_CORPORA)\n", root.display()),
+        ));
         None
     }
 }
