@@ -30,20 +30,30 @@ struct PointSet {
     offset_y: i64,
     width: i64,
     order: Vec<i64>,
-    seen: std::collections::BTreeSet<i64>,
+    /// Membership of the numbers of points inside the search area (one bit each): the search
+    /// asks up to nine times per sampled point, so this must be cheap.
+    dense: Vec<u64>,
+    /// Numbers outside the dense range (a start point off the area).
+    sparse: std::collections::BTreeSet<i64>,
 }
 
 impl PointSet {
     fn new(b: &Rect) -> Self {
         let left = b.left.trunc() as i64;
         let right = b.right.trunc() as i64;
+        // A zero width would divide by zero when reading points back; one keeps the grid usable.
+        let width = (right - left).max(1);
+        let offset_y = b.bottom.trunc() as i64;
+        // Every point inside `b` has a number below this (x − left ≤ width + 1, y − bottom ≤ height + 1).
+        let height = (b.top.trunc() as i64 - offset_y).clamp(0, 1 << 20);
+        let span = ((width + 2).min(1 << 20) * width.min(1 << 20) + height + 2) as usize;
         PointSet {
             offset_x: left,
-            offset_y: b.bottom.trunc() as i64,
-            // A zero width would divide by zero when reading points back; one keeps the grid usable.
-            width: (right - left).max(1),
+            offset_y,
+            width,
             order: Vec::new(),
-            seen: std::collections::BTreeSet::new(),
+            dense: vec![0; span.div_ceil(64).min(1 << 16)],
+            sparse: std::collections::BTreeSet::new(),
         }
     }
 
@@ -55,14 +65,17 @@ impl PointSet {
         (n / self.width + self.offset_x, n % self.width + self.offset_y)
     }
 
-    fn has(&self, p: (i64, i64)) -> bool {
-        self.seen.contains(&self.key(p))
-    }
-
-    fn push(&mut self, p: (i64, i64)) {
+    /// Inserts `p`'s number; false if it was there already.
+    fn insert(&mut self, p: (i64, i64)) -> bool {
         let k = self.key(p);
-        if self.seen.insert(k) {
-            self.order.push(k);
+        match usize::try_from(k).ok().filter(|&k| k / 64 < self.dense.len()) {
+            Some(k) => {
+                let (w, bit) = (k / 64, 1u64 << (k % 64));
+                let fresh = self.dense[w] & bit == 0;
+                self.dense[w] |= bit;
+                fresh
+            }
+            None => self.sparse.insert(k),
         }
     }
 }
@@ -94,24 +107,25 @@ pub fn fuzzy_find_color(
     let space = ((area / max_samples).sqrt().trunc() as i64).max(1);
     let in_x = |x: i64| bounds.left <= x as f64 && x as f64 <= bounds.right;
     let in_y = |y: i64| bounds.bottom <= y as f64 && y as f64 <= bounds.top;
-    let mut visited = PointSet::new(bounds);
-    let mut pending = PointSet::new(bounds);
+    // Whisker keeps a visited and a pending set with the same numbers; points enter both
+    // together, so one set and the pending order are the same thing.
+    let mut points = PointSet::new(bounds);
     let first = (start.0.trunc() as i64, start.1.trunc() as i64);
-    pending.push(first);
-    visited.push(first);
+    points.insert(first);
+    points.order.push(points.key(first));
     let mut i = 0;
     // Bounded: every pending point is a distinct key of a finite grid (plus the start point).
-    while i < pending.order.len() {
-        let (x, y) = pending.point(pending.order[i]);
+    while i < points.order.len() {
+        let (x, y) = points.point(points.order[i]);
         i += 1;
         for nx in [x - space, x, x + space] {
             if !in_x(nx) {
                 continue;
             }
             for ny in [y - space, y, y + space] {
-                if in_y(ny) && !visited.has((nx, ny)) {
-                    visited.push((nx, ny));
-                    pending.push((nx, ny));
+                if in_y(ny) && points.insert((nx, ny)) {
+                    let k = points.key((nx, ny));
+                    points.order.push(k);
                 }
             }
         }
@@ -134,6 +148,10 @@ fn matches(a: [u8; 3], b: [u8; 3]) -> bool {
 pub fn touching_color_distance(scene: &Scene, me: usize, color: [u8; 3]) -> f64 {
     let p = scene.drawables[me].placement;
     let mut samples = scene.color_sampler(Some(me));
+    if !samples.may_show(color) {
+        // What the search below returns when it finds nothing, without its ~1 700 samples.
+        return 1.0;
+    }
     fuzzy_find_color((p.x, p.y), &stage_bounds(), color, |x, y| samples.sample(x, y)).distance
 }
 
@@ -143,11 +161,17 @@ pub fn color_touching_color_distance(scene: &Scene, me: usize, mine: [u8; 3], ta
     let p = scene.drawables[me].placement;
     let bounds = scene.bounds(me);
     let mut own = scene.own_color_sampler(me);
+    if !own.may_show(mine) {
+        return 1.0;
+    }
     let found = fuzzy_find_color((p.x, p.y), &bounds, mine, |x, y| own.sample(x, y));
     let Some((fx, fy)) = found.found else {
         return 1.0;
     };
     let mut samples = scene.color_sampler(Some(me));
+    if !samples.may_show(target) {
+        return 1.0;
+    }
     fuzzy_find_color((fx as f64, fy as f64), &stage_bounds(), target, |x, y| samples.sample(x, y)).distance
 }
 
@@ -174,5 +198,128 @@ mod tests {
         assert!(r.distance > 0.15 && r.distance < 0.25, "{}", r.distance);
         let none = fuzzy_find_color((0.0, 0.0), &stage_bounds(), [0, 0, 255], |_, _| [255, 255, 255]);
         assert_eq!(none, ColorSearch { distance: 1.0, found: None });
+    }
+
+    /// A small deterministic generator for random scenes (no test dependency needed).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// Random scenes of boxes: solid ones (fully opaque, so their palette is known) in a few
+    /// colours, some with soft (half-transparent) edges, some with colour, ghost or shape effects.
+    fn random_scene(rng: &mut Lcg) -> (Scene, Vec<[u8; 3]>) {
+        use crate::geometry::drawable::Placement;
+        use crate::geometry::effects::Effects;
+        use crate::geometry::render::Drawable;
+        use crate::geometry::skin::Skin;
+        use std::sync::Arc;
+        let colours = [[255, 0, 0], [0, 160, 255], [20, 200, 40], [128, 128, 128], [250, 250, 250]];
+        let stage = {
+            let c = colours[rng.below(5) as usize];
+            let rgba = [c[0], c[1], c[2], 255].repeat(64 * 48);
+            Drawable {
+                skin: Arc::new(Skin::from_rgba_res2(64, 48, rgba, None)),
+                placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [750.0, 750.0] },
+                visible: rng.below(3) == 0,
+                effects: Effects::default(),
+            }
+        };
+        let mut drawables = vec![stage];
+        for _ in 0..1 + rng.below(5) {
+            let (w, h) = (2 + 2 * rng.below(40) as u32, 2 + 2 * rng.below(40) as u32);
+            let c = colours[rng.below(5) as usize];
+            let soft = rng.below(4) == 0;
+            let mut rgba = Vec::with_capacity((w * h * 4) as usize);
+            for y in 0..h {
+                for x in 0..w {
+                    let edge = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+                    let a = if soft && edge {
+                        128
+                    } else if (x + y) % 7 == 0 {
+                        0
+                    } else {
+                        255
+                    };
+                    rgba.extend_from_slice(&[c[0], c[1], c[2], a]);
+                }
+            }
+            let mut fx = [0.0; 7];
+            match rng.below(8) {
+                0 => fx[0] = 25.0,
+                1 => fx[6] = 50.0,
+                2 => fx[1] = 30.0,
+                _ => {}
+            }
+            let xy = |r: &mut Lcg, half: u64| r.below(2 * half) as f64 - half as f64;
+            drawables.push(Drawable {
+                skin: Arc::new(Skin::from_rgba_res2(w, h, rgba, None)),
+                placement: Placement::from_target(
+                    xy(rng, 250),
+                    xy(rng, 190),
+                    rng.below(360) as f64,
+                    50.0 + rng.below(200) as f64,
+                    crate::geometry::drawable::RotationStyle::AllAround,
+                ),
+                visible: rng.below(6) != 0,
+                effects: Effects::from_values(fx),
+            });
+        }
+        let mut probe: Vec<[u8; 3]> = colours.to_vec();
+        probe.extend([[255, 255, 255], [0, 0, 0], [131, 60, 200]]);
+        (Scene::new(drawables), probe)
+    }
+
+    /// The shortcut (`may_show` false ⇒ no point can match) is sound: wherever it rules a colour
+    /// out, no stage pixel composites to it; and the distances equal a full search's.
+    #[test]
+    fn colour_search_shortcut_matches_the_full_search() {
+        let mut rng = Lcg(7);
+        let (mut ruled_out, mut searched) = (0, 0);
+        for _ in 0..60 {
+            let (scene, probe) = random_scene(&mut rng);
+            let me = scene.drawables.len() - 1;
+            // Colours actually drawn (effects and blends included) must never be ruled out.
+            let mut probe = probe;
+            let mut drawn = scene.color_sampler(Some(me));
+            for _ in 0..12 {
+                probe.push(drawn.sample(rng.below(480) as f64 - 240.0, rng.below(360) as f64 - 180.0));
+            }
+            for &c in &probe {
+                let mut samples = scene.color_sampler(Some(me));
+                let p = scene.drawables[me].placement;
+                let full = fuzzy_find_color((p.x, p.y), &stage_bounds(), c, |x, y| samples.sample(x, y)).distance;
+                assert_eq!(touching_color_distance(&scene, me, c).to_bits(), full.to_bits(), "colour {c:?}");
+                if samples.may_show(c) {
+                    searched += 1;
+                    continue;
+                }
+                ruled_out += 1;
+                for y in (-180..180).step_by(3) {
+                    for x in (-240..240).step_by(3) {
+                        let got = samples.sample(x as f64 + 0.5, y as f64 + 0.5);
+                        assert!(!matches(c, got), "{c:?} ruled out but drawn at ({x}, {y}): {got:?}");
+                    }
+                }
+            }
+            // Skipping drawables by their boxes changes no sampled colour (points on and off the grid).
+            let mut boxed = scene.color_sampler(Some(me));
+            let mut plain = scene.color_sampler(Some(me)).without_boxes();
+            for y in -182..182 {
+                for x in (-243..243).step_by(2) {
+                    let (fx, fy) = (x as f64 + (y & 3) as f64 * 0.25, y as f64 + 0.37);
+                    assert_eq!(boxed.sample(fx, fy), plain.sample(fx, fy), "at ({fx}, {fy})");
+                }
+            }
+        }
+        // Both paths were exercised.
+        assert!(ruled_out > 20 && searched > 20, "ruled out {ruled_out}, searched {searched}");
     }
 }

@@ -14,6 +14,7 @@ use super::drawable::{Placement, Xform};
 use super::effects::{Effects, bit};
 use super::hull;
 use super::math::{Rect, u8_clamp};
+use super::silhouette::color_key;
 use super::skin::{Mip, Skin};
 
 /// Stage width in Scratch units.
@@ -161,19 +162,19 @@ impl<'a> Ctx<'a> {
         self.request_level(&d.skin, level);
     }
 
-    fn mip(&mut self, i: usize) -> Arc<Mip> {
-        if let Some(Some(m)) = self.mips.get(i) {
-            return m.clone();
-        }
-        let d = self.d(i);
-        let key = Arc::as_ptr(&d.skin);
-        let level = self.levels.iter().find(|(k, _)| *k == key).map(|(_, l)| *l).unwrap_or(0);
-        let m = d.skin.mip(level);
+    /// The MIP of drawable `i` at its skin's requested level, memoised; borrowed, because
+    /// per-pixel loops call this (no reference-count traffic per pixel).
+    fn mip(&mut self, i: usize) -> &Mip {
         if self.mips.is_empty() {
             self.mips.resize(self.s.drawables.len(), None);
         }
-        self.mips[i] = Some(m.clone());
-        m
+        let d = self.d(i);
+        let levels = &self.levels;
+        self.mips[i].get_or_insert_with(|| {
+            let key = Arc::as_ptr(&d.skin);
+            let level = levels.iter().find(|(k, _)| *k == key).map(|(_, l)| *l).unwrap_or(0);
+            d.skin.mip(level)
+        })
     }
 
     fn use_nearest(&self, i: usize) -> bool {
@@ -201,12 +202,28 @@ impl<'a> Ctx<'a> {
     /// `drawable.isTouching(point)` (after `update_cpu`).
     fn is_touching(&mut self, i: usize, x: f64, y: f64) -> bool {
         let [u, v] = self.local(i, x, y);
+        let nearest = self.use_nearest(i);
         let mip = self.mip(i);
-        if self.use_nearest(i) {
-            mip.silhouette.is_touching_nearest(u, v)
-        } else {
-            mip.silhouette.is_touching_linear(u, v)
+        if nearest { mip.silhouette.is_touching_nearest(u, v) } else { mip.silhouette.is_touching_linear(u, v) }
+    }
+
+    /// Whether compositing `ids` over white can give a colour matching `color` at some point;
+    /// false only when provably not (every silhouette fully opaque or transparent, no colour
+    /// effects, the colour in no [`Palette`](super::silhouette::Palette) and not white), so a
+    /// pixel search for it would find nothing. Call it after every MIP level is requested.
+    fn may_composite(&mut self, ids: &[usize], color: [u8; 3]) -> bool {
+        if color_matches(color, BACKGROUND) {
+            return true;
         }
+        let key = color_key(color);
+        for &i in ids {
+            if self.d(i).effects.enabled & (bit::COLOR | bit::BRIGHTNESS | bit::GHOST) != 0
+                || self.mip(i).palette().may_show(key)
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// `Drawable.sampleColor4b`: premultiplied colour of drawable `i` at a world point.
@@ -220,13 +237,32 @@ impl<'a> Ctx<'a> {
         if e.enabled == 0 { c } else { e.transform_color(c, effect_mask) }
     }
 
-    /// `RenderWebGL.sampleColor3b`: the colour the renderer composites at a point from `drawables` (topmost first).
-    fn sample_color3b(&mut self, x: f64, y: f64, drawables: &[usize]) -> [u8; 3] {
+    /// A box outside which drawable `i` samples transparent: its AABB grown by a unit, far more
+    /// than the single-precision inverse transform can be off by. Unbounded when the transform
+    /// is not finite (NaN texture coordinates sample a pixel anywhere).
+    fn sample_box(&mut self, i: usize) -> Rect {
+        let xf = self.xf(i);
+        if xf.m.iter().chain(&xf.inv).all(|v| v.is_finite()) {
+            let b = xf.aabb();
+            Rect { left: b.left - 1.0, right: b.right + 1.0, bottom: b.bottom - 1.0, top: b.top + 1.0 }
+        } else {
+            Rect { left: f64::NEG_INFINITY, right: f64::INFINITY, bottom: f64::NEG_INFINITY, top: f64::INFINITY }
+        }
+    }
+
+    /// `RenderWebGL.sampleColor3b`: the colour the renderer composites at a point from `drawables`
+    /// (topmost first); `boxes[k]` is [`Ctx::sample_box`] of `drawables[k]`, so drawables far from
+    /// the point cost a comparison instead of a transform.
+    fn sample_color3b(&mut self, x: f64, y: f64, drawables: &[usize], boxes: &[Rect]) -> [u8; 3] {
         let mut dst = [0u8; 3];
         let mut blend_alpha = 1.0f64;
-        for &i in drawables {
+        for (&i, b) in drawables.iter().zip(boxes) {
             if blend_alpha == 0.0 {
                 break;
+            }
+            if x < b.left || x > b.right || y < b.bottom || y > b.top {
+                // Transparent here: adds nothing and leaves the blend alpha as it is.
+                continue;
             }
             let c = self.sample_color4b(i, x, y, !0);
             for k in 0..3 {
@@ -303,12 +339,26 @@ impl<'a> Ctx<'a> {
 pub struct ColorSampler<'a> {
     ctx: Ctx<'a>,
     ids: Vec<usize>,
+    boxes: Vec<Rect>,
 }
 
 impl ColorSampler<'_> {
     /// `sampleColor3b` at a stage point.
     pub fn sample(&mut self, x: f64, y: f64) -> [u8; 3] {
-        self.ctx.sample_color3b(x, y, &self.ids)
+        self.ctx.sample_color3b(x, y, &self.ids, &self.boxes)
+    }
+
+    /// The same sampler without the per-drawable boxes (every drawable transformed at every point).
+    #[cfg(test)]
+    pub(crate) fn without_boxes(mut self) -> Self {
+        let all = Rect { left: f64::NEG_INFINITY, right: f64::INFINITY, bottom: f64::NEG_INFINITY, top: f64::INFINITY };
+        self.boxes.iter_mut().for_each(|b| *b = all);
+        self
+    }
+
+    /// False when no point can sample a colour matching `color` (then a search for it is futile).
+    pub fn may_show(&mut self, color: [u8; 3]) -> bool {
+        self.ctx.may_composite(&self.ids, color)
     }
 }
 
@@ -481,6 +531,10 @@ impl Scene {
         };
         let ids: Vec<usize> = cands.iter().map(|c| c.0).collect();
         ctx.update_cpu(me);
+        if !ctx.may_composite(&ids, color) {
+            return false;
+        }
+        let boxes: Vec<Rect> = ids.iter().map(|&i| ctx.sample_box(i)).collect();
         let mut y = bounds.bottom;
         while y <= bounds.top {
             let mut x = bounds.left;
@@ -489,7 +543,7 @@ impl Scene {
                     Some(m) => mask_matches(ctx.sample_color4b(me, x, y, !bit::GHOST), m),
                     None => ctx.is_touching(me, x, y),
                 };
-                if hit && color_matches(ctx.sample_color3b(x, y, &ids), color) {
+                if hit && color_matches(ctx.sample_color3b(x, y, &ids, &boxes), color) {
                     return true;
                 }
                 x += 1.0;
@@ -513,14 +567,16 @@ impl Scene {
         for &i in &ids {
             ctx.update_cpu(i);
         }
-        ColorSampler { ctx, ids }
+        let boxes = ids.iter().map(|&i| ctx.sample_box(i)).collect();
+        ColorSampler { ctx, ids, boxes }
     }
 
     /// A sampler of drawable `me`'s own colours alone (over white, as Whisker samples a sprite).
     pub fn own_color_sampler(&self, me: usize) -> ColorSampler<'_> {
         let mut ctx = Ctx::new(self);
         ctx.update_cpu(me);
-        ColorSampler { ctx, ids: vec![me] }
+        let boxes = vec![ctx.sample_box(me)];
+        ColorSampler { ctx, ids: vec![me], boxes }
     }
 
     /// `_touchingBounds` of a drawable: its rough box clamped to the stage and snapped out

@@ -113,8 +113,61 @@ impl Silhouette {
         if self.premultiplied {
             return [p[0], p[1], p[2], p[3]];
         }
-        let a = p[3] as f64 / 255.0;
-        [u8_clamp(p[0] as f64 * a), u8_clamp(p[1] as f64 * a), u8_clamp(p[2] as f64 * a), p[3]]
+        match p[3] {
+            // The common cases, exactly what the general formula gives (×1 and ×0).
+            255 => [p[0], p[1], p[2], 255],
+            0 => [0; 4],
+            alpha => {
+                let a = alpha as f64 / 255.0;
+                [u8_clamp(p[0] as f64 * a), u8_clamp(p[1] as f64 * a), u8_clamp(p[2] as f64 * a), alpha]
+            }
+        }
+    }
+}
+
+/// The key of a colour at the precision colour queries compare at (5/5/4 bits of red,
+/// green, blue, as scratch-render's `colorMatches` and Whisker's colour search).
+#[inline]
+pub fn color_key(c: [u8; 3]) -> usize {
+    ((c[0] >> 3) as usize) << 9 | ((c[1] >> 3) as usize) << 4 | (c[2] >> 4) as usize
+}
+
+/// Which colour keys ([`color_key`]) a silhouette's pixels can show, known only when every
+/// pixel is fully opaque or fully transparent: then a composite of such silhouettes over white
+/// is, at every point, either white or exactly one pixel of one of them, so a colour in none of
+/// the palettes can be ruled out without sampling (the approximate grey boxes of asset-less
+/// projects, most bitmaps without anti-aliasing).
+#[derive(Debug, Clone)]
+pub struct Palette {
+    /// One bit per colour key; `None` when some pixel is partly transparent (blends can give any colour).
+    keys: Option<Box<[u64; 256]>>,
+}
+
+impl Palette {
+    /// Whether a pixel of this silhouette may show a colour with key `key` (true when unknown).
+    #[inline]
+    pub fn may_show(&self, key: usize) -> bool {
+        self.keys.as_ref().is_none_or(|k| k.get(key / 64).is_some_and(|w| w & (1u64 << (key % 64)) != 0))
+    }
+}
+
+impl Silhouette {
+    /// The palette of this silhouette as [`Silhouette::color_at_nearest`] returns its pixels.
+    pub fn palette(&self) -> Palette {
+        let mut keys = Box::new([0u64; 256]);
+        for p in self.rgba.chunks_exact(4) {
+            match p[3] {
+                255 => {
+                    let k = color_key([p[0], p[1], p[2]]);
+                    keys[k / 64] |= 1 << (k % 64);
+                }
+                // Transparent adds nothing to a composite, unless premultiplied data carries
+                // colour in a transparent pixel (it would still be added).
+                0 if !self.premultiplied || p[..3] == [0, 0, 0] => {}
+                _ => return Palette { keys: None },
+            }
+        }
+        Palette { keys: Some(keys) }
     }
 }
 
@@ -150,5 +203,23 @@ mod tests {
         let s = Silhouette::from_rgba(1, 1, vec![200, 100, 0, 128]);
         let c = s.color_at_nearest(0.0, 0.0);
         assert_eq!(c, [u8_clamp(200.0 * 128.0 / 255.0), u8_clamp(100.0 * 128.0 / 255.0), 0, 128]);
+    }
+
+    #[test]
+    fn palettes_know_binary_silhouettes_only() {
+        let s = sil(4, 4, &[(1, 1), (2, 3)]);
+        let p = s.palette();
+        assert!(p.may_show(color_key([255, 0, 0])));
+        // Same key at 5/5/4 bits: the low bits do not matter.
+        assert!(p.may_show(color_key([250, 7, 15])));
+        assert!(!p.may_show(color_key([0, 0, 0])));
+        assert!(!p.may_show(color_key([255, 255, 255])));
+        // One half-transparent pixel: anything may be blended.
+        let half = Silhouette::from_rgba(2, 1, vec![255, 0, 0, 255, 0, 0, 255, 128]);
+        assert!(half.palette().may_show(color_key([0, 200, 0])));
+        // Premultiplied colour in a transparent pixel is added by compositing.
+        let ghost = Silhouette::from_premultiplied(1, 1, vec![9, 9, 9, 0]);
+        assert!(ghost.palette().may_show(color_key([1, 2, 3])));
+        assert!(!Silhouette::default().palette().may_show(color_key([1, 2, 3])));
     }
 }

@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock, Weak};
 use super::hull;
 use super::math::{f32r, log2};
 use super::render::Sampling;
-use super::silhouette::Silhouette;
+use super::silhouette::{Palette, Silhouette};
 use super::svg::{SvgImage, svg_rotation_center};
 use crate::project::{Costume, Project};
 
@@ -35,16 +35,22 @@ pub struct Mip {
     /// The pixels.
     pub silhouette: Silhouette,
     hull: OnceLock<Vec<[f64; 2]>>,
+    palette: OnceLock<Palette>,
 }
 
 impl Mip {
     fn new(silhouette: Silhouette) -> Self {
-        Self { silhouette, hull: OnceLock::new() }
+        Self { silhouette, hull: OnceLock::new(), palette: OnceLock::new() }
     }
 
     /// Convex hull points (skin pixel grid) of this rendition, computed once.
     pub fn hull(&self, size: [f64; 2]) -> &[[f64; 2]] {
         self.hull.get_or_init(|| hull::hull_points(&self.silhouette, size, None))
+    }
+
+    /// The colours this rendition can show (see [`Palette`]), computed once.
+    pub fn palette(&self) -> &Palette {
+        self.palette.get_or_init(|| self.silhouette.palette())
     }
 }
 
