@@ -48,14 +48,14 @@ impl Vm {
     /// `Project::targets`), as `touching (sprite)?` answers.
     pub fn touching_sprite(&mut self, id: TargetId, sprite: usize) -> bool {
         let prog: &Program = &self.prog;
-        let scene = crate::geometry::Scene::new(prog, &self.st.targets, &self.st.exec);
+        let scene = crate::geometry::render_scene!(prog, self.st);
         self.st.geometry.touching_sprite(&scene, id, sprite)
     }
 
     /// Whether a live target touches the stage edge, as `touching edge?` answers.
     pub fn touching_edge(&mut self, id: TargetId) -> bool {
         let prog: &Program = &self.prog;
-        let scene = crate::geometry::Scene::new(prog, &self.st.targets, &self.st.exec);
+        let scene = crate::geometry::render_scene!(prog, self.st);
         self.st.geometry.touching_edge(&scene, id)
     }
 

@@ -383,6 +383,10 @@ pub struct SayEvent {
 #[derive(Debug, Clone)]
 pub(crate) struct StepError(pub String);
 
+/// Entries of [`State::render_log`] kept before it is emptied (then the geometry re-checks
+/// every target once).
+const RENDER_LOG_CAP: usize = 4096;
+
 /// The mutable state of a VM (everything except the shared program).
 pub(crate) struct State {
     pub opts: VmOptions,
@@ -392,6 +396,14 @@ pub(crate) struct State {
     pub rt_targets: Vec<TargetId>,
     /// `runtime.executableTargets`: back (stage) to front.
     pub exec: Vec<TargetId>,
+    /// Slots of the targets handed out mutably ([`State::target_mut`]) since `render_log_base`
+    /// entries were dropped: the geometry re-checks only these between queries (see
+    /// [`crate::geometry::Changes`]). Bounded; a reader left behind checks everything.
+    pub render_log: Vec<u32>,
+    /// How many log entries were dropped before `render_log[0]`.
+    pub render_log_base: u64,
+    /// Bumped whenever targets are created or disposed or the layer order (`exec`) changes.
+    pub layer_epoch: u64,
     pub clone_count: u32,
     pub clone_serial: Vec<u32>,
     pub slab: Vec<Thread>,
@@ -741,14 +753,14 @@ impl Vm {
 
     /// Bounds of a target as drawn, when the geometry knows them.
     pub fn bounds(&mut self, id: TargetId) -> Option<crate::geometry::Rect> {
-        let scene = crate::geometry::Scene::new(&self.prog, &self.st.targets, &self.st.exec);
+        let scene = crate::geometry::render_scene!(&self.prog, self.st);
         self.st.geometry.bounds(&scene, id)
     }
 
     /// The target a click at stage point (x, y) reaches: the topmost visible sprite whose
     /// costume is opaque there, else the stage (scratch-vm `Mouse._pickTarget`).
     pub fn pick(&mut self, x: f64, y: f64) -> TargetId {
-        let scene = crate::geometry::Scene::new(&self.prog, &self.st.targets, &self.st.exec);
+        let scene = crate::geometry::render_scene!(&self.prog, self.st);
         let stage = self.st.stage();
         self.st.geometry.pick(&scene, x, y).unwrap_or(stage)
     }
@@ -778,6 +790,9 @@ impl State {
             free_targets: Vec::new(),
             rt_targets: Vec::with_capacity(n_defs),
             exec: Vec::with_capacity(n_defs),
+            render_log: Vec::new(),
+            render_log_base: 0,
+            layer_epoch: 0,
             clone_count: 0,
             clone_serial: vec![1; n_defs],
             slab: Vec::new(),
@@ -882,6 +897,12 @@ impl State {
 
     #[inline]
     pub fn target_mut(&mut self, id: TargetId) -> Option<&mut Target> {
+        // Every change to a live target goes through here: log it for the geometry.
+        if self.render_log.len() >= RENDER_LOG_CAP {
+            self.render_log_base += self.render_log.len() as u64;
+            self.render_log.clear();
+        }
+        self.render_log.push(id.slot);
         match self.targets.get_mut(id.slot as usize) {
             Some((g, Some(t))) if *g == id.gn => Some(t),
             _ => None,
@@ -1517,6 +1538,7 @@ impl State {
         self.start_hats(prog, HatKind::CloneStart, None, Some(id));
         self.rt_targets.push(id);
         self.exec.push(id);
+        self.layer_epoch += 1;
         // goBehindOther(of)
         let pos = self.exec.iter().position(|&x| x == of).unwrap_or(0);
         self.set_executable_position(id, pos as f64);
@@ -1537,6 +1559,7 @@ impl State {
         self.clone_count = self.clone_count.saturating_sub(1);
         self.stop_for_target(prog, id, None);
         self.exec.retain(|&x| x != id);
+        self.layer_epoch += 1;
         self.rt_targets.retain(|&x| x != id);
         if let Some(e) = self.targets.get_mut(id.slot as usize) {
             e.1 = None;
@@ -1579,6 +1602,7 @@ impl State {
     /// `runtime.moveExecutable`.
     pub fn move_executable(&mut self, id: TargetId, delta: f64) {
         let Some(old) = self.exec.iter().position(|&x| x == id) else { return };
+        self.layer_epoch += 1;
         self.exec.remove(old);
         let len = self.exec.len();
         let mut ni = old as f64 + delta;

@@ -161,8 +161,13 @@ impl State {
     }
 
     /// `runtime.getSpriteTargetByName`: the first non-stage target with that sprite name.
+    ///
+    /// `rt_targets` starts with the originals in definition order (never disposed); clones are
+    /// appended and share their original's name, so the first match is always among the
+    /// originals: only those are compared (projects with hundreds of clones ask this per frame).
     pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::runtime::TargetId> {
-        self.rt_targets
+        let originals = self.rt_targets.len().min(prog.defs.len());
+        self.rt_targets[..originals]
             .iter()
             .copied()
             .find(|&id| self.target(id).is_some_and(|x| !x.is_stage && prog.lit_str(prog.def(x.def).name) == name))

@@ -241,8 +241,14 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64
                 Rep::TouchingObject => st.touching_distance(prog, me, &arg),
                 _ => {
                     let rgb = sensing::color_arg(prog, &arg);
-                    let scene = crate::geometry::Scene::new(prog, &st.targets, &st.exec);
-                    st.geometry.color_distance(&scene, me, rgb).unwrap_or(1.0)
+                    let scene = crate::geometry::render_scene!(prog, st);
+                    // `touching color` was just found false for this colour; `color is touching`
+                    // measures from its first colour, which the sprite may still be touching.
+                    if x.rep == Rep::ColorTouchingColor && st.geometry.touching_color(&scene, me, rgb) {
+                        0.0
+                    } else {
+                        st.geometry.color_distance(&scene, me, rgb).unwrap_or(1.0)
+                    }
                 }
             };
             (v, d, 0.0)

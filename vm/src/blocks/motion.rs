@@ -189,7 +189,7 @@ impl State {
         }
         let (ox, oy) = (t.x, t.y);
         let (nx, ny) = if self.geometry.fences() {
-            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            let scene = crate::geometry::render_scene!(prog, self);
             self.geometry.fenced_position(&scene, id, x, y)
         } else {
             (x, y)
@@ -208,7 +208,7 @@ impl State {
             return;
         }
         let (nx, ny) = if self.geometry.fences() {
-            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            let scene = crate::geometry::render_scene!(prog, self);
             self.geometry.fenced_position(&scene, id, x, y)
         } else {
             (x, y)
@@ -250,7 +250,7 @@ impl State {
     /// `motion_ifonedgebounce` (needs the renderer's bounds; nothing without geometry).
     pub(crate) fn if_on_edge_bounce(&mut self, prog: &Program, me: TargetId) {
         let bounds = {
-            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            let scene = crate::geometry::render_scene!(prog, self);
             self.geometry.bounds(&scene, me)
         };
         let Some(b) = bounds else { return };
@@ -284,7 +284,7 @@ impl State {
         self.set_direction(me, nd);
         // keepInFence with the bounds taken after the turn
         let bounds = {
-            let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+            let scene = crate::geometry::render_scene!(prog, self);
             self.geometry.bounds(&scene, me)
         };
         let Some(b) = bounds else { return };

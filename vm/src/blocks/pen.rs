@@ -12,7 +12,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     match *cmd {
         Cmd::PenClear => st.geometry.pen_clear(),
         Cmd::PenStamp => {
-            let scene = crate::geometry::Scene::new(prog, &st.targets, &st.exec);
+            let scene = crate::geometry::render_scene!(prog, st);
             st.geometry.pen_stamp(&scene, me);
         }
         Cmd::PenDown => {

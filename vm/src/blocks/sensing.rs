@@ -47,13 +47,13 @@ pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         }
         Rep::TouchingColor => {
             let c = color_arg(prog, st.arg(base, 0));
-            let scene = crate::geometry::Scene::new(prog, &st.targets, &st.exec);
+            let scene = crate::geometry::render_scene!(prog, st);
             V::Bool(st.geometry.touching_color(&scene, me, c))
         }
         Rep::ColorTouchingColor => {
             let mask = color_arg(prog, st.arg(base, 0));
             let target = color_arg(prog, st.arg(base, 1));
-            let scene = crate::geometry::Scene::new(prog, &st.targets, &st.exec);
+            let scene = crate::geometry::render_scene!(prog, st);
             V::Bool(st.geometry.color_touching_color(&scene, me, target, mask))
         }
         Rep::DistanceTo => {
@@ -133,7 +133,7 @@ fn hex_to_rgb(s: &str) -> Option<[u8; 3]> {
 impl State {
     /// `RenderedTarget.isTouchingObject`: mouse pointer, edge or a sprite (with its clones).
     pub(crate) fn touching_object(&mut self, prog: &Program, me: TargetId, what: &V) -> bool {
-        let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+        let scene = crate::geometry::render_scene!(prog, self);
         let name = to_rc_string(prog, what);
         let is_str = matches!(what, V::Lit(_) | V::Str(_));
         if is_str && &*name == "_mouse_" {
@@ -155,7 +155,7 @@ impl State {
         let (x, y) = (t.x, t.y);
         let name = to_rc_string(prog, what);
         let is_str = matches!(what, V::Lit(_) | V::Str(_));
-        let scene = crate::geometry::Scene::new(prog, &self.targets, &self.exec);
+        let scene = crate::geometry::render_scene!(prog, self);
         if is_str && &*name == "_mouse_" {
             let (mx, my) = (self.mouse_x, self.mouse_y);
             return self

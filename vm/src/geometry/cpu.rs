@@ -17,7 +17,7 @@ use super::render::{Drawable, Scene as RenderScene};
 use super::skin::CostumeSet;
 use super::{Geometry, Rect, Scene, TargetView};
 use crate::project::Project;
-use crate::runtime::TargetId;
+use crate::runtime::{Target, TargetId};
 
 /// The pixel geometry of one VM: shared costumes, its own pen layer.
 pub struct CpuGeometry {
@@ -33,11 +33,28 @@ pub struct CpuGeometry {
     keys: Vec<Option<Key>>,
     /// Per drawable of `scene`: the target it shows (`None` for the pen layer).
     ids: Vec<Option<TargetId>>,
+    /// Per target slot: the generation number and drawable position of the target shown there.
+    slot_pos: Vec<Option<(u32, usize)>>,
+    /// Positions rebuilt by the last [`CpuGeometry::sync`].
+    changed: Vec<usize>,
+    /// Where the pen layer is in `scene`, if it is there.
+    pen_pos: Option<usize>,
+    /// What the last sync saw of the VM's change log ([`super::Changes`]).
+    synced: Option<Synced>,
+}
+
+/// The state of the VM's change log at the last sync.
+#[derive(Debug, Clone, Copy)]
+struct Synced {
+    layers: u64,
+    /// Absolute number of the first log entry not yet applied.
+    seen: u64,
+    pen_layer: bool,
 }
 
 /// Everything a target's drawable is a function of, compared bit for bit (so a kept drawable
 /// is exactly the one a rebuild would give).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Eq)]
 struct Key {
     sprite: usize,
     costume: usize,
@@ -51,17 +68,44 @@ struct Key {
     effects: [u64; 7],
 }
 
+/// Field by field, the fields that change most often first, and without the `memcmp` call a
+/// derived comparison makes for the effects array: every query compares every drawable's key.
+impl PartialEq for Key {
+    fn eq(&self, o: &Key) -> bool {
+        let mut effects = 0;
+        for (a, b) in self.effects.iter().zip(&o.effects) {
+            effects |= a ^ b;
+        }
+        self.x == o.x
+            && self.y == o.y
+            && self.direction == o.direction
+            && self.costume == o.costume
+            && self.size == o.size
+            && self.visible == o.visible
+            && self.sprite == o.sprite
+            && self.is_stage == o.is_stage
+            && self.rotation == o.rotation
+            && effects == 0
+    }
+}
+
+/// `RotationStyle::parse` of each name of `program::ROT_NAMES`, by index (no string
+/// comparisons per target and query).
+const ROTATIONS: [RotationStyle; 3] = [RotationStyle::AllAround, RotationStyle::LeftRight, RotationStyle::DontRotate];
+
 impl Key {
-    fn of(t: &TargetView<'_>) -> Option<Key> {
+    /// The key of a live target, read straight from it (the same values [`TargetView`] shows).
+    fn of(t: &Target) -> Option<Key> {
         Some(Key {
-            sprite: t.sprite,
+            sprite: t.def as usize,
             costume: usize::try_from(t.costume).ok()?,
             is_stage: t.is_stage,
             x: t.x.to_bits(),
             y: t.y.to_bits(),
             direction: t.direction.to_bits(),
             size: t.size.to_bits(),
-            rotation: RotationStyle::parse(t.rotation_style),
+            // An out-of-range index shows as "all around" in a view, which parses to this.
+            rotation: ROTATIONS.get(t.rotation_style as usize).copied().unwrap_or(RotationStyle::AllAround),
             visible: t.visible,
             effects: t.effects.map(f64::to_bits),
         })
@@ -83,6 +127,10 @@ impl CpuGeometry {
             scene: RenderScene::default(),
             keys: Vec::new(),
             ids: Vec::new(),
+            slot_pos: Vec::new(),
+            changed: Vec::new(),
+            pen_pos: None,
+            synced: None,
         }
     }
 
@@ -98,6 +146,7 @@ impl CpuGeometry {
 
     /// Puts `d` (built from `key`, showing `id`) at position `pos` of the scene.
     fn put(&mut self, pos: usize, d: Drawable, key: Option<Key>, id: Option<TargetId>) {
+        self.changed.push(pos);
         if pos < self.scene.drawables.len() {
             self.scene.drawables[pos] = d;
             self.keys[pos] = key;
@@ -114,15 +163,70 @@ impl CpuGeometry {
     /// inputs are bit-identical to those of the one already at its position is kept as is
     /// (with its transform); only the others are rebuilt.
     fn sync(&mut self, s: &Scene<'_>) {
+        self.changed.clear();
+        if !self.sync_changes(s) {
+            self.sync_all(s);
+        } else if cfg!(debug_assertions) {
+            // Test builds check the log against a full sync: it must find nothing left to do.
+            let (rebuilt, len) = (self.changed.len(), self.scene.drawables.len());
+            self.sync_all(s);
+            assert_eq!(
+                (self.changed.len(), self.scene.drawables.len()),
+                (rebuilt, len),
+                "the change log missed a target change"
+            );
+        }
+        // Only rebuilt drawables can have stale transforms (and a stale one would only be
+        // recomputed per query: every use checks its inputs).
+        self.scene.refresh_transforms_of(&self.changed);
+        self.synced = s.changes().map(|c| Synced {
+            layers: c.layers,
+            seen: c.base + c.log.len() as u64,
+            pen_layer: self.pen_layer,
+        });
+    }
+
+    /// Brings the scene up to date from the VM's change log alone: re-checks only the targets
+    /// handed out mutably since the last sync. False (having changed nothing that a full sync
+    /// would not redo) when that cannot be trusted: no log, a different layer order or set of
+    /// targets, log entries dropped, the pen layer changed, or a target gaining or losing its
+    /// drawable (positions would shift).
+    fn sync_changes(&mut self, s: &Scene<'_>) -> bool {
+        let (Some(c), Some(last)) = (s.changes(), self.synced) else { return false };
+        let end = c.base + c.log.len() as u64;
+        if c.layers != last.layers || last.pen_layer != self.pen_layer || last.seen < c.base || last.seen > end {
+            return false;
+        }
+        if self.pen_layer {
+            let skin = self.pen.skin();
+            if !self.pen_pos.and_then(|p| self.scene.drawables.get(p)).is_some_and(|d| Arc::ptr_eq(&d.skin, &skin)) {
+                return false;
+            }
+        }
+        let Some(fresh) = c.log.get((last.seen - c.base) as usize..) else { return false };
+        for &slot in fresh {
+            let Some((gn, pos)) = self.slot_pos.get(slot as usize).copied().flatten() else { return false };
+            let id = TargetId { slot, gn };
+            let Some(key) = s.raw(id).and_then(Key::of) else { return false };
+            if self.keys.get(pos) == Some(&Some(key)) {
+                continue;
+            }
+            let Some(d) = s.target(id).and_then(|view| self.drawable(&view, &key)) else { return false };
+            self.put(pos, d, Some(key), Some(id));
+        }
+        true
+    }
+
+    /// The full sync: every target, in layer order.
+    fn sync_all(&mut self, s: &Scene<'_>) {
         let mut pos = 0;
+        self.pen_pos = None;
         for (k, &id) in s.layer_order().iter().enumerate() {
-            if let Some(view) = s.target(id)
-                && let Some(key) = Key::of(&view)
-            {
+            if let Some(key) = s.raw(id).and_then(Key::of) {
                 if self.keys.get(pos) == Some(&Some(key)) {
                     self.ids[pos] = Some(id);
                     pos += 1;
-                } else if let Some(d) = self.drawable(&view, &key) {
+                } else if let Some(d) = s.target(id).and_then(|view| self.drawable(&view, &key)) {
                     self.put(pos, d, Some(key), Some(id));
                     pos += 1;
                 }
@@ -135,13 +239,24 @@ impl CpuGeometry {
                     let d = Drawable { skin, placement: STAGE_PLACEMENT, visible: true, effects: Effects::default() };
                     self.put(pos, d, None, None);
                 }
+                self.pen_pos = Some(pos);
                 pos += 1;
             }
         }
         self.scene.drawables.truncate(pos);
         self.keys.truncate(pos);
         self.ids.truncate(pos);
-        self.scene.refresh_transforms();
+        // Target slot → drawable position, for O(1) `index` (touching a sprite looks up every clone).
+        self.slot_pos.iter_mut().for_each(|p| *p = None);
+        for (pos, id) in self.ids.iter().enumerate() {
+            if let Some(id) = id {
+                let slot = id.slot as usize;
+                if slot >= self.slot_pos.len() {
+                    self.slot_pos.resize(slot + 1, None);
+                }
+                self.slot_pos[slot] = Some((id.gn, pos));
+            }
+        }
     }
 
     /// The up-to-date scene, and the index of `me` in it.
@@ -151,7 +266,10 @@ impl CpuGeometry {
     }
 
     fn index(&self, id: TargetId) -> Option<usize> {
-        self.ids.iter().position(|&i| i == Some(id))
+        match self.slot_pos.get(id.slot as usize).copied().flatten() {
+            Some((gn, pos)) if gn == id.gn => Some(pos),
+            _ => None,
+        }
     }
 }
 
@@ -231,9 +349,6 @@ impl Geometry for CpuGeometry {
     }
 
     fn sprite_distance(&mut self, scene: &Scene, me: TargetId, sprite: usize) -> Option<f64> {
-        if self.touching_sprite(scene, me, sprite) {
-            return Some(0.0);
-        }
         let m = scene.target(me)?;
         scene
             .instances_of(sprite)
@@ -244,26 +359,17 @@ impl Geometry for CpuGeometry {
     }
 
     fn edge_distance(&mut self, scene: &Scene, me: TargetId) -> Option<f64> {
-        if self.touching_edge(scene, me) {
-            return Some(0.0);
-        }
         let m = scene.target(me)?;
         Some(distance::edge_distance(m.x, m.y).max(0.0))
     }
 
     fn point_distance(&mut self, scene: &Scene, me: TargetId, x: f64, y: f64) -> Option<f64> {
-        if self.touching_point(scene, me, x, y) {
-            return Some(0.0);
-        }
         let m = scene.target(me)?;
         Some(distance::centre_distance(m.x, m.y, x, y))
     }
 
     fn color_distance(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
         let i = self.scene_with(scene, me)?;
-        if self.scene.touching_color(i, rgb, None) {
-            return Some(0.0);
-        }
         Some(distance::touching_color_distance(&self.scene, i, rgb))
     }
 
@@ -287,5 +393,19 @@ impl Geometry for CpuGeometry {
         if let Some(i) = self.scene_with(scene, me) {
             self.pen.stamp(&self.scene, i);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index table reads rotation styles exactly as parsing a target view's name does.
+    #[test]
+    fn rotation_table_matches_parsing_the_names() {
+        for (i, name) in crate::program::ROT_NAMES.iter().enumerate() {
+            assert_eq!(ROTATIONS[i], RotationStyle::parse(name), "{name}");
+        }
+        assert_eq!(ROTATIONS.len(), crate::program::ROT_NAMES.len());
     }
 }

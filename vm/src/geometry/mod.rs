@@ -94,11 +94,49 @@ pub struct Scene<'a> {
     prog: &'a Program,
     targets: &'a [(u32, Option<Target>)],
     exec: &'a [TargetId],
+    changes: Option<Changes<'a>>,
 }
+
+/// What changed in the VM since a geometry last looked, so that it can bring a kept scene up
+/// to date without checking every target on every query (projects with hundreds of clones ask
+/// hundreds of questions per frame).
+#[derive(Debug, Clone, Copy)]
+pub struct Changes<'a> {
+    /// Slots of targets handed out mutably, oldest first; entry `k` has absolute number `base + k`.
+    pub log: &'a [u32],
+    /// Absolute number of `log[0]`.
+    pub base: u64,
+    /// Changes whenever targets are created or disposed or the layer order changes.
+    pub layers: u64,
+}
+
+/// The [`Scene`] of a VM state (`render_scene!(prog, st)`), with its change log; a macro so that
+/// it borrows only the fields it reads and `st.geometry` stays free to be borrowed mutably.
+macro_rules! render_scene {
+    ($prog:expr, $st:expr) => {
+        $crate::geometry::Scene::new($prog, &$st.targets, &$st.exec).with_changes($crate::geometry::Changes {
+            log: &$st.render_log,
+            base: $st.render_log_base,
+            layers: $st.layer_epoch,
+        })
+    };
+}
+pub(crate) use render_scene;
 
 impl<'a> Scene<'a> {
     pub(crate) fn new(prog: &'a Program, targets: &'a [(u32, Option<Target>)], exec: &'a [TargetId]) -> Self {
-        Scene { prog, targets, exec }
+        Scene { prog, targets, exec, changes: None }
+    }
+
+    /// The same view, with the VM's change log.
+    pub(crate) fn with_changes(mut self, changes: Changes<'a>) -> Self {
+        self.changes = Some(changes);
+        self
+    }
+
+    /// The change log, when the VM keeps one.
+    pub fn changes(&self) -> Option<Changes<'a>> {
+        self.changes
     }
 
     /// Live targets in layer order, back (stage) to front.
@@ -108,8 +146,7 @@ impl<'a> Scene<'a> {
 
     /// The render state of a live target.
     pub fn target(&self, id: TargetId) -> Option<TargetView<'a>> {
-        let (g, t) = self.targets.get(id.slot as usize)?;
-        let t = t.as_ref().filter(|_| *g == id.gn)?;
+        let t = self.raw(id)?;
         let def = self.prog.def(t.def);
         Some(TargetView {
             sprite: t.def as usize,
@@ -128,9 +165,16 @@ impl<'a> Scene<'a> {
         })
     }
 
+    /// The live target itself (what [`Scene::target`] views), without building the view:
+    /// geometry checks every target on every query, so this must be cheap.
+    pub(crate) fn raw(&self, id: TargetId) -> Option<&'a Target> {
+        let (g, t) = self.targets.get(id.slot as usize)?;
+        t.as_ref().filter(|_| *g == id.gn)
+    }
+
     /// All live targets of a sprite (original and clones), back to front.
     pub fn instances_of(&self, sprite: usize) -> impl Iterator<Item = TargetId> + '_ {
-        self.exec.iter().copied().filter(move |&id| self.target(id).is_some_and(|t| t.sprite == sprite))
+        self.exec.iter().copied().filter(move |&id| self.raw(id).is_some_and(|t| t.def as usize == sprite))
     }
 }
 
@@ -180,19 +224,22 @@ pub trait Geometry {
     fn pick(&mut self, _scene: &Scene, _x: f64, _y: f64) -> Option<TargetId> {
         None
     }
-    /// Distance from `me` to the nearest instance of `sprite` (0 when touching), for branch distances.
+    /// Distance from `me` to the nearest instance of `sprite`, for branch distances. The
+    /// interpreter asks only right after `touching_sprite` answered false for the same scene
+    /// (as for the edge and the point below), so implementations need not test touching again.
     fn sprite_distance(&mut self, _scene: &Scene, _me: TargetId, _sprite: usize) -> Option<f64> {
         None
     }
-    /// Distance from `me` to the stage edge (0 when touching it).
+    /// Distance from `me` to the stage edge (asked when not touching it).
     fn edge_distance(&mut self, _scene: &Scene, _me: TargetId) -> Option<f64> {
         None
     }
-    /// Distance from `me` to a point (0 when touching it).
+    /// Distance from `me` to a point (asked when not touching it).
     fn point_distance(&mut self, _scene: &Scene, _me: TargetId, _x: f64, _y: f64) -> Option<f64> {
         None
     }
-    /// Colour distance for `touching color` (0 when touching).
+    /// Colour distance for `touching color`, asked right after `touching_color` answered false
+    /// for the same colour and scene (implementations need not test touching again).
     fn color_distance(&mut self, _scene: &Scene, _me: TargetId, _rgb: [u8; 3]) -> Option<f64> {
         None
     }

@@ -89,6 +89,21 @@ impl Scene {
         }
     }
 
+    /// [`Scene::refresh_transforms`] for the drawables at `positions` only (the others are
+    /// known unchanged); the list of transforms follows the list of drawables.
+    pub fn refresh_transforms_of(&mut self, positions: &[usize]) {
+        self.xforms.resize(self.drawables.len(), None);
+        for &i in positions {
+            if let (Some(d), Some(c)) = (self.drawables.get(i), self.xforms.get_mut(i)) {
+                let key = xform_key(d);
+                if c.as_ref().is_none_or(|c| c.key != key) {
+                    let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
+                    *c = Some(CachedXform { key, xf });
+                }
+            }
+        }
+    }
+
     /// The precomputed transform of drawable `i`, if it is still valid.
     fn cached_xform(&self, i: usize) -> Option<Xform> {
         let c = self.xforms.get(i)?.as_ref()?;
@@ -99,8 +114,11 @@ impl Scene {
 /// Per-query renderer state: transforms not precomputed and the MIP level requested per skin.
 struct Ctx<'a> {
     s: &'a Scene,
-    /// Transforms used by this query (sized on first use).
-    xf: Vec<Option<Xform>>,
+    /// Drawables whose precomputed transform this query checked and uses (one bit each: a
+    /// query allocates n/64 words rather than a transform per drawable).
+    checked: Vec<u64>,
+    /// Transforms this query computed itself (drawables edited since the precomputation).
+    own_xf: Vec<(usize, Xform)>,
     levels: Vec<(*const Skin, i32)>,
     /// MIPs fetched during this query (sized on first use).
     mips: Vec<Option<Arc<Mip>>>,
@@ -108,7 +126,7 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(s: &'a Scene) -> Self {
-        Ctx { s, xf: Vec::new(), levels: Vec::new(), mips: Vec::new() }
+        Ctx { s, checked: Vec::new(), own_xf: Vec::new(), levels: Vec::new(), mips: Vec::new() }
     }
 
     fn d(&self, i: usize) -> &'a Drawable {
@@ -116,18 +134,28 @@ impl<'a> Ctx<'a> {
     }
 
     fn xf(&mut self, i: usize) -> Xform {
-        if let Some(Some(x)) = self.xf.get(i) {
+        let (w, bit) = (i / 64, 1u64 << (i % 64));
+        if self.checked.get(w).is_some_and(|b| b & bit != 0)
+            && let Some(Some(c)) = self.s.xforms.get(i)
+        {
+            return c.xf;
+        }
+        if let Some((_, x)) = self.own_xf.iter().find(|(j, _)| *j == i) {
             return *x;
         }
-        // Validated once per drawable and query, then memoised: per-pixel loops call this.
-        let x = self.s.cached_xform(i).unwrap_or_else(|| {
-            let d = self.d(i);
-            Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center())
-        });
-        if self.xf.is_empty() {
-            self.xf.resize(self.s.drawables.len(), None);
+        // Validated once per drawable and query, then trusted: per-pixel loops call this.
+        if let Some(x) = self.s.cached_xform(i) {
+            if self.checked.is_empty() {
+                self.checked.resize(self.s.drawables.len().div_ceil(64), 0);
+            }
+            if let Some(b) = self.checked.get_mut(w) {
+                *b |= bit;
+            }
+            return x;
         }
-        self.xf[i] = Some(x);
+        let d = self.d(i);
+        let x = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
+        self.own_xf.push((i, x));
         x
     }
 
