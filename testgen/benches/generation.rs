@@ -1,6 +1,8 @@
 //! Benchmark: test executions per second and wall time of whole runs at the
 //! study's 180 000-step budget, on the fixed list of random-sample projects
-//! (`testgen/data/random-sample-100.txt`).
+//! (`testgen/data/random-sample-100.txt`: the first 100 projects of the
+//! `datasets/random-sample-200` manifest, so the issue-4 coverage table can be read off
+//! that study's seeds 1–5).
 //!
 //! `cargo bench -p clowder-testgen --bench generation` (release profile).
 //! Environment: `CLOWDER_CORPORA` (default `../shared/corpora`),
