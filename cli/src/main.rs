@@ -66,8 +66,32 @@ enum Command {
     },
 }
 
+/// Restores the default action of SIGPIPE (the Rust runtime ignores it), so that
+/// `clowder gen … | head` ends quietly like other Unix tools instead of panicking in `println!`.
+/// Only for the commands that print and start no child processes: a worker writing to a child
+/// that died must get an error it can record, not be killed.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any thread exists; `signal` with `SIG_DFL`
+    // only resets the disposition of one signal.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Analyze(_)
+            | Command::Status(_)
+            | Command::Gen(_)
+            | Command::Mutate(_)
+            | Command::Dataset { .. }
+            | Command::Vm { .. }
+    ) {
+        default_sigpipe();
+    }
     let outcome = match cli.command {
         Command::Run { experiment, workers, output, quiet } => {
             cmd::run::run(cmd::run::RunArgs { experiment, workers, output, quiet })
