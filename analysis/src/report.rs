@@ -64,7 +64,7 @@ pub fn tables(an: &Analysis) -> Tables {
             ("Algorithm", "algorithm"),
             ("Projects", "projects"),
             ("Runs ok", "runs_ok"),
-            ("Runs failed", "runs_not_ok"),
+            ("Runs not ok (failed or unfinished)", "runs_not_ok"),
             ("Mean %", "mean_coverage"),
             ("Median %", "median_coverage"),
             ("Projects at 100 %", "projects_full"),
