@@ -520,7 +520,8 @@ impl RunTable {
                 continue;
             }
             match self.by_id.get(run_id).copied() {
-                Some(i) if matches!(self.entries[i].state, RunState::Pending) => {
+                // After a cancel nothing is adopted: `--revoke` made these runs pending on purpose.
+                Some(i) if !self.cancelled && matches!(self.entries[i].state, RunState::Pending) => {
                     // The coordinator restarted while this worker held the run: adopt.
                     self.n_pending -= 1;
                     self.n_running += 1;
@@ -891,6 +892,25 @@ mod tests {
         assert!(matches!(t.begin_report(ok("a", &l2, "E"), "", now), ReportDecision::Mismatch(_)));
         let p = t.progress(now);
         assert_eq!((p.done, p.running, p.pending), (1, 0, 0));
+    }
+
+    #[test]
+    fn revoked_leases_stay_revoked_at_the_next_heartbeat() {
+        let t0 = Instant::now();
+        let mut t = table(vec![(run("a", 1), None, None), (run("b", 2), None, None)], t0);
+        let w = t.register("x", "", "h", "p", 2, t0);
+        let leases: Vec<(String, String)> = t.lease(&w, 2, t0).into_iter().map(|s| (s.lease_id, s.run_id)).collect();
+        assert_eq!(leases.len(), 2);
+        assert_eq!(t.cancel(true), 2);
+        // The worker still holds both: it must be told to stop them, not have them adopted back.
+        let mut revoked = t.heartbeat(&w, &leases, t0);
+        revoked.sort();
+        let mut expected: Vec<String> = leases.iter().map(|(l, _)| l.clone()).collect();
+        expected.sort();
+        assert_eq!(revoked, expected);
+        let p = t.progress(t0);
+        assert_eq!((p.running, p.pending), (0, 2));
+        assert!(t.is_done());
     }
 
     #[test]
