@@ -723,6 +723,27 @@ fn slurm_pilot_workers_complete_the_smoke_study() {
 /// `clowder verify` re-executes finished runs and catches a changed digest;
 /// `clowder export` rewrites the coordinator's exports byte for byte.
 #[test]
+fn verify_reexecutes_runs_with_the_study_mutation_setting() {
+    let _g = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let exp = experiment(t, "m.toml", "m", &smoke_dataset(), "1", 1500, &["random"]);
+    // With mutation analysis on, the suite (and so the digest) carries the assertions:
+    // verify must re-execute with the same setting to reproduce it.
+    let text = std::fs::read_to_string(&exp).unwrap();
+    let text =
+        text.replacen("budget = { steps = 1500 }\n", "budget = { steps = 1500 }\nmutation = { sample = 2 }\n", 1);
+    assert!(text.contains("mutation"), "{text}");
+    std::fs::write(&exp, text).unwrap();
+    let out = t.join("out");
+    reference(&exp, &out, "2");
+    let v = clowder().arg("verify").arg(out.join("m")).args(["--runs", "3"]).output().unwrap();
+    let text = String::from_utf8_lossy(&v.stdout).to_string();
+    assert!(v.status.success(), "{text}{}", String::from_utf8_lossy(&v.stderr));
+    assert!(text.contains("verify: 3 reproduced, 0 differ"), "{text}");
+}
+
+#[test]
 fn verify_reproduces_digests_and_export_rewrites_the_same_files() {
     let _g = serial();
     let tmp = tempfile::tempdir().unwrap();

@@ -140,6 +140,17 @@ pub enum Mutation {
     SamplePerOperator(u64),
 }
 
+impl Mutation {
+    /// The setting as a run spec carries it to the worker (`off`, `on`, `sample:N`).
+    pub fn run_spec(self) -> String {
+        match self {
+            Mutation::Off => "off".to_string(),
+            Mutation::All => "on".to_string(),
+            Mutation::SamplePerOperator(n) => format!("sample:{n}"),
+        }
+    }
+}
+
 impl MutationSpec {
     /// The validated setting.
     pub fn resolve(&self) -> Result<Mutation, String> {

@@ -171,11 +171,7 @@ impl Coordinator {
                 generation: submitted.generation,
                 memory_limit_bytes: experiment.spec.limits.memory_mb.saturating_mul(1 << 20),
                 determinism_failures,
-                mutation: match experiment.mutation() {
-                    experiment::Mutation::Off => "off".to_string(),
-                    experiment::Mutation::All => "on".to_string(),
-                    experiment::Mutation::SamplePerOperator(n) => format!("sample:{n}"),
-                },
+                mutation: experiment.mutation().run_spec(),
             },
             loaded.into_iter().map(|l| (l.run, l.finished, l.lease_hint)).collect(),
             sources,

@@ -5,10 +5,12 @@
 //! invocations check the same runs; runs whose engine version differs from this
 //! binary's, or whose project file is gone or changed, are skipped and counted.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use clowder_coordinator::experiment::Experiment;
 use clowder_coordinator::store::Store;
 use clowder_proto::{Budget as PBudget, BudgetKind, RunResult, RunSpec, RunStatus};
 use prost::Message;
@@ -38,9 +40,22 @@ struct Candidate {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&args.results)?;
     let projects = store.projects()?;
+    // Each submission's mutation setting: a run is re-executed as its generation ran it
+    // (with mutation analysis on, the suite carries its assertions and so does the digest).
+    let mut mutation_of: BTreeMap<i64, String> = BTreeMap::new();
+    {
+        let mut subs = store.conn().prepare("SELECT generation, experiment_toml FROM submissions")?;
+        let rows = subs.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        for row in rows {
+            let (generation, toml) = row?;
+            let e = Experiment::parse(&toml, &args.results.join("experiment.toml"))
+                .map_err(|e| anyhow::anyhow!("submission {generation}: stored experiment does not parse: {e}"))?;
+            mutation_of.insert(generation, e.mutation().run_spec());
+        }
+    }
     let mut st = store.conn().prepare(
         "SELECT run_id, project, project_hash, algorithm, config_json, seed, budget_unit, budget, status, digest,
-                engine_version, result
+                engine_version, result, generation
          FROM runs WHERE status IN ('ok', 'error', 'project_rejected')",
     )?;
     let rows = st.query_map([], |r| {
@@ -57,11 +72,29 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             r.get::<_, String>(9)?,
             r.get::<_, String>(10)?,
             r.get::<_, Option<Vec<u8>>>(11)?,
+            r.get::<_, i64>(12)?,
         ))
     })?;
     let mut cands = Vec::new();
     for row in rows {
-        let (run_id, project, hash, algorithm, config_json, seed, unit, amount, status, digest, engine, blob) = row?;
+        let (
+            run_id,
+            project,
+            hash,
+            algorithm,
+            config_json,
+            seed,
+            unit,
+            amount,
+            status,
+            digest,
+            engine,
+            blob,
+            generation,
+        ) = row?;
+        let Some(mutation) = mutation_of.get(&generation).cloned() else {
+            anyhow::bail!("run {run_id}: no submission {generation} in the store");
+        };
         let kind = match unit.as_str() {
             "steps" => BudgetKind::Steps,
             "executions" => BudgetKind::Executions,
@@ -85,6 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 seed,
                 budget: Some(PBudget { kind: kind as i32, amount }),
                 file_name,
+                mutation,
                 ..Default::default()
             },
             run_id,
