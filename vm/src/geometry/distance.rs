@@ -5,6 +5,7 @@
 
 use super::math::{Rect, hypot};
 use super::render::{STAGE_HEIGHT, STAGE_WIDTH, Scene};
+use super::silhouette::colors_match;
 
 /// Whisker's `touching edge` distance: the smallest distance of the sprite's centre to a stage edge.
 pub fn edge_distance(x: f64, y: f64) -> f64 {
@@ -130,16 +131,12 @@ pub fn fuzzy_find_color(
             }
         }
         let c = sample(x as f64, y as f64);
-        if matches(color, c) {
+        if colors_match(color, c) {
             let d = hypot(start.0 - x as f64, start.1 - y as f64);
             return ColorSearch { distance: d / diameter, found: Some((x, y)) };
         }
     }
     ColorSearch { distance: 1.0, found: None }
-}
-
-fn matches(a: [u8; 3], b: [u8; 3]) -> bool {
-    (a[0] & 0xf8) == (b[0] & 0xf8) && (a[1] & 0xf8) == (b[1] & 0xf8) && (a[2] & 0xf0) == (b[2] & 0xf0)
 }
 
 /// Whisker's branch distance of a false `touching color`: how far from drawable `me`'s centre
@@ -305,7 +302,7 @@ mod tests {
                 for y in (-180..180).step_by(3) {
                     for x in (-240..240).step_by(3) {
                         let got = samples.sample(x as f64 + 0.5, y as f64 + 0.5);
-                        assert!(!matches(c, got), "{c:?} ruled out but drawn at ({x}, {y}): {got:?}");
+                        assert!(!colors_match(c, got), "{c:?} ruled out but drawn at ({x}, {y}): {got:?}");
                     }
                 }
             }

@@ -127,6 +127,10 @@ pub struct Rect {
 }
 
 impl Rect {
+    /// The whole plane (a box that excludes nothing).
+    pub const UNBOUNDED: Rect =
+        Rect { left: f64::NEG_INFINITY, right: f64::INFINITY, bottom: f64::NEG_INFINITY, top: f64::INFINITY };
+
     /// A rectangle from its four edges.
     pub fn new(left: f64, right: f64, bottom: f64, top: f64) -> Self {
         Self { left, right, bottom, top }

@@ -14,7 +14,7 @@ use super::drawable::{Placement, Xform};
 use super::effects::{Effects, bit};
 use super::hull;
 use super::math::{Rect, u8_clamp};
-use super::silhouette::color_key;
+use super::silhouette::{color_key, colors_match};
 use super::skin::{Mip, Skin};
 
 /// Stage width in Scratch units.
@@ -80,12 +80,8 @@ impl Scene {
     /// pays the trigonometry only for what moved.
     pub fn refresh_transforms(&mut self) {
         self.xforms.resize(self.drawables.len(), None);
-        for (d, c) in self.drawables.iter().zip(self.xforms.iter_mut()) {
-            let key = xform_key(d);
-            if c.as_ref().is_none_or(|c| c.key != key) {
-                let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
-                *c = Some(CachedXform { key, xf });
-            }
+        for i in 0..self.drawables.len() {
+            self.refresh_transform(i);
         }
     }
 
@@ -94,12 +90,17 @@ impl Scene {
     pub fn refresh_transforms_of(&mut self, positions: &[usize]) {
         self.xforms.resize(self.drawables.len(), None);
         for &i in positions {
-            if let (Some(d), Some(c)) = (self.drawables.get(i), self.xforms.get_mut(i)) {
-                let key = xform_key(d);
-                if c.as_ref().is_none_or(|c| c.key != key) {
-                    let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
-                    *c = Some(CachedXform { key, xf });
-                }
+            self.refresh_transform(i);
+        }
+    }
+
+    /// Recomputes drawable `i`'s precomputed transform if its inputs changed.
+    fn refresh_transform(&mut self, i: usize) {
+        if let (Some(d), Some(c)) = (self.drawables.get(i), self.xforms.get_mut(i)) {
+            let key = xform_key(d);
+            if c.as_ref().is_none_or(|c| c.key != key) {
+                let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
+                *c = Some(CachedXform { key, xf });
             }
         }
     }
@@ -240,7 +241,7 @@ impl<'a> Ctx<'a> {
     /// effects, the colour in no [`Palette`](super::silhouette::Palette) and not white), so a
     /// pixel search for it would find nothing. Call it after every MIP level is requested.
     fn may_composite(&mut self, ids: &[usize], color: [u8; 3]) -> bool {
-        if color_matches(color, BACKGROUND) {
+        if colors_match(color, BACKGROUND) {
             return true;
         }
         let key = color_key(color);
@@ -274,7 +275,7 @@ impl<'a> Ctx<'a> {
             let b = xf.aabb();
             Rect { left: b.left - 1.0, right: b.right + 1.0, bottom: b.bottom - 1.0, top: b.top + 1.0 }
         } else {
-            Rect { left: f64::NEG_INFINITY, right: f64::INFINITY, bottom: f64::NEG_INFINITY, top: f64::INFINITY }
+            Rect::UNBOUNDED
         }
     }
 
@@ -379,8 +380,7 @@ impl ColorSampler<'_> {
     /// The same sampler without the per-drawable boxes (every drawable transformed at every point).
     #[cfg(test)]
     pub(crate) fn without_boxes(mut self) -> Self {
-        let all = Rect { left: f64::NEG_INFINITY, right: f64::INFINITY, bottom: f64::NEG_INFINITY, top: f64::INFINITY };
-        self.boxes.iter_mut().for_each(|b| *b = all);
+        self.boxes.iter_mut().for_each(|b| *b = Rect::UNBOUNDED);
         self
     }
 
@@ -406,12 +406,6 @@ fn point_bounds(x: f64, y: f64) -> (f64, f64) {
     let client_x = x + STAGE_WIDTH / 2.0;
     let client_y = STAGE_HEIGHT / 2.0 - y;
     ((-STAGE_WIDTH / 2.0 + client_x).floor(), (STAGE_HEIGHT / 2.0 - client_y).ceil())
-}
-
-fn color_matches(a: [u8; 3], b: [u8; 3]) -> bool {
-    (a[0] & 0b1111_1000) == (b[0] & 0b1111_1000)
-        && (a[1] & 0b1111_1000) == (b[1] & 0b1111_1000)
-        && (a[2] & 0b1111_0000) == (b[2] & 0b1111_0000)
 }
 
 fn mask_matches(a: [u8; 4], b: [u8; 3]) -> bool {
@@ -543,7 +537,7 @@ impl Scene {
         let mut ctx = Ctx::new(self);
         let visible: Vec<usize> = (0..self.drawables.len()).filter(|&i| self.drawables[i].visible).collect();
         let cands = ctx.candidates_touching(me, &visible);
-        let bounds = if color_matches(color, BACKGROUND) {
+        let bounds = if colors_match(color, BACKGROUND) {
             match ctx.touching_bounds(me) {
                 Some(b) => b,
                 None => return false,
@@ -571,7 +565,7 @@ impl Scene {
                     Some(m) => mask_matches(ctx.sample_color4b(me, x, y, !bit::GHOST), m),
                     None => ctx.is_touching(me, x, y),
                 };
-                if hit && color_matches(ctx.sample_color3b(x, y, &ids, &boxes), color) {
+                if hit && colors_match(ctx.sample_color3b(x, y, &ids, &boxes), color) {
                     return true;
                 }
                 x += 1.0;

@@ -132,6 +132,12 @@ pub fn color_key(c: [u8; 3]) -> usize {
     ((c[0] >> 3) as usize) << 9 | ((c[1] >> 3) as usize) << 4 | (c[2] >> 4) as usize
 }
 
+/// scratch-render's `colorMatches`: equal at 5/5/4 bits.
+#[inline]
+pub fn colors_match(a: [u8; 3], b: [u8; 3]) -> bool {
+    color_key(a) == color_key(b)
+}
+
 /// Which colour keys ([`color_key`]) a silhouette's pixels can show, known only when every
 /// pixel is fully opaque or fully transparent: then a composite of such silhouettes over white
 /// is, at every point, either white or exactly one pixel of one of them, so a colour in none of
