@@ -255,7 +255,14 @@ pub(crate) struct Thread {
     pub stack: Vec<Frame>,
     pub status: Status,
     pub killed: bool,
+    /// Index in `State::threads`, or [`NOT_LISTED`]: membership and position in O(1).
+    pub list_pos: u32,
+    /// In the list a tick iterates after a `stop all` (`State::orphans`).
+    pub orphaned: bool,
 }
+
+/// `Thread::list_pos` of a thread that is not in `State::threads`.
+const NOT_LISTED: u32 = u32::MAX;
 
 impl Thread {
     /// `peekStack()`: top block (`NONE` for a null entry), `None` when empty.
@@ -408,8 +415,13 @@ pub(crate) struct State {
     pub clone_serial: Vec<u32>,
     pub slab: Vec<Thread>,
     pub free_slots: Vec<u32>,
-    /// `runtime.threads`.
+    /// `runtime.threads`. Changed only through the `list_*` methods, which keep
+    /// `Thread::list_pos` in step.
     pub threads: Vec<ThRef>,
+    /// Per target slot: the target occupying it and the threads made for it that may still be
+    /// listed. The scans of `startHats` and `stopForTarget` walk these instead of every thread,
+    /// which a clone churning inside one warp step makes quadratic.
+    by_target: Vec<(TargetId, Vec<ThRef>)>,
     /// The list the current tick iterates after a `stop all` replaced `runtime.threads`.
     pub orphans: Option<Vec<ThRef>>,
     pub in_tick: bool,
@@ -798,6 +810,7 @@ impl State {
             slab: Vec::new(),
             free_slots: Vec::new(),
             threads: Vec::new(),
+            by_target: Vec::new(),
             orphans: None,
             in_tick: false,
             active: None,
@@ -937,12 +950,90 @@ impl State {
 
     /// `runtime.threads.indexOf(thread) !== -1`.
     pub fn in_list(&self, t: ThRef) -> bool {
-        self.threads.contains(&t)
+        self.th_valid(t) && self.th(t).list_pos != NOT_LISTED
+    }
+
+    /// `runtime.threads.push(thread)` of a new thread.
+    fn list_push(&mut self, t: ThRef) {
+        self.thm(t).list_pos = self.threads.len() as u32;
+        self.threads.push(t);
+    }
+
+    /// `runtime.threads[pos] = thread` (a restarted script).
+    fn list_replace(&mut self, pos: usize, t: ThRef) {
+        if let Some(old) = self.threads.get(pos).copied() {
+            self.thm(old).list_pos = NOT_LISTED;
+            self.thm(t).list_pos = pos as u32;
+            self.threads[pos] = t;
+        }
+    }
+
+    /// `runtime.threads = runtime.threads.filter(keep)`.
+    fn list_retain(&mut self, keep: fn(&Thread) -> bool) {
+        let mut n = 0usize;
+        for i in 0..self.threads.len() {
+            let t = self.threads[i];
+            let th = &mut self.slab[t.slot as usize];
+            if keep(th) {
+                th.list_pos = n as u32;
+                self.threads[n] = t;
+                n += 1;
+            } else {
+                th.list_pos = NOT_LISTED;
+            }
+        }
+        self.threads.truncate(n);
+    }
+
+    /// Empties `runtime.threads`; with `to_orphans` the current tick keeps iterating the old list.
+    fn list_clear(&mut self, to_orphans: bool) {
+        for &t in &self.threads {
+            let th = &mut self.slab[t.slot as usize];
+            th.list_pos = NOT_LISTED;
+            th.orphaned = to_orphans;
+        }
+        if to_orphans {
+            self.orphans = Some(std::mem::take(&mut self.threads));
+        } else {
+            self.threads.clear();
+        }
+    }
+
+    /// The end of a tick's iteration over the list a `stop all` replaced.
+    fn drop_orphans(&mut self) {
+        if let Some(o) = self.orphans.take() {
+            for t in o {
+                self.slab[t.slot as usize].orphaned = false;
+            }
+        }
+    }
+
+    /// The threads of `id` that are in `runtime.threads` or the orphaned list (plus, until the
+    /// next [`State::prune_threads_of`], some that left them).
+    fn threads_of(&self, id: TargetId) -> &[ThRef] {
+        match self.by_target.get(id.slot as usize) {
+            Some((owner, v)) if *owner == id => v,
+            _ => &[],
+        }
+    }
+
+    /// Drops index entries of `id` that can never be listed again: a thread that leaves
+    /// `runtime.threads` (and the orphaned list) never comes back.
+    fn prune_threads_of(&mut self, id: TargetId) {
+        let slab = &self.slab;
+        if let Some((owner, v)) = self.by_target.get_mut(id.slot as usize)
+            && *owner == id
+        {
+            v.retain(|t| {
+                let th = &slab[t.slot as usize];
+                th.used && th.gn == t.gn && (th.list_pos != NOT_LISTED || th.orphaned)
+            });
+        }
     }
 
     /// `runtime.isWaitingThread(thread)`.
     pub fn is_waiting_thread(&self, t: ThRef) -> bool {
-        if !self.th_valid(t) || !self.in_list(t) {
+        if !self.in_list(t) {
             return true;
         }
         let th = self.th(t);
@@ -958,9 +1049,11 @@ impl State {
             stack: Vec::with_capacity(4),
             status: Status::Running,
             killed: false,
+            list_pos: NOT_LISTED,
+            orphaned: false,
         };
         th.stack.push(Frame::new(top, false));
-        match self.free_slots.pop() {
+        let r = match self.free_slots.pop() {
             Some(slot) => {
                 let gn = self.slab[slot as usize].gn.wrapping_add(1);
                 th.gn = gn;
@@ -979,7 +1072,20 @@ impl State {
                 self.slab.push(th);
                 ThRef { slot: (self.slab.len() - 1) as u32, gn: 0 }
             }
+        };
+        let ts = target.slot as usize;
+        if self.by_target.len() <= ts {
+            self.by_target.resize_with(ts + 1, || (target, Vec::new()));
         }
+        let entry = &mut self.by_target[ts];
+        // A slot's previous occupant was disposed: its threads were stopped then, and no new
+        // thread can start for it, so its entries are never needed again.
+        if entry.0 != target {
+            entry.0 = target;
+            entry.1.clear();
+        }
+        entry.1.push(r);
+        r
     }
 
     /// Frees thread objects no list, tick or reference can reach any more.
@@ -998,6 +1104,26 @@ impl State {
                 self.free_slots.push(i as u32);
             }
         }
+        let slab = &self.slab;
+        for (_, v) in &mut self.by_target {
+            v.retain(|t| slab[t.slot as usize].used && slab[t.slot as usize].gn == t.gn);
+        }
+    }
+
+    /// Test builds check the bookkeeping the hat and stop scans rely on after every step:
+    /// positions match the list, and every listed thread is indexed under its target.
+    fn check_thread_index(&self) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        for (i, &t) in self.threads.iter().enumerate() {
+            let th = self.th(t);
+            assert_eq!(th.list_pos as usize, i, "a thread's list position is stale");
+            assert!(self.threads_of(th.target).contains(&t), "a listed thread is missing from its target's index");
+        }
+        let listed = self.slab.iter().filter(|th| th.used && th.list_pos != NOT_LISTED).count();
+        assert_eq!(listed, self.threads.len(), "a thread outside the list claims a list position");
+        assert!(self.orphans.is_none() && self.slab.iter().all(|th| !th.orphaned), "orphans outlived their tick");
     }
 
     /// Pending one-shot timers, plus the video-sensing frame loop (always re-armed).
@@ -1033,14 +1159,14 @@ impl State {
         }
         self.drain_microtasks(prog);
         self.sweep_threads();
+        self.check_thread_index();
         StepOutcome::Ran
     }
 
     /// scratch-vm `Runtime._step`.
     fn runtime_step(&mut self, prog: &Program) {
         // Threads told to stop since the last step go first.
-        let slab = &self.slab;
-        self.threads.retain(|t| !slab[t.slot as usize].killed);
+        self.list_retain(|th| !th.killed);
         if prog.has_edge_hats {
             // `for (hatType in this._hats)`: core hats, then extension hats in load order.
             for &k in &prog.edge_order {
@@ -1060,7 +1186,7 @@ impl State {
             return;
         }
         self.in_tick = true;
-        self.orphans = None;
+        self.drop_orphans();
         let mut stopped = false;
         let mut i = 0usize;
         loop {
@@ -1092,7 +1218,7 @@ impl State {
                 if self.hung || self.error.is_some() {
                     // The exception aborts the rest of the step (P10): no filtering.
                     self.in_tick = false;
-                    self.orphans = None;
+                    self.drop_orphans();
                     return;
                 }
             }
@@ -1103,10 +1229,9 @@ impl State {
         }
         self.active = None;
         self.in_tick = false;
-        self.orphans = None;
+        self.drop_orphans();
         if stopped {
-            let slab = &self.slab;
-            self.threads.retain(|t| slab[t.slot as usize].live());
+            self.list_retain(Thread::live);
         }
     }
 
@@ -1394,14 +1519,9 @@ impl State {
             th.killed = true;
             th.retire();
         }
-        if self.in_tick {
-            match &self.orphans {
-                None => self.orphans = Some(std::mem::take(&mut self.threads)),
-                Some(_) => self.threads.clear(),
-            }
-        } else {
-            self.threads.clear();
-        }
+        // In a tick, the first `stop all` leaves the tick iterating the old list.
+        let to_orphans = self.in_tick && self.orphans.is_none();
+        self.list_clear(to_orphans);
     }
 
     // ------------------------------------------------------------------ hats
@@ -1436,28 +1556,33 @@ impl State {
                 {
                     continue;
                 }
+                let top = s.top;
+                // The first listed thread of this script (the list position orders them).
+                let mut first: Option<(u32, ThRef)> = None;
+                let mut running = false;
+                self.prune_threads_of(tid);
+                for &t in self.threads_of(tid) {
+                    let th = &self.slab[t.slot as usize];
+                    if th.top != top || th.list_pos == NOT_LISTED {
+                        continue;
+                    }
+                    running |= th.status != Status::Done;
+                    if first.is_none_or(|(p, _)| th.list_pos < p) {
+                        first = Some((th.list_pos, t));
+                    }
+                }
                 if restart {
-                    let pos = self.threads.iter().position(|&t| {
-                        let th = self.th(t);
-                        th.target == tid && th.top == s.top
-                    });
-                    if let Some(pos) = pos {
-                        let nt = self.new_thread(tid, s.top);
-                        self.threads[pos] = nt;
+                    if let Some((pos, _)) = first {
+                        let nt = self.new_thread(tid, top);
+                        self.list_replace(pos as usize, nt);
                         started.push(nt);
                         continue;
                     }
-                } else {
-                    let running = self.threads.iter().any(|&t| {
-                        let th = self.th(t);
-                        th.target == tid && th.top == s.top && th.status != Status::Done
-                    });
-                    if running {
-                        continue;
-                    }
+                } else if running {
+                    continue;
                 }
-                let nt = self.new_thread(tid, s.top);
-                self.threads.push(nt);
+                let nt = self.new_thread(tid, top);
+                self.list_push(nt);
                 started.push(nt);
             }
         }
@@ -1576,25 +1701,14 @@ impl State {
             self.emit_say(prog, id, false, V::Lit(prog.lit_empty));
             self.ask_next(prog);
         }
-        for i in 0..self.threads.len() {
-            let t = self.threads[i];
-            if Some(t) == except {
-                continue;
-            }
-            if self.th(t).target == id {
-                let th = self.thm(t);
+        // Threads the current tick iterates after a `stop all` are stopped too.
+        self.prune_threads_of(id);
+        let Some((_, ts)) = self.by_target.get(id.slot as usize).filter(|(owner, _)| *owner == id) else { return };
+        for &t in ts {
+            let th = &mut self.slab[t.slot as usize];
+            if Some(t) != except {
                 th.killed = true;
                 th.retire();
-            }
-        }
-        // Threads the current tick iterates after a `stop all` are stopped too.
-        if let Some(o) = &self.orphans {
-            for &t in o {
-                if Some(t) != except && self.slab[t.slot as usize].target == id {
-                    let th = &mut self.slab[t.slot as usize];
-                    th.killed = true;
-                    th.retire();
-                }
             }
         }
     }

@@ -1,0 +1,79 @@
+//! Thread-list semantics under clone churn inside one tick.
+//!
+//! A clone that creates its successor and deletes itself runs the whole chain in one tick
+//! (scratch-vm appends the new clone's thread to `runtime.threads`, which the tick is still
+//! iterating). Each deletion stops the clone's threads and each broadcast restarts the
+//! receiving script in place, so these are the scans that `startHats` and `stopForTarget`
+//! make. Test builds also check the thread bookkeeping after every step
+//! (`State::check_thread_index`).
+
+use std::sync::Arc;
+
+use clowder_vm::project::{LoadLimits, load};
+use clowder_vm::{StepOutcome, Value, Vm, VmOptions};
+use serde_json::json;
+
+const CHAIN: u32 = 3000;
+
+fn project() -> String {
+    let b = |opcode: &str, next: Option<&str>, top: bool, inputs: serde_json::Value, fields: serde_json::Value| {
+        json!({"opcode": opcode, "next": next, "parent": null, "inputs": inputs, "fields": fields,
+               "shadow": false, "topLevel": top})
+    };
+    let clone_menu = |parent: &str| {
+        json!({"opcode": "control_create_clone_of_menu", "next": null, "parent": parent, "inputs": {},
+               "fields": {"CLONE_OPTION": ["_myself_", null]}, "shadow": true, "topLevel": false})
+    };
+    let sprite = json!({
+        "flag": b("event_whenflagclicked", Some("zero"), true, json!({}), json!({})),
+        "zero": b("data_setvariableto", Some("first"), false, json!({"VALUE": [1, [10, "0"]]}), json!({"VARIABLE": ["n", "nid"]})),
+        "first": b("control_create_clone_of", None, false, json!({"CLONE_OPTION": [1, "m1"]}), json!({})),
+        "m1": clone_menu("first"),
+        "hat": b("control_start_as_clone", Some("inc"), true, json!({}), json!({})),
+        "inc": b("data_changevariableby", Some("ping"), false, json!({"VALUE": [1, [4, "1"]]}), json!({"VARIABLE": ["n", "nid"]})),
+        "ping": b("event_broadcast", Some("if"), false,
+                  json!({"BROADCAST_INPUT": [1, [11, "ping", "pid"]]}), json!({})),
+        "if": b("control_if", Some("del"), false, json!({"CONDITION": [2, "lt"], "SUBSTACK": [2, "next"]}), json!({})),
+        "lt": b("operator_lt", None, false,
+                json!({"OPERAND1": [3, "nrep", [10, ""]], "OPERAND2": [1, [10, CHAIN.to_string()]]}), json!({})),
+        "nrep": {"opcode": "data_variable", "next": null, "parent": "lt", "inputs": {},
+                 "fields": {"VARIABLE": ["n", "nid"]}, "shadow": false, "topLevel": false},
+        "next": b("control_create_clone_of", None, false, json!({"CLONE_OPTION": [1, "m2"]}), json!({})),
+        "m2": clone_menu("next"),
+        "del": b("control_delete_this_clone", None, false, json!({}), json!({}))
+    });
+    let stage = json!({
+        "recv": b("event_whenbroadcastreceived", Some("incm"), true, json!({}), json!({"BROADCAST_OPTION": ["ping", "pid"]})),
+        "incm": b("data_changevariableby", None, false, json!({"VALUE": [1, [4, "1"]]}), json!({"VARIABLE": ["m", "mid"]}))
+    });
+    let costume = json!([{"name": "c", "assetId": "bcf454acf82e4504149f7ffe07081dbc", "dataFormat": "svg",
+                          "rotationCenterX": 0, "rotationCenterY": 0}]);
+    json!({"targets": [
+        {"isStage": true, "name": "Stage", "variables": {"nid": ["n", 0], "mid": ["m", 0]}, "lists": {},
+         "broadcasts": {"pid": "ping"}, "blocks": stage, "costumes": costume, "sounds": [], "layerOrder": 0},
+        {"isStage": false, "name": "Chain", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": sprite,
+         "costumes": costume, "sounds": [], "layerOrder": 1, "x": 0, "y": 0, "size": 100, "direction": 90,
+         "visible": true}
+    ], "meta": {"semver": "3.0.0"}})
+    .to_string()
+}
+
+#[test]
+fn clone_chain_runs_in_one_tick_and_broadcasts_restart_in_place() {
+    let p = load(project().as_bytes(), "chain.json", &LoadLimits::default()).expect("the test project loads");
+    let mut vm = Vm::new(Arc::new(p), VmOptions::default());
+    let stage = vm.stage_id();
+    vm.green_flag();
+    assert_eq!(vm.step(), StepOutcome::Ran);
+    // The whole chain ran in the first tick, and every clone deleted itself.
+    assert_eq!(vm.variable(stage, "n"), Some(Value::Num(f64::from(CHAIN))));
+    assert_eq!(vm.targets_in_execution_order().count(), 2, "all clones were deleted");
+    // The first broadcast appended the stage's script, which ran once; every later broadcast
+    // restarted it in its old list position, behind the running clone, so it did not run
+    // again in this tick (pushing a new thread instead would have run it 3000 times).
+    assert_eq!(vm.variable(stage, "m"), Some(Value::Num(1.0)));
+    assert_eq!(vm.live_threads(), 1, "only the restarted receiver is left");
+    assert_eq!(vm.step(), StepOutcome::Ran);
+    assert_eq!(vm.variable(stage, "m"), Some(Value::Num(2.0)));
+    assert_eq!(vm.live_threads(), 0);
+}
