@@ -819,6 +819,58 @@ fn memory_limit_stops_the_run_and_says_so() {
     assert_eq!(prov[0]["attempts"], "1", "not retried");
 }
 
+/// The per-run CPU time limit stops a run that would take too long; it fails with that
+/// reason (final, not retried) and the study still completes.
+#[test]
+fn cpu_limit_stops_a_long_run_and_says_so() {
+    let _g = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    // The smoke project `counter` plus a branch no test can reach: the search never reaches
+    // full coverage and runs to its step budget: 200 million steps, tens of CPU seconds
+    // (about 30 s in a debug build), so without the limit the run ends `ok` and this fails.
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(smoke_dataset().join("counter.json")).unwrap()).unwrap();
+    let b = |opcode: &str, next: Option<&str>, top: bool, inputs: serde_json::Value| {
+        serde_json::json!({"opcode": opcode, "next": next, "parent": null, "inputs": inputs, "fields": {},
+                           "shadow": false, "topLevel": top, "x": 0, "y": 0})
+    };
+    let blocks = p["targets"][1]["blocks"].as_object_mut().unwrap();
+    blocks.insert("u_hat".into(), b("event_whenflagclicked", Some("u_if"), true, serde_json::json!({})));
+    blocks.insert(
+        "u_if".into(),
+        b("control_if", None, false, serde_json::json!({"CONDITION": [2, "u_eq"], "SUBSTACK": [2, "u_say"]})),
+    );
+    blocks.insert(
+        "u_eq".into(),
+        b("operator_equals", None, false, serde_json::json!({"OPERAND1": [1, [10, "1"]], "OPERAND2": [1, [10, "2"]]})),
+    );
+    blocks.insert("u_say".into(), b("looks_say", None, false, serde_json::json!({"MESSAGE": [1, [10, "never"]]})));
+    std::fs::create_dir_all(t.join("long")).unwrap();
+    std::fs::write(t.join("long/long.json"), serde_json::to_string(&p).unwrap()).unwrap();
+    let exp = experiment(t, "l.toml", "l", &t.join("long/long.json"), "1", 200_000_000, &["random"]);
+    let mut text = std::fs::read_to_string(&exp).unwrap();
+    text.push_str("\n[limits]\ncpu_seconds = 1\n");
+    std::fs::write(&exp, text).unwrap();
+    let out = t.join("out");
+    let st = clowder()
+        .arg("run")
+        .arg(&exp)
+        .args(["--quiet", "--workers", "1", "--output"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "a failed run still completes the study");
+    let rows = csv_rows(&out.join("l/runs.csv"));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["status"], "error", "{:?}", rows[0]);
+    assert!(rows[0]["error"].contains("CPU time limit of 1 s exceeded"), "{:?}", rows[0]);
+    let prov = csv_rows(&out.join("l/provenance.csv"));
+    assert_eq!(prov[0]["attempts"], "1", "not retried");
+}
+
 /// `clowder status --cancel` stops a study: nothing more is handed out, the
 /// coordinator exports what it has (the rest `pending`) and exits with code 3;
 /// started again, it resumes.

@@ -23,6 +23,7 @@
 //!
 //! [limits]                           # optional; resource limits per run (not part of run identity)
 //! memory_mb = 2048                   # default 4096
+//! cpu_seconds = 600                  # CPU time per run; default 3600, 0 = no limit
 //! ```
 
 use std::collections::BTreeSet;
@@ -194,6 +195,18 @@ pub struct LimitsSpec {
     /// Memory per run in MiB (cgroup memory limit or `RLIMIT_AS` on the worker).
     #[serde(default = "default_memory_mb")]
     pub memory_mb: u64,
+    /// CPU time per run in seconds (`RLIMIT_CPU` of the run process), 0 for none. Unlike the
+    /// memory limit this depends on the machine, so a run stopped by it fails with a reason
+    /// saying so; it exists so that one runaway run cannot hold a slot of a long study forever.
+    #[serde(default = "default_cpu_seconds")]
+    pub cpu_seconds: u64,
+}
+
+/// Default CPU time limit per run: one hour (runs of the Whisker-style studies take seconds).
+pub const DEFAULT_CPU_SECONDS: u64 = 3600;
+
+fn default_cpu_seconds() -> u64 {
+    DEFAULT_CPU_SECONDS
 }
 
 /// Default memory limit per run: 4 GiB.
@@ -205,7 +218,7 @@ fn default_memory_mb() -> u64 {
 
 impl Default for LimitsSpec {
     fn default() -> Self {
-        Self { memory_mb: DEFAULT_MEMORY_MB }
+        Self { memory_mb: DEFAULT_MEMORY_MB, cpu_seconds: DEFAULT_CPU_SECONDS }
     }
 }
 
@@ -572,6 +585,9 @@ params = { max_events = 5 }
         assert_eq!(e.spec.limits.memory_mb, DEFAULT_MEMORY_MB);
         let e = Experiment::parse(&format!("{GOOD}\n[limits]\nmemory_mb = 512\n"), Path::new("exp.toml")).unwrap();
         assert_eq!(e.spec.limits.memory_mb, 512);
+        assert_eq!(e.spec.limits.cpu_seconds, DEFAULT_CPU_SECONDS);
+        let e = Experiment::parse(&format!("{GOOD}\n[limits]\ncpu_seconds = 0\n"), Path::new("exp.toml")).unwrap();
+        assert_eq!(e.spec.limits.cpu_seconds, 0, "0 means no CPU limit");
         let bad = Experiment::parse(&format!("{GOOD}\n[limits]\nmemory = 512\n"), Path::new("exp.toml"));
         assert!(bad.unwrap_err().to_string().contains("memory"));
     }

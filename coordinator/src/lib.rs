@@ -170,6 +170,7 @@ impl Coordinator {
                 lease_timeout: opts.lease_timeout,
                 generation: submitted.generation,
                 memory_limit_bytes: experiment.spec.limits.memory_mb.saturating_mul(1 << 20),
+                cpu_limit_seconds: experiment.spec.limits.cpu_seconds,
                 determinism_failures,
                 mutation: experiment.mutation().run_spec(),
             },

@@ -189,6 +189,7 @@ pub struct RunTable {
     recent_failures: VecDeque<String>,
     engine_version: String,
     memory_limit_bytes: u64,
+    cpu_limit_seconds: u64,
     mutation: String,
     // counters
     n_pending: u64,
@@ -239,6 +240,8 @@ pub struct TableConfig {
     pub generation: u64,
     /// Memory limit per run handed to workers.
     pub memory_limit_bytes: u64,
+    /// CPU time limit per run handed to workers (seconds, 0 = none).
+    pub cpu_limit_seconds: u64,
     /// Determinism failures already recorded.
     pub determinism_failures: u64,
     /// Mutation analysis for every run: "off", "on" or "sample:N".
@@ -271,6 +274,7 @@ impl RunTable {
             recent_failures: VecDeque::new(),
             engine_version: clowder_vm::ENGINE_VERSION.to_string(),
             memory_limit_bytes: cfg.memory_limit_bytes,
+            cpu_limit_seconds: cfg.cpu_limit_seconds,
             mutation: cfg.mutation,
             n_pending: 0,
             n_running: 0,
@@ -489,6 +493,7 @@ impl RunTable {
                 budget: Some(to_proto_budget(e.run.budget)),
                 engine_version: self.engine_version.clone(),
                 memory_limit_bytes: self.memory_limit_bytes,
+                cpu_limit_seconds: self.cpu_limit_seconds,
                 mutation: self.mutation.clone(),
                 attempt: e.attempts,
                 dataset: e.run.dataset.clone(),
@@ -822,6 +827,7 @@ mod tests {
                 lease_timeout: Duration::from_secs(10),
                 generation: 1,
                 memory_limit_bytes: 0,
+                cpu_limit_seconds: 0,
                 determinism_failures: 0,
                 mutation: "off".into(),
             },

@@ -23,7 +23,7 @@ use clowder_testgen::{AlgorithmConfig, Budget, RunOutcome};
 use clowder_vm::LoadLimits;
 use prost::Message;
 
-use crate::limits::{MemoryLimiter, set_rlimit_as};
+use crate::limits::{MemoryLimiter, set_rlimit_as, set_rlimit_cpu};
 
 /// A leased run whose project is in the local cache.
 #[derive(Debug, Clone)]
@@ -342,8 +342,8 @@ impl ProcessExecutor {
     }
 }
 
-/// `wait4` on a child: exit status and max RSS in bytes.
-fn wait_child(pid: u32) -> std::io::Result<(libc::c_int, u64)> {
+/// `wait4` on a child: exit status, max RSS in bytes and CPU time (user + system) in seconds.
+fn wait_child(pid: u32) -> std::io::Result<(libc::c_int, u64, f64)> {
     let mut status: libc::c_int = 0;
     // SAFETY: zeroed rusage is a valid value; pointers are to locals.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -351,7 +351,9 @@ fn wait_child(pid: u32) -> std::io::Result<(libc::c_int, u64)> {
         // SAFETY: as above.
         let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut usage) };
         if r == pid as libc::pid_t {
-            return Ok((status, (usage.ru_maxrss.max(0) as u64) * 1024));
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+            let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
+            return Ok((status, (usage.ru_maxrss.max(0) as u64) * 1024, cpu));
         }
         let e = std::io::Error::last_os_error();
         if e.kind() != std::io::ErrorKind::Interrupted {
@@ -379,10 +381,11 @@ impl Executor for ProcessExecutor {
             }
         };
         let rlimit = matches!(env.memory, MemoryLimiter::RlimitAs) && limit > 0;
+        let cpu_limit = job.spec.cpu_limit_seconds;
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         // SAFETY: the hook only makes async-signal-safe calls (prctl, getppid,
-        // signal, setpgid, setrlimit) between fork and exec.
+        // signal, setrlimit) between fork and exec.
         let parent = unsafe { libc::getpid() };
         unsafe {
             use std::os::unix::process::CommandExt;
@@ -398,6 +401,9 @@ impl Executor for ProcessExecutor {
                 libc::signal(libc::SIGTERM, libc::SIG_IGN);
                 if rlimit {
                     set_rlimit_as(limit)?;
+                }
+                if cpu_limit > 0 {
+                    set_rlimit_cpu(cpu_limit)?;
                 }
                 Ok(())
             });
@@ -486,7 +492,7 @@ impl Executor for ProcessExecutor {
         cancel.set_child(None);
         let waited = wait_child(pid);
         let tail = stderr_tail.join().unwrap_or_default();
-        let (status, maxrss) = match waited {
+        let (status, maxrss, cpu_used) = match waited {
             Ok(w) => w,
             Err(e) => {
                 outcome.result = failure(RunStatus::InfraFailure, format!("waiting for run process {pid}: {e}"));
@@ -508,6 +514,20 @@ impl Executor for ProcessExecutor {
             )
         } else if tail.contains("memory allocation of") {
             failure(RunStatus::Error, format!("memory limit of {limit_text} exceeded (RLIMIT_AS: allocation failed)"))
+        } else if cpu_limit > 0
+            && libc::WIFSIGNALED(status)
+            && (libc::WTERMSIG(status) == libc::SIGXCPU
+                || (libc::WTERMSIG(status) == libc::SIGKILL && cpu_used >= cpu_limit as f64))
+        {
+            // Final, not retried: the same run on the same machine exceeds it again. Unlike
+            // the other failures this one depends on the machine's speed, and says so.
+            failure(
+                RunStatus::Error,
+                format!(
+                    "CPU time limit of {cpu_limit} s exceeded (RLIMIT_CPU after {cpu_used:.0} s; \
+                     depends on the machine's speed: raise limits.cpu_seconds to let it finish)"
+                ),
+            )
         } else if libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL {
             // Killed from outside (node OOM killer, operator, scheduler): infrastructure.
             failure(RunStatus::InfraFailure, "run process killed (SIGKILL) from outside".to_string())

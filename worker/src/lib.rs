@@ -77,6 +77,8 @@ pub struct WorkerOptions {
     pub journal: Option<PathBuf>,
     /// Memory limit per run, overriding the coordinator's.
     pub memory_limit: Option<u64>,
+    /// CPU time limit per run in seconds (0 = none), overriding the coordinator's.
+    pub cpu_limit: Option<u64>,
     /// Use cgroup memory limits where writable (else `RLIMIT_AS`).
     pub cgroups: bool,
     /// Aim to hold this many seconds of queued work (short runs lease in batches).
@@ -103,6 +105,7 @@ impl WorkerOptions {
             drain_timeout: Duration::from_secs(60),
             journal: None,
             memory_limit: None,
+            cpu_limit: None,
             cgroups: true,
             prefetch_seconds: 1.0,
             log: false,
@@ -593,6 +596,9 @@ pub async fn run_worker(
                                 let mut spec = spec;
                                 if let Some(m) = opts.memory_limit {
                                     spec.memory_limit_bytes = m;
+                                }
+                                if let Some(c) = opts.cpu_limit {
+                                    spec.cpu_limit_seconds = c;
                                 }
                                 if let Ok(mut q) = inner.queue.lock() {
                                     q.push_back(Job { spec, project_path: path });

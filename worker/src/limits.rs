@@ -199,6 +199,20 @@ impl MemoryLimiter {
     }
 }
 
+/// Sets `RLIMIT_CPU` of the calling process (used between fork and exec): `SIGXCPU` at
+/// `seconds` of CPU time, `SIGKILL` a few seconds later should the first be ignored.
+///
+/// # Safety
+/// Async-signal-safe; may be called in a `pre_exec` hook.
+pub unsafe fn set_rlimit_cpu(seconds: u64) -> std::io::Result<()> {
+    let lim = libc::rlimit { rlim_cur: seconds as libc::rlim_t, rlim_max: seconds.saturating_add(5) as libc::rlim_t };
+    // SAFETY: plain syscall with a valid pointer.
+    if unsafe { libc::setrlimit(libc::RLIMIT_CPU, &lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Sets `RLIMIT_AS` of the calling process (used between fork and exec).
 ///
 /// # Safety

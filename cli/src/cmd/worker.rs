@@ -52,6 +52,9 @@ pub struct Args {
     /// Memory limit per run in MiB (default: the experiment's).
     #[arg(long)]
     pub memory_mb: Option<u64>,
+    /// CPU time limit per run in seconds, 0 for none (default: the experiment's).
+    #[arg(long)]
+    pub cpu_seconds: Option<u64>,
     /// Limit memory with RLIMIT_AS even where cgroups are writable.
     #[arg(long)]
     pub no_cgroups: bool,
@@ -100,6 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         opts.cache_dir = c.clone();
     }
     opts.memory_limit = args.memory_mb.map(|m| m.saturating_mul(1 << 20));
+    opts.cpu_limit = args.cpu_seconds;
     opts.cgroups = !args.no_cgroups;
     opts.drain_timeout = Duration::from_secs(args.drain_timeout);
     opts.reconnect_timeout = Duration::from_secs(args.reconnect_timeout);
