@@ -35,6 +35,8 @@ enum Command {
     Gen(cmd::generate::GenArgs),
     /// Mutation analysis of generated suites (scores overall and per operator); --list shows the mutants.
     Mutate(cmd::mutate::MutateArgs),
+    /// Mutation analysis as a follow-up on the suites a finished study stored (writes an analysable copy).
+    MutateStudy(cmd::mutate_study::Args),
     /// Analyse the results of an experiment: statistics, tables, plots, report folder.
     Analyze(cmd::analyze::AnalyzeArgs),
     /// Serve an experiment to remote workers (durable, resumable).
@@ -87,6 +89,7 @@ fn main() -> ExitCode {
             | Command::Status(_)
             | Command::Gen(_)
             | Command::Mutate(_)
+            | Command::MutateStudy(_)
             | Command::Dataset { .. }
             | Command::Vm { .. }
     ) {
@@ -106,6 +109,7 @@ fn main() -> ExitCode {
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
         Command::Mutate(args) => cmd::mutate::run(args),
+        Command::MutateStudy(args) => cmd::mutate_study::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
         Command::Vm { command } => cmd::vm::run(command),
     };

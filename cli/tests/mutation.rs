@@ -17,13 +17,17 @@ fn col(rows: &[Vec<String>], name: &str) -> usize {
 }
 
 fn run(dir: &Path) {
+    run_with(dir, "{ sample = 4 }");
+}
+
+fn run_with(dir: &Path, mutation: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let dataset = root.join("datasets/smoke");
     let exp = dir.join("mut.toml");
     std::fs::write(
         &exp,
         format!(
-            "name = \"mut\"\ndataset = {:?}\nseeds = 1\nbudget = {{ steps = 2000 }}\nmutation = {{ sample = 4 }}\n\
+            "name = \"mut\"\ndataset = {:?}\nseeds = 1\nbudget = {{ steps = 2000 }}\nmutation = {mutation}\n\
              [[algorithms]]\nname = \"random\"\n",
             dataset.display().to_string()
         ),
@@ -85,4 +89,66 @@ fn experiments_export_mutant_verdicts() {
         rows[1..].iter().map(|r| r[d].clone()).collect::<Vec<_>>()
     };
     assert_eq!(digests(&runs), digests(&read_csv(&b.path().join("out/mut/runs.csv"))));
+}
+
+/// `clowder mutate-study` on a study run with mutation analysis off gives the verdicts and
+/// counts the same study gets with mutation analysis on, and its output folder analyses.
+#[test]
+fn follow_up_analysis_of_stored_suites_equals_in_run_analysis() {
+    let on = tempfile::tempdir().unwrap();
+    run(on.path());
+    let off = tempfile::tempdir().unwrap();
+    run_with(off.path(), "\"off\"");
+    let followed = off.path().join("followed");
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["mutate-study", "--sample", "4", "--jobs", "2", "--out"])
+        .arg(&followed)
+        .arg(off.path().join("out/mut"))
+        .status()
+        .expect("start clowder");
+    assert!(st.success(), "clowder mutate-study failed: {st}");
+    // Keyed by project and seed: run ids differ between the two studies (mutation is part of
+    // a run's identity).
+    let verdicts = |path: &Path| {
+        let rows = read_csv(path);
+        let c: Vec<usize> =
+            ["project", "seed", "mutant_id", "operator", "block_id", "verdict"].iter().map(|n| col(&rows, n)).collect();
+        let mut v: Vec<Vec<String>> = rows[1..].iter().map(|r| c.iter().map(|&i| r[i].clone()).collect()).collect();
+        v.sort();
+        v
+    };
+    let expected = verdicts(&on.path().join("out/mut/mutants.csv"));
+    assert!(expected.len() > 10, "the in-run study has verdicts");
+    assert_eq!(verdicts(&followed.join("mutants.csv")), expected);
+    let counts = |path: &Path| {
+        let rows = read_csv(path);
+        let c: Vec<usize> = [
+            "project",
+            "seed",
+            "status",
+            "mutants",
+            "mutants_killed",
+            "mutants_excluded",
+            "mutants_timeout",
+            "mutation_score",
+        ]
+        .iter()
+        .map(|n| col(&rows, n))
+        .collect();
+        let mut v: Vec<Vec<String>> = rows[1..].iter().map(|r| c.iter().map(|&i| r[i].clone()).collect()).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(counts(&followed.join("runs.csv")), counts(&on.path().join("out/mut/runs.csv")));
+    let failures = read_csv(&followed.join("mutation_failures.csv"));
+    assert_eq!(failures.len(), 1, "no failures, header only: {failures:?}");
+    // A second follow-up never overwrites a folder with results in it.
+    let again = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["mutate-study", "--out"])
+        .arg(&followed)
+        .arg(off.path().join("out/mut"))
+        .output()
+        .expect("start clowder");
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not empty"), "{again:?}");
 }

@@ -16,6 +16,9 @@ pub mod summary;
 pub mod table;
 mod tabular;
 
+/// The CSV text of a float in the exports (so derived tables match them byte for byte).
+pub use tabular::float_text;
+
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

@@ -69,6 +69,31 @@ pub struct RunOptions {
     pub mutation: MutationMode,
 }
 
+/// Mutation analysis of a suite generated earlier by a run with this configuration and seed
+/// (a follow-up job on a stored suite): exactly what [`generate_with`] does after generating
+/// the suite when mutation analysis is on, so a stored suite gets the verdicts the run would
+/// have had. The suite must carry its regression assertions (the default; with
+/// `assertions = false` it has none, and this is an error).
+pub fn analyse_suite(
+    project: Arc<Project>,
+    prepared: &Prepared,
+    cfg: &AlgorithmConfig,
+    seed: u64,
+    suite: &[Test],
+    mode: MutationMode,
+) -> Result<Option<mutation::MutationReport>, GenError> {
+    cfg.validate().map_err(GenError::Config)?;
+    if !cfg.flag("assertions", true).map_err(GenError::Config)? {
+        return Err(GenError::Config(
+            "the configuration turns assertions off, so the stored suite has none to judge mutants with".into(),
+        ));
+    }
+    let params = Params::from_config(cfg).map_err(GenError::Config)?;
+    let info = events::EventInfo::new(&project, seed);
+    let subject = mutation::analysis::Subject { project, model: &prepared.model, info: &info, params: &params, seed };
+    Ok(mutation::analyse(&subject, suite, mode))
+}
+
 /// [`generate`] with run options (mutation analysis).
 pub fn generate_with(
     project: Arc<Project>,

@@ -184,6 +184,39 @@ fn generated_runs_carry_verdicts_in_their_digest() {
     assert!(report.total.killed > 0, "{report:?}");
 }
 
+/// The follow-up job on a stored suite (`analyse_suite`) gives the verdicts the run would have
+/// had with mutation analysis on, for every algorithm and sampling mode.
+#[test]
+fn a_stored_suite_gets_the_verdicts_of_an_in_run_analysis() {
+    for algorithm in [Algorithm::Random, Algorithm::Mosa, Algorithm::Mio] {
+        let cfg = AlgorithmConfig::new(algorithm);
+        for mode in [MutationMode::All, MutationMode::SamplePerOperator(1)] {
+            let run = |mutation| {
+                clowder_testgen::generate_with(
+                    Arc::new(project()),
+                    &cfg,
+                    7,
+                    Budget::Steps(3000),
+                    &RunOptions { mutation },
+                    &mut |_| {},
+                )
+                .unwrap()
+            };
+            let in_run = run(mode).mutation.expect("mutation analysis on");
+            let stored = run(MutationMode::Off);
+            let p = Arc::new(project());
+            let prepared = Prepared::new(&p);
+            let later = clowder_testgen::analyse_suite(p, &prepared, &cfg, 7, &stored.suite, mode).unwrap();
+            assert_eq!(later.as_ref(), Some(&in_run), "{algorithm:?} {mode:?}");
+        }
+    }
+    let mut cfg = AlgorithmConfig::new(Algorithm::Random);
+    cfg.params.insert("assertions".into(), json!(false));
+    let p = Arc::new(project());
+    let prepared = Prepared::new(&p);
+    assert!(clowder_testgen::analyse_suite(p, &prepared, &cfg, 7, &[], MutationMode::All).is_err());
+}
+
 #[test]
 fn a_mutant_of_a_compiled_project_runs_its_own_program() {
     use clowder_vm::{Profile, Vm, VmOptions};

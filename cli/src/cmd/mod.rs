@@ -9,6 +9,7 @@ pub mod export;
 pub mod generate;
 pub mod geometry_query;
 pub mod mutate;
+pub mod mutate_study;
 pub mod run;
 pub mod slurm;
 pub mod status;

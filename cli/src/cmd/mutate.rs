@@ -62,7 +62,8 @@ fn header() -> String {
     )
 }
 
-fn csv_field(s: &str) -> String {
+/// One CSV field, quoted when it needs to be.
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
 }
 

@@ -1,0 +1,286 @@
+//! `clowder mutate-study RESULTS --out DIR`: mutation analysis as a follow-up job on the suites
+//! a finished study stored (issue 8: "or as a follow-up job on the stored suite").
+//!
+//! Generation is most of a run's cost and does not depend on mutation analysis, so a study can
+//! run with mutation analysis off and have it added afterwards: every `ok` run's stored suite
+//! (with its regression assertions) is replayed on the project's mutants with the run's
+//! configuration and seed, exactly as the run would have done with mutation analysis on
+//! (`clowder_testgen::analyse_suite`; the verdicts are equal, see its test). The study's store
+//! is only read. The output folder is a copy of the study's export (`runs.csv`, `timeline.csv`,
+//! `provenance.csv`) with the mutation columns of `runs.csv` filled in and a `mutants.csv`, so
+//! `clowder analyze DIR` reports mutation scores per algorithm and operator. Run digests are
+//! left as the study recorded them (they describe the runs as executed, mutation off).
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clowder_coordinator::store::Store;
+use clowder_proto::RunResult;
+use clowder_testgen::mutation::MutationReport;
+use clowder_testgen::{AlgorithmConfig, MutationMode, Prepared, Test};
+use clowder_vm::project::{LoadLimits, Project};
+
+use super::mutate::csv_field;
+use prost::Message;
+
+/// Arguments of `clowder mutate-study`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Results folder of a finished study (`results/<name>`, with its export).
+    pub results: PathBuf,
+    /// Output folder (created; must not exist or be empty).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Analyse at most N mutants per operator (seeded per run) instead of all.
+    #[arg(long)]
+    pub sample: Option<u32>,
+    /// Parallel jobs (default: one per available core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+/// One stored run to analyse.
+struct Job {
+    run_id: String,
+    hash: String,
+    path: PathBuf,
+    file_name: String,
+    config_json: String,
+    seed: u64,
+    suite_json: String,
+}
+
+/// What the analysis of one run gave.
+enum Outcome {
+    Report(MutationReport),
+    /// Mutation analysis had nothing to do (no suite or no mutants).
+    Nothing,
+    Failed(String),
+}
+
+/// Runs `clowder mutate-study`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mode = match args.sample {
+        Some(0) => bail!("--sample must be positive"),
+        Some(n) => MutationMode::SamplePerOperator(n),
+        None => MutationMode::All,
+    };
+    for f in ["runs.csv", "timeline.csv"] {
+        if !args.results.join(f).is_file() {
+            bail!("{} has no {f}: run `clowder export {}` first", args.results.display(), args.results.display());
+        }
+    }
+    if args.out.exists() && std::fs::read_dir(&args.out).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        bail!("{} exists and is not empty: choose a new output folder", args.out.display());
+    }
+    let jobs = load_jobs(&args.results)?;
+    let n = jobs.len();
+    let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    eprintln!("mutate-study: {n} ok runs of {}, {} on {threads} threads", args.results.display(), mode.as_string());
+    let results: Vec<Mutex<Option<Outcome>>> = (0..n).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let started = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                // Jobs are sorted by project: one loaded project and its analyses per thread.
+                let mut cache: Option<(String, Arc<Project>, Prepared)> = None;
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let out = analyse(job, mode, &mut cache);
+                    if let Ok(mut slot) = results[i].lock() {
+                        *slot = Some(out);
+                    }
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    if d % 200 == 0 || d == n {
+                        let secs = started.elapsed().as_secs_f64();
+                        eprintln!("mutate-study: {d}/{n} runs, {:.0} s, {:.1} runs/s", secs, d as f64 / secs.max(1e-9));
+                    }
+                }
+            });
+        }
+    });
+    let mut by_run: BTreeMap<String, Outcome> = BTreeMap::new();
+    for (job, r) in jobs.iter().zip(results) {
+        let out = r.into_inner().ok().flatten().unwrap_or_else(|| Outcome::Failed("not analysed".into()));
+        by_run.insert(job.run_id.clone(), out);
+    }
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let failed = write_outputs(&args.results, &args.out, &by_run, mode)?;
+    for f in ["timeline.csv", "provenance.csv"] {
+        let from = args.results.join(f);
+        if from.is_file() {
+            std::fs::copy(&from, args.out.join(f)).with_context(|| format!("copying {}", from.display()))?;
+        }
+    }
+    eprintln!(
+        "mutate-study: wrote {} ({} runs analysed, {failed} failed) in {:.0} s",
+        args.out.display(),
+        n - failed,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+}
+
+/// The study's `ok` runs with their stored suites, sorted by project then run id.
+fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
+    let store = Store::open_read_only(results)?;
+    let projects = store.projects()?;
+    let engine = clowder_vm::ENGINE_VERSION;
+    let mut st = store.conn().prepare(
+        "SELECT run_id, project_hash, config_json, seed, engine_version, result FROM runs
+         WHERE status = 'ok' ORDER BY project_hash, run_id",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, i64>(3)? as u64,
+            r.get::<_, String>(4)?,
+            r.get::<_, Option<Vec<u8>>>(5)?,
+        ))
+    })?;
+    let mut jobs = Vec::new();
+    for row in rows {
+        let (run_id, hash, config_json, seed, run_engine, blob) = row?;
+        // Verdicts come from replays in this binary's VM: they are the run's only if the run
+        // was made by the same engine.
+        if run_engine != engine {
+            bail!("run {run_id} was made by engine {run_engine}, this is {engine}: use the binary that ran the study");
+        }
+        let Some(p) = projects.get(&hash) else { bail!("run {run_id}: project {hash} not recorded in the store") };
+        let blob = blob.with_context(|| format!("run {run_id}: ok but no stored result"))?;
+        let result = RunResult::decode(blob.as_slice()).with_context(|| format!("run {run_id}: stored result"))?;
+        jobs.push(Job {
+            run_id,
+            hash,
+            path: p.path.clone(),
+            file_name: p.file_name.clone(),
+            config_json,
+            seed,
+            suite_json: result.suite_json,
+        });
+    }
+    Ok(jobs)
+}
+
+fn analyse(job: &Job, mode: MutationMode, cache: &mut Option<(String, Arc<Project>, Prepared)>) -> Outcome {
+    if cache.as_ref().is_none_or(|(h, _, _)| *h != job.hash) {
+        *cache = None;
+        let bytes = match std::fs::read(&job.path) {
+            Ok(b) => b,
+            Err(e) => return Outcome::Failed(format!("{}: {e}", job.path.display())),
+        };
+        if blake3::hash(&bytes).to_hex().as_str() != job.hash {
+            return Outcome::Failed(format!("{} changed since the study", job.path.display()));
+        }
+        let project = match clowder_vm::project::load(&bytes, &job.file_name, &LoadLimits::default()) {
+            Ok(p) => Arc::new(p),
+            Err(e) => return Outcome::Failed(e.to_string()),
+        };
+        let prepared = Prepared::new(&project);
+        *cache = Some((job.hash.clone(), project, prepared));
+    }
+    let Some((_, project, prepared)) = cache.as_ref() else { return Outcome::Failed("project not loaded".into()) };
+    let cfg: AlgorithmConfig = match serde_json::from_str(&job.config_json) {
+        Ok(c) => c,
+        Err(e) => return Outcome::Failed(format!("bad configuration {}: {e}", job.config_json)),
+    };
+    let suite: Vec<Test> = match serde_json::from_str(&job.suite_json) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Failed(format!("stored suite does not parse: {e}")),
+    };
+    let analysed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        clowder_testgen::analyse_suite(Arc::clone(project), prepared, &cfg, job.seed, &suite, mode)
+    }));
+    match analysed {
+        Ok(Ok(Some(r))) => Outcome::Report(r),
+        Ok(Ok(None)) => Outcome::Nothing,
+        Ok(Err(e)) => Outcome::Failed(e.to_string()),
+        Err(_) => Outcome::Failed("internal error (panic) in the mutation analysis".into()),
+    }
+}
+
+/// `runs.csv` with the mutation columns filled in, and `mutants.csv`; returns the failed count.
+fn write_outputs(
+    results: &Path,
+    out: &Path,
+    by_run: &BTreeMap<String, Outcome>,
+    mode: MutationMode,
+) -> anyhow::Result<usize> {
+    let mut rd = csv::Reader::from_path(results.join("runs.csv")).context("reading runs.csv")?;
+    let header = rd.headers()?.clone();
+    let col = |name: &str| header.iter().position(|h| h == name).with_context(|| format!("runs.csv has no {name}"));
+    let c = [
+        col("run_id")?,
+        col("mutants")?,
+        col("mutants_killed")?,
+        col("mutants_excluded")?,
+        col("mutants_timeout")?,
+        col("mutation_score")?,
+        col("dataset")?,
+        col("project")?,
+        col("algorithm")?,
+        col("seed")?,
+        col("status")?,
+    ];
+    let mut runs = csv::Writer::from_path(out.join("runs.csv")).context("writing runs.csv")?;
+    runs.write_record(&header)?;
+    let mut mutants = std::io::BufWriter::new(std::fs::File::create(out.join("mutants.csv"))?);
+    writeln!(mutants, "run_id,dataset,project,algorithm,seed,status,mutant_id,operator,block_id,verdict")?;
+    // Runs whose analysis failed keep the study's (empty) mutation columns and are listed here.
+    let mut failures = std::io::BufWriter::new(std::fs::File::create(out.join("mutation_failures.csv"))?);
+    writeln!(failures, "run_id,error")?;
+    let mut failed = 0;
+    for rec in rd.records() {
+        let rec = rec?;
+        let mut row: Vec<String> = rec.iter().map(str::to_string).collect();
+        let field = |i: usize| rec.get(i).unwrap_or("");
+        match by_run.get(field(c[0])) {
+            Some(Outcome::Report(r)) => {
+                row[c[1]] = r.total.generated.to_string();
+                row[c[2]] = r.total.killed.to_string();
+                row[c[3]] = r.total.excluded.to_string();
+                row[c[4]] = r.total.timeout.to_string();
+                row[c[5]] = r.score().map(clowder_coordinator::float_text).unwrap_or_default();
+                for v in &r.verdicts {
+                    let cells = [
+                        field(c[0]),
+                        field(c[6]),
+                        field(c[7]),
+                        field(c[8]),
+                        field(c[9]),
+                        field(c[10]),
+                        &v.mutant_id,
+                        v.operator.name(),
+                        &v.block_id,
+                        v.verdict.as_str(),
+                    ];
+                    let line: Vec<String> = cells.iter().map(|s| csv_field(s)).collect();
+                    writeln!(mutants, "{}", line.join(","))?;
+                }
+            }
+            Some(Outcome::Nothing) | None => {}
+            Some(Outcome::Failed(e)) => {
+                failed += 1;
+                let run_id = field(c[0]);
+                eprintln!("mutate-study: run {run_id}: mutation analysis ({}) failed: {e}", mode.as_string());
+                writeln!(failures, "{},{}", csv_field(run_id), csv_field(e))?;
+            }
+        }
+        runs.write_record(&row)?;
+    }
+    runs.flush()?;
+    mutants.flush()?;
+    failures.flush()?;
+    Ok(failed)
+}
