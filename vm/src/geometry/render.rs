@@ -108,7 +108,9 @@ impl Scene {
     /// The precomputed transform of drawable `i`, if it is still valid.
     fn cached_xform(&self, i: usize) -> Option<Xform> {
         let c = self.xforms.get(i)?.as_ref()?;
-        (c.key == xform_key(&self.drawables[i])).then_some(c.xf)
+        // Bit patterns compared without a `memcmp` call: this runs once per drawable and query.
+        let key = xform_key(&self.drawables[i]);
+        (c.key.iter().zip(&key).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0).then_some(c.xf)
     }
 }
 
@@ -121,8 +123,8 @@ struct Ctx<'a> {
     /// Transforms this query computed itself (drawables edited since the precomputation).
     own_xf: Vec<(usize, Xform)>,
     levels: Vec<(*const Skin, i32)>,
-    /// MIPs fetched during this query (sized on first use).
-    mips: Vec<Option<Arc<Mip>>>,
+    /// MIPs fetched during this query (sized on first use), borrowed from the skins.
+    mips: Vec<Option<&'a Mip>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -202,7 +204,7 @@ impl<'a> Ctx<'a> {
         self.mips[i].get_or_insert_with(|| {
             let key = Arc::as_ptr(&d.skin);
             let level = levels.iter().find(|(k, _)| *k == key).map(|(_, l)| *l).unwrap_or(0);
-            d.skin.mip(level)
+            d.skin.mip_ref(level)
         })
     }
 
@@ -420,8 +422,8 @@ impl Scene {
     /// Invisible drawables never touch.
     pub fn touching_drawables(&self, me: usize, candidates: &[usize]) -> bool {
         let mut ctx = Ctx::new(self);
-        let visible: Vec<usize> = candidates.iter().copied().filter(|&c| self.drawables[c].visible).collect();
-        let cands = ctx.candidates_touching(me, &visible);
+        // `candidates_touching` skips invisible candidates itself.
+        let cands = ctx.candidates_touching(me, candidates);
         if cands.is_empty() || !self.drawables[me].visible {
             return false;
         }
@@ -430,12 +432,11 @@ impl Scene {
             bounds = bounds.union(r);
         }
         ctx.update_cpu(me);
-        let ids: Vec<usize> = cands.iter().map(|c| c.0).collect();
         let mut x = bounds.left;
         while x <= bounds.right {
             let mut y = bounds.bottom;
             while y <= bounds.top {
-                if ctx.is_touching(me, x, y) && ids.iter().any(|&c| ctx.is_touching(c, x, y)) {
+                if ctx.is_touching(me, x, y) && cands.iter().any(|&(c, _)| ctx.is_touching(c, x, y)) {
                     return true;
                 }
                 y += 1.0;

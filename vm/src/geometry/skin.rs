@@ -249,17 +249,24 @@ impl Skin {
 
     /// The rendition at a MIP level (rasterised on first use; bitmaps have one).
     pub fn mip(&self, level: i32) -> Arc<Mip> {
+        self.mip_arc(level).clone()
+    }
+
+    /// [`Skin::mip`] borrowed from the skin: per-query code keeps no reference counts.
+    pub fn mip_ref(&self, level: i32) -> &Mip {
+        self.mip_arc(level)
+    }
+
+    fn mip_arc(&self, level: i32) -> &Arc<Mip> {
         match &self.kind {
-            Kind::Bitmap(m) | Kind::Empty(m) | Kind::Pen(m) => m.clone(),
+            Kind::Bitmap(m) | Kind::Empty(m) | Kind::Pen(m) => m,
             Kind::Svg { image, mips, .. } => {
                 let idx = (level.max(0) as usize).min(MIP_LEVELS - 1);
-                mips[idx]
-                    .get_or_init(|| {
-                        let scale = 2f64.powi(idx as i32 - INDEX_OFFSET);
-                        // A zero-sized canvas leaves the silhouette uninitialised: it never touches.
-                        Arc::new(Mip::new(image.rasterize(scale).unwrap_or_default()))
-                    })
-                    .clone()
+                mips[idx].get_or_init(|| {
+                    let scale = 2f64.powi(idx as i32 - INDEX_OFFSET);
+                    // A zero-sized canvas leaves the silhouette uninitialised: it never touches.
+                    Arc::new(Mip::new(image.rasterize(scale).unwrap_or_default()))
+                })
             }
         }
     }
