@@ -869,6 +869,11 @@ fn cpu_limit_stops_a_long_run_and_says_so() {
     assert!(rows[0]["error"].contains("CPU time limit of 1 s exceeded"), "{:?}", rows[0]);
     let prov = csv_rows(&out.join("l/provenance.csv"));
     assert_eq!(prov[0]["attempts"], "1", "not retried");
+    // `verify` does not re-execute it (without the limit that would take the whole budget).
+    let v = clowder().arg("verify").arg(out.join("l")).args(["--runs", "5"]).output().unwrap();
+    let text = String::from_utf8_lossy(&v.stdout).to_string();
+    assert_eq!(v.status.code(), Some(2), "nothing to re-execute: {text}");
+    assert!(text.contains("1 stopped by the CPU time limit not eligible"), "{text}");
 }
 
 /// `clowder status --cancel` stops a study: nothing more is handed out, the

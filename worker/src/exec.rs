@@ -253,6 +253,10 @@ impl Executor for ThreadExecutor {
 // Parent → child: PATH (project file path, UTF-8), SPEC (RunSpec protobuf).
 // Child → parent: SAMPLE (TimelineSample protobuf)*, RESULT (RunResult protobuf).
 
+/// How the reason of a run stopped by its CPU time limit starts (`clowder verify` skips such
+/// runs: the failure belongs to the machine, not to the run).
+pub const CPU_LIMIT_REASON: &str = "CPU time limit of ";
+
 const TAG_PATH: u8 = 1;
 const TAG_SPEC: u8 = 2;
 const TAG_SAMPLE: u8 = 3;
@@ -524,7 +528,7 @@ impl Executor for ProcessExecutor {
             failure(
                 RunStatus::Error,
                 format!(
-                    "CPU time limit of {cpu_limit} s exceeded (RLIMIT_CPU after {cpu_used:.0} s; \
+                    "{CPU_LIMIT_REASON}{cpu_limit} s exceeded (RLIMIT_CPU after {cpu_used:.0} s; \
                      depends on the machine's speed: raise limits.cpu_seconds to let it finish)"
                 ),
             )

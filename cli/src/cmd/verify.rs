@@ -4,6 +4,7 @@
 //! The selection is deterministic (runs ordered by a hash of their id), so two
 //! invocations check the same runs; runs whose engine version differs from this
 //! binary's, or whose project file is gone or changed, are skipped and counted.
+//! Runs stopped by the CPU time limit are not eligible (that failure depends on the machine).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -55,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut st = store.conn().prepare(
         "SELECT run_id, project, project_hash, algorithm, config_json, seed, budget_unit, budget, status, digest,
-                engine_version, result, generation
+                engine_version, result, generation, error
          FROM runs WHERE status IN ('ok', 'error', 'project_rejected')",
     )?;
     let rows = st.query_map([], |r| {
@@ -73,9 +74,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             r.get::<_, String>(10)?,
             r.get::<_, Option<Vec<u8>>>(11)?,
             r.get::<_, i64>(12)?,
+            r.get::<_, String>(13)?,
         ))
     })?;
     let mut cands = Vec::new();
+    let mut cpu_limited = 0usize;
     for row in rows {
         let (
             run_id,
@@ -91,7 +94,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             engine,
             blob,
             generation,
+            error,
         ) = row?;
+        // Stopped by the CPU time limit: a property of the machine, not of the run, and
+        // re-executing it without the limit would take as long as the limit was meant to cut.
+        if error.starts_with(clowder_worker::exec::CPU_LIMIT_REASON) {
+            cpu_limited += 1;
+            continue;
+        }
         let Some(mutation) = mutation_of.get(&generation).cloned() else {
             anyhow::bail!("run {run_id}: no submission {generation} in the store");
         };
@@ -179,8 +189,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     println!(
-        "verify: {checked} reproduced, {mismatches} differ, {skipped} skipped ({} finished runs in the store)",
-        cands.len()
+        "verify: {checked} reproduced, {mismatches} differ, {skipped} skipped ({} finished runs in the store{})",
+        cands.len() + cpu_limited,
+        if cpu_limited > 0 {
+            format!(", {cpu_limited} stopped by the CPU time limit not eligible")
+        } else {
+            String::new()
+        }
     );
     if mismatches > 0 {
         return Ok(ExitCode::FAILURE);
