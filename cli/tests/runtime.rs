@@ -874,6 +874,23 @@ fn cpu_limit_stops_a_long_run_and_says_so() {
     let text = String::from_utf8_lossy(&v.stdout).to_string();
     assert_eq!(v.status.code(), Some(2), "nothing to re-execute: {text}");
     assert!(text.contains("1 stopped by the CPU time limit not eligible"), "{text}");
+    // Resumed with a higher limit, the run gets another chance (here it is stopped again, by
+    // the new limit); with the same limit it would stay as it is.
+    let text = std::fs::read_to_string(&exp).unwrap().replace("cpu_seconds = 1\n", "cpu_seconds = 2\n");
+    std::fs::write(&exp, text).unwrap();
+    let st = clowder()
+        .arg("run")
+        .arg(&exp)
+        .args(["--quiet", "--workers", "1", "--output"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let rows = csv_rows(&out.join("l/runs.csv"));
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0]["error"].contains("CPU time limit of 2 s exceeded"), "run again: {:?}", rows[0]);
 }
 
 /// `clowder status --cancel` stops a study: nothing more is handed out, the

@@ -157,7 +157,33 @@ impl Coordinator {
             })
             .collect();
         let submitted = st.submit(&experiment.spec.name, &experiment.source, &runs, &rows)?;
-        let loaded = st.load_generation(submitted.generation)?;
+        let mut loaded = st.load_generation(submitted.generation)?;
+        // Runs a lower CPU time limit stopped get another chance under a higher one (that
+        // failure belongs to the machine and the limit, not to the run).
+        let limit = experiment.spec.limits.cpu_seconds;
+        let reopen: Vec<String> = loaded
+            .iter()
+            .filter(|l| {
+                l.finished.as_ref().is_some_and(|f| {
+                    f.status == "error"
+                        && clowder_proto::cpu_limit_of_reason(&f.error).is_some_and(|n| limit == 0 || n < limit)
+                })
+            })
+            .map(|l| l.run.run_id.clone())
+            .collect();
+        if !reopen.is_empty() {
+            st.reopen_failed(&reopen)?;
+            let again: std::collections::BTreeSet<&str> = reopen.iter().map(String::as_str).collect();
+            for l in &mut loaded {
+                if again.contains(l.run.run_id.as_str()) {
+                    l.finished = None;
+                }
+            }
+            eprintln!(
+                "clowder: {} runs stopped by a lower CPU time limit run again (limits.cpu_seconds = {limit})",
+                reopen.len()
+            );
+        }
         let determinism_failures = st.determinism_failure_count()?;
         // Any earlier coordinator process on this folder may have left workers
         // backing off (even if the study is complete now).

@@ -357,6 +357,29 @@ impl Store {
         Ok(stats)
     }
 
+    /// Makes failed runs pending again (their failure and result are dropped); only rows whose
+    /// status is `error` change. Used for runs stopped by a CPU time limit lower than the
+    /// current one.
+    pub fn reopen_failed(&mut self, run_ids: &[String]) -> Result<u64, StoreError> {
+        let path = self.path.display().to_string();
+        let e = |m: rusqlite::Error| StoreError { path: path.clone(), msg: m.to_string() };
+        let tx = self.conn.transaction().map_err(e)?;
+        let mut n = 0;
+        {
+            let mut upd = tx
+                .prepare(
+                    "UPDATE runs SET status = 'pending', error = '', digest = '', result = NULL,
+                        lease_id = NULL, lease_worker = NULL WHERE run_id = ?1 AND status = 'error'",
+                )
+                .map_err(e)?;
+            for id in run_ids {
+                n += upd.execute([id]).map_err(e)? as u64;
+            }
+        }
+        tx.commit().map_err(e)?;
+        Ok(n)
+    }
+
     /// The runs of `generation` in export order (project, algorithm, seed, run id).
     pub fn load_generation(&self, generation: u64) -> Result<Vec<LoadedRun>, StoreError> {
         let mut st = self

@@ -11,5 +11,26 @@ pub mod v1 {
 
 pub use v1::*;
 
+/// How a worker's reason for a run stopped by its CPU time limit starts:
+/// `CPU time limit of N s exceeded …`. That failure depends on the machine, not on the run, so
+/// `clowder verify` skips such runs and a coordinator resumed with a higher limit runs them again.
+pub const CPU_LIMIT_REASON: &str = "CPU time limit of ";
+
+/// The limit (seconds) named by a CPU time limit failure reason, `None` for any other reason.
+pub fn cpu_limit_of_reason(reason: &str) -> Option<u64> {
+    reason.strip_prefix(CPU_LIMIT_REASON)?.split(' ').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn cpu_limit_reasons_name_their_limit() {
+        let r = format!("{}150 s exceeded (RLIMIT_CPU after 148 s; …)", super::CPU_LIMIT_REASON);
+        assert_eq!(super::cpu_limit_of_reason(&r), Some(150));
+        assert_eq!(super::cpu_limit_of_reason("memory limit of 4 MiB exceeded"), None);
+        assert_eq!(super::cpu_limit_of_reason("CPU time limit of lots"), None);
+    }
+}
+
 /// Metadata key that carries the shared worker token on every RPC.
 pub const TOKEN_METADATA_KEY: &str = "x-clowder-token";

@@ -253,10 +253,6 @@ impl Executor for ThreadExecutor {
 // Parent → child: PATH (project file path, UTF-8), SPEC (RunSpec protobuf).
 // Child → parent: SAMPLE (TimelineSample protobuf)*, RESULT (RunResult protobuf).
 
-/// How the reason of a run stopped by its CPU time limit starts (`clowder verify` skips such
-/// runs: the failure belongs to the machine, not to the run).
-pub const CPU_LIMIT_REASON: &str = "CPU time limit of ";
-
 const TAG_PATH: u8 = 1;
 const TAG_SPEC: u8 = 2;
 const TAG_SAMPLE: u8 = 3;
@@ -528,8 +524,9 @@ impl Executor for ProcessExecutor {
             failure(
                 RunStatus::Error,
                 format!(
-                    "{CPU_LIMIT_REASON}{cpu_limit} s exceeded (RLIMIT_CPU after {cpu_used:.0} s; \
-                     depends on the machine's speed: raise limits.cpu_seconds to let it finish)"
+                    "{}{cpu_limit} s exceeded (RLIMIT_CPU after {cpu_used:.0} s; \
+                     depends on the machine's speed: raise limits.cpu_seconds to let it finish)",
+                    clowder_proto::CPU_LIMIT_REASON
                 ),
             )
         } else if libc::WIFSIGNALED(status) && libc::WTERMSIG(status) == libc::SIGKILL {

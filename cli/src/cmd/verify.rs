@@ -98,7 +98,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         ) = row?;
         // Stopped by the CPU time limit: a property of the machine, not of the run, and
         // re-executing it without the limit would take as long as the limit was meant to cut.
-        if error.starts_with(clowder_worker::exec::CPU_LIMIT_REASON) {
+        if error.starts_with(clowder_proto::CPU_LIMIT_REASON) {
             cpu_limited += 1;
             continue;
         }
