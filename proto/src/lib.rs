@@ -21,6 +21,9 @@ pub fn cpu_limit_of_reason(reason: &str) -> Option<u64> {
     reason.strip_prefix(CPU_LIMIT_REASON)?.split(' ').next()?.parse().ok()
 }
 
+/// Metadata key that carries the shared worker token on every RPC.
+pub const TOKEN_METADATA_KEY: &str = "x-clowder-token";
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -31,6 +34,3 @@ mod tests {
         assert_eq!(super::cpu_limit_of_reason("CPU time limit of lots"), None);
     }
 }
-
-/// Metadata key that carries the shared worker token on every RPC.
-pub const TOKEN_METADATA_KEY: &str = "x-clowder-token";
