@@ -891,6 +891,19 @@ fn cpu_limit_stops_a_long_run_and_says_so() {
     let rows = csv_rows(&out.join("l/runs.csv"));
     assert_eq!(rows.len(), 1);
     assert!(rows[0]["error"].contains("CPU time limit of 2 s exceeded"), "run again: {:?}", rows[0]);
+    let before = std::fs::read_to_string(out.join("l/provenance.csv")).unwrap();
+    // Resumed with the same limit, the failure stands: nothing runs again.
+    let st = clowder()
+        .arg("run")
+        .arg(&exp)
+        .args(["--quiet", "--workers", "1", "--output"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert_eq!(std::fs::read_to_string(out.join("l/provenance.csv")).unwrap(), before, "not run again");
 }
 
 /// `clowder status --cancel` stops a study: nothing more is handed out, the
