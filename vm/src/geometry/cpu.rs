@@ -41,6 +41,8 @@ pub struct CpuGeometry {
     pen_pos: Option<usize>,
     /// What the last sync saw of the VM's change log ([`super::Changes`]).
     synced: Option<Synced>,
+    /// Colour-search samples of the current scene; dropped by any change to it.
+    color_search: Option<distance::ColorSearchCache>,
 }
 
 /// The state of the VM's change log at the last sync.
@@ -131,6 +133,7 @@ impl CpuGeometry {
             changed: Vec::new(),
             pen_pos: None,
             synced: None,
+            color_search: None,
         }
     }
 
@@ -164,7 +167,8 @@ impl CpuGeometry {
     /// (with its transform); only the others are rebuilt.
     fn sync(&mut self, s: &Scene<'_>) {
         self.changed.clear();
-        if !self.sync_changes(s) {
+        let fast = self.sync_changes(s);
+        if !fast {
             self.sync_all(s);
         } else if cfg!(debug_assertions) {
             // Test builds check the log against a full sync: it must find nothing left to do.
@@ -179,6 +183,10 @@ impl CpuGeometry {
         // Only rebuilt drawables can have stale transforms (and a stale one would only be
         // recomputed per query: every use checks its inputs).
         self.scene.refresh_transforms_of(&self.changed);
+        // Kept only when the log proves nothing in the scene changed.
+        if !fast || !self.changed.is_empty() {
+            self.color_search = None;
+        }
         self.synced = s.changes().map(|c| Synced {
             layers: c.layers,
             seen: c.base + c.log.len() as u64,
@@ -370,26 +378,40 @@ impl Geometry for CpuGeometry {
 
     fn color_distance(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
         let i = self.scene_with(scene, me)?;
-        Some(distance::touching_color_distance(&self.scene, i, rgb))
+        let d = distance::touching_color_distance_cached(&self.scene, i, rgb, &mut self.color_search);
+        if cfg!(debug_assertions) {
+            // Test builds check every cached search against a fresh one.
+            let fresh = distance::touching_color_distance(&self.scene, i, rgb);
+            assert_eq!(d.to_bits(), fresh.to_bits(), "a cached colour search differs from a fresh one");
+        }
+        Some(d)
     }
 
     fn pen_clear(&mut self) {
         self.pen_layer = true;
+        // The pen layer's pixels change: colour searches must sample again.
+        self.color_search = None;
         self.pen.clear();
     }
 
     fn pen_point(&mut self, rgba: [f64; 4], size: f64, x: f64, y: f64) {
         self.pen_layer = true;
+        // The pen layer's pixels change: colour searches must sample again.
+        self.color_search = None;
         self.pen.draw_point(&PenAttributes { color4f: rgba, diameter: size }, x, y);
     }
 
     fn pen_line(&mut self, rgba: [f64; 4], size: f64, x0: f64, y0: f64, x1: f64, y1: f64) {
         self.pen_layer = true;
+        // The pen layer's pixels change: colour searches must sample again.
+        self.color_search = None;
         self.pen.draw_line(&PenAttributes { color4f: rgba, diameter: size }, x0, y0, x1, y1);
     }
 
     fn pen_stamp(&mut self, scene: &Scene, me: TargetId) {
         self.pen_layer = true;
+        // The pen layer's pixels change: colour searches must sample again.
+        self.color_search = None;
         if let Some(i) = self.scene_with(scene, me) {
             self.pen.stamp(&self.scene, i);
         }

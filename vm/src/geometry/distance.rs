@@ -100,43 +100,116 @@ pub fn fuzzy_find_color(
     color: [u8; 3],
     mut sample: impl FnMut(f64, f64) -> [u8; 3],
 ) -> ColorSearch {
-    let diameter = hypot(bounds.top - bounds.bottom, bounds.right - bounds.left);
-    let width = (bounds.right - bounds.left).ceil();
-    let height = (bounds.top - bounds.bottom).ceil();
-    let area = width * height;
-    let max_samples = 48.0 * 36.0;
-    let space = ((area / max_samples).sqrt().trunc() as i64).max(1);
-    let in_x = |x: i64| bounds.left <= x as f64 && x as f64 <= bounds.right;
-    let in_y = |y: i64| bounds.bottom <= y as f64 && y as f64 <= bounds.top;
-    // Whisker keeps a visited and a pending set with the same numbers; points enter both
-    // together, so one set and the pending order are the same thing.
-    let mut points = PointSet::new(bounds);
-    let first = (start.0.trunc() as i64, start.1.trunc() as i64);
-    points.insert(first);
-    points.order.push(points.key(first));
-    let mut i = 0;
-    // Bounded: every pending point is a distinct key of a finite grid (plus the start point).
-    while i < points.order.len() {
-        let (x, y) = points.point(points.order[i]);
-        i += 1;
-        for nx in [x - space, x, x + space] {
-            if !in_x(nx) {
-                continue;
-            }
-            for ny in [y - space, y, y + space] {
-                if in_y(ny) && points.insert((nx, ny)) {
-                    let k = points.key((nx, ny));
-                    points.order.push(k);
-                }
-            }
-        }
-        let c = sample(x as f64, y as f64);
-        if colors_match(color, c) {
-            let d = hypot(start.0 - x as f64, start.1 - y as f64);
-            return ColorSearch { distance: d / diameter, found: Some((x, y)) };
+    let mut walk = Walk::new(start, bounds);
+    while let Some((x, y)) = walk.next_point() {
+        if colors_match(color, sample(x as f64, y as f64)) {
+            return walk.found(x, y);
         }
     }
     ColorSearch { distance: 1.0, found: None }
+}
+
+/// The order in which [`fuzzy_find_color`] visits points: breadth first over a grid from the
+/// start, which depends on the start and the area only (not on the colour).
+struct Walk {
+    start: (f64, f64),
+    bounds: Rect,
+    diameter: f64,
+    space: i64,
+    points: PointSet,
+    next: usize,
+}
+
+impl Walk {
+    fn new(start: (f64, f64), bounds: &Rect) -> Self {
+        let diameter = hypot(bounds.top - bounds.bottom, bounds.right - bounds.left);
+        let width = (bounds.right - bounds.left).ceil();
+        let height = (bounds.top - bounds.bottom).ceil();
+        let area = width * height;
+        let max_samples = 48.0 * 36.0;
+        let space = ((area / max_samples).sqrt().trunc() as i64).max(1);
+        // Whisker keeps a visited and a pending set with the same numbers; points enter both
+        // together, so one set and the pending order are the same thing.
+        let mut points = PointSet::new(bounds);
+        let first = (start.0.trunc() as i64, start.1.trunc() as i64);
+        points.insert(first);
+        points.order.push(points.key(first));
+        Walk { start, bounds: *bounds, diameter, space, points, next: 0 }
+    }
+
+    /// The next point to sample (its unvisited grid neighbours queued), `None` when all are
+    /// visited. Bounded: every pending point is a distinct key of a finite grid (plus the start).
+    fn next_point(&mut self) -> Option<(i64, i64)> {
+        let n = *self.points.order.get(self.next)?;
+        self.next += 1;
+        let (x, y) = self.points.point(n);
+        let b = self.bounds;
+        let space = self.space;
+        for nx in [x - space, x, x + space] {
+            if !(b.left <= nx as f64 && nx as f64 <= b.right) {
+                continue;
+            }
+            for ny in [y - space, y, y + space] {
+                if b.bottom <= ny as f64 && ny as f64 <= b.top && self.points.insert((nx, ny)) {
+                    let k = self.points.key((nx, ny));
+                    self.points.order.push(k);
+                }
+            }
+        }
+        Some((x, y))
+    }
+
+    fn found(&self, x: i64, y: i64) -> ColorSearch {
+        let d = hypot(self.start.0 - x as f64, self.start.1 - y as f64);
+        ColorSearch { distance: d / self.diameter, found: Some((x, y)) }
+    }
+}
+
+/// The colour searches of one unchanged scene from one drawable: they visit the same points
+/// in the same order whatever the colour, so a search for a second colour (a script asking
+/// `touching color` about five colours per frame) reads the composite colours the first one
+/// sampled and samples only beyond them. Its owner drops it whenever the scene changes.
+pub struct ColorSearchCache {
+    me: usize,
+    start: [u64; 2],
+    walk: Walk,
+    seen: Vec<(i64, i64, [u8; 3])>,
+}
+
+/// [`touching_color_distance`] with the samples of earlier searches of the same scene from the
+/// same drawable (`cache`, which the caller empties whenever the scene changes).
+pub fn touching_color_distance_cached(
+    scene: &Scene,
+    me: usize,
+    color: [u8; 3],
+    cache: &mut Option<ColorSearchCache>,
+) -> f64 {
+    let p = scene.drawables[me].placement;
+    let mut samples = scene.color_sampler(Some(me));
+    if !samples.may_show(color) {
+        return 1.0;
+    }
+    let start = [p.x.to_bits(), p.y.to_bits()];
+    if !cache.as_ref().is_some_and(|c| c.me == me && c.start == start) {
+        *cache = None;
+    }
+    let c = cache.get_or_insert_with(|| ColorSearchCache {
+        me,
+        start,
+        walk: Walk::new((p.x, p.y), &stage_bounds()),
+        seen: Vec::new(),
+    });
+    if let Some(&(x, y, _)) = c.seen.iter().find(|(_, _, s)| colors_match(color, *s)) {
+        return c.walk.found(x, y).distance;
+    }
+    while let Some((x, y)) = c.walk.next_point() {
+        let s = samples.sample(x as f64, y as f64);
+        c.seen.push((x, y, s));
+        if colors_match(color, s) {
+            return c.walk.found(x, y).distance;
+        }
+    }
+    1.0
 }
 
 /// Whisker's branch distance of a false `touching color`: how far from drawable `me`'s centre
