@@ -216,6 +216,19 @@ fn digests(runs_csv: &Path) -> BTreeMap<String, (String, String)> {
     csv_rows(runs_csv).into_iter().map(|r| (r["run_id"].clone(), (r["status"].clone(), r["digest"].clone()))).collect()
 }
 
+/// `clowder run` of `exp` into `out` with one worker, output discarded.
+fn run_quiet(exp: &Path, out: &Path) -> std::process::ExitStatus {
+    clowder()
+        .arg("run")
+        .arg(exp)
+        .args(["--quiet", "--workers", "1", "--output"])
+        .arg(out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap()
+}
+
 /// The undisturbed reference: `clowder run` of the same experiment.
 fn reference(exp: &Path, out: &Path, slots: &str) -> BTreeMap<String, (String, String)> {
     let st = clowder()
@@ -799,15 +812,7 @@ fn memory_limit_stops_the_run_and_says_so() {
     text.push_str("\n[limits]\nmemory_mb = 4\n");
     std::fs::write(&exp, text).unwrap();
     let out = t.join("out");
-    let st = clowder()
-        .arg("run")
-        .arg(&exp)
-        .args(["--quiet", "--workers", "1", "--output"])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let st = run_quiet(&exp, &out);
     assert!(st.success(), "a failed run still completes the study");
     let rows = csv_rows(&out.join("m/runs.csv"));
     assert_eq!(rows.len(), 1);
@@ -853,15 +858,7 @@ fn cpu_limit_stops_a_long_run_and_says_so() {
     text.push_str("\n[limits]\ncpu_seconds = 1\n");
     std::fs::write(&exp, text).unwrap();
     let out = t.join("out");
-    let st = clowder()
-        .arg("run")
-        .arg(&exp)
-        .args(["--quiet", "--workers", "1", "--output"])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let st = run_quiet(&exp, &out);
     assert!(st.success(), "a failed run still completes the study");
     let rows = csv_rows(&out.join("l/runs.csv"));
     assert_eq!(rows.len(), 1);
@@ -878,30 +875,14 @@ fn cpu_limit_stops_a_long_run_and_says_so() {
     // the new limit); with the same limit it would stay as it is.
     let text = std::fs::read_to_string(&exp).unwrap().replace("cpu_seconds = 1\n", "cpu_seconds = 2\n");
     std::fs::write(&exp, text).unwrap();
-    let st = clowder()
-        .arg("run")
-        .arg(&exp)
-        .args(["--quiet", "--workers", "1", "--output"])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let st = run_quiet(&exp, &out);
     assert!(st.success());
     let rows = csv_rows(&out.join("l/runs.csv"));
     assert_eq!(rows.len(), 1);
     assert!(rows[0]["error"].contains("CPU time limit of 2 s exceeded"), "run again: {:?}", rows[0]);
     let before = std::fs::read_to_string(out.join("l/provenance.csv")).unwrap();
     // Resumed with the same limit, the failure stands: nothing runs again.
-    let st = clowder()
-        .arg("run")
-        .arg(&exp)
-        .args(["--quiet", "--workers", "1", "--output"])
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
+    let st = run_quiet(&exp, &out);
     assert!(st.success());
     assert_eq!(std::fs::read_to_string(out.join("l/provenance.csv")).unwrap(), before, "not run again");
 }

@@ -1558,7 +1558,7 @@ impl State {
                 }
                 let top = s.top;
                 // The first listed thread of this script (the list position orders them).
-                let mut first: Option<(u32, ThRef)> = None;
+                let mut first: Option<u32> = None;
                 let mut running = false;
                 self.prune_threads_of(tid);
                 for &t in self.threads_of(tid) {
@@ -1567,12 +1567,12 @@ impl State {
                         continue;
                     }
                     running |= th.status != Status::Done;
-                    if first.is_none_or(|(p, _)| th.list_pos < p) {
-                        first = Some((th.list_pos, t));
+                    if first.is_none_or(|p| th.list_pos < p) {
+                        first = Some(th.list_pos);
                     }
                 }
                 if restart {
-                    if let Some((pos, _)) = first {
+                    if let Some(pos) = first {
                         let nt = self.new_thread(tid, top);
                         self.list_replace(pos as usize, nt);
                         started.push(nt);

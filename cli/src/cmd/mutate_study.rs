@@ -53,12 +53,40 @@ struct Job {
     file_name: String,
     config_json: String,
     seed: u64,
-    suite_json: String,
+}
+
+/// What `runs.csv` and `mutants.csv` need of one run's analysis: kept per run until the end,
+/// so it holds no suite and no mutant descriptions (a 60 000-run study has millions of rows).
+struct Verdicts {
+    generated: u32,
+    killed: u32,
+    excluded: u32,
+    timeout: u32,
+    score: Option<f64>,
+    /// (mutant id, operator, block id, verdict) in enumeration order.
+    rows: Vec<(String, &'static str, String, &'static str)>,
+}
+
+impl From<MutationReport> for Verdicts {
+    fn from(r: MutationReport) -> Self {
+        Verdicts {
+            generated: r.total.generated,
+            killed: r.total.killed,
+            excluded: r.total.excluded,
+            timeout: r.total.timeout,
+            score: r.score(),
+            rows: r
+                .verdicts
+                .into_iter()
+                .map(|v| (v.mutant_id, v.operator.name(), v.block_id, v.verdict.as_str()))
+                .collect(),
+        }
+    }
 }
 
 /// What the analysis of one run gave.
 enum Outcome {
-    Report(MutationReport),
+    Report(Verdicts),
     /// Mutation analysis had nothing to do (no suite or no mutants).
     Nothing,
     Failed(String),
@@ -90,12 +118,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
+                // Each thread reads the suites it needs from its own connection: a whole
+                // study's suites never sit in memory at once.
+                let store = Store::open_read_only(&args.results).map_err(|e| e.to_string());
                 // Jobs are sorted by project: one loaded project and its analyses per thread.
                 let mut cache: Option<(String, Arc<Project>, Prepared)> = None;
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    let out = analyse(job, mode, &mut cache);
+                    let out = match &store {
+                        Ok(store) => match stored_suite(store, &job.run_id) {
+                            Ok(suite) => analyse(job, &suite, mode, &mut cache),
+                            Err(e) => Outcome::Failed(e),
+                        },
+                        Err(e) => Outcome::Failed(format!("opening the store: {e}")),
+                    };
                     if let Ok(mut slot) = results[i].lock() {
                         *slot = Some(out);
                     }
@@ -136,7 +173,7 @@ fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
     let projects = store.projects()?;
     let engine = clowder_vm::ENGINE_VERSION;
     let mut st = store.conn().prepare(
-        "SELECT run_id, project_hash, config_json, seed, engine_version, result FROM runs
+        "SELECT run_id, project_hash, config_json, seed, engine_version FROM runs
          WHERE status = 'ok' ORDER BY project_hash, run_id",
     )?;
     let rows = st.query_map([], |r| {
@@ -146,34 +183,39 @@ fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
             r.get::<_, String>(2)?,
             r.get::<_, i64>(3)? as u64,
             r.get::<_, String>(4)?,
-            r.get::<_, Option<Vec<u8>>>(5)?,
         ))
     })?;
     let mut jobs = Vec::new();
     for row in rows {
-        let (run_id, hash, config_json, seed, run_engine, blob) = row?;
+        let (run_id, hash, config_json, seed, run_engine) = row?;
         // Verdicts come from replays in this binary's VM: they are the run's only if the run
         // was made by the same engine.
         if run_engine != engine {
             bail!("run {run_id} was made by engine {run_engine}, this is {engine}: use the binary that ran the study");
         }
         let Some(p) = projects.get(&hash) else { bail!("run {run_id}: project {hash} not recorded in the store") };
-        let blob = blob.with_context(|| format!("run {run_id}: ok but no stored result"))?;
-        let result = RunResult::decode(blob.as_slice()).with_context(|| format!("run {run_id}: stored result"))?;
-        jobs.push(Job {
-            run_id,
-            hash,
-            path: p.path.clone(),
-            file_name: p.file_name.clone(),
-            config_json,
-            seed,
-            suite_json: result.suite_json,
-        });
+        jobs.push(Job { run_id, hash, path: p.path.clone(), file_name: p.file_name.clone(), config_json, seed });
     }
     Ok(jobs)
 }
 
-fn analyse(job: &Job, mode: MutationMode, cache: &mut Option<(String, Arc<Project>, Prepared)>) -> Outcome {
+/// The suite an `ok` run stored (JSON, with its regression assertions).
+fn stored_suite(store: &Store, run_id: &str) -> Result<String, String> {
+    let blob: Option<Vec<u8>> = store
+        .conn()
+        .query_row("SELECT result FROM runs WHERE run_id = ?1", [run_id], |r| r.get(0))
+        .map_err(|e| format!("reading the stored result: {e}"))?;
+    let blob = blob.ok_or("ok but no stored result")?;
+    let result = RunResult::decode(blob.as_slice()).map_err(|e| format!("stored result does not decode: {e}"))?;
+    Ok(result.suite_json)
+}
+
+fn analyse(
+    job: &Job,
+    suite_json: &str,
+    mode: MutationMode,
+    cache: &mut Option<(String, Arc<Project>, Prepared)>,
+) -> Outcome {
     if cache.as_ref().is_none_or(|(h, _, _)| *h != job.hash) {
         *cache = None;
         let bytes = match std::fs::read(&job.path) {
@@ -195,7 +237,7 @@ fn analyse(job: &Job, mode: MutationMode, cache: &mut Option<(String, Arc<Projec
         Ok(c) => c,
         Err(e) => return Outcome::Failed(format!("bad configuration {}: {e}", job.config_json)),
     };
-    let suite: Vec<Test> = match serde_json::from_str(&job.suite_json) {
+    let suite: Vec<Test> = match serde_json::from_str(suite_json) {
         Ok(s) => s,
         Err(e) => return Outcome::Failed(format!("stored suite does not parse: {e}")),
     };
@@ -203,7 +245,7 @@ fn analyse(job: &Job, mode: MutationMode, cache: &mut Option<(String, Arc<Projec
         clowder_testgen::analyse_suite(Arc::clone(project), prepared, &cfg, job.seed, &suite, mode)
     }));
     match analysed {
-        Ok(Ok(Some(r))) => Outcome::Report(r),
+        Ok(Ok(Some(r))) => Outcome::Report(r.into()),
         Ok(Ok(None)) => Outcome::Nothing,
         Ok(Err(e)) => Outcome::Failed(e.to_string()),
         Err(_) => Outcome::Failed("internal error (panic) in the mutation analysis".into()),
@@ -247,12 +289,12 @@ fn write_outputs(
         let field = |i: usize| rec.get(i).unwrap_or("");
         match by_run.get(field(c[0])) {
             Some(Outcome::Report(r)) => {
-                row[c[1]] = r.total.generated.to_string();
-                row[c[2]] = r.total.killed.to_string();
-                row[c[3]] = r.total.excluded.to_string();
-                row[c[4]] = r.total.timeout.to_string();
-                row[c[5]] = r.score().map(clowder_coordinator::float_text).unwrap_or_default();
-                for v in &r.verdicts {
+                row[c[1]] = r.generated.to_string();
+                row[c[2]] = r.killed.to_string();
+                row[c[3]] = r.excluded.to_string();
+                row[c[4]] = r.timeout.to_string();
+                row[c[5]] = r.score.map(clowder_coordinator::float_text).unwrap_or_default();
+                for (mutant_id, operator, block_id, verdict) in &r.rows {
                     let cells = [
                         field(c[0]),
                         field(c[6]),
@@ -260,10 +302,10 @@ fn write_outputs(
                         field(c[8]),
                         field(c[9]),
                         field(c[10]),
-                        &v.mutant_id,
-                        v.operator.name(),
-                        &v.block_id,
-                        v.verdict.as_str(),
+                        mutant_id,
+                        operator,
+                        block_id,
+                        verdict,
                     ];
                     let line: Vec<String> = cells.iter().map(|s| csv_field(s)).collect();
                     writeln!(mutants, "{}", line.join(","))?;
