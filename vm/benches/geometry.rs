@@ -13,6 +13,10 @@
 //! moves, button, sprite clicks) behind a timing wrapper around the geometry, which measures
 //! how much of the VM's time went into geometry calls, by kind.
 //!
+//! Part 0, SVG silhouettes: every SVG costume of the games rasterised at MIP scales 1 and 2
+//! with the browser's coverage model (`svg_raster`) and with tiny-skia's own anti-aliasing,
+//! side by side; prints the ratio and how many costumes the model draws.
+//!
 //! Timings are wall-clock and only meaningful side by side within one run.
 
 use std::path::PathBuf;
@@ -72,9 +76,48 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let scenes = arg(&args, "--scenes", 50);
     let steps = arg(&args, "--steps", 3000);
+    svg_silhouettes();
+    println!();
     queries(scenes);
     println!();
     vm_share(steps);
+}
+
+fn svg_silhouettes() {
+    use clowder_vm::geometry::svg::SvgImage;
+    let mut images = Vec::new();
+    for path in games() {
+        let Ok(project) = Project::load_path(&path, &LoadLimits::default()) else { continue };
+        for (name, bytes) in &project.assets {
+            if name.ends_with(".svg") {
+                if let Ok(img) = SvgImage::load(bytes) {
+                    images.push(img);
+                }
+            }
+        }
+    }
+    let modelled = images.iter().filter(|i| i.coverage_modelled()).count();
+    let (mut model, mut reference) = (Timing::new(), Timing::new());
+    for _ in 0..3 {
+        for img in &images {
+            for scale in [1.0, 2.0] {
+                model.time(|| img.rasterize(scale));
+                reference.time(|| img.rasterize_reference(scale));
+            }
+        }
+    }
+    println!(
+        "SVG silhouettes: {} costumes ({} drawn with the coverage model), {} rasterisations each way",
+        images.len(),
+        modelled,
+        model.queries
+    );
+    println!(
+        "  coverage model {:.0} µs, tiny-skia reference {:.0} µs per rasterisation: ratio {:.2}",
+        model.mean_us(),
+        reference.mean_us(),
+        if reference.nanos == 0 { 0.0 } else { model.nanos as f64 / reference.nanos as f64 }
+    );
 }
 
 fn games() -> Vec<PathBuf> {

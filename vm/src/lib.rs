@@ -33,5 +33,6 @@ pub use value::Value;
 /// VM are never mixed with old ones. Bump on any change that alters a run's
 /// result, in the VM *or* in the generator (testgen has no version of its own).
 /// `sem3`: the generator reads the VM's instrumentation (branch distances,
-/// remaining waits, active scripts).
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem3");
+/// remaining waits, active scripts). `sem4`: SVG silhouettes get the browser's
+/// edge coverage (`geometry::svg_raster`), which moves faint edge pixels.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem4");

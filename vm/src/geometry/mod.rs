@@ -36,6 +36,7 @@ pub mod render;
 pub mod silhouette;
 pub mod skin;
 pub mod svg;
+pub mod svg_raster;
 
 use std::any::Any;
 use std::panic::{RefUnwindSafe, UnwindSafe};

@@ -9,9 +9,11 @@
 //! `floor(viewBox size × scale)`. What is not: text (no fonts are loaded, so
 //! silhouettes never depend on the machine; text costumes are approximate) and
 //! the stroke-width normalisation of paths under non-uniform transforms (the
-//! browser draws those with a stroke width averaged over both axes). Anti-aliased
-//! edge pixels come from tiny-skia instead of Skia and can differ where a pixel
-//! is only partly covered.
+//! browser draws those with a stroke width averaged over both axes). Edge pixels
+//! follow a model of Skia's analytic anti-aliasing (`svg_raster`); SVGs with clip
+//! paths, masks, filters, blend modes, images, text or patterns are drawn by resvg
+//! with tiny-skia's supersampled edges. Either way a pixel that is only partly
+//! covered can still differ from the browser's.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
@@ -20,6 +22,7 @@ use resvg::{tiny_skia, usvg};
 
 use super::math::f32r;
 use super::silhouette::Silhouette;
+use super::svg_raster;
 
 /// Largest SVG source accepted, in bytes.
 pub const MAX_SVG_BYTES: usize = 8 << 20;
@@ -76,13 +79,236 @@ impl SvgImage {
     /// Draws the SVG at `scale` onto a `floor(w × scale) × floor(h × scale)` canvas,
     /// as `SVGSkin.createMIP` does; `None` for an empty canvas (no silhouette).
     pub fn rasterize(&self, scale: f64) -> Option<Silhouette> {
+        self.draw(scale, true)
+    }
+
+    /// Like [`SvgImage::rasterize`] but with tiny-skia's own 4 × 4 supersampled edges
+    /// throughout (the rasteriser before the browser's coverage model; for comparisons).
+    pub fn rasterize_reference(&self, scale: f64) -> Option<Silhouette> {
+        self.draw(scale, false)
+    }
+
+    /// Whether [`SvgImage::rasterize`] draws every shape with the browser's coverage model
+    /// (false: clip paths, masks, filters, blend modes, images, text or patterns, which resvg
+    /// draws with its own anti-aliasing).
+    pub fn coverage_modelled(&self) -> bool {
+        self.tree.as_ref().is_some_and(|t| modelled_only(t.root()))
+    }
+
+    fn draw(&self, scale: f64, modelled: bool) -> Option<Silhouette> {
         let tree = self.tree.as_ref()?;
         let w = canvas_side(self.view_size[0] * scale)?;
         let h = canvas_side(self.view_size[1] * scale)?;
         let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
-        resvg::render(tree, tiny_skia::Transform::from_scale(scale as f32, scale as f32), &mut pixmap.as_mut());
+        let ts = tiny_skia::Transform::from_scale(scale as f32, scale as f32);
+        // Shapes get the browser's edge coverage (svg_raster); what that model does not cover
+        // is drawn by resvg as a whole.
+        if !(modelled && modelled_only(tree.root()) && render_modelled(tree.root(), ts, &mut pixmap)) {
+            pixmap.fill(tiny_skia::Color::TRANSPARENT);
+            resvg::render(tree, ts, &mut pixmap.as_mut());
+        }
         Some(Silhouette::from_rgba(w, h, unpremultiply(pixmap.take())))
     }
+}
+
+/// Whether every node under `g` can be drawn through the modelled coverage: plain groups and
+/// anti-aliased paths with colour or gradient paint.
+fn modelled_only(g: &usvg::Group) -> bool {
+    g.children().iter().all(|n| match n {
+        usvg::Node::Group(c) => {
+            // A group isolated only for its opacity is drawn as a layer; clips, masks,
+            // filters and blend modes are resvg's.
+            let plain_layer = c.clip_path().is_none()
+                && c.mask().is_none()
+                && c.filters().is_empty()
+                && c.blend_mode() == usvg::BlendMode::Normal;
+            (!c.should_isolate() || plain_layer) && modelled_only(c)
+        }
+        usvg::Node::Path(p) => {
+            let plain = |paint: &usvg::Paint| !matches!(paint, usvg::Paint::Pattern(_));
+            p.rendering_mode().use_shape_antialiasing()
+                && p.fill().is_none_or(|f| plain(f.paint()))
+                && p.stroke().is_none_or(|s| plain(s.paint()))
+        }
+        usvg::Node::Image(_) | usvg::Node::Text(_) => false,
+    })
+}
+
+/// Draws the paths under `g` in document order with `svg_raster` coverage; `false` when a
+/// path could not be drawn (the caller starts over with resvg).
+fn render_modelled(g: &usvg::Group, base: tiny_skia::Transform, pixmap: &mut tiny_skia::Pixmap) -> bool {
+    let (w, h) = (pixmap.width(), pixmap.height());
+    let Some(mut mask) = tiny_skia::Mask::new(w, h) else { return false };
+    let mut cov = svg_raster::Coverage::new(w, h);
+    render_group(g, base, pixmap, &mut cov, &mut mask).is_some()
+}
+
+/// Draws a group's children; a translucent group goes through a layer, as the browser does.
+fn render_group(
+    g: &usvg::Group,
+    ts: tiny_skia::Transform,
+    pixmap: &mut tiny_skia::Pixmap,
+    cov: &mut svg_raster::Coverage,
+    mask: &mut tiny_skia::Mask,
+) -> Option<()> {
+    for n in g.children() {
+        match n {
+            usvg::Node::Group(c) => {
+                let ts = ts.pre_concat(c.transform());
+                if c.should_isolate() {
+                    let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
+                    render_group(c, ts, &mut layer, cov, mask)?;
+                    let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
+                    pixmap.draw_pixmap(0, 0, layer.as_ref(), &paint, tiny_skia::Transform::identity(), None);
+                } else {
+                    render_group(c, ts, pixmap, cov, mask)?;
+                }
+            }
+            usvg::Node::Path(p) => draw_path(p, ts, pixmap, cov, mask)?,
+            usvg::Node::Image(_) | usvg::Node::Text(_) => return None,
+        }
+    }
+    Some(())
+}
+
+/// One path as resvg draws it (paint order, fill rule, hairline strokes), with modelled coverage.
+fn draw_path(
+    p: &usvg::Path,
+    ts: tiny_skia::Transform,
+    pixmap: &mut tiny_skia::Pixmap,
+    cov: &mut svg_raster::Coverage,
+    mask: &mut tiny_skia::Mask,
+) -> Option<()> {
+    if !p.is_visible() {
+        return Some(());
+    }
+    let fill = |pixmap: &mut tiny_skia::Pixmap, cov: &mut svg_raster::Coverage, mask: &mut tiny_skia::Mask| {
+        let Some(f) = p.fill() else { return Some(()) };
+        let b = p.data().bounds();
+        if b.width() == 0.0 || b.height() == 0.0 {
+            return Some(());
+        }
+        let paint = device_paint(f.paint(), f.opacity(), ts)?;
+        let device = p.data().clone().transform(ts)?;
+        paint_coverage(&device, f.rule() == usvg::FillRule::EvenOdd, &paint, pixmap, cov, mask);
+        Some(())
+    };
+    let stroke = |pixmap: &mut tiny_skia::Pixmap, cov: &mut svg_raster::Coverage, mask: &mut tiny_skia::Mask| {
+        let Some(s) = p.stroke() else { return Some(()) };
+        let stroke = s.to_tiny_skia();
+        if is_hairline(&stroke, ts) {
+            // Thin strokes are modulated hairlines in Skia too; tiny-skia ports that path.
+            let mut paint = device_paint(s.paint(), s.opacity(), tiny_skia::Transform::identity())?;
+            paint.anti_alias = true;
+            pixmap.stroke_path(p.data(), &paint, &stroke, ts, None);
+            return Some(());
+        }
+        let res = tiny_skia::PathStroker::compute_resolution_scale(&ts);
+        let dashed;
+        let source = match &stroke.dash {
+            Some(d) => {
+                dashed = p.data().dash(d, res)?;
+                &dashed
+            }
+            None => p.data(),
+        };
+        let outline = source.stroke(&stroke, res)?.transform(ts)?;
+        let paint = device_paint(s.paint(), s.opacity(), ts)?;
+        paint_coverage(&outline, false, &paint, pixmap, cov, mask);
+        Some(())
+    };
+    if p.paint_order() == usvg::PaintOrder::FillAndStroke {
+        fill(pixmap, cov, mask)?;
+        stroke(pixmap, cov, mask)
+    } else {
+        stroke(pixmap, cov, mask)?;
+        fill(pixmap, cov, mask)
+    }
+}
+
+/// Paints `paint` through the modelled coverage of `device` (a device-space outline).
+fn paint_coverage(
+    device: &tiny_skia::Path,
+    even_odd: bool,
+    paint: &tiny_skia::Paint<'_>,
+    pixmap: &mut tiny_skia::Pixmap,
+    cov: &mut svg_raster::Coverage,
+    mask: &mut tiny_skia::Mask,
+) {
+    let w = pixmap.width() as usize;
+    if let Some(b) = cov.fill(device, even_odd, mask.data_mut()) {
+        if let Some(r) = b.rect() {
+            pixmap.fill_rect(r, paint, tiny_skia::Transform::identity(), Some(mask));
+        }
+        for y in b.y0..b.y1 {
+            mask.data_mut()[y as usize * w + b.x0 as usize..y as usize * w + b.x1 as usize].fill(0);
+        }
+    }
+}
+
+/// tiny-skia's (and Skia's) rule: a stroke at most one device pixel wide is drawn as a hairline.
+fn is_hairline(stroke: &tiny_skia::Stroke, mut ts: tiny_skia::Transform) -> bool {
+    if stroke.width == 0.0 {
+        return true;
+    }
+    ts.tx = 0.0;
+    ts.ty = 0.0;
+    let mut pts = [tiny_skia::Point::from_xy(stroke.width, 0.0), tiny_skia::Point::from_xy(0.0, stroke.width)];
+    ts.map_points(&mut pts);
+    let fast_len = |p: tiny_skia::Point| {
+        let (a, b) = (p.x.abs(), p.y.abs());
+        a.max(b) + a.min(b) / 2.0
+    };
+    fast_len(pts[0]) <= 1.0 && fast_len(pts[1]) <= 1.0
+}
+
+/// A paint whose shader maps device pixels (user space through `ts`), as resvg converts it.
+fn device_paint(
+    paint: &usvg::Paint,
+    opacity: usvg::Opacity,
+    ts: tiny_skia::Transform,
+) -> Option<tiny_skia::Paint<'static>> {
+    let mut out = tiny_skia::Paint { anti_alias: true, ..Default::default() };
+    let stops = |g: &usvg::BaseGradient| {
+        g.stops()
+            .iter()
+            .map(|s| {
+                let c = s.color();
+                let a = (s.opacity() * opacity).to_u8();
+                tiny_skia::GradientStop::new(s.offset().get(), tiny_skia::Color::from_rgba8(c.red, c.green, c.blue, a))
+            })
+            .collect::<Vec<_>>()
+    };
+    let spread = |g: &usvg::BaseGradient| match g.spread_method() {
+        usvg::SpreadMethod::Pad => tiny_skia::SpreadMode::Pad,
+        usvg::SpreadMethod::Reflect => tiny_skia::SpreadMode::Reflect,
+        usvg::SpreadMethod::Repeat => tiny_skia::SpreadMode::Repeat,
+    };
+    match paint {
+        usvg::Paint::Color(c) => out.set_color_rgba8(c.red, c.green, c.blue, opacity.to_u8()),
+        usvg::Paint::LinearGradient(g) => {
+            out.shader = tiny_skia::LinearGradient::new(
+                (g.x1(), g.y1()).into(),
+                (g.x2(), g.y2()).into(),
+                stops(g),
+                spread(g),
+                ts.pre_concat(g.transform()),
+            )?;
+        }
+        usvg::Paint::RadialGradient(g) => {
+            out.shader = tiny_skia::RadialGradient::new(
+                (g.fx(), g.fy()).into(),
+                g.fr().get(),
+                (g.cx(), g.cy()).into(),
+                g.r().get(),
+                stops(g),
+                spread(g),
+                ts.pre_concat(g.transform()),
+            )?;
+        }
+        usvg::Paint::Pattern(_) => return None,
+    }
+    Some(out)
 }
 
 /// `canvas.width = x`: truncation; zero or absurd sizes give no canvas.
