@@ -137,10 +137,41 @@ fn modelled_only(g: &usvg::Group) -> bool {
 /// Draws the paths under `g` in document order with `svg_raster` coverage; `false` when a
 /// path could not be drawn (the caller starts over with resvg).
 fn render_modelled(g: &usvg::Group, base: tiny_skia::Transform, pixmap: &mut tiny_skia::Pixmap) -> bool {
-    let (w, h) = (pixmap.width(), pixmap.height());
-    let Some(mut mask) = tiny_skia::Mask::new(w, h) else { return false };
-    let mut cov = svg_raster::Coverage::new(w, h);
-    render_group(g, base, pixmap, &mut cov, &mut mask).is_some()
+    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height()) else { return false };
+    render_group(g, base, pixmap, &mut painter).is_some()
+}
+
+/// Paints shapes through their modelled coverage: the coverage buffer and a canvas-sized mask,
+/// both reused for every shape of one rasterisation.
+struct ShapePainter {
+    cov: svg_raster::Coverage,
+    mask: tiny_skia::Mask,
+}
+
+impl ShapePainter {
+    fn new(w: u32, h: u32) -> Option<Self> {
+        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask: tiny_skia::Mask::new(w, h)? })
+    }
+
+    /// Paints `paint` through the modelled coverage of `device` (a device-space outline).
+    fn paint(
+        &mut self,
+        device: &tiny_skia::Path,
+        even_odd: bool,
+        paint: &tiny_skia::Paint<'_>,
+        pixmap: &mut tiny_skia::Pixmap,
+    ) {
+        let w = pixmap.width() as usize;
+        if let Some(b) = self.cov.fill(device, even_odd, self.mask.data_mut()) {
+            if let Some(r) = b.rect() {
+                pixmap.fill_rect(r, paint, tiny_skia::Transform::identity(), Some(&self.mask));
+            }
+            // Only the shape's box was written: clear just that for the next shape.
+            for y in b.y0 as usize..b.y1 as usize {
+                self.mask.data_mut()[y * w + b.x0 as usize..y * w + b.x1 as usize].fill(0);
+            }
+        }
+    }
 }
 
 /// Draws a group's children; a translucent group goes through a layer, as the browser does.
@@ -148,8 +179,7 @@ fn render_group(
     g: &usvg::Group,
     ts: tiny_skia::Transform,
     pixmap: &mut tiny_skia::Pixmap,
-    cov: &mut svg_raster::Coverage,
-    mask: &mut tiny_skia::Mask,
+    painter: &mut ShapePainter,
 ) -> Option<()> {
     for n in g.children() {
         match n {
@@ -157,14 +187,14 @@ fn render_group(
                 let ts = ts.pre_concat(c.transform());
                 if c.should_isolate() {
                     let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
-                    render_group(c, ts, &mut layer, cov, mask)?;
+                    render_group(c, ts, &mut layer, painter)?;
                     let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
                     pixmap.draw_pixmap(0, 0, layer.as_ref(), &paint, tiny_skia::Transform::identity(), None);
                 } else {
-                    render_group(c, ts, pixmap, cov, mask)?;
+                    render_group(c, ts, pixmap, painter)?;
                 }
             }
-            usvg::Node::Path(p) => draw_path(p, ts, pixmap, cov, mask)?,
+            usvg::Node::Path(p) => draw_path(p, ts, pixmap, painter)?,
             usvg::Node::Image(_) | usvg::Node::Text(_) => return None,
         }
     }
@@ -176,13 +206,12 @@ fn draw_path(
     p: &usvg::Path,
     ts: tiny_skia::Transform,
     pixmap: &mut tiny_skia::Pixmap,
-    cov: &mut svg_raster::Coverage,
-    mask: &mut tiny_skia::Mask,
+    painter: &mut ShapePainter,
 ) -> Option<()> {
     if !p.is_visible() {
         return Some(());
     }
-    let fill = |pixmap: &mut tiny_skia::Pixmap, cov: &mut svg_raster::Coverage, mask: &mut tiny_skia::Mask| {
+    let fill = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter| {
         let Some(f) = p.fill() else { return Some(()) };
         let b = p.data().bounds();
         if b.width() == 0.0 || b.height() == 0.0 {
@@ -190,16 +219,16 @@ fn draw_path(
         }
         let paint = device_paint(f.paint(), f.opacity(), ts)?;
         let device = p.data().clone().transform(ts)?;
-        paint_coverage(&device, f.rule() == usvg::FillRule::EvenOdd, &paint, pixmap, cov, mask);
+        painter.paint(&device, f.rule() == usvg::FillRule::EvenOdd, &paint, pixmap);
         Some(())
     };
-    let stroke = |pixmap: &mut tiny_skia::Pixmap, cov: &mut svg_raster::Coverage, mask: &mut tiny_skia::Mask| {
+    let stroke = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter| {
         let Some(s) = p.stroke() else { return Some(()) };
         let stroke = s.to_tiny_skia();
         if is_hairline(&stroke, ts) {
-            // Thin strokes are modulated hairlines in Skia too; tiny-skia ports that path.
-            let mut paint = device_paint(s.paint(), s.opacity(), tiny_skia::Transform::identity())?;
-            paint.anti_alias = true;
+            // Thin strokes are modulated hairlines in Skia too; tiny-skia ports that path
+            // (its stroke_path maps the user-space shader itself, hence the identity).
+            let paint = device_paint(s.paint(), s.opacity(), tiny_skia::Transform::identity())?;
             pixmap.stroke_path(p.data(), &paint, &stroke, ts, None);
             return Some(());
         }
@@ -214,35 +243,15 @@ fn draw_path(
         };
         let outline = source.stroke(&stroke, res)?.transform(ts)?;
         let paint = device_paint(s.paint(), s.opacity(), ts)?;
-        paint_coverage(&outline, false, &paint, pixmap, cov, mask);
+        painter.paint(&outline, false, &paint, pixmap);
         Some(())
     };
     if p.paint_order() == usvg::PaintOrder::FillAndStroke {
-        fill(pixmap, cov, mask)?;
-        stroke(pixmap, cov, mask)
+        fill(pixmap, painter)?;
+        stroke(pixmap, painter)
     } else {
-        stroke(pixmap, cov, mask)?;
-        fill(pixmap, cov, mask)
-    }
-}
-
-/// Paints `paint` through the modelled coverage of `device` (a device-space outline).
-fn paint_coverage(
-    device: &tiny_skia::Path,
-    even_odd: bool,
-    paint: &tiny_skia::Paint<'_>,
-    pixmap: &mut tiny_skia::Pixmap,
-    cov: &mut svg_raster::Coverage,
-    mask: &mut tiny_skia::Mask,
-) {
-    let w = pixmap.width() as usize;
-    if let Some(b) = cov.fill(device, even_odd, mask.data_mut()) {
-        if let Some(r) = b.rect() {
-            pixmap.fill_rect(r, paint, tiny_skia::Transform::identity(), Some(mask));
-        }
-        for y in b.y0..b.y1 {
-            mask.data_mut()[y as usize * w + b.x0 as usize..y as usize * w + b.x1 as usize].fill(0);
-        }
+        stroke(pixmap, painter)?;
+        fill(pixmap, painter)
     }
 }
 
