@@ -9,11 +9,12 @@
 
 use std::sync::Arc;
 
+use super::accel::{Accel, PenChange};
 use super::distance;
 use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
 use super::pen::{PenAttributes, PenLayer};
-use super::render::{Drawable, Scene as RenderScene};
+use super::render::{self, Drawable, Scene as RenderScene};
 use super::skin::CostumeSet;
 use super::{Geometry, Rect, Scene, TargetView};
 use crate::project::Project;
@@ -41,8 +42,10 @@ pub struct CpuGeometry {
     pen_pos: Option<usize>,
     /// What the last sync saw of the VM's change log ([`super::Changes`]).
     synced: Option<Synced>,
-    /// Colour-search samples of the current scene; dropped by any change to it.
-    color_search: Option<distance::ColorSearchCache>,
+    /// The accelerated queries' kept data (see [`super::accel`]).
+    accel: Accel,
+    /// Scratch list of candidate positions (no allocation per query).
+    cands: Vec<usize>,
 }
 
 /// The state of the VM's change log at the last sync.
@@ -121,6 +124,7 @@ impl CpuGeometry {
     pub fn for_project(project: &Arc<Project>) -> CpuGeometry {
         let costumes = costume_set(project);
         let approximate = costumes.approximate();
+        let walks = costumes.walks();
         CpuGeometry {
             costumes,
             approximate,
@@ -133,7 +137,8 @@ impl CpuGeometry {
             changed: Vec::new(),
             pen_pos: None,
             synced: None,
-            color_search: None,
+            accel: Accel::with_walks(walks),
+            cands: Vec::new(),
         }
     }
 
@@ -183,10 +188,8 @@ impl CpuGeometry {
         // Only rebuilt drawables can have stale transforms (and a stale one would only be
         // recomputed per query: every use checks its inputs).
         self.scene.refresh_transforms_of(&self.changed);
-        // Kept only when the log proves nothing in the scene changed.
-        if !fast || !self.changed.is_empty() {
-            self.color_search = None;
-        }
+        let pen = self.pen_pos.map(|pos| PenChange { pos, dirty: self.pen.take_changes().stage_box() });
+        self.accel.refresh(&self.scene, &self.changed, pen);
         self.synced = s.changes().map(|c| Synced {
             layers: c.layers,
             seen: c.base + c.log.len() as u64,
@@ -267,6 +270,19 @@ impl CpuGeometry {
         }
     }
 
+    /// `touching color` / `color is touching`, checked against the reference in test builds.
+    fn accelerated_touching_color(&mut self, i: usize, rgb: [u8; 3], mask: Option<[u8; 3]>) -> bool {
+        let answer = self.accel.touching_color(&self.scene, i, rgb, mask);
+        if cfg!(debug_assertions) {
+            assert_eq!(
+                answer,
+                self.scene.touching_color(i, rgb, mask),
+                "touching colour {rgb:?} mask {mask:?} from {i}"
+            );
+        }
+        answer
+    }
+
     /// The up-to-date scene, and the index of `me` in it.
     fn scene_with(&mut self, s: &Scene<'_>, me: TargetId) -> Option<usize> {
         self.sync(s);
@@ -305,12 +321,26 @@ impl Geometry for CpuGeometry {
 
     fn touching_sprite(&mut self, scene: &Scene, me: TargetId, sprite: usize) -> bool {
         let Some(i) = self.scene_with(scene, me) else { return false };
-        let cands: Vec<usize> = scene.instances_of(sprite).filter_map(|t| self.index(t)).collect();
-        self.scene.touching_drawables(i, &cands)
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
+        cands.extend(scene.instances_of(sprite).filter_map(|t| self.index(t)));
+        let answer = self.accel.touching_drawables(&self.scene, i, &cands);
+        if cfg!(debug_assertions) {
+            // Test builds check every accelerated answer against the reference renderer.
+            assert_eq!(answer, self.scene.touching_drawables(i, &cands), "touching sprite {sprite} from {i}");
+        }
+        self.cands = cands;
+        answer
     }
 
     fn touching_edge(&mut self, scene: &Scene, me: TargetId) -> bool {
-        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_edge(i))
+        self.scene_with(scene, me).is_some_and(|i| {
+            let b = self.accel.bounds(&self.scene, i);
+            if cfg!(debug_assertions) {
+                assert_eq!(b, self.scene.bounds(i), "bounds of {i}");
+            }
+            render::touches_edge(&b)
+        })
     }
 
     fn touching_point(&mut self, scene: &Scene, me: TargetId, x: f64, y: f64) -> bool {
@@ -318,15 +348,21 @@ impl Geometry for CpuGeometry {
     }
 
     fn touching_color(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> bool {
-        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_color(i, rgb, None))
+        self.scene_with(scene, me).is_some_and(|i| self.accelerated_touching_color(i, rgb, None))
     }
 
     fn color_touching_color(&mut self, scene: &Scene, me: TargetId, target: [u8; 3], mask: [u8; 3]) -> bool {
-        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_color(i, target, Some(mask)))
+        self.scene_with(scene, me).is_some_and(|i| self.accelerated_touching_color(i, target, Some(mask)))
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
-        self.scene_with(scene, me).map(|i| to_rect(self.scene.bounds(i)))
+        self.scene_with(scene, me).map(|i| {
+            let b = self.accel.bounds(&self.scene, i);
+            if cfg!(debug_assertions) {
+                assert_eq!(b, self.scene.bounds(i), "bounds of {i}");
+            }
+            to_rect(b)
+        })
     }
 
     fn fences(&self) -> bool {
@@ -378,40 +414,36 @@ impl Geometry for CpuGeometry {
 
     fn color_distance(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
         let i = self.scene_with(scene, me)?;
-        let d = distance::touching_color_distance_cached(&self.scene, i, rgb, &mut self.color_search);
+        let d = self.accel.color_distance(&self.scene, i, rgb);
         if cfg!(debug_assertions) {
-            // Test builds check every cached search against a fresh one.
+            // Test builds check every accelerated search against the reference.
             let fresh = distance::touching_color_distance(&self.scene, i, rgb);
-            assert_eq!(d.to_bits(), fresh.to_bits(), "a cached colour search differs from a fresh one");
+            assert_eq!(d.to_bits(), fresh.to_bits(), "an accelerated colour search differs from the reference");
         }
         Some(d)
     }
 
+    fn work(&self) -> u64 {
+        self.accel.work()
+    }
+
     fn pen_clear(&mut self) {
         self.pen_layer = true;
-        // The pen layer's pixels change: colour searches must sample again.
-        self.color_search = None;
         self.pen.clear();
     }
 
     fn pen_point(&mut self, rgba: [f64; 4], size: f64, x: f64, y: f64) {
         self.pen_layer = true;
-        // The pen layer's pixels change: colour searches must sample again.
-        self.color_search = None;
         self.pen.draw_point(&PenAttributes { color4f: rgba, diameter: size }, x, y);
     }
 
     fn pen_line(&mut self, rgba: [f64; 4], size: f64, x0: f64, y0: f64, x1: f64, y1: f64) {
         self.pen_layer = true;
-        // The pen layer's pixels change: colour searches must sample again.
-        self.color_search = None;
         self.pen.draw_line(&PenAttributes { color4f: rgba, diameter: size }, x0, y0, x1, y1);
     }
 
     fn pen_stamp(&mut self, scene: &Scene, me: TargetId) {
         self.pen_layer = true;
-        // The pen layer's pixels change: colour searches must sample again.
-        self.color_search = None;
         if let Some(i) = self.scene_with(scene, me) {
             self.pen.stamp(&self.scene, i);
         }

@@ -109,12 +109,99 @@ pub fn fuzzy_find_color(
     ColorSearch { distance: 1.0, found: None }
 }
 
+/// Every point [`fuzzy_find_color`] visits from `start` over `bounds`, in its order.
+#[cfg(test)]
+pub(crate) fn walk_order(start: (f64, f64), bounds: &Rect) -> Vec<(i64, i64)> {
+    let mut walk = Walk::new(start, bounds);
+    std::iter::from_fn(|| walk.next_point()).collect()
+}
+
+/// Grid spacing of [`fuzzy_find_color`] over the whole stage (about 48 × 36 points).
+pub(crate) const STAGE_SPACING: i64 = 10;
+
+/// How many grid steps fit on each side of `start` on the stage — `[left, right, down, up]` —
+/// when its truncation is on the stage (else `None`).
+pub(crate) fn stage_reach(start: (f64, f64)) -> Option<[i64; 4]> {
+    let (x, y) = (start.0.trunc(), start.1.trunc());
+    let b = stage_bounds();
+    if !(b.left <= x && x <= b.right && b.bottom <= y && y <= b.top) {
+        return None;
+    }
+    let (x, y, s) = (x as i64, y as i64, STAGE_SPACING);
+    let (l, r, d, u) = (b.left as i64, b.right as i64, b.bottom as i64, b.top as i64);
+    Some([(x - l).div_euclid(s), (r - x).div_euclid(s), (y - d).div_euclid(s), (u - y).div_euclid(s)])
+}
+
+/// [`walk_order`] over the stage from a start on it, as grid steps from the start (the points
+/// are `trunc(start) + STAGE_SPACING · (a, b)`): it depends only on [`stage_reach`], so starts
+/// that agree on that share it. A plain breadth-first walk over a dense grid (the points of an
+/// on-stage search all have distinct numbers, so Whisker's set of numbers is a set of points).
+pub(crate) fn stage_walk_steps(reach: [i64; 4]) -> Vec<(i16, i16)> {
+    let [l, r, d, u] = reach.map(|v| v.clamp(0, 1000) as i32);
+    let (w, h) = ((l + r + 1) as usize, (d + u + 1) as usize);
+    let mut seen = vec![false; w * h];
+    let idx = |a: i32, b: i32| (a + l) as usize * h + (b + d) as usize;
+    let mut order: Vec<(i16, i16)> = Vec::with_capacity(w * h);
+    seen[idx(0, 0)] = true;
+    order.push((0, 0));
+    let mut next = 0;
+    while let Some(&(a, b)) = order.get(next) {
+        next += 1;
+        let (a, b) = (a as i32, b as i32);
+        for na in [a - 1, a, a + 1] {
+            if na < -l || na > r {
+                continue;
+            }
+            for nb in [b - 1, b, b + 1] {
+                if nb >= -d && nb <= u && !seen[idx(na, nb)] {
+                    seen[idx(na, nb)] = true;
+                    order.push((na as i16, nb as i16));
+                }
+            }
+        }
+    }
+    order
+}
+
+/// [`stage_walk_steps`] by reach, shared by the VMs of a project: computing an order costs as
+/// much as the search that reads it, and a sprite asking every frame from a new position
+/// needs a new one. The order is a pure function of the reach, so sharing changes nothing.
+#[derive(Debug, Default)]
+pub struct WalkCache(std::sync::Mutex<std::collections::HashMap<[i64; 4], Steps>>);
+
+/// A colour-search order as grid steps from the start.
+type Steps = std::sync::Arc<Vec<(i16, i16)>>;
+
+/// Orders a [`WalkCache`] keeps (about 7 KB each) before it starts afresh.
+const WALK_CACHE: usize = 1024;
+
+impl WalkCache {
+    /// The order for `reach`, computed on first use.
+    pub(crate) fn get(&self, reach: [i64; 4]) -> Steps {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = m.get(&reach) {
+            return o.clone();
+        }
+        if m.len() >= WALK_CACHE {
+            m.clear();
+        }
+        let order = std::sync::Arc::new(stage_walk_steps(reach));
+        m.insert(reach, order.clone());
+        order
+    }
+}
+
+/// The distance [`fuzzy_find_color`] reports for a match at (x, y).
+pub(crate) fn found_distance(start: (f64, f64), bounds: &Rect, x: i64, y: i64) -> f64 {
+    let diameter = hypot(bounds.top - bounds.bottom, bounds.right - bounds.left);
+    hypot(start.0 - x as f64, start.1 - y as f64) / diameter
+}
+
 /// The order in which [`fuzzy_find_color`] visits points: breadth first over a grid from the
 /// start, which depends on the start and the area only (not on the colour).
 struct Walk {
     start: (f64, f64),
     bounds: Rect,
-    diameter: f64,
     space: i64,
     points: PointSet,
     next: usize,
@@ -122,7 +209,6 @@ struct Walk {
 
 impl Walk {
     fn new(start: (f64, f64), bounds: &Rect) -> Self {
-        let diameter = hypot(bounds.top - bounds.bottom, bounds.right - bounds.left);
         let width = (bounds.right - bounds.left).ceil();
         let height = (bounds.top - bounds.bottom).ceil();
         let area = width * height;
@@ -134,7 +220,7 @@ impl Walk {
         let first = (start.0.trunc() as i64, start.1.trunc() as i64);
         points.insert(first);
         points.order.push(points.key(first));
-        Walk { start, bounds: *bounds, diameter, space, points, next: 0 }
+        Walk { start, bounds: *bounds, space, points, next: 0 }
     }
 
     /// The next point to sample (its unvisited grid neighbours queued), `None` when all are
@@ -160,56 +246,8 @@ impl Walk {
     }
 
     fn found(&self, x: i64, y: i64) -> ColorSearch {
-        let d = hypot(self.start.0 - x as f64, self.start.1 - y as f64);
-        ColorSearch { distance: d / self.diameter, found: Some((x, y)) }
+        ColorSearch { distance: found_distance(self.start, &self.bounds, x, y), found: Some((x, y)) }
     }
-}
-
-/// The colour searches of one unchanged scene from one drawable: they visit the same points
-/// in the same order whatever the colour, so a search for a second colour (a script asking
-/// `touching color` about five colours per frame) reads the composite colours the first one
-/// sampled and samples only beyond them. Its owner drops it whenever the scene changes.
-pub struct ColorSearchCache {
-    me: usize,
-    start: [u64; 2],
-    walk: Walk,
-    seen: Vec<(i64, i64, [u8; 3])>,
-}
-
-/// [`touching_color_distance`] with the samples of earlier searches of the same scene from the
-/// same drawable (`cache`, which the caller empties whenever the scene changes).
-pub fn touching_color_distance_cached(
-    scene: &Scene,
-    me: usize,
-    color: [u8; 3],
-    cache: &mut Option<ColorSearchCache>,
-) -> f64 {
-    let p = scene.drawables[me].placement;
-    let mut samples = scene.color_sampler(Some(me));
-    if !samples.may_show(color) {
-        return 1.0;
-    }
-    let start = [p.x.to_bits(), p.y.to_bits()];
-    if !cache.as_ref().is_some_and(|c| c.me == me && c.start == start) {
-        *cache = None;
-    }
-    let c = cache.get_or_insert_with(|| ColorSearchCache {
-        me,
-        start,
-        walk: Walk::new((p.x, p.y), &stage_bounds()),
-        seen: Vec::new(),
-    });
-    if let Some(&(x, y, _)) = c.seen.iter().find(|(_, _, s)| colors_match(color, *s)) {
-        return c.walk.found(x, y).distance;
-    }
-    while let Some((x, y)) = c.walk.next_point() {
-        let s = samples.sample(x as f64, y as f64);
-        c.seen.push((x, y, s));
-        if colors_match(color, s) {
-            return c.walk.found(x, y).distance;
-        }
-    }
-    1.0
 }
 
 /// Whisker's branch distance of a false `touching color`: how far from drawable `me`'s centre
@@ -254,6 +292,29 @@ mod tests {
         assert_eq!(edge_distance(0.0, 0.0), 180.0);
         assert_eq!(edge_distance(230.0, 0.0), 10.0);
         assert_eq!(edge_distance(0.0, -175.0), 5.0);
+    }
+
+    /// The dense walk over grid steps visits the stage exactly as Whisker's walk does.
+    #[test]
+    fn stage_walk_steps_equal_the_walk() {
+        let mut rng = Lcg(3);
+        let mut starts =
+            vec![(0.0, 0.0), (-240.0, -180.0), (240.0, 180.0), (-239.9, 179.99), (-0.5, 0.7), (239.0, -1.0)];
+        for _ in 0..300 {
+            starts.push((rng.below(4800) as f64 / 10.0 - 240.0, rng.below(3600) as f64 / 10.0 - 180.0));
+        }
+        for start in starts {
+            let reach = stage_reach(start).expect("on stage");
+            let (x0, y0) = (start.0.trunc() as i64, start.1.trunc() as i64);
+            let fast: Vec<(i64, i64)> = stage_walk_steps(reach)
+                .into_iter()
+                .map(|(a, b)| (x0 + STAGE_SPACING * a as i64, y0 + STAGE_SPACING * b as i64))
+                .collect();
+            assert_eq!(fast, walk_order(start, &stage_bounds()), "start {start:?}");
+        }
+        assert_eq!(stage_reach((240.5, 0.0)), Some([48, 0, 18, 18]));
+        assert_eq!(stage_reach((241.0, 0.0)), None);
+        assert_eq!(stage_reach((f64::NAN, 0.0)), None);
     }
 
     #[test]

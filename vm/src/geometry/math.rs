@@ -14,6 +14,15 @@ pub fn f32r(x: f64) -> f64 {
     x as f32 as f64
 }
 
+/// `x.floor() as i64`, bit for bit (NaN gives 0, out-of-range values saturate), without the
+/// call to libm's `floor` that the baseline x86-64 target makes (no SSE4.1): per-pixel loops
+/// call this millions of times.
+#[inline]
+pub fn floor_i64(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) > x { t.saturating_sub(1) } else { t }
+}
+
 /// JavaScript `Math.round`: rounds half towards +∞.
 #[inline]
 pub fn js_round(x: f64) -> f64 {
@@ -33,13 +42,12 @@ pub fn u8_clamp(x: f64) -> u8 {
     if x >= 255.0 {
         return 255;
     }
-    let f = x.floor();
-    let diff = x - f;
+    // 0 < x < 255: truncation is the floor (no libm call in colour loops).
+    let f = x as u8;
+    let diff = x - f as f64;
     // Round half to even.
-    // `f` is an integer in 0..255 here, so its parity is that of its integer value (cheaper than `%`).
-    let up = diff > 0.5 || (diff == 0.5 && (f as u8) & 1 != 0);
-    let r = if up { f + 1.0 } else { f };
-    r as u8
+    let up = diff > 0.5 || (diff == 0.5 && f & 1 != 0);
+    if up { f + 1 } else { f }
 }
 
 /// A `Uint8Array` store (`ToUint8`): truncates towards zero, modulo 256.
@@ -240,6 +248,43 @@ mod tests {
     }
 
     #[test]
+    fn floor_i64_equals_floor_then_cast() {
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999999,
+            -2.000001,
+            1e-300,
+            -1e-300,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            9.3e18,
+            -9.3e18,
+            9.223_372_036_854_776e18,
+            -9.223_372_036_854_776e18,
+            -9.223372036854777e18,
+            4503599627370495.5,
+            -4503599627370495.5,
+        ];
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            cases.push(f64::from_bits(x));
+            cases.push((x % 20_000) as f64 / 7.0 - 1400.0);
+        }
+        for v in cases {
+            assert_eq!(floor_i64(v), v.floor() as i64, "{v:e}");
+        }
+    }
+
+    #[test]
     fn u8_clamp_rounds_half_to_even() {
         assert_eq!(u8_clamp(0.5), 0);
         assert_eq!(u8_clamp(1.5), 2);
@@ -248,6 +293,23 @@ mod tests {
         assert_eq!(u8_clamp(-3.0), 0);
         assert_eq!(u8_clamp(300.0), 255);
         assert_eq!(u8_clamp(f64::NAN), 0);
+        assert_eq!(u8_clamp(254.5), 254);
+        assert_eq!(u8_clamp(254.50001), 255);
+        assert_eq!(u8_clamp(1e-300), 0);
+        // Against the definition (floor, then half to even) on a fine grid.
+        for i in 0..=2_600_000u32 {
+            let x = i as f64 / 10_000.0 - 2.0;
+            let want = if x <= 0.0 {
+                0
+            } else if x >= 255.0 {
+                255
+            } else {
+                let f = x.floor();
+                let d = x - f;
+                (if d > 0.5 || (d == 0.5 && f % 2.0 == 1.0) { f + 1.0 } else { f }) as u8
+            };
+            assert_eq!(u8_clamp(x), want, "{x}");
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@
 
 // The CPU renderer (helper `geometry`, issue 7): costume decoding, silhouettes,
 // transforms and scratch-render's queries; `cpu` puts it behind the trait below.
+pub(crate) mod accel;
 pub mod cpu;
 pub mod distance;
 pub mod drawable;
@@ -243,6 +244,11 @@ pub trait Geometry {
     /// for the same colour and scene (implementations need not test touching again).
     fn color_distance(&mut self, _scene: &Scene, _me: TargetId, _rgb: [u8; 3]) -> Option<f64> {
         None
+    }
+    /// Geometry work done so far by this VM's queries, in machine-independent units (rows
+    /// searched, pixels tested or composited, colour-search points); part of a run's work count.
+    fn work(&self) -> u64 {
+        0
     }
     /// Clears the pen layer.
     fn pen_clear(&mut self) {}

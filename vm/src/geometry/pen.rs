@@ -26,6 +26,56 @@ pub struct PenLayer {
     skin: Option<Arc<Skin>>,
     /// Whether anything was ever drawn (an untouched layer is fully transparent).
     dirty: bool,
+    /// Pixels changed since [`PenLayer::take_changes`] last ran (see [`PenChanges`]).
+    changes: PenChanges,
+}
+
+/// Which pen pixels changed: nothing, a box of pixels (columns `c0..=c1`, rows `r0..=r1`, row 0
+/// at the top), or any (cleared).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum PenChanges {
+    /// Nothing drawn.
+    #[default]
+    None,
+    /// Only pixels in this box.
+    Box {
+        /// First column.
+        c0: i64,
+        /// Last column.
+        c1: i64,
+        /// First row.
+        r0: i64,
+        /// Last row.
+        r1: i64,
+    },
+    /// Possibly every pixel.
+    All,
+}
+
+impl PenChanges {
+    fn add(&mut self, c0: i64, c1: i64, r0: i64, r1: i64) {
+        *self = match *self {
+            PenChanges::None => PenChanges::Box { c0, c1, r0, r1 },
+            PenChanges::Box { c0: a0, c1: a1, r0: b0, r1: b1 } => {
+                PenChanges::Box { c0: a0.min(c0), c1: a1.max(c1), r0: b0.min(r0), r1: b1.max(r1) }
+            }
+            PenChanges::All => PenChanges::All,
+        }
+    }
+
+    /// The stage box of the changed pixels (with a margin for how stage points map to pen
+    /// texels), `None` when any pixel may have changed.
+    pub fn stage_box(&self) -> Option<super::math::Rect> {
+        match *self {
+            PenChanges::Box { c0, c1, r0, r1 } => Some(super::math::Rect::new(
+                c0 as f64 - PEN_WIDTH as f64 / 2.0 - 3.0,
+                c1 as f64 - PEN_WIDTH as f64 / 2.0 + 3.0,
+                PEN_HEIGHT as f64 / 2.0 - r1 as f64 - 3.0,
+                PEN_HEIGHT as f64 / 2.0 - r0 as f64 + 3.0,
+            )),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Debug for PenLayer {
@@ -36,7 +86,12 @@ impl std::fmt::Debug for PenLayer {
 
 impl Default for PenLayer {
     fn default() -> Self {
-        PenLayer { pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize], skin: None, dirty: false }
+        PenLayer {
+            pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize],
+            skin: None,
+            dirty: false,
+            changes: PenChanges::None,
+        }
     }
 }
 
@@ -53,6 +108,12 @@ impl PenLayer {
             self.dirty = false;
         }
         self.skin = None;
+        self.changes = PenChanges::All;
+    }
+
+    /// The pixels changed since the last call (and forgets them).
+    pub fn take_changes(&mut self) -> PenChanges {
+        std::mem::take(&mut self.changes)
     }
 
     /// Premultiplied RGBA of the pen pixel at column `x`, row `y` (row 0 = stage top).
@@ -134,6 +195,7 @@ impl PenLayer {
         }
         self.dirty = true;
         self.skin = None;
+        self.changes.add(col0, col1, row0, row1);
     }
 
     /// `gl.blendFunc(ONE, ONE_MINUS_SRC_ALPHA)` into the 8-bit framebuffer.
@@ -171,6 +233,7 @@ impl PenLayer {
                     if c[3] > 0 {
                         let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
                         self.blend(col as u32, row as u32, src);
+                        self.changes.add(col, col, row, row);
                         any = true;
                     }
                 }

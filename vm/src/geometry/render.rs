@@ -105,6 +105,13 @@ impl Scene {
         }
     }
 
+    /// Drawable `i`'s transform: the precomputed one while its inputs are unchanged, else
+    /// computed now. `None` for a position without drawable.
+    pub fn xform(&self, i: usize) -> Option<Xform> {
+        let d = self.drawables.get(i)?;
+        Some(self.cached_xform(i).unwrap_or_else(|| Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center())))
+    }
+
     /// The precomputed transform of drawable `i`, if it is still valid.
     fn cached_xform(&self, i: usize) -> Option<Xform> {
         let c = self.xforms.get(i)?.as_ref()?;
@@ -209,19 +216,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn use_nearest(&self, i: usize) -> bool {
-        let d = self.d(i);
-        let scale = d.placement.render_scale();
-        match d.skin.sampling() {
-            Sampling::Nearest => true,
-            Sampling::Pen => scale[0].max(scale[1]) >= 100.0,
-            Sampling::Svg => {
-                if d.effects.enabled & bit::SHAPE != 0 || d.placement.direction % 90.0 != 0.0 {
-                    return false;
-                }
-                let near = |s: f64| s.abs() > 99.0 && s.abs() < 101.0;
-                near(scale[0]) && near(scale[1])
-            }
-        }
+        uses_nearest(self.d(i))
     }
 
     fn local(&mut self, i: usize, x: f64, y: f64) -> [f64; 2] {
@@ -272,13 +267,7 @@ impl<'a> Ctx<'a> {
     /// than the single-precision inverse transform can be off by. Unbounded when the transform
     /// is not finite (NaN texture coordinates sample a pixel anywhere).
     fn sample_box(&mut self, i: usize) -> Rect {
-        let xf = self.xf(i);
-        if xf.m.iter().chain(&xf.inv).all(|v| v.is_finite()) {
-            let b = xf.aabb();
-            Rect { left: b.left - 1.0, right: b.right + 1.0, bottom: b.bottom - 1.0, top: b.top + 1.0 }
-        } else {
-            Rect::UNBOUNDED
-        }
+        sample_box_of(&self.xf(i))
     }
 
     /// `RenderWebGL.sampleColor3b`: the colour the renderer composites at a point from `drawables`
@@ -314,10 +303,7 @@ impl<'a> Ctx<'a> {
     /// `_touchingBounds`: the drawable's rough box clamped to the stage, snapped out to integers.
     fn touching_bounds(&mut self, i: usize) -> Option<Rect> {
         self.get_texture_100(i);
-        let mut b = self.aabb(i);
-        b.clamp(-STAGE_WIDTH / 2.0, STAGE_WIDTH / 2.0, -STAGE_HEIGHT / 2.0, STAGE_HEIGHT / 2.0);
-        b.snap_to_int();
-        if b.width() == 0.0 || b.height() == 0.0 { None } else { Some(b) }
+        touching_bounds_of(&self.xf(i))
     }
 
     /// `_candidatesTouching`: visible candidates (topmost first) whose snapped box meets `me`'s.
@@ -403,6 +389,52 @@ pub enum Sampling {
     Pen,
 }
 
+/// Whether collisions sample drawable `d` nearest-neighbour (`isTouchingNearest`) rather than
+/// with the bilinear footprint (`isTouchingLinear`), as `Drawable.isTouching` decides.
+pub(crate) fn uses_nearest(d: &Drawable) -> bool {
+    let scale = d.placement.render_scale();
+    match d.skin.sampling() {
+        Sampling::Nearest => true,
+        Sampling::Pen => scale[0].max(scale[1]) >= 100.0,
+        Sampling::Svg => {
+            if d.effects.enabled & bit::SHAPE != 0 || d.placement.direction % 90.0 != 0.0 {
+                return false;
+            }
+            let near = |s: f64| s.abs() > 99.0 && s.abs() < 101.0;
+            near(scale[0]) && near(scale[1])
+        }
+    }
+}
+
+/// `_touchingBounds` of a drawable with transform `xf`: its rough box clamped to the stage,
+/// snapped out to integers; `None` when that leaves nothing.
+pub(crate) fn touching_bounds_of(xf: &Xform) -> Option<Rect> {
+    let mut b = xf.aabb();
+    b.clamp(-STAGE_WIDTH / 2.0, STAGE_WIDTH / 2.0, -STAGE_HEIGHT / 2.0, STAGE_HEIGHT / 2.0);
+    b.snap_to_int();
+    if b.width() == 0.0 || b.height() == 0.0 { None } else { Some(b) }
+}
+
+/// A box outside which a drawable with transform `xf` samples transparent: its AABB grown by a
+/// unit, far more than the single-precision inverse transform can be off by. Unbounded when the
+/// transform is not finite (NaN texture coordinates sample a pixel anywhere).
+pub(crate) fn sample_box_of(xf: &Xform) -> Rect {
+    if xf.m.iter().chain(&xf.inv).all(|v| v.is_finite()) {
+        let b = xf.aabb();
+        Rect { left: b.left - 1.0, right: b.right + 1.0, bottom: b.bottom - 1.0, top: b.top + 1.0 }
+    } else {
+        Rect::UNBOUNDED
+    }
+}
+
+/// `isTouchingEdge` of drawable bounds `b`: do they reach past a stage edge?
+pub(crate) fn touches_edge(b: &Rect) -> bool {
+    b.left < -STAGE_WIDTH / 2.0
+        || b.right > STAGE_WIDTH / 2.0
+        || b.top > STAGE_HEIGHT / 2.0
+        || b.bottom < -STAGE_HEIGHT / 2.0
+}
+
 /// The client-space 1×1 touch box of `pick`/`drawableTouching` for a point in Scratch coordinates.
 fn point_bounds(x: f64, y: f64) -> (f64, f64) {
     let client_x = x + STAGE_WIDTH / 2.0;
@@ -410,7 +442,9 @@ fn point_bounds(x: f64, y: f64) -> (f64, f64) {
     ((-STAGE_WIDTH / 2.0 + client_x).floor(), (STAGE_HEIGHT / 2.0 - client_y).ceil())
 }
 
-fn mask_matches(a: [u8; 4], b: [u8; 3]) -> bool {
+/// `colorMatches` of a drawable's own colour against a `color is touching` mask colour (6 bits
+/// per channel), never for a transparent pixel.
+pub(crate) fn mask_matches(a: [u8; 4], b: [u8; 3]) -> bool {
     a[3] > 0
         && (a[0] & 0b1111_1100) == (b[0] & 0b1111_1100)
         && (a[1] & 0b1111_1100) == (b[1] & 0b1111_1100)
@@ -480,18 +514,13 @@ impl Scene {
 
     /// `isTouchingEdge`: do the bounds reach past a stage edge?
     pub fn touching_edge(&self, me: usize) -> bool {
-        let b = self.bounds(me);
-        b.left < -STAGE_WIDTH / 2.0
-            || b.right > STAGE_WIDTH / 2.0
-            || b.top > STAGE_HEIGHT / 2.0
-            || b.bottom < -STAGE_HEIGHT / 2.0
+        touches_edge(&self.bounds(me))
     }
 
     /// `getFencedPositionOfDrawable`: where `setXY(x, y)` really puts the drawable so that
     /// at least 15 px (or half its size) stays on the stage. Uses the rough AABB.
     pub fn fenced(&self, me: usize, x: f64, y: f64) -> [f64; 2] {
-        let mut ctx = Ctx::new(self);
-        let xf = ctx.xf(me);
+        let Some(xf) = self.xform(me) else { return [x, y] };
         let pos = xf.position;
         let (dx, dy) = (x - pos[0], y - pos[1]);
         let aabb = xf.aabb();

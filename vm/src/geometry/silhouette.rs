@@ -1,7 +1,7 @@
 //! A skin's pixels as scratch-render's `Silhouette` holds them: RGBA8 rows,
 //! top row first, sampled with texture coordinates in [0, 1].
 
-use super::math::u8_clamp;
+use super::math::{floor_i64, u8_clamp};
 
 /// Pixels of one costume rendition (one bitmap, one SVG MIP level or the pen layer).
 #[derive(Debug, Clone, Default)]
@@ -82,9 +82,9 @@ impl Silhouette {
         if self.rgba.is_empty() {
             return false;
         }
-        let x = (u * (self.width as f64 - 1.0)).floor();
-        let y = (v * (self.height as f64 - 1.0)).floor();
-        self.alpha(x as i64, y as i64) > 0
+        let x = floor_i64(u * (self.width as f64 - 1.0));
+        let y = floor_i64(v * (self.height as f64 - 1.0));
+        self.alpha(x, y) > 0
     }
 
     /// `Silhouette.isTouchingLinear`: is any of the four pixels a bilinear sample reads not transparent?
@@ -93,9 +93,10 @@ impl Silhouette {
         if self.rgba.is_empty() {
             return false;
         }
-        let x = (u * (self.width as f64 - 1.0)).floor() as i64;
-        let y = (v * (self.height as f64 - 1.0)).floor() as i64;
-        self.alpha(x, y) > 0 || self.alpha(x + 1, y) > 0 || self.alpha(x, y + 1) > 0 || self.alpha(x + 1, y + 1) > 0
+        let x = floor_i64(u * (self.width as f64 - 1.0));
+        let y = floor_i64(v * (self.height as f64 - 1.0));
+        let (x1, y1) = (x.saturating_add(1), y.saturating_add(1));
+        self.alpha(x, y) > 0 || self.alpha(x1, y) > 0 || self.alpha(x, y1) > 0 || self.alpha(x1, y1) > 0
     }
 
     /// `Silhouette.colorAtNearest`: premultiplied RGBA of the nearest pixel (edge-clamped).
@@ -103,11 +104,15 @@ impl Silhouette {
         if self.rgba.is_empty() {
             return [0; 4];
         }
-        let x = (u * (self.width as f64 - 1.0)).floor();
-        let y = (v * (self.height as f64 - 1.0)).floor();
-        // GL_CLAMP_TO_EDGE, as the renderer does.
-        let x = (x.max(0.0) as i64).min(self.width as i64 - 1) as usize;
-        let y = (y.max(0.0) as i64).min(self.height as i64 - 1) as usize;
+        // GL_CLAMP_TO_EDGE, as the renderer does (a NaN coordinate floors to texel 0).
+        let x = floor_i64(u * (self.width as f64 - 1.0)).clamp(0, self.width as i64 - 1);
+        let y = floor_i64(v * (self.height as f64 - 1.0)).clamp(0, self.height as i64 - 1);
+        self.color_at(x as usize, y as usize)
+    }
+
+    /// Premultiplied RGBA of texel (x, y), which must be inside the texture.
+    #[inline]
+    pub fn color_at(&self, x: usize, y: usize) -> [u8; 4] {
         let o = (y * self.width as usize + x) * 4;
         let p = &self.rgba[o..o + 4];
         if self.premultiplied {

@@ -12,6 +12,8 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
+use super::distance::WalkCache;
+use super::drawable::Xform;
 use super::hull;
 use super::math::{f32r, log2};
 use super::render::Sampling;
@@ -36,11 +38,44 @@ pub struct Mip {
     pub silhouette: Silhouette,
     hull: OnceLock<Vec<[f64; 2]>>,
     palette: OnceLock<Palette>,
+    planes: OnceLock<Planes>,
+    backdrop: OnceLock<Backdrop>,
+}
+
+/// A rendition's colours at every stage pixel (`sampleColor4b` before colour effects) when it
+/// is drawn with one fixed transform: a backdrop never moves, so colour sensing reads its
+/// pixels from here instead of transforming every sample point.
+#[derive(Debug)]
+pub struct Backdrop {
+    /// The transform's bits (model and inverse matrices) the colours were sampled with.
+    key: [u64; 12],
+    /// Row-major from stage row −180, columns −240..=240.
+    pub colors: Vec<[u8; 4]>,
 }
 
 impl Mip {
     fn new(silhouette: Silhouette) -> Self {
-        Self { silhouette, hull: OnceLock::new(), palette: OnceLock::new() }
+        Self {
+            silhouette,
+            hull: OnceLock::new(),
+            palette: OnceLock::new(),
+            planes: OnceLock::new(),
+            backdrop: OnceLock::new(),
+        }
+    }
+
+    /// This rendition's colours at every stage pixel when drawn with transform `xf`, built by
+    /// `build` on first use; `None` when it was first built for another transform (a costume
+    /// drawn elsewhere: the caller samples it directly).
+    pub fn backdrop(&self, xf: &Xform, build: impl FnOnce() -> Vec<[u8; 4]>) -> Option<&[[u8; 4]]> {
+        let key = backdrop_key(xf);
+        let b = self.backdrop.get_or_init(|| Backdrop { key, colors: build() });
+        (b.key == key).then_some(b.colors.as_slice())
+    }
+
+    /// The texels' opacity as bit planes (see [`Planes`]), computed once.
+    pub fn planes(&self) -> &Planes {
+        self.planes.get_or_init(|| Planes::new(&self.silhouette))
     }
 
     /// Convex hull points (skin pixel grid) of this rendition, computed once.
@@ -51,6 +86,86 @@ impl Mip {
     /// The colours this rendition can show (see [`Palette`]), computed once.
     pub fn palette(&self) -> &Palette {
         self.palette.get_or_init(|| self.silhouette.palette())
+    }
+}
+
+/// A silhouette's opacity packed one bit per texel, in the two forms scratch-render's
+/// `isTouchingNearest` and `isTouchingLinear` read: per-pixel collision loops then cost a
+/// shift and a mask instead of bounds checks and a byte load per texel, and rows of them
+/// can be tested word by word.
+#[derive(Debug, Clone, Default)]
+pub struct Planes {
+    w: i64,
+    h: i64,
+    /// Bit (x, y): texel (x, y) has alpha > 0. `w.div_ceil(64)` words per row.
+    opaque: Vec<u64>,
+    /// Bit (x + 1, y + 1): some texel of the 2 × 2 footprint at (x, y) has alpha > 0, for
+    /// x in −1..w and y in −1..h. `(w + 1).div_ceil(64)` words per row.
+    linear: Vec<u64>,
+    /// Every texel is fully opaque (then touching is a question of index ranges alone).
+    full: bool,
+}
+
+impl Planes {
+    fn new(s: &Silhouette) -> Self {
+        if !s.has_data() {
+            return Planes::default();
+        }
+        let (w, h) = (s.width() as i64, s.height() as i64);
+        let (ow, lw) = ((w as usize).div_ceil(64), (w as usize + 1).div_ceil(64));
+        let mut opaque = vec![0u64; ow * h as usize];
+        let mut linear = vec![0u64; lw * (h as usize + 1)];
+        let mut full = true;
+        for (y, row) in s.rgba().chunks_exact(4 * w as usize).enumerate() {
+            for (x, px) in row.chunks_exact(4).enumerate() {
+                full &= px[3] == 255;
+                if px[3] == 0 {
+                    continue;
+                }
+                opaque[y * ow + x / 64] |= 1 << (x % 64);
+                // Texel (x, y) is in the footprints at (x − 1 … x, y − 1 … y), stored one up.
+                for (fx, fy) in [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)] {
+                    linear[fy * lw + fx / 64] |= 1 << (fx % 64);
+                }
+            }
+        }
+        Planes { w, h, opaque, linear, full }
+    }
+
+    /// Texture width in texels (0 without pixel data).
+    pub fn width(&self) -> i64 {
+        self.w
+    }
+
+    /// Texture height in texels (0 without pixel data).
+    pub fn height(&self) -> i64 {
+        self.h
+    }
+
+    /// Whether every texel is fully opaque (false without pixel data).
+    pub fn full(&self) -> bool {
+        self.full && self.w > 0
+    }
+
+    /// `getPoint(x, y) > 0`: texel (x, y) is opaque (false outside the texture).
+    #[inline]
+    pub fn opaque(&self, x: i64, y: i64) -> bool {
+        if x < 0 || y < 0 || x >= self.w || y >= self.h {
+            return false;
+        }
+        let ow = (self.w as usize).div_ceil(64);
+        self.opaque[y as usize * ow + x as usize / 64] >> (x % 64) & 1 != 0
+    }
+
+    /// `isTouchingLinear` at floored texel coordinates: some texel of the footprint at (x, y) is opaque.
+    #[inline]
+    pub fn linear(&self, x: i64, y: i64) -> bool {
+        if x < -1 || y < -1 || x >= self.w || y >= self.h {
+            return false;
+        }
+        let lw = (self.w as usize + 1).div_ceil(64);
+        let (x, y) = ((x + 1) as usize, (y + 1) as usize);
+        self.linear[y * lw + x / 64] >> (x % 64) & 1 != 0
     }
 }
 
@@ -272,6 +387,14 @@ impl Skin {
     }
 }
 
+fn backdrop_key(xf: &Xform) -> [u64; 12] {
+    let mut k = [0u64; 12];
+    for (o, v) in k.iter_mut().zip(xf.m.iter().chain(&xf.inv)) {
+        *o = v.to_bits();
+    }
+    k
+}
+
 fn empty_mip() -> Arc<Mip> {
     Arc::new(Mip::new(Silhouette::empty_pixel()))
 }
@@ -326,6 +449,7 @@ fn double_nearest(w: u32, h: u32, rgba: &[u8]) -> (u32, u32, Vec<u8>) {
 pub struct CostumeSet {
     project: Weak<Project>,
     skins: Vec<Vec<OnceLock<Arc<Skin>>>>,
+    walks: Arc<WalkCache>,
 }
 
 impl std::fmt::Debug for CostumeSet {
@@ -338,7 +462,12 @@ impl CostumeSet {
     /// A costume set for `project` (nothing is decoded yet).
     pub fn new(project: Arc<Project>) -> Arc<CostumeSet> {
         let skins = project.targets.iter().map(|t| t.costumes.iter().map(|_| OnceLock::new()).collect()).collect();
-        Arc::new(CostumeSet { project: Arc::downgrade(&project), skins })
+        Arc::new(CostumeSet { project: Arc::downgrade(&project), skins, walks: Arc::default() })
+    }
+
+    /// Colour-search orders shared by the project's VMs.
+    pub fn walks(&self) -> Arc<WalkCache> {
+        self.walks.clone()
     }
 
     /// The project these costumes belong to, while it exists.
@@ -435,6 +564,38 @@ mod tests {
         let skin = Skin::decode(&costume("svg", 1.0, 0.0, 0.0), None);
         assert_eq!(skin.size(), [APPROX_DEFAULT_SIZE, APPROX_DEFAULT_SIZE]);
         assert!(skin.is_stand_in());
+    }
+
+    /// The bit planes answer exactly what the silhouette's own sampling answers.
+    #[test]
+    fn planes_equal_silhouette_sampling() {
+        let (w, h) = (70u32, 5u32);
+        let mut rgba = vec![0u8; (w * h * 4) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let a = match (x * 7 + y * 3) % 5 {
+                    0 => 0,
+                    1 => 1,
+                    2 => 255,
+                    _ => 128,
+                };
+                rgba[((y * w + x) * 4 + 3) as usize] = a;
+            }
+        }
+        let s = Silhouette::from_rgba(w, h, rgba);
+        let p = Planes::new(&s);
+        assert!(!p.full());
+        for y in -3..h as i64 + 3 {
+            for x in -3..w as i64 + 3 {
+                assert_eq!(p.opaque(x, y), s.alpha(x, y) > 0, "({x}, {y})");
+                let lin =
+                    s.alpha(x, y) > 0 || s.alpha(x + 1, y) > 0 || s.alpha(x, y + 1) > 0 || s.alpha(x + 1, y + 1) > 0;
+                assert_eq!(p.linear(x, y), lin, "({x}, {y})");
+            }
+        }
+        assert!(Planes::new(&Silhouette::opaque_block(3, 2)).full());
+        assert!(!Planes::new(&Silhouette::default()).full());
+        assert!(!Planes::new(&Silhouette::default()).opaque(0, 0));
     }
 
     #[test]

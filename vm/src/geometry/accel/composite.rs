@@ -1,0 +1,251 @@
+//! The colour the renderer composites at each stage pixel from every visible drawable but one
+//! (`sampleColor3b` over white), kept between queries: colour sensing asks for thousands of
+//! these per frame (a `touching color` over a sprite's box, Whisker's colour search over the
+//! stage), while between two frames only the pixels under drawables that changed differ. Each
+//! pixel is computed on first use and forgotten when a drawable covering it changes; for the
+//! colours sensing asks about, per-row bit sets say which pixels match, so a query over a box
+//! is a word-wise AND.
+
+use super::super::effects::Effects;
+use super::super::math::{Rect, u8_clamp};
+use super::super::silhouette::color_key;
+use super::rows::{self, COLS, EMPTY, ROWS, Row, WORDS, X0, X1, Y0, Y1};
+use super::sampler::Sampler;
+
+/// Colour keys whose match rows are kept at once.
+const TRACKED: usize = 8;
+
+/// One drawable of a composite: where it can show anything, and how to sample it.
+pub(crate) struct Layer<'a> {
+    /// Its sample box (transparent outside).
+    pub sbox: Rect,
+    /// Its colours at the query's MIP level.
+    pub sampler: Sampler<'a>,
+    /// Its effects (applied to sampled colours when any is on).
+    pub effects: &'a Effects,
+    /// Its colours at every stage pixel, for a backdrop (see [`crate::geometry::skin::Backdrop`]).
+    pub plane: Option<&'a [[u8; 4]]>,
+}
+
+/// Layers built only when a pixel must be composited (most queries find every pixel cached).
+pub(crate) struct Lazy<'a, F: FnOnce() -> Vec<Layer<'a>>> {
+    build: Option<F>,
+    layers: Vec<Layer<'a>>,
+}
+
+impl<'a, F: FnOnce() -> Vec<Layer<'a>>> Lazy<'a, F> {
+    /// Layers that `build` makes (topmost first) when first needed.
+    pub(crate) fn new(build: F) -> Self {
+        Lazy { build: Some(build), layers: Vec::new() }
+    }
+
+    fn get(&mut self) -> &[Layer<'a>] {
+        if let Some(f) = self.build.take() {
+            self.layers = f();
+        }
+        &self.layers
+    }
+}
+
+/// `sampleColor3b` at (x, y) over `layers` (topmost first), as `render` computes it.
+pub(crate) fn composite(layers: &[Layer<'_>], x: i32, y: i32) -> [u8; 3] {
+    let (fx, fy) = (x as f64, y as f64);
+    let mut dst = [0u8; 3];
+    let mut blend_alpha = 1.0f64;
+    for l in layers {
+        if blend_alpha == 0.0 {
+            break;
+        }
+        let b = &l.sbox;
+        if fx < b.left || fx > b.right || fy < b.bottom || fy > b.top {
+            continue;
+        }
+        let mut c = match l.plane {
+            Some(p) if rows::on_stage(x, y) => p[rows::row_index(y) * COLS + (x - X0) as usize],
+            _ => l.sampler.color(x, y),
+        };
+        if l.effects.enabled != 0 {
+            c = l.effects.transform_color(c, !0);
+        }
+        if c[3] == 255 && blend_alpha == 1.0 {
+            // The first colour is opaque: the blend below would give exactly it.
+            return [c[0], c[1], c[2]];
+        }
+        for k in 0..3 {
+            dst[k] = u8_clamp(dst[k] as f64 + c[k] as f64 * blend_alpha);
+        }
+        blend_alpha *= 1.0 - c[3] as f64 / 255.0;
+    }
+    for v in &mut dst {
+        *v = u8_clamp(*v as f64 + blend_alpha * 255.0);
+    }
+    dst
+}
+
+struct Tracked {
+    key: usize,
+    /// Per row: pixels whose cached colour has this key (meaningful where valid).
+    rows: Vec<Row>,
+    used: u64,
+}
+
+/// Cached composite colours of one VM's scene, without the drawable at position `exclude`.
+#[derive(Default)]
+pub(crate) struct Composite {
+    exclude: Option<usize>,
+    valid: Vec<Row>,
+    colors: Vec<[u8; 3]>,
+    tracked: Vec<Tracked>,
+    /// Per drawable position: the MIP level its colours were sampled at.
+    levels: Vec<i32>,
+    clock: u64,
+    /// Pixels composited since creation (work done, for the run's work count).
+    pub(crate) filled: u64,
+}
+
+impl Composite {
+    fn ensure_alloc(&mut self) {
+        if self.valid.is_empty() {
+            self.valid = vec![EMPTY; ROWS];
+            self.colors = vec![[0; 3]; ROWS * COLS];
+        }
+    }
+
+    /// The drawable the cached colours leave out.
+    pub(crate) fn exclude(&self) -> Option<usize> {
+        self.exclude
+    }
+
+    /// Forgets the pixels inside `r` (a sample box; NaN or infinite edges forget everything
+    /// they might cover).
+    pub(crate) fn invalidate(&mut self, r: &Rect) {
+        if self.valid.is_empty() {
+            return;
+        }
+        let lo = |v: f64, min: i32| if v.is_nan() { min } else { v.floor().max(min as f64) as i32 };
+        let hi = |v: f64, max: i32| if v.is_nan() { max } else { v.ceil().min(max as f64) as i32 };
+        let (x0, x1, y0, y1) = (lo(r.left, X0), hi(r.right, X1), lo(r.bottom, Y0), hi(r.top, Y1));
+        if x0 > x1 || y0 > y1 {
+            return;
+        }
+        let cols = rows::range(x0, x1);
+        for y in y0..=y1 {
+            let v = &mut self.valid[rows::row_index(y)];
+            for w in 0..WORDS {
+                v[w] &= !cols[w];
+            }
+        }
+    }
+
+    /// Leaves out drawable `exclude` from now on; the pixels of the old and new excluded
+    /// drawables' boxes (`old_box`, `new_box`) change meaning.
+    pub(crate) fn set_exclude(&mut self, exclude: Option<usize>, old_box: Option<Rect>, new_box: Option<Rect>) {
+        if self.exclude == exclude {
+            return;
+        }
+        self.exclude = exclude;
+        for b in [old_box, new_box].into_iter().flatten() {
+            self.invalidate(&b);
+        }
+    }
+
+    /// Records that drawable `pos` (sample box `sbox`) is sampled at MIP `level` from now on;
+    /// its pixels are forgotten when that changes.
+    pub(crate) fn require_level(&mut self, pos: usize, level: i32, sbox: &Rect) {
+        if pos >= self.levels.len() {
+            self.levels.resize(pos + 1, i32::MIN);
+        }
+        if self.levels[pos] != level {
+            self.levels[pos] = level;
+            self.invalidate(sbox);
+        }
+    }
+
+    /// Drops the levels of positions from `len` on (the scene shrank).
+    pub(crate) fn truncate_levels(&mut self, len: usize) {
+        self.levels.truncate(len);
+    }
+
+    fn fill<'a, F: FnOnce() -> Vec<Layer<'a>>>(&mut self, x: i32, y: i32, layers: &mut Lazy<'a, F>) -> [u8; 3] {
+        let c = composite(layers.get(), x, y);
+        let r = rows::row_index(y);
+        self.colors[r * COLS + (x - X0) as usize] = c;
+        rows::set(&mut self.valid[r], x);
+        let k = color_key(c);
+        for t in &mut self.tracked {
+            if t.key == k {
+                rows::set(&mut t.rows[r], x);
+            } else {
+                rows::clear(&mut t.rows[r], x);
+            }
+        }
+        self.filled += 1;
+        c
+    }
+
+    /// The composite colour at stage pixel (x, y), computed if not cached.
+    pub(crate) fn get<'a, F: FnOnce() -> Vec<Layer<'a>>>(
+        &mut self,
+        x: i32,
+        y: i32,
+        layers: &mut Lazy<'a, F>,
+    ) -> [u8; 3] {
+        if !rows::on_stage(x, y) {
+            self.filled += 1;
+            return composite(layers.get(), x, y);
+        }
+        self.ensure_alloc();
+        let r = rows::row_index(y);
+        if rows::get(&self.valid[r], x) {
+            return self.colors[r * COLS + (x - X0) as usize];
+        }
+        self.fill(x, y, layers)
+    }
+
+    /// Whether some pixel of row `y` among `cols` composites to a colour with key `key`.
+    pub(crate) fn any_match<'a, F: FnOnce() -> Vec<Layer<'a>>>(
+        &mut self,
+        y: i32,
+        cols: &Row,
+        key: usize,
+        layers: &mut Lazy<'a, F>,
+    ) -> bool {
+        if !(Y0..=Y1).contains(&y) {
+            return false;
+        }
+        self.ensure_alloc();
+        let t = self.track(key);
+        let r = rows::row_index(y);
+        let need: Row = std::array::from_fn(|w| cols[w] & !self.valid[r][w]);
+        for x in rows::columns(&need) {
+            self.fill(x, y, layers);
+        }
+        rows::meet(cols, &self.tracked[t].rows[r])
+    }
+
+    /// The index of the match rows of `key`, tracking it if needed (evicting the least
+    /// recently used key beyond [`TRACKED`]).
+    fn track(&mut self, key: usize) -> usize {
+        self.clock += 1;
+        if let Some(i) = self.tracked.iter().position(|t| t.key == key) {
+            self.tracked[i].used = self.clock;
+            return i;
+        }
+        let mut rows_of_key = vec![EMPTY; ROWS];
+        for (r, v) in self.valid.iter().enumerate() {
+            for x in rows::columns(v) {
+                if color_key(self.colors[r * COLS + (x - X0) as usize]) == key {
+                    rows::set(&mut rows_of_key[r], x);
+                }
+            }
+        }
+        let t = Tracked { key, rows: rows_of_key, used: self.clock };
+        if self.tracked.len() < TRACKED {
+            self.tracked.push(t);
+            return self.tracked.len() - 1;
+        }
+        let i = self.tracked.iter().enumerate().min_by_key(|(_, t)| t.used).map_or(0, |(i, _)| i);
+        self.tracked[i] = t;
+        i
+    }
+}

@@ -1,0 +1,534 @@
+//! The CPU renderer's queries at interpreter speed, with the answers of
+//! [`render`](super::render) bit for bit (that module stays the reference; test builds check
+//! every answer against it).
+//!
+//! What makes them cheap:
+//! - **Rows instead of pixels.** A drawable's touching pixels in a stage row are found by
+//!   searching for the columns where its texel index enters and leaves the texture (both
+//!   indices are monotone along a row), then testing only those columns against bit planes
+//!   of the silhouette; for a fully opaque silhouette (the boxes of asset-less projects) no
+//!   column is tested at all. Rows are kept per drawable as bit sets while it is unchanged,
+//!   so sprite-against-sprite touching is a word-wise AND of cached rows.
+//! - **Kept composites.** The colour composited at each stage pixel from all drawables but the
+//!   asking one is kept until a drawable covering that pixel changes, with per-colour match
+//!   rows ([`composite`]); colour sensing and Whisker's colour search read it.
+//! - **Kept walks.** The order of Whisker's colour search from a start point is computed once.
+//! - Per-drawable boxes, levels and transforms computed once per change of the drawable.
+//!
+//! Answers that would need a non-finite transform fall back to the reference (rare: zero-size
+//! drawables), as do the single-point questions (`pick`, `touching point`).
+
+pub(crate) mod composite;
+pub(crate) mod rows;
+pub(crate) mod sampler;
+
+use std::sync::Arc;
+
+use super::distance;
+use super::drawable::{Placement, Xform};
+use super::effects::bit;
+use super::math::Rect;
+use super::render::{BACKGROUND, Drawable, Scene, mask_matches, sample_box_of, touching_bounds_of, uses_nearest};
+use super::silhouette::{color_key, colors_match};
+use super::skin::Skin;
+use composite::{Composite, Layer, Lazy};
+use rows::{EMPTY, ROWS, Row};
+use sampler::Sampler;
+
+/// Where the stage (and so its backdrop) is drawn.
+const STAGE: Placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] };
+
+/// Composites kept (one per asking drawable: two fruits asking about one colour in turn keep
+/// each other's composite instead of recomputing it every frame).
+const COMPOSITES: usize = 4;
+
+/// What the accelerated queries keep about one drawable while it is unchanged.
+struct Info {
+    /// Unique per (re)build of the drawable at this position.
+    ver: u64,
+    xf: Xform,
+    finite: bool,
+    visible: bool,
+    /// Rough box snapped out to integers (`_candidatesTouching`'s candidate box).
+    snapped: Rect,
+    /// `_touchingBounds` (`None`: empty or not finite; then nothing touches).
+    tbounds: Option<Rect>,
+    /// Outside this box the drawable samples transparent.
+    sbox: Rect,
+    /// MIP level for its own scale, and for `getTexture([100, 100])`.
+    own: i32,
+    l100: i32,
+    nearest: bool,
+    pen: bool,
+    /// The stage's backdrop (fixed transform, no shape effects): its colours come from a
+    /// per-project plane.
+    backdrop: bool,
+    /// Cached touching rows (allocated on first use) and the key each was computed under.
+    rows: Vec<Row>,
+    row_key: Vec<u64>,
+    /// `getBounds`, once asked.
+    bounds: Option<Rect>,
+}
+
+impl Info {
+    fn new(d: &Drawable, xf: Xform, ver: u64, pen: bool, backdrop: bool) -> Info {
+        let finite = xf.m.iter().chain(&xf.inv).all(|v| v.is_finite());
+        let mut snapped = xf.aabb();
+        snapped.snap_to_int();
+        let tbounds =
+            touching_bounds_of(&xf).filter(|b| [b.left, b.right, b.bottom, b.top].iter().all(|v| v.is_finite()));
+        Info {
+            ver,
+            xf,
+            finite,
+            visible: d.visible,
+            snapped,
+            tbounds,
+            sbox: sample_box_of(&xf),
+            own: d.skin.mip_level(d.placement.render_scale()),
+            l100: d.skin.mip_level([100.0, 100.0]),
+            nearest: uses_nearest(d),
+            pen,
+            backdrop: backdrop && !d.effects.changes_shape() && !pen,
+            rows: Vec::new(),
+            row_key: Vec::new(),
+            bounds: None,
+        }
+    }
+}
+
+/// The MIP levels one query requests (per SVG skin the largest; bitmaps have one level).
+#[derive(Default)]
+struct Levels(Vec<(*const Skin, i32)>);
+
+impl Levels {
+    fn request(&mut self, skin: &Arc<Skin>, level: i32) {
+        if !skin.is_svg() {
+            return;
+        }
+        let key = Arc::as_ptr(skin);
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, l)) => *l = (*l).max(level),
+            None => self.0.push((key, level)),
+        }
+    }
+
+    fn of(&self, skin: &Arc<Skin>) -> i32 {
+        let key = Arc::as_ptr(skin);
+        self.0.iter().find(|(k, _)| *k == key).map_or(0, |(_, l)| *l)
+    }
+}
+
+/// Accelerated queries over one kept [`Scene`]; see the module documentation.
+#[derive(Default)]
+pub(crate) struct Accel {
+    infos: Vec<Info>,
+    /// Composites by excluded drawable, most recently used last.
+    comps: Vec<Composite>,
+    walks: Arc<distance::WalkCache>,
+    next_ver: u64,
+    /// Scratch list of candidates (no allocation per query).
+    list: Vec<(usize, Rect)>,
+    /// Scratch rows of the asking drawable.
+    touched: Vec<Row>,
+    /// Geometry work done so far (rows searched, pixels tested or composited, walk points).
+    work: u64,
+}
+
+/// A change to the pen layer since the last refresh: the affected stage box, if known.
+pub(crate) struct PenChange {
+    /// Position of the pen layer drawable.
+    pub pos: usize,
+    /// Stage box of the pixels drawn since the last refresh (`None`: unknown, e.g. cleared).
+    pub dirty: Option<Rect>,
+}
+
+impl Accel {
+    /// Accelerated queries sharing colour-search orders through `walks` (the project's).
+    pub(crate) fn with_walks(walks: Arc<distance::WalkCache>) -> Self {
+        Accel { walks, ..Accel::default() }
+    }
+
+    /// Work done so far, in the units of the run's work count.
+    pub(crate) fn work(&self) -> u64 {
+        self.work + self.comps.iter().map(|c| c.filled).sum::<u64>()
+    }
+
+    /// The index of the composite leaving out `me` (made most recently used), taking over the
+    /// least recently used one when there are [`COMPOSITES`] already.
+    fn comp_for(&mut self, me: usize) -> usize {
+        if let Some(i) = self.comps.iter().position(|c| c.exclude() == Some(me)) {
+            let c = self.comps.remove(i);
+            self.comps.push(c);
+        } else {
+            let mut c = if self.comps.len() >= COMPOSITES { self.comps.remove(0) } else { Composite::default() };
+            let old = c.exclude().and_then(|e| self.infos.get(e)).map(|i| i.sbox);
+            c.set_exclude(Some(me), old, self.infos.get(me).map(|i| i.sbox));
+            self.comps.push(c);
+        }
+        self.comps.len() - 1
+    }
+
+    /// Brings the kept data up to date after the drawables at `changed` were rebuilt (the
+    /// scene may also have shrunk or grown). `pen` describes a pen-layer-only change.
+    pub(crate) fn refresh(&mut self, scene: &Scene, changed: &[usize], pen: Option<PenChange>) {
+        let n = scene.drawables.len();
+        while self.infos.len() > n {
+            if let Some(old) = self.infos.pop() {
+                self.comps.iter_mut().for_each(|c| c.invalidate(&old.sbox));
+            }
+        }
+        self.comps.iter_mut().for_each(|c| c.truncate_levels(n));
+        let mut fresh: Vec<usize> = changed.to_vec();
+        fresh.extend(self.infos.len()..n);
+        for pos in fresh {
+            let Some(d) = scene.drawables.get(pos) else { continue };
+            let Some(xf) = scene.xform(pos) else { continue };
+            self.next_ver += 1;
+            let pen_only = pen.as_ref().filter(|p| p.pos == pos).and_then(|p| p.dirty);
+            let was_pen = self.infos.get(pos).is_some_and(|i| i.pen);
+            let is_pen = pen.as_ref().is_some_and(|p| p.pos == pos);
+            let backdrop = pos == 0 && d.placement == STAGE;
+            let info = Info::new(d, xf, self.next_ver, is_pen, backdrop);
+            let old_box = self.infos.get(pos).map(|i| i.sbox);
+            for c in &mut self.comps {
+                match (was_pen && is_pen, pen_only) {
+                    // Only pixels of the pen layer changed, and we know where.
+                    (true, Some(dirty)) => c.invalidate(&dirty),
+                    // A composite leaving this position out does not depend on it.
+                    _ if c.exclude() == Some(pos) => {}
+                    _ => {
+                        if let Some(b) = &old_box {
+                            c.invalidate(b);
+                        }
+                        c.invalidate(&info.sbox);
+                    }
+                }
+            }
+            if pos < self.infos.len() {
+                // Keep the row buffers; the new version makes their contents stale.
+                let old = std::mem::replace(&mut self.infos[pos], info);
+                self.infos[pos].rows = old.rows;
+                self.infos[pos].row_key = old.row_key;
+            } else {
+                self.infos.push(info);
+            }
+        }
+    }
+
+    /// Touching row `y` of drawable `pos` at MIP `level`: cached while the drawable is unchanged.
+    fn row(&mut self, scene: &Scene, pos: usize, level: i32, y: i32) -> Row {
+        let Some(info) = self.infos.get_mut(pos) else { return EMPTY };
+        if info.rows.is_empty() {
+            info.rows = vec![EMPTY; ROWS];
+            info.row_key = vec![0; ROWS];
+        }
+        let key = (info.ver << 5 | level as u64 & 31) + 1;
+        let r = rows::row_index(y);
+        if info.row_key[r] == key {
+            return info.rows[r];
+        }
+        let d = &scene.drawables[pos];
+        let s = Sampler::new(d, info.xf, d.skin.mip_ref(level), info.nearest);
+        let mut out = EMPTY;
+        self.work += 8;
+        if let Some((a, b)) = s.span(y, rows::X0, rows::X1) {
+            if s.full() {
+                out = rows::range(a, b);
+            } else {
+                for x in a..=b {
+                    if s.touch(x, y) {
+                        rows::set(&mut out, x);
+                    }
+                }
+                self.work += (b - a + 1) as u64;
+            }
+        }
+        info.rows[r] = out;
+        info.row_key[r] = key;
+        out
+    }
+
+    /// `isTouchingDrawables(me, candidates)`, as [`Scene::touching_drawables`].
+    pub(crate) fn touching_drawables(&mut self, scene: &Scene, me: usize, candidates: &[usize]) -> bool {
+        self.work += 4;
+        let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
+        let mut levels = Levels::default();
+        let me_skin = &scene.drawables[me].skin;
+        levels.request(me_skin, self.infos[me].l100);
+        let mut list = std::mem::take(&mut self.list);
+        list.clear();
+        let mut finite = self.infos[me].finite;
+        for &c in candidates.iter().rev() {
+            let Some(ci) = self.infos.get(c) else { continue };
+            if c == me || !ci.visible {
+                continue;
+            }
+            levels.request(&scene.drawables[c].skin, ci.own);
+            if mb.intersects(&ci.snapped) {
+                finite &= ci.finite;
+                list.push((c, mb.intersect(&ci.snapped)));
+            }
+        }
+        self.work += candidates.len() as u64;
+        let answer = if list.is_empty() || !self.infos[me].visible {
+            false
+        } else if !finite {
+            scene.touching_drawables(me, candidates)
+        } else {
+            levels.request(me_skin, self.infos[me].own);
+            self.rows_meet(scene, me, &levels, &list)
+        };
+        self.list = list;
+        answer
+    }
+
+    /// Whether some pixel of the union of the candidates' boxes is touched by `me` and one of them.
+    fn rows_meet(&mut self, scene: &Scene, me: usize, levels: &Levels, list: &[(usize, Rect)]) -> bool {
+        let mut u = list[0].1;
+        for (_, r) in &list[1..] {
+            u = u.union(r);
+        }
+        let cols = rows::range(u.left as i32, u.right as i32);
+        let me_level = levels.of(&scene.drawables[me].skin);
+        for y in u.bottom as i32..=u.top as i32 {
+            self.work += 1;
+            let m = rows::and(&self.row(scene, me, me_level, y), &cols);
+            if rows::is_empty(&m) {
+                continue;
+            }
+            for &(c, _) in list {
+                let r = self.row(scene, c, levels.of(&scene.drawables[c].skin), y);
+                if rows::meet(&m, &r) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// The levels of a composite of every visible drawable but `me`, plus `me`'s own requests
+    /// when it asks `touching color` (they change the level of skins it shares with clones).
+    fn composite_levels(&self, scene: &Scene, me: usize, with_me: bool) -> Levels {
+        let mut levels = Levels::default();
+        if with_me {
+            levels.request(&scene.drawables[me].skin, self.infos[me].l100);
+        }
+        for (i, info) in self.infos.iter().enumerate() {
+            if i != me && info.visible {
+                levels.request(&scene.drawables[i].skin, info.own);
+            }
+        }
+        if with_me {
+            levels.request(&scene.drawables[me].skin, self.infos[me].own);
+        }
+        levels
+    }
+
+    /// Whether every drawable the composite may sample has a finite transform (else the
+    /// reference answers: a NaN transform samples a texel anywhere).
+    fn all_finite(&self, me: usize) -> bool {
+        self.infos.iter().enumerate().all(|(i, info)| i == me || !info.visible || info.finite)
+    }
+
+    /// The composite leaving out `me`, brought to the query's levels; returns its index.
+    fn prepare_composite(&mut self, scene: &Scene, me: usize, levels: &Levels) -> usize {
+        let k = self.comp_for(me);
+        for (i, info) in self.infos.iter().enumerate() {
+            if i != me && info.visible && scene.drawables[i].skin.is_svg() {
+                self.comps[k].require_level(i, levels.of(&scene.drawables[i].skin), &info.sbox);
+            }
+        }
+        k
+    }
+
+    /// `isTouchingColor(me, color, mask)`, as [`Scene::touching_color`].
+    pub(crate) fn touching_color(&mut self, scene: &Scene, me: usize, color: [u8; 3], mask: Option<[u8; 3]>) -> bool {
+        self.work += 4;
+        let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
+        let mut list = std::mem::take(&mut self.list);
+        list.clear();
+        for (c, ci) in self.infos.iter().enumerate().rev() {
+            if c != me && ci.visible && mb.intersects(&ci.snapped) {
+                list.push((c, mb.intersect(&ci.snapped)));
+            }
+        }
+        self.work += self.infos.len() as u64;
+        let answer = self.touching_color_in(scene, me, color, mask, mb, &list);
+        self.list = list;
+        answer
+    }
+
+    fn touching_color_in(
+        &mut self,
+        scene: &Scene,
+        me: usize,
+        color: [u8; 3],
+        mask: Option<[u8; 3]>,
+        mb: Rect,
+        list: &[(usize, Rect)],
+    ) -> bool {
+        let bounds = if colors_match(color, BACKGROUND) {
+            mb
+        } else if list.is_empty() {
+            return false;
+        } else {
+            let mut b = list[0].1;
+            for (_, r) in &list[1..] {
+                b = b.union(r);
+            }
+            b
+        };
+        if !self.infos[me].finite || !self.all_finite(me) {
+            return scene.touching_color(me, color, mask);
+        }
+        let levels = self.composite_levels(scene, me, true);
+        let key = color_key(color);
+        let may_show = colors_match(color, BACKGROUND)
+            || list.iter().any(|&(c, _)| {
+                let d = &scene.drawables[c];
+                d.effects.enabled & (bit::COLOR | bit::BRIGHTNESS | bit::GHOST) != 0
+                    || d.skin.mip_ref(levels.of(&d.skin)).palette().may_show(key)
+            });
+        if !may_show {
+            return false;
+        }
+        let ci = self.prepare_composite(scene, me, &levels);
+        let me_level = levels.of(&scene.drawables[me].skin);
+        let cols = rows::range(bounds.left as i32, bounds.right as i32);
+        let (y0, y1) = (bounds.bottom as i32, bounds.top as i32);
+        // `me`'s touching rows first: they come from its row cache, which `layers` below must
+        // not be borrowed across.
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        if mask.is_none() {
+            for y in y0..=y1 {
+                touched.push(self.row(scene, me, me_level, y));
+            }
+        }
+        let me_d = &scene.drawables[me];
+        let infos = &self.infos;
+        let me_sampler = Sampler::new(me_d, infos[me].xf, me_d.skin.mip_ref(me_level), infos[me].nearest);
+        let mut layers = Lazy::new(|| layers_of(scene, infos, me, &levels));
+        let mut work = 0u64;
+        let mut hit = false;
+        for (k, y) in (y0..=y1).enumerate() {
+            work += 1;
+            let mine = match mask {
+                None => rows::and(&touched[k], &cols),
+                Some(m) => {
+                    let mut r = EMPTY;
+                    if let Some((a, b)) = me_sampler.span(y, bounds.left as i32, bounds.right as i32) {
+                        for x in a..=b {
+                            let mut c = me_sampler.color(x, y);
+                            if me_d.effects.enabled != 0 {
+                                c = me_d.effects.transform_color(c, !bit::GHOST);
+                            }
+                            if mask_matches(c, m) {
+                                rows::set(&mut r, x);
+                            }
+                        }
+                        work += (b - a + 1) as u64;
+                    }
+                    r
+                }
+            };
+            if !rows::is_empty(&mine) && self.comps[ci].any_match(y, &mine, key, &mut layers) {
+                hit = true;
+                break;
+            }
+        }
+        self.touched = touched;
+        self.work += work;
+        hit
+    }
+
+    /// Whisker's branch distance of a false `touching color`, as
+    /// [`distance::touching_color_distance`].
+    pub(crate) fn color_distance(&mut self, scene: &Scene, me: usize, color: [u8; 3]) -> f64 {
+        self.work += 4;
+        if self.infos.get(me).is_none() || !self.all_finite(me) {
+            return distance::touching_color_distance(scene, me, color);
+        }
+        let levels = self.composite_levels(scene, me, false);
+        let key = color_key(color);
+        let may_show = colors_match(color, BACKGROUND)
+            || self.infos.iter().enumerate().any(|(i, info)| {
+                let d = &scene.drawables[i];
+                i != me
+                    && info.visible
+                    && (d.effects.enabled & (bit::COLOR | bit::BRIGHTNESS | bit::GHOST) != 0
+                        || d.skin.mip_ref(levels.of(&d.skin)).palette().may_show(key))
+            });
+        if !may_show {
+            return 1.0;
+        }
+        let p = scene.drawables[me].placement;
+        let start = (p.x, p.y);
+        let Some(reach) = distance::stage_reach(start) else {
+            // A start off the stage: Whisker's point numbers may collide; walk as it does.
+            return distance::touching_color_distance(scene, me, color);
+        };
+        let k = self.prepare_composite(scene, me, &levels);
+        let order = self.walks.get(reach);
+        let infos = &self.infos;
+        let mut layers = Lazy::new(|| layers_of(scene, infos, me, &levels));
+        let bounds = distance::stage_bounds();
+        let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
+        let step = distance::STAGE_SPACING as i32;
+        let mut visited = 0u64;
+        let mut found = 1.0;
+        for &(a, b) in order.iter() {
+            visited += 1;
+            let (x, y) = (x0 + step * a as i32, y0 + step * b as i32);
+            if colors_match(color, self.comps[k].get(x, y, &mut layers)) {
+                found = distance::found_distance(start, &bounds, x as i64, y as i64);
+                break;
+            }
+        }
+        self.work += visited;
+        found
+    }
+
+    /// `getBounds` of drawable `me`, as [`Scene::bounds`] (kept while it is unchanged).
+    pub(crate) fn bounds(&mut self, scene: &Scene, me: usize) -> Rect {
+        if let Some(b) = self.infos.get(me).and_then(|i| i.bounds) {
+            return b;
+        }
+        let b = scene.bounds(me);
+        if let Some(info) = self.infos.get_mut(me) {
+            info.bounds = Some(b);
+        }
+        b
+    }
+}
+
+/// A backdrop's colours at every stage pixel (before colour effects).
+fn backdrop_colors(s: &Sampler<'_>) -> Vec<[u8; 4]> {
+    let mut v = Vec::with_capacity(rows::ROWS * rows::COLS);
+    for y in rows::Y0..=rows::Y1 {
+        for x in rows::X0..=rows::X1 {
+            v.push(s.color(x, y));
+        }
+    }
+    v
+}
+
+/// The composite's layers: every visible drawable but `me`, topmost first, at `levels`.
+fn layers_of<'a>(scene: &'a Scene, infos: &[Info], me: usize, levels: &Levels) -> Vec<Layer<'a>> {
+    (0..scene.drawables.len())
+        .rev()
+        .filter(|&i| i != me && infos.get(i).is_some_and(|info| info.visible))
+        .map(|i| {
+            let d = &scene.drawables[i];
+            let info = &infos[i];
+            let mip = d.skin.mip_ref(levels.of(&d.skin));
+            let sampler = Sampler::new(d, info.xf, mip, info.nearest);
+            let plane = info.backdrop.then(|| mip.backdrop(&info.xf, || backdrop_colors(&sampler))).flatten();
+            Layer { sbox: info.sbox, sampler, effects: &d.effects, plane }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,215 @@
+//! The accelerated queries equal the reference renderer's on random scenes, also after the
+//! scene changes between queries (the kept rows, composites and walks must follow).
+
+use std::sync::Arc;
+
+use super::Accel;
+use crate::geometry::distance::touching_color_distance;
+use crate::geometry::drawable::{Placement, RotationStyle};
+use crate::geometry::effects::Effects;
+use crate::geometry::render::{Drawable, Scene};
+use crate::geometry::skin::Skin;
+
+/// A small deterministic generator (no test dependency needed).
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn coin(&mut self, one_in: u64) -> bool {
+        self.below(one_in) == 0
+    }
+}
+
+const COLOURS: [[u8; 3]; 5] = [[255, 0, 0], [0, 160, 255], [20, 200, 40], [128, 128, 128], [250, 250, 250]];
+
+/// A bitmap skin: solid, with holes, or with soft (half-transparent) edges.
+fn bitmap(rng: &mut Lcg) -> Arc<Skin> {
+    let (w, h) = (1 + rng.below(60) as u32, 1 + rng.below(60) as u32);
+    let c = COLOURS[rng.below(5) as usize];
+    let kind = rng.below(3);
+    let mut rgba = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let edge = x == 0 || y == 0 || x + 1 == w || y + 1 == h;
+            let a = match kind {
+                0 => 255,
+                1 if (x * 3 + y * 5) % 7 == 0 => 0,
+                2 if edge => 100,
+                _ => 255,
+            };
+            rgba.extend_from_slice(&[c[0], c[1], c[2], a]);
+        }
+    }
+    Arc::new(Skin::from_rgba_res2(w, h, rgba, None))
+}
+
+/// An SVG skin (anti-aliased edges; MIP levels depend on the drawable's size).
+fn svg(rng: &mut Lcg) -> Arc<Skin> {
+    let (w, h) = (4 + rng.below(50), 4 + rng.below(50));
+    let c = COLOURS[rng.below(5) as usize];
+    let text = format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}"><ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="rgb({},{},{})"/></svg>"##,
+        w as f64 / 2.0,
+        h as f64 / 2.0,
+        w as f64 / 2.0 - 0.7,
+        h as f64 / 2.5,
+        c[0],
+        c[1],
+        c[2]
+    );
+    Arc::new(Skin::from_svg(text.as_bytes(), None).expect("valid svg"))
+}
+
+fn effects(rng: &mut Lcg) -> Effects {
+    let mut fx = [0.0; 7];
+    match rng.below(10) {
+        0 => fx[0] = 25.0,
+        1 => fx[6] = 50.0,
+        2 => fx[1] = 30.0,
+        3 => fx[2] = 90.0,
+        4 => fx[4] = 20.0,
+        5 => fx[5] = -40.0,
+        _ => {}
+    }
+    Effects::from_values(fx)
+}
+
+fn placement(rng: &mut Lcg) -> Placement {
+    let xy = |r: &mut Lcg, half: u64| r.below(2 * half) as f64 - half as f64 + if r.coin(4) { 0.5 } else { 0.0 };
+    let direction = match rng.below(4) {
+        0 => 90.0,
+        1 => -90.0,
+        _ => rng.below(360) as f64 - 179.0,
+    };
+    let size = match rng.below(4) {
+        0 => 100.0,
+        1 => 50.0,
+        _ => 20.0 + rng.below(300) as f64,
+    };
+    let style = [RotationStyle::AllAround, RotationStyle::LeftRight, RotationStyle::DontRotate][rng.below(3) as usize];
+    // Mostly near the centre, so that sprites overlap often; sometimes off the stage.
+    let (hx, hy) = if rng.coin(4) { (260, 200) } else { (60, 45) };
+    Placement::from_target(xy(rng, hx), xy(rng, hy), direction, size, style)
+}
+
+/// A stage backdrop, then sprites; some sprites share skins (clones at other sizes).
+fn random_scene(rng: &mut Lcg) -> Scene {
+    let stage_colour = COLOURS[rng.below(5) as usize];
+    // Half the scenes have a real backdrop (480 × 360 at resolution 2, drawn where the stage
+    // is, so its colours come from the per-project plane), half a scaled-up small bitmap.
+    let (w, h, scale) = if rng.coin(2) { (960, 720, 100.0) } else { (96, 72, 500.0) };
+    let stage = Drawable {
+        skin: Arc::new(Skin::from_rgba_res2(
+            w,
+            h,
+            (0..w * h)
+                .flat_map(|i| {
+                    if i % 97 == 0 { [0, 0, 0, 255] } else { [stage_colour[0], stage_colour[1], stage_colour[2], 255] }
+                })
+                .collect(),
+            None,
+        )),
+        placement: Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [scale, scale] },
+        visible: !rng.coin(3),
+        effects: if rng.coin(4) {
+            Effects::from_values([30.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        } else {
+            Effects::default()
+        },
+    };
+    let mut drawables = vec![stage];
+    let mut skins: Vec<Arc<Skin>> = Vec::new();
+    for _ in 0..2 + rng.below(7) {
+        let skin = if !skins.is_empty() && rng.coin(3) {
+            skins[rng.below(skins.len() as u64) as usize].clone()
+        } else if rng.coin(3) {
+            svg(rng)
+        } else {
+            bitmap(rng)
+        };
+        skins.push(skin.clone());
+        drawables.push(Drawable { skin, placement: placement(rng), visible: !rng.coin(6), effects: effects(rng) });
+    }
+    Scene::new(drawables)
+}
+
+fn probe_colours(scene: &Scene, rng: &mut Lcg) -> Vec<[u8; 3]> {
+    let mut c: Vec<[u8; 3]> = COLOURS.to_vec();
+    c.extend([[255, 255, 255], [0, 0, 0]]);
+    for _ in 0..4 {
+        c.push(scene.sample_color(rng.below(480) as f64 - 240.0, rng.below(360) as f64 - 180.0, None));
+    }
+    c
+}
+
+fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut Lcg, counts: &mut [usize; 4]) {
+    let n = scene.drawables.len();
+    let all: Vec<usize> = (0..n).collect();
+    let colours = probe_colours(scene, rng);
+    for me in 1..n {
+        let cands: Vec<usize> = all.iter().copied().filter(|&c| c != 0 && (c + me) % 3 != 0).collect();
+        let want = scene.touching_drawables(me, &cands);
+        assert_eq!(accel.touching_drawables(scene, me, &cands), want, "touching {me} {cands:?}");
+        counts[0] += usize::from(want);
+        assert_eq!(accel.bounds(scene, me), scene.bounds(me), "bounds {me}");
+        for &c in &colours {
+            let want = scene.touching_color(me, c, None);
+            assert_eq!(accel.touching_color(scene, me, c, None), want, "touching colour {c:?} from {me}");
+            counts[1] += usize::from(want);
+            let m = colours[rng.below(colours.len() as u64) as usize];
+            let want = scene.touching_color(me, c, Some(m));
+            assert_eq!(accel.touching_color(scene, me, c, Some(m)), want, "colour {m:?} touching {c:?} from {me}");
+            counts[2] += usize::from(want);
+            let want = touching_color_distance(scene, me, c);
+            let got = accel.color_distance(scene, me, c);
+            assert_eq!(got.to_bits(), want.to_bits(), "colour distance {c:?} from {me}: {got} vs {want}");
+            counts[3] += usize::from(want < 1.0);
+        }
+    }
+}
+
+#[test]
+fn accelerated_queries_equal_the_reference() {
+    let mut rng = Lcg(11);
+    let mut counts = [0usize; 4];
+    for round in 0..40 {
+        let mut scene = random_scene(&mut rng);
+        let mut accel = Accel::default();
+        accel.refresh(&scene, &[], None);
+        check_all(&scene, &mut accel, &mut rng, &mut counts);
+        // Change a few drawables (move, resize, hide, restyle) and check again with the kept data.
+        for _ in 0..3 {
+            let mut changed = Vec::new();
+            for i in 1..scene.drawables.len() {
+                if rng.coin(2) {
+                    let d = &mut scene.drawables[i];
+                    match rng.below(4) {
+                        0 => d.placement = placement(&mut rng),
+                        1 => d.visible = !d.visible,
+                        2 => d.effects = effects(&mut rng),
+                        _ => {
+                            d.placement.x += 1.0;
+                            d.placement.y -= 2.0;
+                        }
+                    }
+                    changed.push(i);
+                }
+            }
+            if round % 5 == 0 {
+                // The scene shrinks (a clone deleted): the last drawable goes.
+                scene.drawables.pop();
+            }
+            scene.refresh_transforms_of(&changed);
+            accel.refresh(&scene, &changed, None);
+            check_all(&scene, &mut accel, &mut rng, &mut counts);
+        }
+    }
+    // Every kind of answer occurred both ways.
+    assert!(counts.iter().all(|&c| c > 20), "positive answers per kind: {counts:?}");
+}
