@@ -12,6 +12,12 @@ Writes (committed, so `cargo test` never needs Python):
   analysis/tests/fixtures/table6/expected_coverage.csv
                                              the Table-6 counts and coverage summary derived from
                                              runs.csv with pandas + scipy only.
+  analysis/tests/fixtures/incomplete/runs.csv  a study with failed, missing, pending, cancelled and
+                                             `limit` runs (cells with 0..10 results).
+  analysis/tests/fixtures/incomplete/expected_{pairs,table6,excluded,limit}.csv
+                                             per project n_a, n_b, U, p, Â12; Table-6 counts; the
+                                             projects left out; limit runs per algorithm, under
+                                             `--incomplete exclude` and `compare` (column `mode`).
 
 Floats are written as strings with Python's repr (shortest round-trip), so the Rust side parses
 exactly the same doubles. Deterministic: a fixed numpy seed; rerunning gives the same bytes for
@@ -192,6 +198,49 @@ def run_id(*parts):
     return hashlib.sha256("\0".join(str(p) for p in parts).encode()).hexdigest()[:32]
 
 
+RESULT_STATUSES = ("ok", "limit")  # statuses whose runs carry a result (coverage, timeline, digest)
+
+
+def contract_row(rng, ds, project, alg, seed, status, error, covered, total):
+    """One row of runs.csv with every column of docs/exports.md; result columns stay empty for
+    runs without a result. Draws from rng in a fixed order (the fixtures' bytes depend on it)."""
+    ok = status in RESULT_STATUSES
+    return {
+        "run_id": run_id(ds, project, alg, seed),
+        "dataset": ds,
+        "project": project,
+        "project_hash": run_id("h", ds, project),
+        "algorithm": alg,
+        "config": json.dumps({"algorithm": alg}),
+        "seed": seed,
+        "budget_unit": "steps",
+        "budget": 3000,
+        "status": status,
+        "error": error,
+        "coverage": f2s(covered / total) if ok else "",
+        "covered": covered if ok else "",
+        "total_targets": total if ok else "",
+        "steps": 3000 if ok else "",
+        "executions": int(rng.integers(10, 90)) if ok else "",
+        "evaluations": "",
+        "tests_before_min": "",
+        "tests_after_min": int(rng.integers(1, 4)) if ok else "",
+        "events_before_min": "",
+        "events_after_min": int(rng.integers(2, 30)) if ok else "",
+        "full_coverage": ("true" if covered == total else "false") if ok else "",
+        "steps_to_full_coverage": int(rng.integers(1, 3000)) if ok and covered == total else "",
+        "mutants": 0 if ok else "",
+        "mutants_killed": 0 if ok else "",
+        "mutants_excluded": 0 if ok else "",
+        "mutants_timeout": 0 if ok else "",
+        "mutation_score": "",
+        "geometry": "exact" if ok else "",
+        "reproducible": "true",
+        "digest": run_id("d", ds, project, alg, seed) if ok else "",
+        "duration_ms": int(rng.integers(10, 1000)),
+    }
+
+
 def table6_runs(rng):
     rows = []
     datasets = [("d1", 48), ("d2", 10)]
@@ -230,42 +279,7 @@ def table6_runs(rng):
                         status, error = "project_rejected", "not a Scratch 3 project"
                     if ds == "d1" and pi == 40 and alg == "mio" and seed in (1, 2):
                         status, error = "infra_failure", "worker lost"
-                    ok = status == "ok"
-                    cov = covered / total
-                    rows.append({
-                        "run_id": run_id(ds, project, alg, seed),
-                        "dataset": ds,
-                        "project": project,
-                        "project_hash": run_id("h", ds, project),
-                        "algorithm": alg,
-                        "config": json.dumps({"algorithm": alg}),
-                        "seed": seed,
-                        "budget_unit": "steps",
-                        "budget": 3000,
-                        "status": status,
-                        "error": error,
-                        "coverage": f2s(cov) if ok else "",
-                        "covered": covered if ok else "",
-                        "total_targets": total if ok else "",
-                        "steps": 3000 if ok else "",
-                        "executions": int(rng.integers(10, 90)) if ok else "",
-                        "evaluations": "",
-                        "tests_before_min": "",
-                        "tests_after_min": int(rng.integers(1, 4)) if ok else "",
-                        "events_before_min": "",
-                        "events_after_min": int(rng.integers(2, 30)) if ok else "",
-                        "full_coverage": ("true" if covered == total else "false") if ok else "",
-                        "steps_to_full_coverage": int(rng.integers(1, 3000)) if ok and covered == total else "",
-                        "mutants": 0 if ok else "",
-                        "mutants_killed": 0 if ok else "",
-                        "mutants_excluded": 0 if ok else "",
-                        "mutants_timeout": 0 if ok else "",
-                        "mutation_score": "",
-                        "geometry": "exact" if ok else "",
-                        "reproducible": "true",
-                        "digest": run_id("d", ds, project, alg, seed) if ok else "",
-                        "duration_ms": int(rng.integers(10, 1000)),
-                    })
+                    rows.append(contract_row(rng, ds, project, alg, seed, status, error, covered, total))
     return pd.DataFrame(rows)
 
 
@@ -316,6 +330,149 @@ def expected_table6(df):
     return pd.DataFrame(out), pd.DataFrame(cov_rows)
 
 
+# ---------------------------------------------------------------------------------------------
+# Incomplete-repetitions fixture (`--incomplete exclude|compare`, `limit` runs)
+
+# Damage applied to a project, by pi % 12: which runs of which algorithm failed, are missing or
+# ended by the work cap (`limit`, a result). n below is the number of results out of the seeds.
+INCOMPLETE_KINDS = [
+    "complete",
+    "mosa: 2 seeds error",                       # n = seeds - 2
+    "random: last 2 seeds missing",              # missing rows
+    "mio: 1 result, the rest infra_failure",     # n = 1
+    "random: every run failed (d2: project_rejected for all)",  # n = 0
+    "mosa: no rows at all",
+    "mio: 4 limit runs, the rest ok",            # complete, through limit runs
+    "random: 2 limit, 1 pending, 1 cancelled",
+    "mosa: 2 results, the rest error",           # n = 2, the smallest compared
+    "mio: 1 limit run, the other seeds missing",  # n = 1
+    "only random has rows",                      # mio vs mosa does not involve the project
+    "mio: 1 cancelled; random: 3 missing, 1 limit",
+]
+
+
+def incomplete_status(ds, kind, alg, seed, nseeds):
+    """(status, error) of one run under a damage kind, or None for a missing row."""
+    ok = ("ok", "")
+    if kind == 1 and alg == "mosa" and seed in (3, 4):
+        return "error", "vm error: synthetic"
+    if kind == 2 and alg == "random" and seed > nseeds - 2:
+        return None
+    if kind == 3 and alg == "mio" and seed > 1:
+        return "infra_failure", "worker lost"
+    if kind == 4 and ds == "d2":
+        return "project_rejected", "not a Scratch 3 project"
+    if kind == 4 and alg == "random":
+        return "error", "vm error: synthetic"
+    if kind == 5 and alg == "mosa":
+        return None
+    if kind == 6 and alg == "mio" and seed <= 4:
+        return "limit", "work cap reached"
+    if kind == 7 and alg == "random":
+        return {1: ("limit", "work cap reached"), 2: ("limit", "work cap reached"), 4: ("pending", ""),
+                5: ("cancelled", "")}.get(seed, ok)
+    if kind == 8 and alg == "mosa" and seed > 2:
+        return "error", "vm error: synthetic"
+    if kind == 9 and alg == "mio":
+        return ("limit", "work cap reached") if seed == 1 else None
+    if kind == 10 and alg != "random":
+        return None
+    if kind == 11 and alg == "mio" and seed == 5:
+        return "cancelled", ""
+    if kind == 11 and alg == "random":
+        return None if seed <= 3 else (("limit", "work cap reached") if seed == 4 else ok)
+    return ok
+
+
+def incomplete_runs(rng):
+    rows = []
+    for ds, nproj, nseeds in [("d1", 36, 10), ("d2", 8, 5)]:
+        for pi in range(nproj):
+            project = f"q{pi:03d}"
+            total = int(rng.integers(6, 50))
+            kind = pi % len(INCOMPLETE_KINDS)
+            # Every damage kind meets several value regimes (projects pi, pi+12, pi+24).
+            regime = (pi + pi // 12) % 4
+            for ai, alg in enumerate(ALGS):
+                if regime == 0:  # heavy ties, algorithms differ a little
+                    levels = [total - 2, total - 1, total]
+                    probs = [[0.1, 0.2, 0.7], [0.2, 0.3, 0.5], [0.5, 0.3, 0.2]][ai]
+                elif regime == 1:  # random spread
+                    lo = int(rng.integers(0, total // 2))
+                    levels = list(range(lo, total + 1))
+                    probs = [1.0 / len(levels)] * len(levels)
+                elif regime == 2:  # clear separation for mio/mosa over random
+                    base = total - 4 if alg == "random" else total
+                    levels, probs = [base - 1, base], [0.3, 0.7]
+                else:  # everyone on the same plateau: all values tied, p = 1, Â12 = 0.5
+                    levels, probs = [total - 1], [1.0]
+                for seed in range(1, nseeds + 1):
+                    covered = int(rng.choice(levels, p=probs))
+                    st = incomplete_status(ds, kind, alg, seed, nseeds)
+                    if st is None:
+                        continue
+                    rows.append(contract_row(rng, ds, project, alg, seed, st[0], st[1], covered, total))
+    return pd.DataFrame(rows)
+
+
+def expected_incomplete(df):
+    """Per-project tests, Table-6 counts and exclusions under both rules, with pandas + scipy."""
+    pairs, table, excluded_rows, limit_rows = [], [], [], []
+    for ds in sorted(df["dataset"].unique()):
+        d = df[df["dataset"] == ds]
+        res = d[d["status"].isin(RESULT_STATUSES)].sort_values("seed")
+        expected = {alg: set(d[d["algorithm"] == alg]["seed"]) for alg in ALGS}
+        for alg in ALGS:
+            limit_rows.append({"dataset": ds, "algorithm": alg,
+                               "runs_limit": int(((d["algorithm"] == alg) & (d["status"] == "limit")).sum()),
+                               "runs_result": int((res["algorithm"] == alg).sum())})
+        for mode in ["exclude", "compare"]:
+            for a, b in itertools.combinations(ALGS, 2):
+                counts = dict(sig_better=0, better=0, equal=0, worse=0, sig_worse=0)
+                a12s = []
+                excluded = 0
+                for proj in sorted(d["project"].unique()):
+                    rows = {alg: d[(d["project"] == proj) & (d["algorithm"] == alg)] for alg in (a, b)}
+                    if all(len(r) == 0 for r in rows.values()):
+                        continue  # neither configuration ran on it: not part of this comparison
+                    got = {alg: res[(res["project"] == proj) & (res["algorithm"] == alg)] for alg in (a, b)}
+                    xa, xb = (got[alg]["coverage"].astype(float).to_list() for alg in (a, b))
+                    if mode == "exclude":
+                        enters = all(set(got[alg]["seed"]) == expected[alg] for alg in (a, b))
+                    else:
+                        enters = len(xa) >= 2 and len(xb) >= 2
+                    if not enters:
+                        excluded += 1
+                        excluded_rows.append({"mode": mode, "dataset": ds, "a": a, "b": b, "project": proj,
+                                              "n_a": len(xa), "n_b": len(xb)})
+                        continue
+                    r = stats.mannwhitneyu(xa, xb, use_continuity=True, alternative="two-sided", method="asymptotic")
+                    p = 1.0 if len(set(xa + xb)) == 1 else float(r.pvalue)
+                    u = float(r.statistic)
+                    a12 = u / (len(xa) * len(xb))
+                    a12s.append(a12)
+                    pairs.append({"mode": mode, "dataset": ds, "a": a, "b": b, "project": proj, "n_a": len(xa),
+                                  "n_b": len(xb), "u": f2s(u), "p": f2s(p), "a12": f2s(a12)})
+                    if a12 > 0.5:
+                        counts["better"] += 1
+                        counts["sig_better"] += p < 0.05
+                    elif a12 < 0.5:
+                        counts["worse"] += 1
+                        counts["sig_worse"] += p < 0.05
+                    else:
+                        counts["equal"] += 1
+                table.append({"mode": mode, "dataset": ds, "a": a, "b": b, "compared": len(a12s),
+                              "excluded": excluded, "mean_a12": f2s(sum(a12s) / len(a12s)),
+                              **{k: int(v) for k, v in counts.items()}})
+    return pd.DataFrame(pairs), pd.DataFrame(table), pd.DataFrame(excluded_rows), pd.DataFrame(limit_rows)
+
+
+def read_runs(path):
+    """runs.csv as the Rust side reads it: coverage parsed from the very text written."""
+    df = pd.read_csv(path, dtype={"coverage": str}, keep_default_na=False)
+    return df.assign(coverage=df["coverage"].map(lambda s: float(s) if s != "" else float("nan")))
+
+
 def main():
     rng = np.random.default_rng(20240611)
     doc = {
@@ -335,14 +492,22 @@ def main():
     runs = table6_runs(np.random.default_rng(7))
     runs.to_csv(os.path.join(t6, "runs.csv"), index=False, lineterminator="\n")
     # Re-read the CSV so the expectations come from exactly the bytes the Rust side reads.
-    df = pd.read_csv(os.path.join(t6, "runs.csv"), dtype={"coverage": str}, keep_default_na=False)
-    df = df.assign(coverage=df["coverage"].map(lambda s: float(s) if s != "" else float("nan")))
-    table, cov = expected_table6(df)
+    table, cov = expected_table6(read_runs(os.path.join(t6, "runs.csv")))
     table.to_csv(os.path.join(t6, "expected_table6.csv"), index=False, lineterminator="\n")
     cov.to_csv(os.path.join(t6, "expected_coverage.csv"), index=False, lineterminator="\n")
+
+    inc = os.path.join(FIX, "incomplete")
+    os.makedirs(inc, exist_ok=True)
+    inc_runs = incomplete_runs(np.random.default_rng(11))
+    inc_runs.to_csv(os.path.join(inc, "runs.csv"), index=False, lineterminator="\n")
+    frames = expected_incomplete(read_runs(os.path.join(inc, "runs.csv")))
+    for name, frame in zip(["expected_pairs", "expected_table6", "expected_excluded", "expected_limit"], frames):
+        frame.to_csv(os.path.join(inc, f"{name}.csv"), index=False, lineterminator="\n")
+
     print(f"{len(doc['mwu'])} Mann-Whitney cases, {len(doc['pearson'])} Pearson cases, "
-          f"{len(runs)} runs in the Table-6 fixture")
+          f"{len(runs)} runs in the Table-6 fixture, {len(inc_runs)} in the incomplete fixture")
     print(table.to_string(index=False))
+    print(frames[1].to_string(index=False))
 
 
 if __name__ == "__main__":

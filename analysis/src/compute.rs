@@ -28,6 +28,49 @@ pub struct Options {
     pub thresholds: Thresholds,
     /// Grid for coverage over time.
     pub grid: Grid,
+    /// Which projects enter a comparison when some runs failed or are missing.
+    pub incomplete: Incomplete,
+}
+
+/// Rule for projects whose repetitions are incomplete (failed or missing runs), `--incomplete`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Incomplete {
+    /// A project enters "A vs B" only when every expected seed of A and of B has a result.
+    #[default]
+    Exclude,
+    /// Test the runs that exist (unequal sample sizes); projects with fewer than
+    /// [`MIN_RUNS_COMPARED`] results on a side are excluded.
+    Compare,
+}
+
+/// Fewest results per side for a project to be compared under [`Incomplete::Compare`]: a single
+/// run says nothing about an algorithm's spread over seeds.
+pub const MIN_RUNS_COMPARED: usize = 2;
+
+impl Incomplete {
+    /// Option value (`exclude`, `compare`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Incomplete::Exclude => "exclude",
+            Incomplete::Compare => "compare",
+        }
+    }
+
+    /// The rule in words, as stated in reports.
+    pub fn describe(self) -> String {
+        match self {
+            Incomplete::Exclude => "`--incomplete exclude`: a project enters a comparison only if both \
+                configurations have a result for every seed that configuration has in the dataset; other \
+                projects are excluded and counted (Excluded)"
+                .into(),
+            Incomplete::Compare => format!(
+                "`--incomplete compare`: a project enters a comparison with whatever results exist for A and \
+                 for B (unequal sample sizes, as scipy and R allow; n A and n B per project in `pairs.csv`); \
+                 projects with fewer than {MIN_RUNS_COMPARED} results on a side are excluded and counted \
+                 (Excluded)"
+            ),
+        }
+    }
 }
 
 impl Default for Options {
@@ -39,6 +82,7 @@ impl Default for Options {
             holm: false,
             thresholds: Thresholds::VarghaDelaney,
             grid: Grid::default(),
+            incomplete: Incomplete::Exclude,
         }
     }
 }
@@ -48,10 +92,12 @@ impl Default for Options {
 pub struct CoverageRow {
     /// Algorithm label.
     pub algorithm: String,
-    /// Projects with at least one successful run.
+    /// Projects with at least one run with a result.
     pub projects: usize,
-    /// Successful runs.
+    /// Runs with a result (`ok` or `limit`).
     pub runs_ok: usize,
+    /// Of those, runs with status `limit` (ended by the per-run work cap).
+    pub runs_limit: usize,
     /// Runs with another status.
     pub runs_not_ok: usize,
     /// Mean over projects of the per-project mean coverage.
@@ -83,6 +129,17 @@ pub struct ProjectComparison {
     pub magnitude: Magnitude,
 }
 
+/// A project left out of one comparison, with the results each side had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExcludedProject {
+    /// Project name.
+    pub project: String,
+    /// Runs of A with a result.
+    pub n_a: usize,
+    /// Runs of B with a result.
+    pub n_b: usize,
+}
+
 /// A Table-6 row: "A vs B" on one dataset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -92,8 +149,8 @@ pub struct Comparison {
     pub b: String,
     /// Per-project results (sorted by project).
     pub projects: Vec<ProjectComparison>,
-    /// Projects excluded (incomplete repetitions of A or B).
-    pub excluded: usize,
+    /// Projects excluded under the [`Incomplete`] rule in use (sorted by project).
+    pub excluded: Vec<ExcludedProject>,
     /// Mean Â12 over compared projects.
     pub mean_a12: Option<f64>,
     /// Â12 > 0.5 and p < alpha.
@@ -108,13 +165,15 @@ pub struct Comparison {
     pub sig_worse: usize,
 }
 
-/// Why a (project, algorithm) lacks complete successful repetitions.
+/// Why a (project, algorithm) lacks a result for some expected seed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Exclusion {
     /// Project.
     pub project: String,
     /// Algorithm.
     pub algorithm: String,
+    /// Runs with a result (`ok` or `limit`) in this cell.
+    pub results: usize,
     /// Reason.
     pub reason: String,
 }
@@ -304,7 +363,9 @@ fn groups(res: &Results) -> Vec<Group> {
 #[derive(Debug, Clone)]
 struct Cell {
     range: Range<usize>,
-    ok_values: Vec<f64>,
+    /// Coverage of the runs with a result (`ok` or `limit`), in seed order.
+    values: Vec<f64>,
+    /// Every expected seed has a result.
     complete: bool,
 }
 
@@ -371,26 +432,31 @@ fn analyze_dataset(
     let mut exclusions = Vec::new();
     for g in gs {
         let rs = &runs[g.range.clone()];
-        let ok: Vec<&Run> = rs.iter().filter(|r| r.is_ok()).collect();
+        let with_result: Vec<&Run> = rs.iter().filter(|r| r.has_result()).collect();
         let exp = &expected[&g.algorithm];
-        let ok_seeds: BTreeSet<u64> = ok.iter().map(|r| r.seed).collect();
-        let complete = ok_seeds == *exp;
+        let result_seeds: BTreeSet<u64> = with_result.iter().map(|r| r.seed).collect();
+        let complete = result_seeds == *exp;
+        // The loader marks result runs without coverage as failed, so none is dropped here.
+        let values: Vec<f64> = with_result.iter().filter_map(|r| r.coverage).collect();
         if !complete {
             exclusions.push(Exclusion {
                 project: proj_name(g.project),
                 algorithm: alg_name(g.algorithm),
+                results: values.len(),
                 reason: incomplete_reason(rs, exp),
             });
         }
-        cells.insert(
-            (g.project, g.algorithm),
-            Cell { range: g.range.clone(), ok_values: ok.iter().filter_map(|r| r.coverage).collect(), complete },
-        );
+        cells.insert((g.project, g.algorithm), Cell { range: g.range.clone(), values, complete });
     }
     for &p in &project_ids {
         for &a in &alg_ids {
             if !cells.contains_key(&(p, a)) {
-                exclusions.push(Exclusion { project: proj_name(p), algorithm: alg_name(a), reason: "no runs".into() });
+                exclusions.push(Exclusion {
+                    project: proj_name(p),
+                    algorithm: alg_name(a),
+                    results: 0,
+                    reason: "no runs".into(),
+                });
             }
         }
     }
@@ -400,14 +466,15 @@ fn analyze_dataset(
     let mut coverage = Vec::new();
     for &a in &alg_ids {
         let mut per_project = Vec::new();
-        let (mut runs_ok, mut runs_not_ok, mut full_projects) = (0, 0, 0);
+        let (mut runs_ok, mut runs_limit, mut runs_not_ok, mut full_projects) = (0, 0, 0, 0);
         for &p in &project_ids {
             let Some(c) = cells.get(&(p, a)) else { continue };
-            runs_ok += c.ok_values.len();
-            runs_not_ok += c.range.len() - c.ok_values.len();
-            if let Some(m) = stats::mean(&c.ok_values) {
+            runs_ok += c.values.len();
+            runs_limit += runs[c.range.clone()].iter().filter(|r| r.is_limit()).count();
+            runs_not_ok += c.range.len() - c.values.len();
+            if let Some(m) = stats::mean(&c.values) {
                 per_project.push(m);
-                if c.ok_values.iter().all(|&v| v == 1.0) {
+                if c.values.iter().all(|&v| v == 1.0) {
                     full_projects += 1;
                 }
             }
@@ -416,6 +483,7 @@ fn analyze_dataset(
             algorithm: alg_name(a),
             projects: per_project.len(),
             runs_ok,
+            runs_limit,
             runs_not_ok,
             mean: stats::mean(&per_project),
             median: stats::median(&per_project),
@@ -463,7 +531,7 @@ fn analyze_dataset(
         let (mut runs_ok, mut reached) = (0, 0);
         for &p in &project_ids {
             let Some(c) = cells.get(&(p, a)) else { continue };
-            for (i, r) in runs[c.range.clone()].iter().enumerate().filter(|(_, r)| r.is_ok()) {
+            for (i, r) in runs[c.range.clone()].iter().enumerate().filter(|(_, r)| r.has_result()) {
                 runs_ok += 1;
                 let t = match source {
                     FullCoverageSource::Column => r.steps_to_full_coverage,
@@ -501,7 +569,7 @@ fn analyze_dataset(
         let t = alg_ids
             .iter()
             .filter_map(|&a| cells.get(&(p, a)))
-            .flat_map(|c| runs[c.range.clone()].iter().filter(|r| r.is_ok()).filter_map(|r| r.total_targets))
+            .flat_map(|c| runs[c.range.clone()].iter().filter(|r| r.has_result()).filter_map(|r| r.total_targets))
             .max();
         if let Some(t) = t {
             sizes.push((proj_name(p), t));
@@ -513,7 +581,7 @@ fn analyze_dataset(
         for &a in &alg_ids {
             let (mut x, mut y) = (Vec::new(), Vec::new());
             for (&p, &t) in &size_of {
-                if let Some(m) = cells.get(&(p, a)).and_then(|c| stats::mean(&c.ok_values)) {
+                if let Some(m) = cells.get(&(p, a)).and_then(|c| stats::mean(&c.values)) {
                     x.push(t as f64);
                     y.push(m);
                 }
@@ -529,7 +597,7 @@ fn analyze_dataset(
             let project_runs: Vec<Vec<usize>> = project_ids
                 .iter()
                 .filter_map(|&p| cells.get(&(p, a)))
-                .map(|c| c.range.clone().filter(|&i| runs[i].is_ok() && tl.has(i)).collect::<Vec<_>>())
+                .map(|c| c.range.clone().filter(|&i| runs[i].has_result() && tl.has(i)).collect::<Vec<_>>())
                 .filter(|v: &Vec<usize>| !v.is_empty())
                 .collect();
             if let Some(c) = curves::curve(res, tl, &alg_name(a), &project_runs, options.grid, grid_end) {
@@ -561,7 +629,7 @@ fn analyze_dataset(
 /// Human-readable reason why a cell is incomplete: failed and missing seeds (at most 5 shown).
 fn incomplete_reason(rs: &[Run], expected: &BTreeSet<u64>) -> String {
     let mut parts = Vec::new();
-    let failed: Vec<&Run> = rs.iter().filter(|r| !r.is_ok()).collect();
+    let failed: Vec<&Run> = rs.iter().filter(|r| !r.has_result()).collect();
     for r in failed.iter().take(5) {
         let err: String = r.error.chars().take(80).collect();
         parts.push(if err.is_empty() {
@@ -602,22 +670,27 @@ fn compare(
     names: &[String],
 ) -> Result<Comparison, AnalysisError> {
     let mut rows = Vec::new();
-    let mut excluded = 0;
+    let mut excluded = Vec::new();
+    let enters = |c: &&Cell| match options.incomplete {
+        Incomplete::Exclude => c.complete,
+        Incomplete::Compare => c.values.len() >= MIN_RUNS_COMPARED,
+    };
     for &p in projects {
         let (ca, cb) = (cells.get(&(p, ia)), cells.get(&(p, ib)));
         if ca.is_none() && cb.is_none() {
             continue; // the project is not part of this comparison at all
         }
-        let (Some(ca), Some(cb)) = (ca.filter(|c| c.complete), cb.filter(|c| c.complete)) else {
-            excluded += 1;
+        let (Some(ca), Some(cb)) = (ca.filter(enters), cb.filter(enters)) else {
+            let n = |c: Option<&Cell>| c.map_or(0, |c| c.values.len());
+            excluded.push(ExcludedProject { project: names[p as usize].clone(), n_a: n(ca), n_b: n(cb) });
             continue;
         };
-        let mw = stats::mann_whitney(&ca.ok_values, &cb.ok_values, options.p_method)
+        let mw = stats::mann_whitney(&ca.values, &cb.values, options.p_method)
             .map_err(|e| AnalysisError::Options(format!("{a} vs {b} on {}: {e}", names[p as usize])))?;
         rows.push(ProjectComparison {
             project: names[p as usize].clone(),
-            mean_a: stats::mean(&ca.ok_values).unwrap_or(f64::NAN),
-            mean_b: stats::mean(&cb.ok_values).unwrap_or(f64::NAN),
+            mean_a: stats::mean(&ca.values).unwrap_or(f64::NAN),
+            mean_b: stats::mean(&cb.values).unwrap_or(f64::NAN),
             counts: mw.counts,
             p: mw.p,
             p_used: mw.p,
@@ -674,17 +747,17 @@ fn suite_sizes(
         .copied()
         .filter(|&p| {
             let cs: Vec<&Cell> = algs.iter().filter_map(|&a| cells.get(&(p, a))).collect();
-            if cs.len() != algs.len() || cs.iter().any(|c| !c.complete || c.ok_values.is_empty()) {
+            if cs.len() != algs.len() || cs.iter().any(|c| !c.complete || c.values.is_empty()) {
                 return false;
             }
-            let first = cs[0].ok_values[0];
-            cs.iter().all(|c| c.ok_values.iter().all(|&v| v == first))
+            let first = cs[0].values[0];
+            cs.iter().all(|c| c.values.iter().all(|&v| v == first))
         })
         .collect();
     let per_project = |p: u32, a: u32, f: fn(&Run) -> Option<u64>| -> Option<f64> {
         let c = cells.get(&(p, a))?;
         let v: Option<Vec<f64>> =
-            runs[c.range.clone()].iter().filter(|r| r.is_ok()).map(|r| f(r).map(|x| x as f64)).collect();
+            runs[c.range.clone()].iter().filter(|r| r.has_result()).map(|r| f(r).map(|x| x as f64)).collect();
         stats::mean(&v?)
     };
     let tests = |r: &Run| r.tests_after_min;
@@ -717,7 +790,7 @@ fn suite_sizes(
         }
         let values = |p: u32, al: u32| -> Option<Vec<f64>> {
             let c = cells.get(&(p, al))?;
-            runs[c.range.clone()].iter().filter(|r| r.is_ok()).map(|r| f(r).map(|x| x as f64)).collect()
+            runs[c.range.clone()].iter().filter(|r| r.has_result()).map(|r| f(r).map(|x| x as f64)).collect()
         };
         let mut a12s = Vec::new();
         let (mut larger, mut eq, mut smaller) = (0, 0, 0);
@@ -784,7 +857,7 @@ fn mutation(
         for &p in projects {
             let Some(c) = cells.get(&(p, a)) else { continue };
             let mut scores = Vec::new();
-            for i in c.range.clone().filter(|&i| runs[i].is_ok()) {
+            for i in c.range.clone().filter(|&i| runs[i].has_result()) {
                 if let Some(v) = run_verdicts(res, i) {
                     total.add(&v);
                     n += 1;

@@ -95,7 +95,7 @@ pub fn grid_end(res: &Results) -> u64 {
     let Some(tl) = &res.timeline else { return 0 };
     let mut end = 0;
     for (i, r) in res.runs.iter().enumerate() {
-        if !r.is_ok() || !tl.has(i) {
+        if !r.has_result() || !tl.has(i) {
             continue;
         }
         if r.budget_unit.as_deref() == Some("steps") {

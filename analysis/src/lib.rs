@@ -17,7 +17,7 @@ pub mod stats;
 pub mod synth;
 pub mod table;
 
-pub use compute::{Analysis, Options, analyze};
+pub use compute::{Analysis, Incomplete, Options, analyze};
 pub use curves::{Grid, GridUnit};
 pub use load::{Results, load};
 pub use report::WriteOptions;

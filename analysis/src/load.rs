@@ -62,10 +62,24 @@ pub struct Run {
     pub mutation_score: Option<f64>,
 }
 
+/// Status of a run that finished normally.
+pub const STATUS_OK: &str = "ok";
+
+/// Status of a run ended deterministically by its per-run work cap: its coverage, timeline and
+/// digest are a partial but valid result.
+pub const STATUS_LIMIT: &str = "limit";
+
 impl Run {
-    /// Status `ok`.
-    pub fn is_ok(&self) -> bool {
-        self.status == "ok"
+    /// Whether the run carries a result the analysis uses: status `ok` or `limit`. A `limit`
+    /// run's coverage is the deterministic outcome under the study's budget plus the work cap,
+    /// so it is a sample like any other; every other status is a failure.
+    pub fn has_result(&self) -> bool {
+        self.status == STATUS_OK || self.is_limit()
+    }
+
+    /// Status `limit` (ended by the per-run work cap).
+    pub fn is_limit(&self) -> bool {
+        self.status == STATUS_LIMIT
     }
 }
 
@@ -425,11 +439,11 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
             ));
         }
     }
-    let bad_ok = runs.iter().filter(|r| r.is_ok() && r.coverage.is_none()).count();
+    let bad_ok = runs.iter().filter(|r| r.has_result() && r.coverage.is_none()).count();
     if bad_ok > 0 {
-        notes.push(format!("runs: {bad_ok} ok run(s) without coverage are treated as failed"));
-        for r in runs.iter_mut().filter(|r| r.is_ok() && r.coverage.is_none()) {
-            r.status = "ok_without_coverage".into();
+        notes.push(format!("runs: {bad_ok} ok/limit run(s) without coverage are treated as failed"));
+        for r in runs.iter_mut().filter(|r| r.has_result() && r.coverage.is_none()) {
+            r.status = format!("{}_without_coverage", r.status);
         }
     }
     missing.sort();

@@ -34,6 +34,9 @@ pub struct Tables {
     pub pairs: Table,
     /// Excluded (project, algorithm) cells.
     pub excluded: Table,
+    /// Runs ended by the per-run work cap, per dataset and algorithm (rows only for datasets
+    /// that have any).
+    pub limit_runs: Table,
     /// Time to full coverage.
     pub full_coverage: Table,
     /// Suite size on equal-coverage projects.
@@ -112,8 +115,24 @@ pub fn tables(an: &Analysis) -> Tables {
     );
     let mut excluded = Table::new(
         "excluded",
-        "Projects and algorithms without complete successful repetitions.",
-        &[("Dataset", "dataset"), ("Project", "project"), ("Algorithm", "algorithm"), ("Reason", "reason")],
+        "Projects and algorithms without a result for every expected seed (Results: runs with status ok or limit).",
+        &[
+            ("Dataset", "dataset"),
+            ("Project", "project"),
+            ("Algorithm", "algorithm"),
+            ("Results", "results"),
+            ("Reason", "reason"),
+        ],
+    );
+    let mut limit_runs = Table::new(
+        "limit_runs",
+        "Runs ended by the per-run work cap (status limit), counted as results.",
+        &[
+            ("Dataset", "dataset"),
+            ("Algorithm", "algorithm"),
+            ("Runs limit", "runs_limit"),
+            ("Runs ok (incl. limit)", "runs_ok"),
+        ],
     );
     let mut full_coverage = Table::new(
         "full_coverage",
@@ -225,7 +244,7 @@ pub fn tables(an: &Analysis) -> Tables {
                 Cell::int(c.worse as u64),
                 Cell::int(c.sig_worse as u64),
                 Cell::int(c.projects.len() as u64),
-                Cell::int(c.excluded as u64),
+                Cell::int(c.excluded.len() as u64),
             ]);
             for p in &c.projects {
                 let sig = p.p_used < an.options.alpha;
@@ -255,7 +274,23 @@ pub fn tables(an: &Analysis) -> Tables {
             }
         }
         for e in &d.exclusions {
-            excluded.push(vec![ds(), Cell::text(&e.project), Cell::text(&e.algorithm), Cell::text(&e.reason)]);
+            excluded.push(vec![
+                ds(),
+                Cell::text(&e.project),
+                Cell::text(&e.algorithm),
+                Cell::int(e.results as u64),
+                Cell::text(&e.reason),
+            ]);
+        }
+        if d.coverage.iter().any(|r| r.runs_limit > 0) {
+            for r in &d.coverage {
+                limit_runs.push(vec![
+                    ds(),
+                    Cell::text(&r.algorithm),
+                    Cell::int(r.runs_limit as u64),
+                    Cell::int(r.runs_ok as u64),
+                ]);
+            }
         }
         let timed = d.full_coverage_source != FullCoverageSource::CoverageOnly;
         for r in &d.full_coverage {
@@ -338,6 +373,7 @@ pub fn tables(an: &Analysis) -> Tables {
         table6,
         pairs,
         excluded,
+        limit_runs,
         full_coverage,
         suite_size,
         suite_size_a12,
@@ -402,15 +438,25 @@ pub fn headline(an: &Analysis) -> String {
     if !t.table6.rows.is_empty() {
         let _ = writeln!(
             s,
-            "\nPairwise comparison (Â12 exact; Mann-Whitney U two-sided, {}, α = {}{})",
+            "\nPairwise comparison (Â12 exact; Mann-Whitney U two-sided, {}, α = {}{}; --incomplete {})",
             short_method(an.options.p_method),
             an.options.alpha,
-            if an.options.holm { ", Holm-adjusted" } else { "" }
+            if an.options.holm { ", Holm-adjusted" } else { "" },
+            an.options.incomplete.name()
         );
         s.push_str(&t.table6.plain());
     }
+    if !t.limit_runs.rows.is_empty() {
+        let _ = writeln!(s, "\n{LIMIT_RULE}");
+        s.push_str(&t.limit_runs.plain());
+    }
     s
 }
+
+/// How `limit` runs are treated, stated in every report.
+const LIMIT_RULE: &str = "Runs with status `limit` (ended deterministically by the per-run work cap) count as \
+results like `ok` runs everywhere, under either `--incomplete` rule: their coverage is the deterministic outcome \
+under the study's budget plus the cap.";
 
 fn short_method(m: PMethod) -> &'static str {
     match m {
@@ -451,7 +497,7 @@ pub fn write(an: &Analysis, res: &Results, out: &Path, wo: &WriteOptions) -> Res
     mk(out)?;
     let mut written: Vec<PathBuf> = Vec::new();
     let t = tables(an);
-    let csv_tables = [
+    let mut csv_tables = vec![
         &t.coverage,
         &t.table6,
         &t.pairs,
@@ -464,6 +510,10 @@ pub fn write(an: &Analysis, res: &Results, out: &Path, wo: &WriteOptions) -> Res
         &t.mutation_operators_wide,
         &t.size_correlation,
     ];
+    // Only studies with capped runs get this file, so other reports keep their file list.
+    if !t.limit_runs.rows.is_empty() {
+        csv_tables.push(&t.limit_runs);
+    }
     for table in csv_tables {
         let name = format!("{}.csv", table.name);
         write_file(&out.join(&name), table.csv().as_bytes())?;
@@ -573,7 +623,7 @@ fn per_run_timelines(an: &Analysis, res: &Results, out: &Path) -> Result<Option<
     let mut grid_vals = vec![0.0; intervals + 1];
     let opt = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or_default();
     for (i, r) in res.runs.iter().enumerate() {
-        if !r.is_ok() || !tl.has(i) {
+        if !r.has_result() || !tl.has(i) {
             continue;
         }
         let Some(total) = curves::total_of(res, tl, i) else { continue };
@@ -800,7 +850,7 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
     let _ = writeln!(s, "## Conventions\n");
     let _ = writeln!(
         s,
-        "- **Unit of analysis**: the project. Coverage summaries first average each project's successful runs \
+        "- **Unit of analysis**: the project. Coverage summaries first average each project's runs with a result \
          (one per seed), then take the mean and median over projects."
     );
     let _ = writeln!(
@@ -828,10 +878,10 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
     );
     let _ = writeln!(
         s,
-        "- **Completeness**: a project enters a comparison only if both configurations have a successful run for \
-         every seed that configuration has in the dataset; other projects are excluded and counted (Excluded; \
-         reasons in `excluded.csv`)."
+        "- **Incomplete repetitions**: {}; cells lacking a result for some seed, and why, are in `excluded.csv`.",
+        o.incomplete.describe()
     );
+    let _ = writeln!(s, "- **`limit` runs**: {LIMIT_RULE}");
     let _ = writeln!(s, "- **Magnitude** of Â12: {}.", o.thresholds.describe());
     if an.grid_end > 0 {
         let _ = writeln!(
@@ -872,8 +922,19 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
                 let _ = writeln!(s, "- `{}`: {c} not compared (an algorithm has no runs there)", d.name);
             }
         }
-        let _ = writeln!(s, "Per-project values (U, Â12, p, magnitude, verdict): `pairs.csv`.\n");
+        let _ = writeln!(
+            s,
+            "Excluded: projects left out under `--incomplete {}` (see Conventions). Per-project values (n A, n B, \
+             U, Â12, p, magnitude, verdict): `pairs.csv`.\n",
+            o.incomplete.name()
+        );
         s.push_str(&img("a12"));
+    }
+    if !t.limit_runs.rows.is_empty() {
+        let _ = writeln!(s, "### Runs ended by the work cap\n");
+        let _ = writeln!(s, "Runs with status `limit`, counted as results (see Conventions); also `limit_runs.csv`.\n");
+        s.push_str(&t.limit_runs.markdown());
+        s.push('\n');
     }
     if !t.excluded.rows.is_empty() {
         let _ = writeln!(s, "### Incomplete repetitions\n");
@@ -934,7 +995,7 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
     } else {
         let _ = writeln!(
             s,
-            "Projects where every successful run of every algorithm reaches exactly the same coverage and every \
+            "Projects where every run (`ok` or `limit`) of every algorithm reaches exactly the same coverage and every \
              algorithm has complete repetitions. Whisker counts events (after minimisation).\n"
         );
         s.push_str(&t.suite_size.markdown());

@@ -161,7 +161,7 @@ fn todays_runs_csv_without_optional_columns_and_files() {
     let c = &d.comparisons[0];
     assert_eq!((c.a.as_str(), c.b.as_str()), ("random", "short"));
     // p1 lacks a successful `short` run for seed 2; p2 is all tied.
-    assert_eq!((c.projects.len(), c.excluded, c.equal), (1, 1, 1));
+    assert_eq!((c.projects.len(), c.excluded.len(), c.equal), (1, 1, 1));
     assert_eq!(d.exclusions[0].reason, "seed 2: error (vm error, badly)");
     assert_eq!(d.suite_size.projects, 1);
     assert_eq!(d.suite_size.rows[0].mean_tests, Some(1.0));

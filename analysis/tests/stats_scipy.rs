@@ -2,7 +2,10 @@
 //! output committed in `tests/fixtures/stats_cases.json`), and the exact permutation p-value
 //! against brute-force enumeration.
 
+mod common;
+
 use clowder_analysis::stats::{self, PMethod, PairCounts};
+use common::rel_err;
 use serde_json::Value;
 
 fn fixtures() -> Value {
@@ -17,10 +20,6 @@ fn floats(v: &Value) -> Vec<f64> {
 
 fn float(v: &Value) -> f64 {
     v.as_str().expect("string").parse().expect("float")
-}
-
-fn rel_err(got: f64, want: f64) -> f64 {
-    if got == want { 0.0 } else { (got - want).abs() / want.abs().max(f64::MIN_POSITIVE) }
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clowder_analysis::curves::STEPS_PER_SECOND;
-use clowder_analysis::{Grid, GridUnit, Options, PMethod, Thresholds, WriteOptions};
+use clowder_analysis::{Grid, GridUnit, Incomplete, Options, PMethod, Thresholds, WriteOptions};
 
 /// Arguments of `clowder analyze`.
 #[derive(clap::Args, Debug)]
@@ -30,6 +30,10 @@ pub struct AnalyzeArgs {
     /// Holm-adjust the p-values of each comparison across its projects.
     #[arg(long)]
     pub holm: bool,
+    /// Projects with failed or missing runs: leave them out of a comparison, or test the runs
+    /// that exist (unequal n; fewer than 2 results on a side still excludes the project).
+    #[arg(long, value_enum, default_value_t = IncompleteRule::Exclude)]
+    pub incomplete: IncompleteRule,
     /// Â12 magnitude thresholds.
     #[arg(long, value_enum, default_value_t = Magnitudes::VarghaDelaney)]
     pub magnitude: Magnitudes,
@@ -55,6 +59,15 @@ pub enum PValue {
     Asymptotic,
     /// Exact permutation distribution of U given the ties.
     Exact,
+}
+
+/// `--incomplete`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IncompleteRule {
+    /// A project enters "A vs B" only if every expected seed of A and B has a result.
+    Exclude,
+    /// Mann-Whitney U and Â12 on the results that exist, n reported per project.
+    Compare,
 }
 
 /// `--magnitude`.
@@ -127,6 +140,10 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
             Magnitudes::Romano => Thresholds::Romano,
         },
         grid: parse_grid(&args.grid)?,
+        incomplete: match args.incomplete {
+            IncompleteRule::Exclude => Incomplete::Exclude,
+            IncompleteRule::Compare => Incomplete::Compare,
+        },
     };
     let results = clowder_analysis::load(&args.results)?;
     let analysis = clowder_analysis::analyze(&results, &options)?;
@@ -171,6 +188,7 @@ mod tests {
             alpha: 0.05,
             p_value: PValue::Asymptotic,
             holm: false,
+            incomplete: IncompleteRule::Exclude,
             magnitude: Magnitudes::VarghaDelaney,
             grid: "1s".into(),
             per_run_timelines: false,
@@ -197,6 +215,25 @@ mod tests {
         assert!(md.contains("Holm-adjusted") && md.contains("Romano et al. (2006)"));
         let table6 = std::fs::read_to_string(tmp.path().join("r/table6.csv")).unwrap();
         assert!(table6.starts_with("dataset,comparison,a,b,mean_a12,"));
+    }
+
+    #[test]
+    fn incomplete_rule_reaches_the_report() {
+        let tmp = tempfile::tempdir().unwrap();
+        let incomplete = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../analysis/tests/fixtures/incomplete");
+        for (rule, name) in [(IncompleteRule::Exclude, "exclude"), (IncompleteRule::Compare, "compare")] {
+            let out = tmp.path().join(name);
+            let mut a = args(incomplete.clone(), out.clone());
+            a.incomplete = rule;
+            assert_eq!(run(a).unwrap(), ExitCode::SUCCESS);
+            let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+            assert!(md.contains(&format!("- **Incomplete repetitions**: `--incomplete {name}`:")), "{md}");
+            assert!(md.contains("### Runs ended by the work cap"), "{md}");
+        }
+        // More projects enter the comparisons when the runs that exist are tested.
+        let compared =
+            |name: &str| std::fs::read_to_string(tmp.path().join(name).join("pairs.csv")).unwrap().lines().count();
+        assert!(compared("compare") > compared("exclude"));
     }
 
     #[test]
