@@ -532,10 +532,16 @@ pub fn js_lines(list: &[Assertion]) -> String {
 /// Records the regression assertions of every test of `suite` (replacing any
 /// it had) by replaying it on `exec`'s project: after each event, the
 /// observations that changed since the previous event (or since the start).
-/// Returns the VM steps replayed.
+/// Once the executor's work cap for this phase is reached, the remaining tests
+/// (and the one it cut short) get no assertions. Returns the VM steps replayed.
 pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
     let mut steps = 0;
     for test in suite.iter_mut() {
+        if exec.work_capped() {
+            // The run's work cap ended this phase: the remaining tests get no assertions.
+            test.assertions = Vec::new();
+            continue;
+        }
         let mut prev = Snapshot::default();
         let mut per_event: Vec<Vec<Assertion>> = Vec::with_capacity(test.events.len());
         steps += exec.replay_observed(&test.events, &mut |k, sut| {
@@ -546,7 +552,8 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
             prev = snap;
             true
         });
-        test.assertions = per_event;
+        // A replay the work cap cut short observed states the test never reaches.
+        test.assertions = if exec.work_capped() { Vec::new() } else { per_event };
     }
     steps
 }

@@ -21,6 +21,12 @@
 //! exactly the budget step and a run with a smaller budget is a prefix of one
 //! with a larger budget. Execution and evaluation budgets are checked before a
 //! test starts; full coverage stops the run at the step it is reached.
+//!
+//! Work cap: the VM's work (block executions plus geometry work, `Vm::work`) is
+//! summed over every execution and replay; a phase of the run may be given a
+//! cap on that sum ([`Executor::cap_work`]), checked before every VM step like
+//! the step budget. Reaching it cuts the test short and marks the run as
+//! limited ([`Executor::limited`]): the same point on every machine.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -123,6 +129,12 @@ pub struct Executor<'a> {
     unknown: std::collections::BTreeMap<String, u64>,
     /// The project has measured time-based blocks: track remaining waits every step.
     track_waits: bool,
+    /// Work of the VMs of finished executions and replays (the live one adds its own).
+    work_done: u64,
+    /// The current phase's cap on the total work, and the phase's name.
+    work_cap: Option<(u64, &'static str)>,
+    /// The phase in which a work cap was reached, if one was.
+    limited: Option<&'static str>,
 }
 
 impl<'a> Executor<'a> {
@@ -156,7 +168,30 @@ impl<'a> Executor<'a> {
             geometry: "none",
             unknown: Default::default(),
             track_waits,
+            work_done: 0,
+            work_cap: None,
+            limited: None,
         }
+    }
+
+    /// Work done so far by every execution and replay of this executor.
+    pub fn work(&self) -> u64 {
+        self.work_done
+    }
+
+    /// From now on, the phase `phase` may bring the total work up to `cap` (`None`: no cap).
+    pub fn cap_work(&mut self, phase: &'static str, cap: Option<u64>) {
+        self.work_cap = cap.map(|c| (c, phase));
+    }
+
+    /// The phase in which a work cap was reached, if one was.
+    pub fn limited(&self) -> Option<&'static str> {
+        self.limited
+    }
+
+    /// Whether the current phase's work cap has been reached.
+    pub fn work_capped(&self) -> bool {
+        self.work_cap.is_some_and(|(c, _)| self.work_done >= c)
     }
 
     /// The run's static data.
@@ -190,9 +225,10 @@ impl<'a> Executor<'a> {
         }
     }
 
-    /// Whether the search must stop: budget used up or every target covered.
+    /// Whether the search must stop: budget used up, work cap reached or every target covered.
     pub fn finished(&self) -> bool {
         self.full()
+            || self.work_capped()
             || match self.budget {
                 Budget::Steps(n) => self.steps >= n,
                 Budget::Executions(n) => self.executions >= n,
@@ -240,16 +276,24 @@ impl<'a> Executor<'a> {
     }
 
     fn end(&mut self, live: &Live) {
+        self.work_done += live.sut.work();
         for (k, v) in live.sut.unknown_opcodes() {
             *self.unknown.entry(k).or_insert(0) += v;
         }
     }
 
-    /// Runs `n` steps; false when the budget (or full coverage) cut it short.
+    /// Runs `n` steps; false when the budget (or full coverage, or the work cap) cut it short.
     fn run_steps(&mut self, live: &mut Live, n: u64) -> bool {
         for _ in 0..n {
             if live.budgeted && (!self.step_budget_left() || self.full()) {
                 live.cut = true;
+                return false;
+            }
+            if let Some((cap, phase)) = self.work_cap
+                && self.work_done + live.sut.work() >= cap
+            {
+                live.cut = true;
+                self.limited.get_or_insert(phase);
                 return false;
             }
             live.sut.step();

@@ -62,11 +62,25 @@ impl Prepared {
     }
 }
 
+/// The default work cap of a run ([`RunOptions::work_cap`]), in `Vm::work` units (block
+/// executions plus geometry work). Part of the engine: changing it bumps `ENGINE_VERSION`.
+pub const DEFAULT_WORK_CAP: u64 = 20_000_000_000;
+
 /// What a run does besides generating the suite.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunOptions {
     /// Mutation analysis of the final suite (forces assertions on).
     pub mutation: MutationMode,
+    /// Cap on the VM work of each phase of the generation (search; then minimisation; then
+    /// assertions: each may add this much), 0 for none. A run that reaches it ends with its
+    /// partial result and [`RunOutcome::limit`] set: a deterministic end for runaway runs.
+    pub work_cap: u64,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions { mutation: MutationMode::Off, work_cap: DEFAULT_WORK_CAP }
+    }
 }
 
 /// Mutation analysis of a suite generated earlier by a run with this configuration and seed
@@ -153,6 +167,9 @@ pub fn generate_prepared_with(
     let ctx = execution::RunCtx { project: Arc::clone(&project), model, info: &info, params: &params, vm_seed: seed };
     let mut exec = execution::Executor::new(ctx, budget, on_progress);
     exec.track_improvement = params.reduction_probability > 0.0 && cfg.algorithm != Algorithm::Random;
+    // Each phase may add up to the cap to the run's work.
+    let cap = (opts.work_cap > 0).then_some(opts.work_cap);
+    exec.cap_work("search", cap);
     let rng = rng::Rng::new(seed, 0x5EA7C4);
     let archive: Vec<Rc<execution::Evaluated>> = {
         let mut s = search::Search::new(&mut exec, rng.clone(), params.clone(), info.reserved);
@@ -168,6 +185,7 @@ pub fn generate_prepared_with(
     let tests_before_min = archive.len() as u32;
     let events_before_min: u32 = archive.iter().map(|e| e.events.len() as u32).sum();
     let mut min_rng = rng::Rng::new(seed, 0x3141);
+    exec.cap_work("minimisation", cap.map(|c| exec.work().saturating_add(c)));
     let mut suite: Vec<Test> = if params.minimize {
         minimize::minimize_suite(&mut exec, &mut min_rng, &archive)
             .into_iter()
@@ -178,6 +196,7 @@ pub fn generate_prepared_with(
     };
     let minimization_steps = exec.replay_steps;
     if with_assertions {
+        exec.cap_work("assertions", cap.map(|c| exec.work().saturating_add(c)));
         assertions::add_to_suite(&mut exec, &mut suite);
     }
     let timeline = exec.timeline().to_vec();
@@ -204,6 +223,8 @@ pub fn generate_prepared_with(
         reproducible: budget.reproducible(),
         unknown_opcodes: exec.unknown_opcodes(),
         mutation: None,
+        work: exec.work(),
+        limit: exec.limited().map(str::to_string),
     };
     drop(exec);
     if opts.mutation != MutationMode::Off {

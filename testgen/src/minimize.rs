@@ -10,8 +10,10 @@
 //! everything its replay covers counts as covered.
 //!
 //! Replays run outside the search budget; their steps are reported
-//! separately. A cap on those steps (deterministic) bounds the cost on
-//! pathological suites: once reached, the remaining tests are kept as they are.
+//! separately. A cap on those steps and the run's work cap for this phase
+//! (both deterministic) bound the cost on pathological suites: once either is
+//! reached, the remaining tests are kept as they are (a replay the work cap cut
+//! short is not used).
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -63,15 +65,19 @@ fn minimize_test(
     let mut cur_trace = trace.clone();
     let mut old = exec.fitness_of(t, &cur_trace);
     let mut changed = true;
-    while changed && exec.replay_steps < REPLAY_STEP_CAP {
+    while changed && exec.replay_steps < REPLAY_STEP_CAP && !exec.work_capped() {
         changed = false;
         for i in (1..cur.len()).rev() {
-            if exec.replay_steps >= REPLAY_STEP_CAP {
+            if exec.replay_steps >= REPLAY_STEP_CAP || exec.work_capped() {
                 break;
             }
             let mut cand = cur.clone();
             cand.remove(i);
             let tr = exec.replay(&cand);
+            if exec.work_capped() {
+                // Possibly cut short: its trace says nothing about the candidate.
+                break;
+            }
             let f = exec.fitness_of(t, &tr);
             if f <= old {
                 cur = cand;

@@ -73,6 +73,14 @@ pub struct RunOutcome {
     /// Mutation analysis of the final suite, when requested ([`crate::generate_with`]).
     #[serde(default)]
     pub mutation: Option<crate::mutation::MutationReport>,
+    /// VM work of the run's generation (search, minimisation, assertions), in the units of
+    /// the work cap ([`crate::RunOptions::work_cap`]).
+    #[serde(default)]
+    pub work: u64,
+    /// The phase (`search`, `minimisation`, `assertions`) in which the work cap stopped the
+    /// run, if it did: the result is then partial, and the same on every machine.
+    #[serde(default)]
+    pub limit: Option<String>,
 }
 
 /// The digest of a run: hash of its timeline and its suite (canonical JSON).

@@ -76,6 +76,11 @@ impl Sut {
         }
     }
 
+    /// Work the VM did so far (block executions and geometry; see `Vm::work`).
+    pub fn work(&self) -> u64 {
+        self.vm.work()
+    }
+
     /// Steps that exceeded the VM's operation budget (and were cut short) so far.
     pub fn hangs(&self) -> u64 {
         self.hangs

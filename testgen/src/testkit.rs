@@ -301,6 +301,15 @@ impl TargetBuilder {
     }
     /// `define PROCCODE` (no arguments).
     pub fn define(&mut self, proccode: &str) -> String {
+        self.define_with_warp(proccode, false)
+    }
+
+    /// `define PROCCODE` (no arguments) run without screen refresh.
+    pub fn define_warp(&mut self, proccode: &str) -> String {
+        self.define_with_warp(proccode, true)
+    }
+
+    fn define_with_warp(&mut self, proccode: &str, warp: bool) -> String {
         let d = self.block("procedures_definition", json!({}), json!({}));
         let proto = self.id();
         self.blocks.insert(
@@ -309,7 +318,7 @@ impl TargetBuilder {
                    "shadow": true, "topLevel": false,
                    "mutation": {"tagName": "mutation", "children": [], "proccode": proccode,
                                 "argumentids": "[]", "argumentnames": "[]", "argumentdefaults": "[]",
-                                "warp": "false"}}),
+                                "warp": if warp { "true" } else { "false" }}}),
         );
         self.input(&d, "custom_block", json!([1, proto]));
         d

@@ -165,7 +165,7 @@ fn generated_runs_carry_verdicts_in_their_digest() {
             &cfg,
             5,
             Budget::Steps(3000),
-            &RunOptions { mutation: mode },
+            &RunOptions { mutation: mode, ..RunOptions::default() },
             &mut |_| {},
         )
         .unwrap()
@@ -197,7 +197,7 @@ fn a_stored_suite_gets_the_verdicts_of_an_in_run_analysis() {
                     &cfg,
                     7,
                     Budget::Steps(3000),
-                    &RunOptions { mutation },
+                    &RunOptions { mutation, ..RunOptions::default() },
                     &mut |_| {},
                 )
                 .unwrap()

@@ -449,6 +449,9 @@ pub(crate) struct State {
     pub usage: u64,
     pub pending: Vec<PendingInput>,
     pub ops: u64,
+    /// Block executions of the steps before the current one (with `ops`, the interpreter's
+    /// part of [`Vm::work`]).
+    pub ops_total: u64,
     pub hung: bool,
     pub error: Option<StepError>,
     pub executed: Vec<u64>,
@@ -515,6 +518,13 @@ impl Vm {
     /// Steps executed so far.
     pub fn steps(&self) -> u64 {
         self.st.steps
+    }
+
+    /// Work done so far, in machine-independent units: block executions plus the geometry's
+    /// work (rows searched, pixels tested or composited, colour-search points). A run's work
+    /// cap counts this, so a runaway run ends at the same point on every machine.
+    pub fn work(&self) -> u64 {
+        self.st.ops_total + self.st.ops + self.st.geometry.work()
     }
 
     /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).
@@ -836,6 +846,7 @@ impl State {
             usage: 0,
             pending: Vec::new(),
             ops: 0,
+            ops_total: 0,
             hung: false,
             error: None,
             executed: vec![0u64; prog.blocks.len().div_ceil(64)],
@@ -1139,6 +1150,7 @@ impl State {
             ins.new_step();
         }
         self.clock_now = k as f64 * STEP_MS;
+        self.ops_total += self.ops;
         self.ops = 0;
         self.error = None;
         self.fire_timers(prog);

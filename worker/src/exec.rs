@@ -202,7 +202,7 @@ pub fn run_in_process(spec: &RunSpec, project_path: &Path, on_sample: &mut dyn F
         Err(e) => return failure(RunStatus::Error, e),
     };
     let opts = match clowder_testgen::MutationMode::parse(&spec.mutation) {
-        Ok(mutation) => clowder_testgen::RunOptions { mutation },
+        Ok(mutation) => clowder_testgen::RunOptions { mutation, ..Default::default() },
         Err(e) => return failure(RunStatus::Error, e),
     };
     let (run_id, lease_id) = (spec.run_id.clone(), spec.lease_id.clone());

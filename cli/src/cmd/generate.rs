@@ -44,6 +44,10 @@ pub struct GenArgs {
     /// List the targets the run did not cover (sprite, block id, opcode).
     #[arg(long)]
     pub uncovered: bool,
+    /// Work cap per phase of the run (VM work units: block executions plus geometry work),
+    /// 0 for none; default: the engine's (what studies use).
+    #[arg(long, default_value_t = clowder_testgen::DEFAULT_WORK_CAP)]
+    pub work_cap: u64,
 }
 
 /// Runs `clowder gen`.
@@ -83,7 +87,8 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("loading {}", args.project.display()))?;
     let project = Arc::new(project);
     let started = Instant::now();
-    let outcome = clowder_testgen::generate(Arc::clone(&project), &cfg, args.seed, budget, &mut |_| {})?;
+    let opts = clowder_testgen::RunOptions { work_cap: args.work_cap, ..Default::default() };
+    let outcome = clowder_testgen::generate_with(Arc::clone(&project), &cfg, args.seed, budget, &opts, &mut |_| {})?;
     let secs = started.elapsed().as_secs_f64();
     println!(
         "{} {} seed {}: coverage {:.4} ({}/{}), {} steps, {} executions, {} evaluations, suite {} tests / {} events \
@@ -105,6 +110,10 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         secs
     );
     println!("digest {}", outcome.digest);
+    match &outcome.limit {
+        Some(phase) => println!("work {} (limit: the work cap of {} ended the {phase})", outcome.work, args.work_cap),
+        None => println!("work {}", outcome.work),
+    }
     if !outcome.unknown_opcodes.is_empty() {
         let list: Vec<String> = outcome.unknown_opcodes.iter().map(|(k, v)| format!("{k}={v}")).collect();
         println!("unimplemented opcodes: {}", list.join(" "));

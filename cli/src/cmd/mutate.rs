@@ -103,7 +103,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             &cfg,
             args.seed,
             Budget::Steps(args.budget_steps),
-            &RunOptions { mutation: mode },
+            &RunOptions { mutation: mode, ..RunOptions::default() },
             &mut |_| {},
         )?;
         let Some(report): Option<&MutationReport> = outcome.mutation.as_ref() else { bail!("no mutation report") };

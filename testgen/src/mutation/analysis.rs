@@ -16,9 +16,12 @@
 //!   original test took (it cannot take more by construction: events fix the
 //!   step count), and no step may run away: a step that exceeds the VM's
 //!   operation budget ([`clowder_vm::StepOutcome::Hang`]) more often than in
-//!   the original test ends that test's replay. A mutant that is not killed
-//!   by any test but ran away in one is a `timeout`. Runaways never hang the
-//!   analysis: the per-step budget bounds every step.
+//!   the original test ends that test's replay, and so does VM work beyond
+//!   [`WORK_FACTOR`] times the original's plus [`WORK_SLACK`] (checked before
+//!   every step: a mutant that turns a cheap loop into collision checks on
+//!   every frame ends at the same point on every machine). A mutant that is
+//!   not killed by any test but ran away in one is a `timeout`. Runaways never
+//!   hang the analysis.
 //! * Otherwise the mutant **survived**. A suite without tests kills nothing.
 //! * Score = killed / (generated − excluded), overall and per operator
 //!   (`None` when nothing can be judged); timeouts count in the denominator,
@@ -164,23 +167,40 @@ struct TestRun {
     ran_away: bool,
     /// Steps that exceeded the VM's operation budget.
     hangs: u64,
+    /// VM work (block executions and geometry).
+    work: u64,
     /// Steps run.
     steps: u64,
 }
+
+/// A mutant's replay of a test may do this many times the original's VM work …
+pub const WORK_FACTOR: u64 = 10;
+/// … plus this much.
+pub const WORK_SLACK: u64 = 10_000_000;
 
 /// Limits of a mutant replay, derived from the original's replay.
 #[derive(Debug, Clone, Copy)]
 struct Limits {
     steps: u64,
     hangs: u64,
+    work: u64,
+}
+
+impl Limits {
+    fn work_bound(&self) -> u64 {
+        self.work.saturating_mul(WORK_FACTOR).saturating_add(WORK_SLACK)
+    }
 }
 
 fn run_test(exec: &mut Executor<'_>, test: &Test, limits: Option<Limits>) -> TestRun {
     let mut run = TestRun::default();
+    let bound = limits.map(|l| l.work_bound());
+    exec.cap_work("mutant replay", bound.map(|b| exec.work().saturating_add(b)));
     let steps = exec.replay_observed(&test.events, &mut |k, sut| {
         run.hangs = sut.hangs();
+        run.work = sut.work();
         if let Some(l) = limits
-            && (sut.hangs() > l.hangs || sut.vm().steps() > l.steps)
+            && (sut.hangs() > l.hangs || sut.vm().steps() > l.steps || bound.is_some_and(|b| sut.work() >= b))
         {
             run.ran_away = true;
             return false;
@@ -242,7 +262,7 @@ impl<'s, 'a> Baseline<'s, 'a> {
             .iter()
             .enumerate()
             .filter(|(_, r)| r.failed_at.is_none())
-            .map(|(i, r)| (i, Limits { steps: r.steps, hangs: r.hangs }))
+            .map(|(i, r)| (i, Limits { steps: r.steps, hangs: r.hangs, work: r.work }))
             .collect();
         Baseline { subject, suite, valid, steps }
     }
