@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use super::accel::{Accel, PenChange};
+use super::accel::{Accel, Candidates, PenChange};
 use super::distance;
 use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
@@ -44,7 +44,7 @@ pub struct CpuGeometry {
     synced: Option<Synced>,
     /// The accelerated queries' kept data (see [`super::accel`]).
     accel: Accel,
-    /// Scratch list of candidate positions (no allocation per query).
+    /// Scratch list of candidate positions (test builds' reference checks).
     cands: Vec<usize>,
 }
 
@@ -189,7 +189,9 @@ impl CpuGeometry {
         // recomputed per query: every use checks its inputs).
         self.scene.refresh_transforms_of(&self.changed);
         let pen = self.pen_pos.map(|pos| PenChange { pos, dirty: self.pen.take_changes().stage_box() });
-        self.accel.refresh(&self.scene, &self.changed, pen);
+        let keys = &self.keys;
+        let sprite_of = |pos: usize| keys.get(pos).copied().flatten().map(|k| k.sprite as u32);
+        self.accel.refresh(&self.scene, &self.changed, pen, &sprite_of);
         self.synced = s.changes().map(|c| Synced {
             layers: c.layers,
             seen: c.base + c.log.len() as u64,
@@ -321,15 +323,15 @@ impl Geometry for CpuGeometry {
 
     fn touching_sprite(&mut self, scene: &Scene, me: TargetId, sprite: usize) -> bool {
         let Some(i) = self.scene_with(scene, me) else { return false };
-        let mut cands = std::mem::take(&mut self.cands);
-        cands.clear();
-        cands.extend(scene.instances_of(sprite).filter_map(|t| self.index(t)));
-        let answer = self.accel.touching_drawables(&self.scene, i, &cands);
+        let answer = self.accel.touching_drawables(&self.scene, i, Candidates::Sprite(sprite as u32));
         if cfg!(debug_assertions) {
             // Test builds check every accelerated answer against the reference renderer.
+            let mut cands = std::mem::take(&mut self.cands);
+            cands.clear();
+            cands.extend(scene.instances_of(sprite).filter_map(|t| self.index(t)));
             assert_eq!(answer, self.scene.touching_drawables(i, &cands), "touching sprite {sprite} from {i}");
+            self.cands = cands;
         }
-        self.cands = cands;
         answer
     }
 

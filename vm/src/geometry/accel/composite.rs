@@ -96,8 +96,8 @@ pub(crate) struct Composite {
     valid: Vec<Row>,
     colors: Vec<[u8; 3]>,
     tracked: Vec<Tracked>,
-    /// Per drawable position: the MIP level its colours were sampled at.
-    levels: Vec<i32>,
+    /// Per SVG skin: the MIP level its drawables' colours were sampled at.
+    levels: Vec<(*const super::super::skin::Skin, i32)>,
     clock: u64,
     /// Pixels composited since creation (work done, for the run's work count).
     pub(crate) filled: u64,
@@ -149,21 +149,25 @@ impl Composite {
         }
     }
 
-    /// Records that drawable `pos` (sample box `sbox`) is sampled at MIP `level` from now on;
-    /// its pixels are forgotten when that changes.
-    pub(crate) fn require_level(&mut self, pos: usize, level: i32, sbox: &Rect) {
-        if pos >= self.levels.len() {
-            self.levels.resize(pos + 1, i32::MIN);
+    /// Records that the drawables of `skin` are sampled at MIP `level` from now on; when that
+    /// changes, the pixels under them (`boxes()`) are forgotten.
+    pub(crate) fn require_skin_level(
+        &mut self,
+        skin: *const super::super::skin::Skin,
+        level: i32,
+        boxes: impl FnOnce() -> Vec<Rect>,
+    ) {
+        match self.levels.iter_mut().find(|(k, _)| *k == skin) {
+            Some((_, l)) if *l == level => {}
+            Some((_, l)) => {
+                *l = level;
+                boxes().iter().for_each(|b| self.invalidate(b));
+            }
+            None => {
+                self.levels.push((skin, level));
+                boxes().iter().for_each(|b| self.invalidate(b));
+            }
         }
-        if self.levels[pos] != level {
-            self.levels[pos] = level;
-            self.invalidate(sbox);
-        }
-    }
-
-    /// Drops the levels of positions from `len` on (the scene shrank).
-    pub(crate) fn truncate_levels(&mut self, len: usize) {
-        self.levels.truncate(len);
     }
 
     fn fill<'a, F: FnOnce() -> Vec<Layer<'a>>>(&mut self, x: i32, y: i32, layers: &mut Lazy<'a, F>) -> [u8; 3] {

@@ -13,12 +13,16 @@
 //!   asking one is kept until a drawable covering that pixel changes, with per-colour match
 //!   rows ([`composite`]); colour sensing and Whisker's colour search read it.
 //! - **Kept walks.** The order of Whisker's colour search from a start point is computed once.
-//! - Per-drawable boxes, levels and transforms computed once per change of the drawable.
+//! - Per-drawable boxes, levels and transforms computed once per change of the drawable, and
+//!   a scene index ([`index`]) kept up to date one change at a time: candidates come from a
+//!   grid over the stage, MIP levels from per-skin counts, so a query costs what the
+//!   drawables near it cost, not what the whole scene costs.
 //!
 //! Answers that would need a non-finite transform fall back to the reference (rare: zero-size
 //! drawables), as do the single-point questions (`pick`, `touching point`).
 
 pub(crate) mod composite;
+pub(crate) mod index;
 pub(crate) mod rows;
 pub(crate) mod sampler;
 
@@ -32,6 +36,7 @@ use super::render::{BACKGROUND, Drawable, Scene, mask_matches, sample_box_of, to
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;
 use composite::{Composite, Layer, Lazy};
+use index::{SceneIndex, Visible};
 use rows::{EMPTY, ROWS, Row};
 use sampler::Sampler;
 
@@ -63,6 +68,8 @@ struct Info {
     /// The stage's backdrop (fixed transform, no shape effects): its colours come from a
     /// per-project plane.
     backdrop: bool,
+    /// The sprite it is an instance of (for `touching (sprite)` candidates), if any.
+    sprite: Option<u32>,
     /// Cached touching rows (allocated on first use) and the key each was computed under.
     rows: Vec<Row>,
     row_key: Vec<u64>,
@@ -71,7 +78,7 @@ struct Info {
 }
 
 impl Info {
-    fn new(d: &Drawable, xf: Xform, ver: u64, pen: bool, backdrop: bool) -> Info {
+    fn new(d: &Drawable, xf: Xform, ver: u64, pen: bool, backdrop: bool, sprite: Option<u32>) -> Info {
         let finite = xf.m.iter().chain(&xf.inv).all(|v| v.is_finite());
         let mut snapped = xf.aabb();
         snapped.snap_to_int();
@@ -90,6 +97,7 @@ impl Info {
             nearest: uses_nearest(d),
             pen,
             backdrop: backdrop && !d.effects.changes_shape() && !pen,
+            sprite,
             rows: Vec::new(),
             row_key: Vec::new(),
             bounds: None,
@@ -117,12 +125,38 @@ impl Levels {
         let key = Arc::as_ptr(skin);
         self.0.iter().find(|(k, _)| *k == key).map_or(0, |(_, l)| *l)
     }
+
+    /// The levels of a composite of every visible drawable but `me` (from the index: per SVG
+    /// skin the largest level its visible drawables ask for, without `me`'s own request).
+    fn of_scene(index: &SceneIndex, me_skin: &Arc<Skin>, me_own: Option<i32>) -> Levels {
+        let mut levels = Levels::default();
+        for (skin, max) in index.skins() {
+            let l = if Arc::ptr_eq(skin, me_skin) { index.level(skin, me_own) } else { max };
+            if let Some(l) = l {
+                levels.request(skin, l);
+            }
+        }
+        levels
+    }
+}
+
+/// Which drawables a `touching (sprite)` query tests against.
+pub(crate) enum Candidates {
+    /// These positions (invisible ones and the asking drawable are skipped), as the reference
+    /// takes them (its tests compare such lists).
+    #[cfg(test)]
+    List(Vec<usize>),
+    /// Every instance of this sprite (found through the index's grid).
+    Sprite(u32),
 }
 
 /// Accelerated queries over one kept [`Scene`]; see the module documentation.
 #[derive(Default)]
 pub(crate) struct Accel {
     infos: Vec<Info>,
+    index: SceneIndex,
+    /// Scratch list of positions from the index.
+    near: Vec<usize>,
     /// Composites by excluded drawable, most recently used last.
     comps: Vec<Composite>,
     walks: Arc<distance::WalkCache>,
@@ -171,14 +205,21 @@ impl Accel {
 
     /// Brings the kept data up to date after the drawables at `changed` were rebuilt (the
     /// scene may also have shrunk or grown). `pen` describes a pen-layer-only change.
-    pub(crate) fn refresh(&mut self, scene: &Scene, changed: &[usize], pen: Option<PenChange>) {
+    /// `sprite_of` tells which sprite the drawable at a position is an instance of.
+    pub(crate) fn refresh(
+        &mut self,
+        scene: &Scene,
+        changed: &[usize],
+        pen: Option<PenChange>,
+        sprite_of: &dyn Fn(usize) -> Option<u32>,
+    ) {
         let n = scene.drawables.len();
         while self.infos.len() > n {
             if let Some(old) = self.infos.pop() {
+                self.index.remove(self.infos.len());
                 self.comps.iter_mut().for_each(|c| c.invalidate(&old.sbox));
             }
         }
-        self.comps.iter_mut().for_each(|c| c.truncate_levels(n));
         let mut fresh: Vec<usize> = changed.to_vec();
         fresh.extend(self.infos.len()..n);
         for pos in fresh {
@@ -189,7 +230,20 @@ impl Accel {
             let was_pen = self.infos.get(pos).is_some_and(|i| i.pen);
             let is_pen = pen.as_ref().is_some_and(|p| p.pos == pos);
             let backdrop = pos == 0 && d.placement == STAGE;
-            let info = Info::new(d, xf, self.next_ver, is_pen, backdrop);
+            let info = Info::new(d, xf, self.next_ver, is_pen, backdrop, sprite_of(pos));
+            if info.visible {
+                let colour_effects = d.effects.enabled & (bit::COLOR | bit::BRIGHTNESS | bit::GHOST) != 0;
+                let v = Visible {
+                    snapped: &info.snapped,
+                    skin: &d.skin,
+                    level: info.own,
+                    nonfinite: !info.finite,
+                    colour_effects,
+                };
+                self.index.insert(pos, v);
+            } else {
+                self.index.remove(pos);
+            }
             let old_box = self.infos.get(pos).map(|i| i.sbox);
             for c in &mut self.comps {
                 match (was_pen && is_pen, pen_only) {
@@ -218,39 +272,12 @@ impl Accel {
 
     /// Touching row `y` of drawable `pos` at MIP `level`: cached while the drawable is unchanged.
     fn row(&mut self, scene: &Scene, pos: usize, level: i32, y: i32) -> Row {
-        let Some(info) = self.infos.get_mut(pos) else { return EMPTY };
-        if info.rows.is_empty() {
-            info.rows = vec![EMPTY; ROWS];
-            info.row_key = vec![0; ROWS];
-        }
-        let key = (info.ver << 5 | level as u64 & 31) + 1;
-        let r = rows::row_index(y);
-        if info.row_key[r] == key {
-            return info.rows[r];
-        }
-        let d = &scene.drawables[pos];
-        let s = Sampler::new(d, info.xf, d.skin.mip_ref(level), info.nearest);
-        let mut out = EMPTY;
-        self.work += 8;
-        if let Some((a, b)) = s.span(y, rows::X0, rows::X1) {
-            if s.full() {
-                out = rows::range(a, b);
-            } else {
-                for x in a..=b {
-                    if s.touch(x, y) {
-                        rows::set(&mut out, x);
-                    }
-                }
-                self.work += (b - a + 1) as u64;
-            }
-        }
-        info.rows[r] = out;
-        info.row_key[r] = key;
-        out
+        row_of(&mut self.infos, &mut self.work, scene, pos, level, y)
     }
 
-    /// `isTouchingDrawables(me, candidates)`, as [`Scene::touching_drawables`].
-    pub(crate) fn touching_drawables(&mut self, scene: &Scene, me: usize, candidates: &[usize]) -> bool {
+    /// `isTouchingDrawables(me, candidates)`, as [`Scene::touching_drawables`] with the
+    /// candidates listed or, for [`Candidates::Sprite`], every instance of the sprite.
+    pub(crate) fn touching_drawables(&mut self, scene: &Scene, me: usize, candidates: Candidates) -> bool {
         self.work += 4;
         let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
         let mut levels = Levels::default();
@@ -259,22 +286,58 @@ impl Accel {
         let mut list = std::mem::take(&mut self.list);
         list.clear();
         let mut finite = self.infos[me].finite;
-        for &c in candidates.iter().rev() {
-            let Some(ci) = self.infos.get(c) else { continue };
-            if c == me || !ci.visible {
-                continue;
+        match &candidates {
+            #[cfg(test)]
+            Candidates::List(cands) => {
+                for &c in cands.iter().rev() {
+                    let Some(ci) = self.infos.get(c) else { continue };
+                    if c == me || !ci.visible {
+                        continue;
+                    }
+                    levels.request(&scene.drawables[c].skin, ci.own);
+                    if mb.intersects(&ci.snapped) {
+                        finite &= ci.finite;
+                        list.push((c, mb.intersect(&ci.snapped)));
+                    }
+                }
+                self.work += cands.len() as u64;
             }
-            levels.request(&scene.drawables[c].skin, ci.own);
-            if mb.intersects(&ci.snapped) {
-                finite &= ci.finite;
-                list.push((c, mb.intersect(&ci.snapped)));
+            &Candidates::Sprite(s) => {
+                // Every visible drawable of a sprite's skin is an instance of that sprite, so
+                // the index's per-skin level is what the candidates ask for.
+                let mut near = std::mem::take(&mut self.near);
+                self.index.near(&mb, &mut near);
+                for &c in &near {
+                    let ci = &self.infos[c];
+                    if c == me || ci.sprite != Some(s) || !mb.intersects(&ci.snapped) {
+                        continue;
+                    }
+                    let skin = &scene.drawables[c].skin;
+                    levels.request(skin, self.index.level(skin, None).unwrap_or(ci.own));
+                    finite &= ci.finite;
+                    list.push((c, mb.intersect(&ci.snapped)));
+                }
+                if self.infos[me].sprite == Some(s)
+                    && let Some(l) = self.index.level(me_skin, None)
+                {
+                    levels.request(me_skin, l);
+                }
+                self.work += near.len() as u64;
+                self.near = near;
             }
         }
-        self.work += candidates.len() as u64;
         let answer = if list.is_empty() || !self.infos[me].visible {
             false
         } else if !finite {
-            scene.touching_drawables(me, candidates)
+            match candidates {
+                #[cfg(test)]
+                Candidates::List(cands) => scene.touching_drawables(me, &cands),
+                Candidates::Sprite(s) => {
+                    let cands: Vec<usize> =
+                        (0..self.infos.len()).filter(|&c| self.infos[c].sprite == Some(s)).collect();
+                    scene.touching_drawables(me, &cands)
+                }
+            }
         } else {
             levels.request(me_skin, self.infos[me].own);
             self.rows_meet(scene, me, &levels, &list)
@@ -307,37 +370,27 @@ impl Accel {
         false
     }
 
-    /// The levels of a composite of every visible drawable but `me`, plus `me`'s own requests
-    /// when it asks `touching color` (they change the level of skins it shares with clones).
-    fn composite_levels(&self, scene: &Scene, me: usize, with_me: bool) -> Levels {
-        let mut levels = Levels::default();
-        if with_me {
-            levels.request(&scene.drawables[me].skin, self.infos[me].l100);
-        }
-        for (i, info) in self.infos.iter().enumerate() {
-            if i != me && info.visible {
-                levels.request(&scene.drawables[i].skin, info.own);
-            }
-        }
-        if with_me {
-            levels.request(&scene.drawables[me].skin, self.infos[me].own);
-        }
-        levels
-    }
-
-    /// Whether every drawable the composite may sample has a finite transform (else the
-    /// reference answers: a NaN transform samples a texel anywhere).
+    /// Whether every drawable a composite without `me` may sample has a finite transform (else
+    /// the reference answers: a NaN transform samples a texel anywhere).
     fn all_finite(&self, me: usize) -> bool {
-        self.infos.iter().enumerate().all(|(i, info)| i == me || !info.visible || info.finite)
+        let me_counted = self.index.entry(me).is_some_and(|e| e.nonfinite());
+        self.index.nonfinite() == usize::from(me_counted)
     }
 
     /// The composite leaving out `me`, brought to the query's levels; returns its index.
     fn prepare_composite(&mut self, scene: &Scene, me: usize, levels: &Levels) -> usize {
         let k = self.comp_for(me);
-        for (i, info) in self.infos.iter().enumerate() {
-            if i != me && info.visible && scene.drawables[i].skin.is_svg() {
-                self.comps[k].require_level(i, levels.of(&scene.drawables[i].skin), &info.sbox);
-            }
+        let infos = &self.infos;
+        for &(skin, level) in &levels.0 {
+            self.comps[k].require_skin_level(skin, level, || {
+                // Rare (a skin's level changed): forget every visible drawable of it.
+                infos
+                    .iter()
+                    .enumerate()
+                    .filter(|&(i, info)| info.visible && i != me && Arc::as_ptr(&scene.drawables[i].skin) == skin)
+                    .map(|(_, info)| info.sbox)
+                    .collect()
+            });
         }
         k
     }
@@ -348,12 +401,16 @@ impl Accel {
         let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
         let mut list = std::mem::take(&mut self.list);
         list.clear();
-        for (c, ci) in self.infos.iter().enumerate().rev() {
-            if c != me && ci.visible && mb.intersects(&ci.snapped) {
+        let mut near = std::mem::take(&mut self.near);
+        self.index.near(&mb, &mut near);
+        for &c in &near {
+            let ci = &self.infos[c];
+            if c != me && mb.intersects(&ci.snapped) {
                 list.push((c, mb.intersect(&ci.snapped)));
             }
         }
-        self.work += self.infos.len() as u64;
+        self.work += near.len() as u64;
+        self.near = near;
         let answer = self.touching_color_in(scene, me, color, mask, mb, &list);
         self.list = list;
         answer
@@ -382,7 +439,10 @@ impl Accel {
         if !self.infos[me].finite || !self.all_finite(me) {
             return scene.touching_color(me, color, mask);
         }
-        let levels = self.composite_levels(scene, me, true);
+        let me_skin = &scene.drawables[me].skin;
+        let mut levels = Levels::of_scene(&self.index, me_skin, None);
+        levels.request(me_skin, self.infos[me].l100);
+        levels.request(me_skin, self.infos[me].own);
         let key = color_key(color);
         let may_show = colors_match(color, BACKGROUND)
             || list.iter().any(|&(c, _)| {
@@ -409,7 +469,12 @@ impl Accel {
         let me_d = &scene.drawables[me];
         let infos = &self.infos;
         let me_sampler = Sampler::new(me_d, infos[me].xf, me_d.skin.mip_ref(me_level), infos[me].nearest);
-        let mut layers = Lazy::new(|| layers_of(scene, infos, me, &levels));
+        // Only drawables whose boxes meet the query's can show at its pixels.
+        let mut near = std::mem::take(&mut self.near);
+        self.index.near(&bounds, &mut near);
+        near.retain(|&i| i != me && infos[i].sbox.intersects(&bounds));
+        near.sort_unstable_by(|a, b| b.cmp(a));
+        let mut layers = Lazy::new(|| layers_of(scene, infos, near.iter().copied(), &levels));
         let mut work = 0u64;
         let mut hit = false;
         for (k, y) in (y0..=y1).enumerate() {
@@ -438,6 +503,8 @@ impl Accel {
                 break;
             }
         }
+        drop(layers);
+        self.near = near;
         self.touched = touched;
         self.work += work;
         hit
@@ -450,15 +517,16 @@ impl Accel {
         if self.infos.get(me).is_none() || !self.all_finite(me) {
             return distance::touching_color_distance(scene, me, color);
         }
-        let levels = self.composite_levels(scene, me, false);
+        let me_skin = &scene.drawables[me].skin;
+        let me_own = self.infos[me].visible.then_some(self.infos[me].own);
+        let levels = Levels::of_scene(&self.index, me_skin, me_own);
         let key = color_key(color);
+        let me_fx = self.index.entry(me).is_some_and(|e| e.colour_effects());
         let may_show = colors_match(color, BACKGROUND)
-            || self.infos.iter().enumerate().any(|(i, info)| {
-                let d = &scene.drawables[i];
-                i != me
-                    && info.visible
-                    && (d.effects.enabled & (bit::COLOR | bit::BRIGHTNESS | bit::GHOST) != 0
-                        || d.skin.mip_ref(levels.of(&d.skin)).palette().may_show(key))
+            || self.index.colour_effects() > usize::from(me_fx)
+            || self.index.skins().any(|(skin, _)| {
+                let alone = Arc::ptr_eq(skin, me_skin) && self.index.level(skin, me_own).is_none();
+                !alone && skin.mip_ref(levels.of(skin)).palette().may_show(key)
             });
         if !may_show {
             return 1.0;
@@ -472,7 +540,8 @@ impl Accel {
         let k = self.prepare_composite(scene, me, &levels);
         let order = self.walks.get(reach);
         let infos = &self.infos;
-        let mut layers = Lazy::new(|| layers_of(scene, infos, me, &levels));
+        let all = (0..infos.len()).rev().filter(|&i| i != me && infos[i].visible);
+        let mut layers = Lazy::new(|| layers_of(scene, infos, all, &levels));
         let bounds = distance::stage_bounds();
         let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
         let step = distance::STAGE_SPACING as i32;
@@ -514,11 +583,47 @@ fn backdrop_colors(s: &Sampler<'_>) -> Vec<[u8; 4]> {
     v
 }
 
-/// The composite's layers: every visible drawable but `me`, topmost first, at `levels`.
-fn layers_of<'a>(scene: &'a Scene, infos: &[Info], me: usize, levels: &Levels) -> Vec<Layer<'a>> {
-    (0..scene.drawables.len())
-        .rev()
-        .filter(|&i| i != me && infos.get(i).is_some_and(|info| info.visible))
+/// Touching row `y` of drawable `pos` at MIP `level` (see [`Accel::row`]).
+fn row_of(infos: &mut [Info], work: &mut u64, scene: &Scene, pos: usize, level: i32, y: i32) -> Row {
+    let Some(info) = infos.get_mut(pos) else { return EMPTY };
+    if info.rows.is_empty() {
+        info.rows = vec![EMPTY; ROWS];
+        info.row_key = vec![0; ROWS];
+    }
+    let key = (info.ver << 5 | level as u64 & 31) + 1;
+    let r = rows::row_index(y);
+    if info.row_key[r] == key {
+        return info.rows[r];
+    }
+    let d = &scene.drawables[pos];
+    let s = Sampler::new(d, info.xf, d.skin.mip_ref(level), info.nearest);
+    let mut out = EMPTY;
+    *work += 8;
+    if let Some((a, b)) = s.span(y, rows::X0, rows::X1) {
+        if s.full() {
+            out = rows::range(a, b);
+        } else {
+            for x in a..=b {
+                if s.touch(x, y) {
+                    rows::set(&mut out, x);
+                }
+            }
+            *work += (b - a + 1) as u64;
+        }
+    }
+    info.rows[r] = out;
+    info.row_key[r] = key;
+    out
+}
+
+/// A composite's layers: the drawables at `positions` (visible, topmost first), at `levels`.
+fn layers_of<'a>(
+    scene: &'a Scene,
+    infos: &[Info],
+    positions: impl Iterator<Item = usize>,
+    levels: &Levels,
+) -> Vec<Layer<'a>> {
+    positions
         .map(|i| {
             let d = &scene.drawables[i];
             let info = &infos[i];

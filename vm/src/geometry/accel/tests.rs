@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::Accel;
+use super::{Accel, Candidates};
 use crate::geometry::distance::touching_color_distance;
 use crate::geometry::drawable::{Placement, RotationStyle};
 use crate::geometry::effects::Effects;
@@ -148,6 +148,13 @@ fn probe_colours(scene: &Scene, rng: &mut Lcg) -> Vec<[u8; 3]> {
     c
 }
 
+/// The "sprite" of a drawable in these scenes: the first drawable with the same skin (the
+/// stage is none), as every instance of a Scratch sprite shares its sprite's skins.
+fn sprite_of(scene: &Scene, pos: usize) -> Option<u32> {
+    let skin = &scene.drawables.get(pos)?.skin;
+    (pos > 0).then(|| scene.drawables.iter().position(|d| Arc::ptr_eq(&d.skin, skin)).unwrap_or(pos) as u32)
+}
+
 fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut Lcg, counts: &mut [usize; 4]) {
     let n = scene.drawables.len();
     let all: Vec<usize> = (0..n).collect();
@@ -155,8 +162,24 @@ fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut Lcg, counts: &mut [usiz
     for me in 1..n {
         let cands: Vec<usize> = all.iter().copied().filter(|&c| c != 0 && (c + me) % 3 != 0).collect();
         let want = scene.touching_drawables(me, &cands);
-        assert_eq!(accel.touching_drawables(scene, me, &cands), want, "touching {me} {cands:?}");
+        assert_eq!(
+            accel.touching_drawables(scene, me, Candidates::List(cands.clone())),
+            want,
+            "touching {me} {cands:?}"
+        );
         counts[0] += usize::from(want);
+        // By sprite, through the index: a sprite is the drawables sharing a skin.
+        let sprite = sprite_of(scene, me.max(1) - 1 + (me % 2));
+        let instances: Vec<usize> = (0..n).filter(|&c| sprite_of(scene, c) == sprite).collect();
+        if let Some(s) = sprite {
+            let want = scene.touching_drawables(me, &instances);
+            assert_eq!(
+                accel.touching_drawables(scene, me, Candidates::Sprite(s)),
+                want,
+                "touching sprite {s} from {me}"
+            );
+            counts[0] += usize::from(want);
+        }
         assert_eq!(accel.bounds(scene, me), scene.bounds(me), "bounds {me}");
         for &c in &colours {
             let want = scene.touching_color(me, c, None);
@@ -181,7 +204,7 @@ fn accelerated_queries_equal_the_reference() {
     for round in 0..40 {
         let mut scene = random_scene(&mut rng);
         let mut accel = Accel::default();
-        accel.refresh(&scene, &[], None);
+        accel.refresh(&scene, &[], None, &|p| sprite_of(&scene, p));
         check_all(&scene, &mut accel, &mut rng, &mut counts);
         // Change a few drawables (move, resize, hide, restyle) and check again with the kept data.
         for _ in 0..3 {
@@ -206,7 +229,7 @@ fn accelerated_queries_equal_the_reference() {
                 scene.drawables.pop();
             }
             scene.refresh_transforms_of(&changed);
-            accel.refresh(&scene, &changed, None);
+            accel.refresh(&scene, &changed, None, &|p| sprite_of(&scene, p));
             check_all(&scene, &mut accel, &mut rng, &mut counts);
         }
     }
