@@ -34,5 +34,8 @@ pub use value::Value;
 /// result, in the VM *or* in the generator (testgen has no version of its own).
 /// `sem3`: the generator reads the VM's instrumentation (branch distances,
 /// remaining waits, active scripts). `sem4`: SVG silhouettes get the browser's
-/// edge coverage (`geometry::svg_raster`), which moves faint edge pixels.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem4");
+/// edge coverage (`geometry::svg_raster`), which moves faint edge pixels. `sem5`: a run's VM
+/// work is capped (`Vm::work`, testgen's `DEFAULT_WORK_CAP`): runaway runs end with a partial
+/// result instead of running until a CPU-time limit, and a mutant replay doing far more work
+/// than the original test is a timeout; the geometry got faster without changing any answer.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem5");

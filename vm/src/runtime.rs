@@ -472,6 +472,8 @@ pub(crate) struct State {
     pub makey_sequences: Vec<(String, Vec<String>, bool)>,
     /// Makey Makey: recently pressed keys (first word, upper-cased).
     pub makey_buffer: VecDeque<String>,
+    /// What each literal used as a `touching` menu value names, once resolved.
+    pub touch_cache: Vec<Option<crate::blocks::sensing::Touch>>,
 }
 
 /// A deterministic Scratch VM instance running one project.
@@ -861,6 +863,7 @@ impl State {
             cond_dist: None,
             makey_sequences: Vec::new(),
             makey_buffer: VecDeque::new(),
+            touch_cache: Vec::new(),
         };
         for (d, def) in prog.defs.iter().enumerate() {
             let mut vars = Vec::new();

@@ -19,7 +19,7 @@ mod music;
 mod operators;
 mod pen;
 mod procedures;
-mod sensing;
+pub(crate) mod sensing;
 mod sound;
 
 use std::cmp::Ordering;
@@ -63,10 +63,24 @@ pub(crate) fn execute(st: &mut State, prog: &Program, t: ThRef) {
     st.stack.truncate(base);
 }
 
+/// Makes `stack[base..base + n]` the argument slots of a block (`undefined` until evaluated).
+/// Pushes when the stack ends at `base` (always, in practice): `Vec::resize` passes its fill
+/// value through memory and stalls on reading it back, on the interpreter's hottest path.
+#[inline]
+fn arg_slots(stack: &mut Vec<V>, base: usize, n: usize) {
+    if stack.len() == base {
+        for _ in 0..n {
+            stack.push(V::Undef);
+        }
+    } else {
+        stack.resize(base + n, V::Undef);
+    }
+}
+
 /// Evaluates `args` into `st.stack[base..base + n]`.
 #[inline]
 fn eval_args(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize) {
-    st.stack.resize(base + args.n as usize, V::Undef);
+    arg_slots(&mut st.stack, base, args.n as usize);
     for &(slot, e) in args.list.iter() {
         let v = eval(st, prog, t, e);
         if let Some(x) = st.stack.get_mut(base + slot as usize) {
@@ -140,7 +154,7 @@ fn has_condition(cmd: &Cmd) -> bool {
 
 /// Like [`eval_args`], with the branch distances of slot 0 left in `st.cond_dist`.
 fn eval_args_distance(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize) {
-    st.stack.resize(base + args.n as usize, V::Undef);
+    arg_slots(&mut st.stack, base, args.n as usize);
     st.cond_dist = None;
     for &(slot, e) in args.list.iter() {
         let v = if slot == 0 {
@@ -164,7 +178,7 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64
     match x.rep {
         Rep::And | Rep::Or | Rep::Not => {
             let base = st.stack.len();
-            st.stack.resize(base + x.args.n as usize, V::Undef);
+            arg_slots(&mut st.stack, base, x.args.n as usize);
             // A missing operand is `undefined`, which is false.
             let mut d = [(1.0, 0.0); 2];
             for &(slot, c) in x.args.list.iter() {
@@ -283,7 +297,7 @@ fn subtree_ops(prog: &Program, e: ExprId) -> usize {
 fn eval_args_resumable(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize) -> bool {
     let replay = st.thm(t).stack.last_mut().and_then(|f| f.replay.take());
     let mut r = Resumable { counter: 0, record: Vec::new(), replay, pending: None };
-    st.stack.resize(base + args.n as usize, V::Undef);
+    arg_slots(&mut st.stack, base, args.n as usize);
     for &(slot, e) in args.list.iter() {
         let Some(v) = eval_resumable(st, prog, t, e, &mut r) else {
             let pending = r.counter;
@@ -330,7 +344,7 @@ fn eval_resumable(st: &mut State, prog: &Program, t: ThRef, e: ExprId, r: &mut R
         return Some(V::from_const(c));
     }
     let base = st.stack.len();
-    st.stack.resize(base + x.args.n as usize, V::Undef);
+    arg_slots(&mut st.stack, base, x.args.n as usize);
     for &(slot, c) in x.args.list.iter() {
         let Some(v) = eval_resumable(st, prog, t, c, r) else {
             st.stack.truncate(base);

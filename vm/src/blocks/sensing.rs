@@ -12,6 +12,19 @@ use crate::value::{js_to_upper, to_int32, utf16_len};
 /// `(Date.UTC(2021,2,14,15,9,26) - Date.UTC(2000,0,1)) / 86400000`.
 pub(crate) const DAYS_SINCE_2000: f64 = 7743.631550925926;
 
+/// What a `touching` menu value names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Touch {
+    /// `_mouse_`
+    Mouse,
+    /// `_edge_`
+    Edge,
+    /// A sprite (any of its instances), by definition index.
+    Sprite(usize),
+    /// No such sprite: never touching.
+    Nothing,
+}
+
 pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
@@ -131,20 +144,43 @@ fn hex_to_rgb(s: &str) -> Option<[u8; 3]> {
 }
 
 impl State {
+    /// What a `touching` menu value names: the mouse pointer, the edge, a sprite or nothing.
+    /// A literal's answer never changes (sprite names are fixed), so it is kept per literal.
+    fn touch_what(&mut self, prog: &Program, what: &V) -> Touch {
+        if let V::Lit(l) = what
+            && let Some(Some(t)) = self.touch_cache.get(*l as usize)
+        {
+            return *t;
+        }
+        let is_str = matches!(what, V::Lit(_) | V::Str(_));
+        let t = with_str(prog, what, |name| match name {
+            "_mouse_" if is_str => Touch::Mouse,
+            "_edge_" if is_str => Touch::Edge,
+            _ => match self.sprite_by_name(prog, name).and_then(|id| self.target(id)) {
+                Some(o) => Touch::Sprite(o.def as usize),
+                None => Touch::Nothing,
+            },
+        });
+        if let V::Lit(l) = what {
+            let l = *l as usize;
+            if l >= self.touch_cache.len() {
+                self.touch_cache.resize(l + 1, None);
+            }
+            self.touch_cache[l] = Some(t);
+        }
+        t
+    }
+
     /// `RenderedTarget.isTouchingObject`: mouse pointer, edge or a sprite (with its clones).
     pub(crate) fn touching_object(&mut self, prog: &Program, me: TargetId, what: &V) -> bool {
+        let touch = self.touch_what(prog, what);
         let scene = crate::geometry::render_scene!(prog, self);
-        let name = to_rc_string(prog, what);
-        let is_str = matches!(what, V::Lit(_) | V::Str(_));
-        if is_str && &*name == "_mouse_" {
-            return self.geometry.touching_point(&scene, me, self.mouse_x, self.mouse_y);
+        match touch {
+            Touch::Mouse => self.geometry.touching_point(&scene, me, self.mouse_x, self.mouse_y),
+            Touch::Edge => self.geometry.touching_edge(&scene, me),
+            Touch::Sprite(def) => self.geometry.touching_sprite(&scene, me, def),
+            Touch::Nothing => false,
         }
-        if is_str && &*name == "_edge_" {
-            return self.geometry.touching_edge(&scene, me);
-        }
-        let Some(other) = self.sprite_by_name(prog, &name) else { return false };
-        let Some(def) = self.target(other).map(|o| o.def) else { return false };
-        self.geometry.touching_sprite(&scene, me, def as usize)
     }
 
     /// Branch distance of `touching (what)` when it is false: the geometry's distance,
@@ -153,31 +189,30 @@ impl State {
     pub(crate) fn touching_distance(&mut self, prog: &Program, me: TargetId, what: &V) -> f64 {
         let Some(t) = self.target(me) else { return 1.0 };
         let (x, y) = (t.x, t.y);
-        let name = to_rc_string(prog, what);
-        let is_str = matches!(what, V::Lit(_) | V::Str(_));
+        let touch = self.touch_what(prog, what);
         let scene = crate::geometry::render_scene!(prog, self);
-        if is_str && &*name == "_mouse_" {
-            let (mx, my) = (self.mouse_x, self.mouse_y);
-            return self
-                .geometry
-                .point_distance(&scene, me, mx, my)
-                .unwrap_or(((x - mx).powi(2) + (y - my).powi(2)).sqrt());
+        match touch {
+            Touch::Mouse => {
+                let (mx, my) = (self.mouse_x, self.mouse_y);
+                self.geometry.point_distance(&scene, me, mx, my).unwrap_or(((x - mx).powi(2) + (y - my).powi(2)).sqrt())
+            }
+            Touch::Edge => {
+                let centre = (240.0 + x).min(180.0 + y).min(240.0 - x).min(180.0 - y).max(0.0);
+                self.geometry.edge_distance(&scene, me).unwrap_or(centre)
+            }
+            Touch::Nothing => 10000.0,
+            Touch::Sprite(def) => {
+                if let Some(d) = self.geometry.sprite_distance(&scene, me, def) {
+                    return d;
+                }
+                scene
+                    .instances_of(def)
+                    .filter(|&id| id != me)
+                    .filter_map(|id| scene.target(id))
+                    .map(|o| ((x - o.x).powi(2) + (y - o.y).powi(2)).sqrt())
+                    .fold(10000.0, f64::min)
+            }
         }
-        if is_str && &*name == "_edge_" {
-            let centre = (240.0 + x).min(180.0 + y).min(240.0 - x).min(180.0 - y).max(0.0);
-            return self.geometry.edge_distance(&scene, me).unwrap_or(centre);
-        }
-        let Some(other) = self.sprite_by_name(prog, &name) else { return 10000.0 };
-        let Some(def) = self.target(other).map(|o| o.def as usize) else { return 10000.0 };
-        if let Some(d) = self.geometry.sprite_distance(&scene, me, def) {
-            return d;
-        }
-        scene
-            .instances_of(def)
-            .filter(|&id| id != me)
-            .filter_map(|id| scene.target(id))
-            .map(|o| ((x - o.x).powi(2) + (y - o.y).powi(2)).sqrt())
-            .fold(10000.0, f64::min)
     }
 
     /// `Keyboard.getKeyIsDown`.

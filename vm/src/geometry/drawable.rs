@@ -72,13 +72,22 @@ pub struct Xform {
     pub inv: [f64; 6],
     /// The drawable's stored position.
     pub position: [f64; 2],
+    /// What the translation is computed from (see [`Xform::moved_to`]).
+    rot: Rotation,
+}
+
+/// The rotation part of a transform: cosine, negated sine and the rotation-centre offset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rotation {
+    c: f64,
+    neg_s: f64,
+    adj: [f64; 2],
 }
 
 impl Xform {
     /// `Drawable._calculateTransform` + `updateMatrix` for a skin of nominal `skin_size`
     /// rotating about `center` (single precision).
     pub fn new(p: &Placement, skin_size: [f64; 2], center: [f64; 2]) -> Xform {
-        let position = p.render_position();
         let scale = p.render_scale();
         let rotation = (270.0 - p.direction) * std::f64::consts::PI / 180.0;
         let (c, s) = (f32r(cos(rotation)), f32r(sin(rotation)));
@@ -92,12 +101,27 @@ impl Xform {
         let b = f32r(ss0 * s);
         let cc = f32r(ss1 * neg_s);
         let d = f32r(ss1 * c);
+        let rot = Rotation { c, neg_s, adj: [adj0, adj1] };
+        Xform { m: [a, b, cc, d, 0.0, 0.0], inv: [0.0; 6], position: [0.0; 2], rot }.at(p.render_position())
+    }
+
+    /// The same transform with the drawable at render position `position` (only the
+    /// translation and the parts of the inverse that depend on it are computed again: a
+    /// sprite that moves without turning or resizing needs no trigonometry).
+    pub fn moved_to(&self, p: &Placement) -> Xform {
+        self.at(p.render_position())
+    }
+
+    fn at(mut self, position: [f64; 2]) -> Xform {
+        let [a, b, cc, d, ..] = self.m;
+        let Rotation { c, neg_s, adj: [adj0, adj1] } = self.rot;
+        let s = -neg_s;
         let tx = f32r(c * adj0 + neg_s * adj1 + position[0]);
         let ty = f32r(s * adj0 + c * adj1 + position[1]);
         // twgl.m4.inverse of [a b 0 0; c d 0 0; 0 0 1 0; tx ty 0 1], with its operation order.
         let det = a * d + cc * -b;
         let k = 1.0 / det;
-        let inv = [
+        self.inv = [
             f32r(k * d),
             f32r(k * -b),
             f32r(k * (0.0 - cc)),
@@ -105,7 +129,10 @@ impl Xform {
             f32r(k * (cc * ty - tx * d)),
             f32r(k * (tx * b - a * ty)),
         ];
-        Xform { m: [a, b, cc, d, tx, ty], inv, position }
+        self.m[4] = tx;
+        self.m[5] = ty;
+        self.position = position;
+        self
     }
 
     /// `getLocalPosition`: texture coordinates `[u, v]` of world point `(x, y)`, before effects.
@@ -182,6 +209,25 @@ mod tests {
         assert_eq!(p.scale, [-50.0, 50.0]);
         let p = Placement::from_target(0.0, 0.0, -90.0, 50.0, RotationStyle::DontRotate);
         assert_eq!((p.direction, p.scale), (90.0, [50.0, 50.0]));
+    }
+
+    /// Moving a transform gives exactly the transform computed afresh at the new place.
+    #[test]
+    fn moved_transforms_equal_fresh_ones() {
+        let mut seed = 1u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        for _ in 0..2000 {
+            let style = RotationStyle::AllAround;
+            let (dir, size) = (next() * 360.0 - 180.0, 1.0 + next() * 300.0);
+            let p = Placement::from_target(next() * 600.0 - 300.0, next() * 400.0 - 200.0, dir, size, style);
+            let q = Placement::from_target(next() * 600.0 - 300.0, next() * 400.0 - 200.0 + 0.5, dir, size, style);
+            let (size, centre) = ([next() * 90.0 + 1.0, next() * 70.0 + 1.0], [next() * 50.0, next() * 40.0]);
+            let moved = Xform::new(&p, size, centre).moved_to(&q);
+            assert_eq!(moved, Xform::new(&q, size, centre));
+        }
     }
 
     #[test]

@@ -23,13 +23,37 @@ pub fn floor_i64(x: f64) -> i64 {
     if (t as f64) > x { t.saturating_sub(1) } else { t }
 }
 
+/// 2^52: from here on every double is an integer.
+const INTEGRAL: f64 = 4_503_599_627_370_496.0;
+
+/// `x.floor()`, bit for bit (−0 stays −0, NaN and infinities pass through), without libm's call.
+#[inline]
+pub fn floor_f64(x: f64) -> f64 {
+    if x == 0.0 || x.is_nan() || x.abs() >= INTEGRAL {
+        return x;
+    }
+    let t = x as i64 as f64;
+    if t > x { t - 1.0 } else { t }
+}
+
+/// `x.ceil()`, bit for bit (a negative fraction gives −0), without libm's call.
+#[inline]
+pub fn ceil_f64(x: f64) -> f64 {
+    if x == 0.0 || x.is_nan() || x.abs() >= INTEGRAL {
+        return x;
+    }
+    let t = x as i64 as f64;
+    let c = if t < x { t + 1.0 } else { t };
+    if c == 0.0 && x < 0.0 { -0.0 } else { c }
+}
+
 /// JavaScript `Math.round`: rounds half towards +∞.
 #[inline]
 pub fn js_round(x: f64) -> f64 {
     if !x.is_finite() {
         return x;
     }
-    let f = x.floor();
+    let f = floor_f64(x);
     if x - f >= 0.5 { f + 1.0 } else { f }
 }
 
@@ -193,10 +217,10 @@ impl Rect {
 
     /// `Rectangle.snapToInt`.
     pub fn snap_to_int(&mut self) {
-        self.left = self.left.floor();
-        self.right = self.right.ceil();
-        self.bottom = self.bottom.floor();
-        self.top = self.top.ceil();
+        self.left = floor_f64(self.left);
+        self.right = ceil_f64(self.right);
+        self.bottom = floor_f64(self.bottom);
+        self.top = ceil_f64(self.top);
     }
 
     /// `Rectangle.initFromPointsAABB`; `None` for no points.
@@ -245,6 +269,25 @@ mod tests {
         assert_eq!(js_round(-2.5), -2.0);
         assert_eq!(js_round(-2.6), -3.0);
         assert_eq!(js_round(0.49999999999999994), 0.0);
+    }
+
+    #[test]
+    fn floor_and_ceil_equal_libm_bit_for_bit() {
+        let mut cases = vec![0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1e-300, -1e-300, 2.5, -2.5, f64::NAN, f64::INFINITY];
+        cases.extend([f64::NEG_INFINITY, 4503599627370495.5, -4503599627370495.5, 9e15, -9e15, 1e300, -1e300]);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            cases.push(f64::from_bits(x));
+            cases.push((x % 4_000_000) as f64 / 997.0 - 2000.0);
+            cases.push(-((x % 1000) as f64) / 1001.0);
+        }
+        for v in cases {
+            assert_eq!(floor_f64(v).to_bits(), v.floor().to_bits(), "floor {v:e}");
+            assert_eq!(ceil_f64(v).to_bits(), v.ceil().to_bits(), "ceil {v:e}");
+        }
     }
 
     #[test]

@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json};
 
+use super::accel::{Accel, Candidates};
 use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
 use super::math::{Rect, js_round, wrap_clamp};
-use super::render::{Drawable, Scene};
+use super::render::{Drawable, Scene, touches_edge};
 use super::skin::CostumeSet;
 use crate::project::Project;
 
@@ -42,10 +43,14 @@ pub fn answer_queries(costumes: &Arc<CostumeSet>, queries: &Json) -> Result<Vec<
     for (i, scene) in scenes.iter().enumerate() {
         match build_scene(costumes, scene) {
             Ok(built) => {
+                // The VM's accelerated queries answer what they can (their answers equal the
+                // reference renderer's, so the oracle checks the code the VM runs).
+                let mut accel = Accel::default();
+                accel.refresh(&built.scene, &[], None, &|_| None);
                 let questions = scene.get("questions").and_then(Json::as_array).map(Vec::as_slice).unwrap_or(&[]);
                 for (j, q) in questions.iter().take(MAX_QUESTIONS).enumerate() {
                     let kind = q.get("kind").and_then(Json::as_str).unwrap_or("");
-                    let answer = answer(&built, q).unwrap_or_else(|e| error_json(&e));
+                    let answer = answer(&built, &mut accel, q).unwrap_or_else(|e| error_json(&e));
                     out.push(format!("{{\"scene\":{i},\"q\":{j},\"kind\":{},\"answer\":{answer}}}", Json::from(kind)));
                 }
             }
@@ -235,7 +240,7 @@ fn rect_json(r: &Rect) -> String {
     )
 }
 
-fn answer(b: &BuiltScene, q: &Json) -> Result<String, String> {
+fn answer(b: &BuiltScene, accel: &mut Accel, q: &Json) -> Result<String, String> {
     let kind = q.get("kind").and_then(Json::as_str).unwrap_or("");
     let a = || b.index(q.get("a").and_then(Json::as_str).unwrap_or(""));
     let x = num(q.get("x"), 0.0);
@@ -246,11 +251,11 @@ fn answer(b: &BuiltScene, q: &Json) -> Result<String, String> {
         "touching" => {
             let me = a()?;
             let other = b.index(q.get("b").and_then(Json::as_str).unwrap_or(""))?;
-            boolean(s.touching_drawables(me, &[other]))
+            boolean(accel.touching_drawables(s, me, Candidates::List(vec![other])))
         }
-        "touching_edge" => boolean(s.touching_edge(a()?)),
+        "touching_edge" => boolean(touches_edge(&accel.bounds(s, a()?))),
         "touching_point" => boolean(s.touching_point(a()?, x, y)),
-        "bounds" => rect_json(&s.bounds(a()?)),
+        "bounds" => rect_json(&accel.bounds(s, a()?)),
         "bounds_for_bubble" => match s.bounds_for_bubble(a()?) {
             Ok(r) => rect_json(&r),
             Err(e) => error_json(e),
@@ -263,8 +268,10 @@ fn answer(b: &BuiltScene, q: &Json) -> Result<String, String> {
             Some(n) => Json::from(n).to_string(),
             None => "null".to_string(),
         },
-        "touching_color" => boolean(s.touching_color(a()?, rgb(q.get("color"))?, None)),
-        "color_touching_color" => boolean(s.touching_color(a()?, rgb(q.get("color"))?, Some(rgb(q.get("mask"))?))),
+        "touching_color" => boolean(accel.touching_color(s, a()?, rgb(q.get("color"))?, None)),
+        "color_touching_color" => {
+            boolean(accel.touching_color(s, a()?, rgb(q.get("color"))?, Some(rgb(q.get("mask"))?)))
+        }
         other => return Err(format!("unknown question kind \"{other}\"")),
     })
 }

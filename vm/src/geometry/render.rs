@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::drawable::{Placement, Xform};
 use super::effects::{Effects, bit};
 use super::hull;
-use super::math::{Rect, u8_clamp};
+use super::math::{Rect, ceil_f64, floor_f64, u8_clamp};
 use super::silhouette::{color_key, colors_match};
 use super::skin::{Mip, Skin};
 
@@ -98,9 +98,16 @@ impl Scene {
     fn refresh_transform(&mut self, i: usize) {
         if let (Some(d), Some(c)) = (self.drawables.get(i), self.xforms.get_mut(i)) {
             let key = xform_key(d);
-            if c.as_ref().is_none_or(|c| c.key != key) {
-                let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
-                *c = Some(CachedXform { key, xf });
+            match c {
+                Some(old) if old.key == key => {}
+                // Only the position changed (the first two inputs): no trigonometry.
+                Some(old) if old.key[2..] == key[2..] => {
+                    *c = Some(CachedXform { key, xf: old.xf.moved_to(&d.placement) });
+                }
+                _ => {
+                    let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
+                    *c = Some(CachedXform { key, xf });
+                }
             }
         }
     }
@@ -524,19 +531,19 @@ impl Scene {
         let pos = xf.position;
         let (dx, dy) = (x - pos[0], y - pos[1]);
         let aabb = xf.aabb();
-        let inset = (aabb.width().min(aabb.height()) / 2.0).floor();
+        let inset = floor_f64(aabb.width().min(aabb.height()) / 2.0);
         let (mut fx, mut fy) = (x, y);
         let sx = STAGE_WIDTH / 2.0 - FENCE_WIDTH.min(inset);
         if aabb.right + dx < -sx {
-            fx = (pos[0] - (sx + aabb.right)).ceil();
+            fx = ceil_f64(pos[0] - (sx + aabb.right));
         } else if aabb.left + dx > sx {
-            fx = (pos[0] + (sx - aabb.left)).floor();
+            fx = floor_f64(pos[0] + (sx - aabb.left));
         }
         let sy = STAGE_HEIGHT / 2.0 - FENCE_WIDTH.min(inset);
         if aabb.top + dy < -sy {
-            fy = (pos[1] - (sy + aabb.top)).ceil();
+            fy = ceil_f64(pos[1] - (sy + aabb.top));
         } else if aabb.bottom + dy > sy {
-            fy = (pos[1] + (sy - aabb.bottom)).floor();
+            fy = floor_f64(pos[1] + (sy - aabb.bottom));
         }
         [fx, fy]
     }

@@ -143,8 +143,7 @@ impl Levels {
 /// Which drawables a `touching (sprite)` query tests against.
 pub(crate) enum Candidates {
     /// These positions (invisible ones and the asking drawable are skipped), as the reference
-    /// takes them (its tests compare such lists).
-    #[cfg(test)]
+    /// takes them (the render oracle's questions name one sprite each).
     List(Vec<usize>),
     /// Every instance of this sprite (found through the index's grid).
     Sprite(u32),
@@ -287,7 +286,6 @@ impl Accel {
         list.clear();
         let mut finite = self.infos[me].finite;
         match &candidates {
-            #[cfg(test)]
             Candidates::List(cands) => {
                 for &c in cands.iter().rev() {
                     let Some(ci) = self.infos.get(c) else { continue };
@@ -330,7 +328,6 @@ impl Accel {
             false
         } else if !finite {
             match candidates {
-                #[cfg(test)]
                 Candidates::List(cands) => scene.touching_drawables(me, &cands),
                 Candidates::Sprite(s) => {
                     let cands: Vec<usize> =
