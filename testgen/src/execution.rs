@@ -135,6 +135,8 @@ pub struct Executor<'a> {
     work_cap: Option<(u64, &'static str)>,
     /// The phase in which a work cap was reached, if one was.
     limited: Option<&'static str>,
+    /// VMs run without instrumentation and nothing is traced (replays that only observe).
+    observe_only: bool,
 }
 
 impl<'a> Executor<'a> {
@@ -171,7 +173,15 @@ impl<'a> Executor<'a> {
             work_done: 0,
             work_cap: None,
             limited: None,
+            observe_only: false,
         }
+    }
+
+    /// From now on, tests run without the VM's instrumentation and are not traced: for
+    /// replays that only observe states (the same states: instrumentation never changes
+    /// execution), such as mutation analysis. Their traces are empty.
+    pub fn observe_only(&mut self) {
+        self.observe_only = true;
     }
 
     /// Work done so far by every execution and replay of this executor.
@@ -269,7 +279,7 @@ impl<'a> Executor<'a> {
     }
 
     fn start(&mut self, budgeted: bool) -> Live {
-        let mut sut = Sut::new(Arc::clone(&self.ctx.project), self.ctx.vm_seed);
+        let mut sut = Sut::with_instrumentation(Arc::clone(&self.ctx.project), self.ctx.vm_seed, !self.observe_only);
         self.geometry = sut.geometry();
         sut.green_flag();
         Live { sut, running: true, prev_live: 0, budgeted, cut: false }
@@ -297,7 +307,7 @@ impl<'a> Executor<'a> {
                 return false;
             }
             live.sut.step();
-            if self.track_waits {
+            if self.track_waits && !self.observe_only {
                 live.sut.track_waits(self.ctx.model.timed_slots());
             }
             if live.budgeted {

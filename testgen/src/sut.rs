@@ -59,8 +59,15 @@ pub struct Sut {
 impl Sut {
     /// A fresh VM for `project` whose project randomness is seeded with `seed`.
     pub fn new(project: Arc<Project>, seed: u64) -> Self {
-        let vm =
-            Vm::new(project, VmOptions { seed, profile: Profile::Default, instrument: true, ..VmOptions::default() });
+        Self::with_instrumentation(project, seed, true)
+    }
+
+    /// A fresh VM as [`Sut::new`], with or without the test-generation instrumentation.
+    /// Without it nothing is traced (no coverage, no branch distances: no colour searches
+    /// for false `touching color` conditions) and execution is the same: for replays that
+    /// only observe states (mutation analysis).
+    pub fn with_instrumentation(project: Arc<Project>, seed: u64, instrument: bool) -> Self {
+        let vm = Vm::new(project, VmOptions { seed, profile: Profile::Default, instrument, ..VmOptions::default() });
         Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0, waits: Vec::new() }
     }
 

@@ -235,7 +235,10 @@ pub struct Subject<'a> {
 impl Subject<'_> {
     fn executor<'s>(&'s self, project: Arc<Project>, sink: &'s mut dyn FnMut(&TimelinePoint)) -> Executor<'s> {
         let ctx = RunCtx { project, model: self.model, info: self.info, params: self.params, vm_seed: self.seed };
-        Executor::new(ctx, Budget::Executions(1), sink)
+        let mut exec = Executor::new(ctx, Budget::Executions(1), sink);
+        // Replays only observe states: no branch distances, no coverage.
+        exec.observe_only();
+        exec
     }
 }
 
