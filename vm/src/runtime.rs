@@ -526,7 +526,7 @@ impl Vm {
     /// work (rows searched, pixels tested or composited, colour-search points). A run's work
     /// cap counts this, so a runaway run ends at the same point on every machine.
     pub fn work(&self) -> u64 {
-        self.st.ops_total + self.st.ops + self.st.geometry.work()
+        (self.st.ops_total + self.st.ops) * crate::geometry::cost::BLOCK + self.st.geometry.work()
     }
 
     /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).

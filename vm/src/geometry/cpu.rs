@@ -46,6 +46,8 @@ pub struct CpuGeometry {
     accel: Accel,
     /// Scratch list of candidate positions (test builds' reference checks).
     cands: Vec<usize>,
+    /// Work of the queries the accelerated ones do not count (fencing, bounds, points, picks).
+    work: u64,
 }
 
 /// The state of the VM's change log at the last sync.
@@ -139,6 +141,7 @@ impl CpuGeometry {
             synced: None,
             accel: Accel::with_walks(walks),
             cands: Vec::new(),
+            work: 0,
         }
     }
 
@@ -169,8 +172,10 @@ impl CpuGeometry {
     /// Brings the kept scene up to date with the live targets: the stage, then the pen layer
     /// once a pen block has used it, then sprites and clones in layer order. A drawable whose
     /// inputs are bit-identical to those of the one already at its position is kept as is
-    /// (with its transform); only the others are rebuilt.
-    fn sync(&mut self, s: &Scene<'_>) {
+    /// (with its transform); only the others are rebuilt. The pen layer's pixels are brought
+    /// up to date only `with_pen` (queries that read them: colours, picking): a sprite drawing
+    /// every frame would otherwise copy the whole layer before each of its fencing queries.
+    fn sync(&mut self, s: &Scene<'_>, with_pen: bool) {
         self.changed.clear();
         let fast = self.sync_changes(s);
         if !fast {
@@ -185,10 +190,22 @@ impl CpuGeometry {
                 "the change log missed a target change"
             );
         }
+        let mut pen_drawn = false;
+        if let (true, true, Some(pos)) = (with_pen, self.pen_layer, self.pen_pos) {
+            let skin = self.pen.skin();
+            if self.scene.drawables.get(pos).is_some_and(|d| !Arc::ptr_eq(&d.skin, &skin)) {
+                let d = Drawable { skin, placement: STAGE_PLACEMENT, visible: true, effects: Effects::default() };
+                self.put(pos, d, None, None);
+                pen_drawn = true;
+            }
+        }
         // Only rebuilt drawables can have stale transforms (and a stale one would only be
         // recomputed per query: every use checks its inputs).
         self.scene.refresh_transforms_of(&self.changed);
-        let pen = self.pen_pos.map(|pos| PenChange { pos, dirty: self.pen.take_changes().stage_box() });
+        // The pen box is taken only when the pen drawable gets the new pixels: until then the
+        // kept composites still show the old ones.
+        let pen_box = if pen_drawn { self.pen.take_changes().stage_box() } else { None };
+        let pen = self.pen_pos.map(|pos| PenChange { pos, dirty: pen_box });
         let keys = &self.keys;
         let sprite_of = |pos: usize| keys.get(pos).copied().flatten().map(|k| k.sprite as u32);
         self.accel.refresh(&self.scene, &self.changed, pen, &sprite_of);
@@ -210,12 +227,6 @@ impl CpuGeometry {
         if c.layers != last.layers || last.pen_layer != self.pen_layer || last.seen < c.base || last.seen > end {
             return false;
         }
-        if self.pen_layer {
-            let skin = self.pen.skin();
-            if !self.pen_pos.and_then(|p| self.scene.drawables.get(p)).is_some_and(|d| Arc::ptr_eq(&d.skin, &skin)) {
-                return false;
-            }
-        }
         let Some(fresh) = c.log.get((last.seen - c.base) as usize..) else { return false };
         for &slot in fresh {
             let Some((gn, pos)) = self.slot_pos.get(slot as usize).copied().flatten() else { return false };
@@ -230,7 +241,8 @@ impl CpuGeometry {
         true
     }
 
-    /// The full sync: every target, in layer order.
+    /// The full sync: every target, in layer order (the pen layer keeps its drawable, whose
+    /// pixels [`CpuGeometry::sync`] brings up to date when asked to).
     fn sync_all(&mut self, s: &Scene<'_>) {
         let mut pos = 0;
         self.pen_pos = None;
@@ -245,10 +257,9 @@ impl CpuGeometry {
                 }
             }
             if k == 0 && self.pen_layer {
-                let skin = self.pen.skin();
-                let same = self.keys.get(pos) == Some(&None)
-                    && self.scene.drawables.get(pos).is_some_and(|d| Arc::ptr_eq(&d.skin, &skin));
-                if !same {
+                let is_pen = self.keys.get(pos) == Some(&None) && pos < self.scene.drawables.len();
+                if !is_pen {
+                    let skin = self.pen.skin();
                     let d = Drawable { skin, placement: STAGE_PLACEMENT, visible: true, effects: Effects::default() };
                     self.put(pos, d, None, None);
                 }
@@ -285,9 +296,16 @@ impl CpuGeometry {
         answer
     }
 
-    /// The up-to-date scene, and the index of `me` in it.
+    /// The up-to-date scene (pen pixels excepted), and the index of `me` in it.
     fn scene_with(&mut self, s: &Scene<'_>, me: TargetId) -> Option<usize> {
-        self.sync(s);
+        self.work += super::cost::QUERY;
+        self.sync(s, false);
+        self.index(me)
+    }
+
+    /// [`CpuGeometry::scene_with`] for queries that read the pen layer's pixels.
+    fn scene_with_pen(&mut self, s: &Scene<'_>, me: TargetId) -> Option<usize> {
+        self.sync(s, true);
         self.index(me)
     }
 
@@ -350,11 +368,11 @@ impl Geometry for CpuGeometry {
     }
 
     fn touching_color(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> bool {
-        self.scene_with(scene, me).is_some_and(|i| self.accelerated_touching_color(i, rgb, None))
+        self.scene_with_pen(scene, me).is_some_and(|i| self.accelerated_touching_color(i, rgb, None))
     }
 
     fn color_touching_color(&mut self, scene: &Scene, me: TargetId, target: [u8; 3], mask: [u8; 3]) -> bool {
-        self.scene_with(scene, me).is_some_and(|i| self.accelerated_touching_color(i, target, Some(mask)))
+        self.scene_with_pen(scene, me).is_some_and(|i| self.accelerated_touching_color(i, target, Some(mask)))
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
@@ -388,7 +406,7 @@ impl Geometry for CpuGeometry {
     }
 
     fn pick(&mut self, scene: &Scene, x: f64, y: f64) -> Option<TargetId> {
-        self.sync(scene);
+        self.sync(scene, true);
         // The pen layer belongs to no target: a click on it is a click on the stage.
         let stage = scene.layer_order().first().copied();
         self.scene.pick(x, y).and_then(|i| self.ids.get(i).copied().flatten().or(stage))
@@ -415,7 +433,7 @@ impl Geometry for CpuGeometry {
     }
 
     fn color_distance(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
-        let i = self.scene_with(scene, me)?;
+        let i = self.scene_with_pen(scene, me)?;
         let d = self.accel.color_distance(&self.scene, i, rgb);
         if cfg!(debug_assertions) {
             // Test builds check every accelerated search against the reference.
@@ -426,7 +444,7 @@ impl Geometry for CpuGeometry {
     }
 
     fn work(&self) -> u64 {
-        self.accel.work()
+        self.accel.work() + self.pen.work() + self.work
     }
 
     fn pen_clear(&mut self) {

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use super::cost;
 use super::math::wrap_clamp;
 use super::render::Scene;
 use super::skin::Skin;
@@ -28,6 +29,10 @@ pub struct PenLayer {
     dirty: bool,
     /// Pixels changed since [`PenLayer::take_changes`] last ran (see [`PenChanges`]).
     changes: PenChanges,
+    /// Pixels drawn since the last clear (what a clear changes).
+    ink: PenChanges,
+    /// Pixels visited by drawing so far (work done, for the run's work count).
+    work: u64,
 }
 
 /// Which pen pixels changed: nothing, a box of pixels (columns `c0..=c1`, rows `r0..=r1`, row 0
@@ -91,6 +96,8 @@ impl Default for PenLayer {
             skin: None,
             dirty: false,
             changes: PenChanges::None,
+            ink: PenChanges::None,
+            work: 0,
         }
     }
 }
@@ -106,9 +113,21 @@ impl PenLayer {
         if self.dirty {
             self.pixels.iter_mut().for_each(|p| *p = 0);
             self.dirty = false;
+            self.work += cost::PEN_CLEAR;
+            // Only what was drawn since the last clear changes (a sprite that clears and
+            // redraws a line every frame changes two lines' worth of pixels, not the stage).
+            match std::mem::take(&mut self.ink) {
+                PenChanges::Box { c0, c1, r0, r1 } => self.changes.add(c0, c1, r0, r1),
+                PenChanges::All => self.changes = PenChanges::All,
+                PenChanges::None => {}
+            }
+            self.skin = None;
         }
-        self.skin = None;
-        self.changes = PenChanges::All;
+    }
+
+    /// Pixels visited by drawing and clearing so far (in the units of the run's work count).
+    pub fn work(&self) -> u64 {
+        self.work
     }
 
     /// The pixels changed since the last call (and forgets them).
@@ -174,11 +193,19 @@ impl PenLayer {
         // Unit direction; a zero-length line becomes a dot.
         let (ux, uy) = if len > 1e-3 { (dx / len, dy / len) } else { (1.0, 0.0) };
         let seg = if len > 1e-3 { len } else { 0.0 };
+        let mut visited = 0u64;
         for row in row0..=row1 {
             // GL writes the line with +y down into the bottom-up framebuffer: framebuffer row
             // `row` holds pen-space y = row + 0.5 − 180, i.e. stage y = 180 − row − 0.5.
             let py = row as f64 + 0.5 - half_h;
-            for col in col0..=col1 {
+            // Only the columns near the segment can get ink (alpha > 0 needs a distance under
+            // radius + 0.5): a long diagonal line visits its own pixels, not its bounding box.
+            // One pixel of padding each way keeps every such column in.
+            let Some((xl, xh)) = capsule_row(py, (px0, py0), (ux, uy), seg, radius + 1.5) else { continue };
+            let c_lo = col0.max((xl + half_w - 0.5).floor() as i64 - 1);
+            let c_hi = col1.min((xh + half_w - 0.5).ceil() as i64 + 1);
+            visited += (c_hi - c_lo + 1).max(0) as u64;
+            for col in c_lo..=c_hi {
                 let px = col as f64 + 0.5 - half_w;
                 let (rx, ry) = (px - px0, py - py0);
                 let along = rx * ux + ry * uy;
@@ -196,6 +223,46 @@ impl PenLayer {
         self.dirty = true;
         self.skin = None;
         self.changes.add(col0, col1, row0, row1);
+        self.ink.add(col0, col1, row0, row1);
+        self.work += cost::PEN_PIXEL * visited + cost::ROW_VISIT * (row1 - row0 + 1) as u64;
+    }
+
+    /// [`PenLayer::draw_line`] visiting every pixel of the line's box (the reference its
+    /// row ranges are checked against).
+    #[cfg(test)]
+    fn draw_line_full_box(&mut self, attrs: &PenAttributes, x0: f64, y0: f64, x1: f64, y1: f64) {
+        let diameter = if attrs.diameter == 0.0 || attrs.diameter.is_nan() { 1.0 } else { attrs.diameter };
+        let offset = if diameter == 1.0 || diameter == 3.0 { 0.5 } else { 0.0 };
+        let (x0, y0, x1, y1) = (x0 + offset, y0 + offset, x1 + offset, y1 + offset);
+        let (px0, py0) = (x0, -y0);
+        let (dx, dy) = (x1 - x0, -(y1 - y0));
+        let len = (dx * dx + dy * dy).sqrt();
+        let c = attrs.color4f;
+        let premult = [c[0] * c[3], c[1] * c[3], c[2] * c[3], c[3]];
+        let reach = diameter / 2.0 + 1.5;
+        let (half_w, half_h) = (PEN_WIDTH as f64 / 2.0, PEN_HEIGHT as f64 / 2.0);
+        let col0 = ((px0.min(px0 + dx) - reach + half_w).floor().max(0.0)) as i64;
+        let col1 = ((px0.max(px0 + dx) + reach + half_w).ceil().min(PEN_WIDTH as f64 - 1.0)) as i64;
+        let row0 = ((py0.min(py0 + dy) - reach + half_h).floor().max(0.0)) as i64;
+        let row1 = ((py0.max(py0 + dy) + reach + half_h).ceil().min(PEN_HEIGHT as f64 - 1.0)) as i64;
+        let (ux, uy) = if len > 1e-3 { (dx / len, dy / len) } else { (1.0, 0.0) };
+        let seg = if len > 1e-3 { len } else { 0.0 };
+        for row in row0..=row1 {
+            let py = row as f64 + 0.5 - half_h;
+            for col in col0..=col1 {
+                let px = col as f64 + 0.5 - half_w;
+                let (rx, ry) = (px - px0, py - py0);
+                let along = rx * ux + ry * uy;
+                let perp = -rx * uy + ry * ux;
+                let beyond = along - along.clamp(0.0, seg);
+                let dist = (beyond * beyond + perp * perp).sqrt();
+                let alpha = (1.0 - (dist - (diameter - 1.0) * 0.5)).clamp(0.0, 1.0);
+                if alpha > 0.0 {
+                    let src = [premult[0] * alpha, premult[1] * alpha, premult[2] * alpha, premult[3] * alpha];
+                    self.blend(col as u32, row as u32, src);
+                }
+            }
+        }
     }
 
     /// `gl.blendFunc(ONE, ONE_MINUS_SRC_ALPHA)` into the 8-bit framebuffer.
@@ -204,7 +271,7 @@ impl PenLayer {
         for k in 0..4 {
             let dst = self.pixels[o + k] as f64 / 255.0;
             let v = src[k] + dst * (1.0 - src[3]);
-            self.pixels[o + k] = (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+            self.pixels[o + k] = round_unit(v);
         }
     }
 
@@ -213,27 +280,28 @@ impl PenLayer {
         if index >= scene.drawables.len() {
             return;
         }
-        // The renderer ignores visibility for stamps.
-        let mut one = scene.clone();
-        one.drawables[index].visible = true;
-        let Some(b) = one.stamp_bounds(index) else {
+        // The renderer ignores visibility for stamps; so do the box and the colours used here.
+        let Some(b) = scene.stamp_bounds(index) else {
             return;
         };
+        let mut own = scene.own_colors(index);
         let half_w = PEN_WIDTH as f64 / 2.0;
         let half_h = PEN_HEIGHT as f64 / 2.0;
         let mut any = false;
         let mut y = b.top - 0.5;
+        self.work += cost::PEN_PIXEL * ((b.right - b.left).max(0.0) * (b.top - b.bottom).max(0.0)) as u64;
         while y > b.bottom {
             let row = (half_h - y - 0.5).round() as i64;
             let mut x = b.left + 0.5;
             while x < b.right {
                 let col = (x + half_w - 0.5).round() as i64;
                 if (0..PEN_WIDTH as i64).contains(&col) && (0..PEN_HEIGHT as i64).contains(&row) {
-                    let c = one.sample_own_color(index, x, y);
+                    let c = own.at(x, y);
                     if c[3] > 0 {
                         let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
                         self.blend(col as u32, row as u32, src);
                         self.changes.add(col, col, row, row);
+                        self.ink.add(col, col, row, row);
                         any = true;
                     }
                 }
@@ -246,6 +314,53 @@ impl PenLayer {
             self.skin = None;
         }
     }
+}
+
+/// `(v.clamp(0, 1) * 255).round() as u8`, bit for bit (NaN gives 0), without libm's `round`:
+/// every pixel a line touches is blended through this.
+#[inline]
+fn round_unit(v: f64) -> u8 {
+    let x = v.clamp(0.0, 1.0) * 255.0;
+    if !(x > 0.0) {
+        return 0;
+    }
+    let t = x as u32;
+    // Half away from zero, as `f64::round`; x is at most 255.
+    (if x - t as f64 >= 0.5 { t + 1 } else { t }) as u8
+}
+
+/// The pen-space x-range of row `py` within distance `rho` of the segment that starts at `a`
+/// and runs `seg` along unit vector `u` (a capsule, convex: one interval), `None` when the row
+/// misses it. The union of the two end discs and the band along the segment.
+fn capsule_row(py: f64, a: (f64, f64), u: (f64, f64), seg: f64, rho: f64) -> Option<(f64, f64)> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for (cx, cy) in [a, (a.0 + u.0 * seg, a.1 + u.1 * seg)] {
+        let h = rho * rho - (py - cy) * (py - cy);
+        if h >= 0.0 {
+            let w = h.sqrt();
+            lo = lo.min(cx - w);
+            hi = hi.max(cx + w);
+        }
+    }
+    // The band: 0 <= along <= seg and |perp| <= rho, with x' = x - a.x,
+    // along = x'·ux + ry·uy and perp = −x'·uy + ry·ux: each bound is linear in x'.
+    let ry = py - a.1;
+    let (mut blo, mut bhi) = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut inside = true;
+    for (c0, c1, l, h) in [(ry * u.1, u.0, 0.0, seg), (ry * u.0, -u.1, -rho, rho)] {
+        if c1 == 0.0 {
+            inside &= c0 >= l && c0 <= h;
+        } else {
+            let (t0, t1) = ((l - c0) / c1, (h - c0) / c1);
+            blo = blo.max(t0.min(t1));
+            bhi = bhi.min(t0.max(t1));
+        }
+    }
+    if inside && blo <= bhi {
+        lo = lo.min(a.0 + blo);
+        hi = hi.max(a.0 + bhi);
+    }
+    (lo <= hi).then_some((lo, hi))
 }
 
 /// `penAttributes`: colour as premultiplication-ready RGBA in [0, 1] and the diameter.
@@ -476,6 +591,42 @@ mod tests {
         assert_eq!(p.attributes.color4f, [1.0, 0.0, 0.0, 1.0]);
         p.set_or_change_param(ColorParam::Transparency, 50.0, false);
         assert_eq!(p.attributes.color4f[3], 0.5);
+    }
+
+    #[test]
+    fn round_unit_equals_clamp_scale_round() {
+        for i in -1000..=300_000 {
+            let v = i as f64 / 250_000.0;
+            assert_eq!(round_unit(v), (v.clamp(0.0, 1.0) * 255.0).round() as u8, "{v}");
+        }
+        for k in 0..=255 {
+            for d in [-1e-12, 0.0, 1e-12] {
+                let v = (k as f64 + 0.5 + d) / 255.0;
+                assert_eq!(round_unit(v), (v.clamp(0.0, 1.0) * 255.0).round() as u8, "{v}");
+            }
+        }
+        assert_eq!(round_unit(f64::NAN), 0);
+    }
+
+    /// Drawing only near the segment gives exactly the pixels of visiting the whole box.
+    #[test]
+    fn lines_equal_a_full_box_scan() {
+        let mut seed = 5u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        for _ in 0..300 {
+            let attrs =
+                PenAttributes { color4f: [next(), next(), next(), 0.3 + 0.7 * next()], diameter: 0.5 + next() * 30.0 };
+            let (x0, y0) = (next() * 560.0 - 280.0, next() * 440.0 - 220.0);
+            let (x1, y1) = if next() < 0.2 { (x0, y0) } else { (next() * 560.0 - 280.0, next() * 440.0 - 220.0) };
+            let mut fast = PenLayer::new();
+            fast.draw_line(&attrs, x0, y0, x1, y1);
+            let mut full = PenLayer::new();
+            full.draw_line_full_box(&attrs, x0, y0, x1, y1);
+            assert!(fast.pixels == full.pixels, "line ({x0}, {y0}) → ({x1}, {y1}) width {}", attrs.diameter);
+        }
     }
 
     #[test]

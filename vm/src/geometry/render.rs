@@ -385,6 +385,19 @@ impl ColorSampler<'_> {
     }
 }
 
+/// A drawable's own colours (see [`Scene::own_colors`]).
+pub struct OwnColors<'a> {
+    ctx: Ctx<'a>,
+    me: usize,
+}
+
+impl OwnColors<'_> {
+    /// `sampleColor4b` of the drawable at a stage point, premultiplied.
+    pub fn at(&mut self, x: f64, y: f64) -> [u8; 4] {
+        self.ctx.sample_color4b(self.me, x, y, !0)
+    }
+}
+
 /// How a skin is sampled for collisions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sampling {
@@ -646,8 +659,13 @@ impl Scene {
 
     /// The colour of drawable `me` alone at a stage point, premultiplied (`sampleColor4b`).
     pub fn sample_own_color(&self, me: usize, x: f64, y: f64) -> [u8; 4] {
+        self.own_colors(me).at(x, y)
+    }
+
+    /// [`Scene::sample_own_color`] at many points (the renderer's state prepared once).
+    pub fn own_colors(&self, me: usize) -> OwnColors<'_> {
         let mut ctx = Ctx::new(self);
         ctx.update_cpu(me);
-        ctx.sample_color4b(me, x, y, !0)
+        OwnColors { ctx, me }
     }
 }

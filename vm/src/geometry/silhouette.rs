@@ -47,6 +47,11 @@ impl Silhouette {
         Self::from_rgba(width, height, rgba)
     }
 
+    /// Whether the pixels are premultiplied (the pen layer).
+    pub fn premultiplied(&self) -> bool {
+        self.premultiplied
+    }
+
     /// Width in pixels.
     pub fn width(&self) -> u32 {
         self.width
@@ -113,7 +118,13 @@ impl Silhouette {
     /// Premultiplied RGBA of texel (x, y), which must be inside the texture.
     #[inline]
     pub fn color_at(&self, x: usize, y: usize) -> [u8; 4] {
-        let o = (y * self.width as usize + x) * 4;
+        self.color_at_index(y * self.width as usize + x)
+    }
+
+    /// Premultiplied RGBA of the texel at row-major index `i` (inside the texture).
+    #[inline]
+    pub fn color_at_index(&self, i: usize) -> [u8; 4] {
+        let o = i * 4;
         let p = &self.rgba[o..o + 4];
         if self.premultiplied {
             return [p[0], p[1], p[2], p[3]];
@@ -155,6 +166,11 @@ pub struct Palette {
 }
 
 impl Palette {
+    /// A palette that knows nothing (every colour may show).
+    pub fn unknown() -> Palette {
+        Palette { keys: None }
+    }
+
     /// Whether a pixel of this silhouette may show a colour with key `key` (true when unknown).
     #[inline]
     pub fn may_show(&self, key: usize) -> bool {

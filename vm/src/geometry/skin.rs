@@ -83,9 +83,12 @@ impl Mip {
         self.hull.get_or_init(|| hull::hull_points(&self.silhouette, size, None))
     }
 
-    /// The colours this rendition can show (see [`Palette`]), computed once.
+    /// The colours this rendition can show (see [`Palette`]), computed once. Unknown for the
+    /// pen layer (it gets a new rendition at every change, and its lines are anti-aliased).
     pub fn palette(&self) -> &Palette {
-        self.palette.get_or_init(|| self.silhouette.palette())
+        self.palette.get_or_init(|| {
+            if self.silhouette.premultiplied() { Palette::unknown() } else { self.silhouette.palette() }
+        })
     }
 }
 

@@ -6,6 +6,7 @@
 //! colours sensing asks about, per-row bit sets say which pixels match, so a query over a box
 //! is a word-wise AND.
 
+use super::super::cost;
 use super::super::effects::Effects;
 use super::super::math::{Rect, u8_clamp};
 use super::super::silhouette::color_key;
@@ -25,6 +26,8 @@ pub(crate) struct Layer<'a> {
     pub effects: &'a Effects,
     /// Its colours at every stage pixel, for a backdrop (see [`crate::geometry::skin::Backdrop`]).
     pub plane: Option<&'a [[u8; 4]]>,
+    /// The texel it shows at every stage pixel, for the pen layer (see `Sampler::texel_map`).
+    pub texels: Option<&'a [u32]>,
 }
 
 /// Layers built only when a pixel must be composited (most queries find every pixel cached).
@@ -60,8 +63,10 @@ pub(crate) fn composite(layers: &[Layer<'_>], x: i32, y: i32) -> [u8; 3] {
         if fx < b.left || fx > b.right || fy < b.bottom || fy > b.top {
             continue;
         }
-        let mut c = match l.plane {
-            Some(p) if rows::on_stage(x, y) => p[rows::row_index(y) * COLS + (x - X0) as usize],
+        let on = rows::on_stage(x, y);
+        let mut c = match (l.plane, l.texels) {
+            (Some(p), _) if on => p[rows::row_index(y) * COLS + (x - X0) as usize],
+            (_, Some(t)) if on => l.sampler.color_of_texel(t[rows::row_index(y) * COLS + (x - X0) as usize]),
             _ => l.sampler.color(x, y),
         };
         if l.effects.enabled != 0 {
@@ -99,7 +104,7 @@ pub(crate) struct Composite {
     /// Per SVG skin: the MIP level its drawables' colours were sampled at.
     levels: Vec<(*const super::super::skin::Skin, i32)>,
     clock: u64,
-    /// Pixels composited since creation (work done, for the run's work count).
+    /// Work of the pixels composited since creation (see [`cost`]).
     pub(crate) filled: u64,
 }
 
@@ -183,7 +188,7 @@ impl Composite {
                 rows::clear(&mut t.rows[r], x);
             }
         }
-        self.filled += 1;
+        self.filled += cost::FILL + cost::LAYER * layers.get().len() as u64;
         c
     }
 
@@ -195,7 +200,7 @@ impl Composite {
         layers: &mut Lazy<'a, F>,
     ) -> [u8; 3] {
         if !rows::on_stage(x, y) {
-            self.filled += 1;
+            self.filled += cost::FILL + cost::LAYER * layers.get().len() as u64;
             return composite(layers.get(), x, y);
         }
         self.ensure_alloc();

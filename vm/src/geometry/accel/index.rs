@@ -127,12 +127,18 @@ impl SceneIndex {
 
     /// Enters visible drawable `pos` (after taking out what was there).
     pub(crate) fn insert(&mut self, pos: usize, v: Visible<'_>) {
+        let cells = cells_of(v.snapped);
+        // Same cells (a drawable that changed without moving, such as the pen layer): keep
+        // them, take out the rest.
+        let kept = self.entries.get_mut(pos).and_then(|e| e.as_mut()).filter(|e| e.cells == cells).is_some();
+        if kept && let Some(e) = self.entries.get_mut(pos).and_then(|e| e.as_mut()) {
+            e.cells = None;
+        }
         self.remove(pos);
         if self.cells.is_empty() {
             self.cells = vec![Vec::new(); CX * CY];
         }
-        let cells = cells_of(v.snapped);
-        if let Some([x0, x1, y0, y1]) = cells {
+        if let (false, Some([x0, x1, y0, y1])) = (kept, cells) {
             for y in y0..=y1 {
                 for x in x0..=x1 {
                     self.cells[y * CX + x].push(pos as u32);

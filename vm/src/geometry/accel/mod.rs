@@ -26,8 +26,10 @@ pub(crate) mod index;
 pub(crate) mod rows;
 pub(crate) mod sampler;
 
+use std::rc::Rc;
 use std::sync::Arc;
 
+use super::cost;
 use super::distance;
 use super::drawable::{Placement, Xform};
 use super::effects::bit;
@@ -164,6 +166,8 @@ pub(crate) struct Accel {
     list: Vec<(usize, Rect)>,
     /// Scratch rows of the asking drawable.
     touched: Vec<Row>,
+    /// The pen layer's texel at every stage pixel, with the transform it was computed for.
+    pen_texels: Option<(Xform, Rc<Vec<u32>>)>,
     /// Geometry work done so far (rows searched, pixels tested or composited, walk points).
     work: u64,
 }
@@ -277,7 +281,7 @@ impl Accel {
     /// `isTouchingDrawables(me, candidates)`, as [`Scene::touching_drawables`] with the
     /// candidates listed or, for [`Candidates::Sprite`], every instance of the sprite.
     pub(crate) fn touching_drawables(&mut self, scene: &Scene, me: usize, candidates: Candidates) -> bool {
-        self.work += 4;
+        self.work += cost::QUERY;
         let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
         let mut levels = Levels::default();
         let me_skin = &scene.drawables[me].skin;
@@ -298,7 +302,7 @@ impl Accel {
                         list.push((c, mb.intersect(&ci.snapped)));
                     }
                 }
-                self.work += cands.len() as u64;
+                self.work += cost::CANDIDATE * cands.len() as u64;
             }
             &Candidates::Sprite(s) => {
                 // Every visible drawable of a sprite's skin is an instance of that sprite, so
@@ -320,7 +324,7 @@ impl Accel {
                 {
                     levels.request(me_skin, l);
                 }
-                self.work += near.len() as u64;
+                self.work += cost::CANDIDATE * near.len() as u64;
                 self.near = near;
             }
         }
@@ -352,7 +356,7 @@ impl Accel {
         let cols = rows::range(u.left as i32, u.right as i32);
         let me_level = levels.of(&scene.drawables[me].skin);
         for y in u.bottom as i32..=u.top as i32 {
-            self.work += 1;
+            self.work += cost::ROW_VISIT * (1 + list.len() as u64);
             let m = rows::and(&self.row(scene, me, me_level, y), &cols);
             if rows::is_empty(&m) {
                 continue;
@@ -372,6 +376,25 @@ impl Accel {
     fn all_finite(&self, me: usize) -> bool {
         let me_counted = self.index.entry(me).is_some_and(|e| e.nonfinite());
         self.index.nonfinite() == usize::from(me_counted)
+    }
+
+    /// The pen layer's texel map (see `Sampler::texel_map`), computed once per transform.
+    fn pen_map(&mut self, scene: &Scene) -> Option<Rc<Vec<u32>>> {
+        let pos = self.infos.iter().position(|i| i.pen && i.visible && i.finite)?;
+        let info = &self.infos[pos];
+        let d = &scene.drawables[pos];
+        if d.effects.changes_shape() {
+            return None;
+        }
+        if let Some((xf, map)) = &self.pen_texels
+            && *xf == info.xf
+        {
+            return Some(map.clone());
+        }
+        let map = Rc::new(Sampler::new(d, info.xf, d.skin.mip_ref(0), info.nearest).texel_map());
+        self.work += cost::MAP_PIXEL * map.len() as u64;
+        self.pen_texels = Some((info.xf, map.clone()));
+        Some(map)
     }
 
     /// The composite leaving out `me`, brought to the query's levels; returns its index.
@@ -394,7 +417,7 @@ impl Accel {
 
     /// `isTouchingColor(me, color, mask)`, as [`Scene::touching_color`].
     pub(crate) fn touching_color(&mut self, scene: &Scene, me: usize, color: [u8; 3], mask: Option<[u8; 3]>) -> bool {
-        self.work += 4;
+        self.work += cost::QUERY;
         let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
         let mut list = std::mem::take(&mut self.list);
         list.clear();
@@ -406,7 +429,7 @@ impl Accel {
                 list.push((c, mb.intersect(&ci.snapped)));
             }
         }
-        self.work += near.len() as u64;
+        self.work += cost::CANDIDATE * near.len() as u64;
         self.near = near;
         let answer = self.touching_color_in(scene, me, color, mask, mb, &list);
         self.list = list;
@@ -463,6 +486,7 @@ impl Accel {
                 touched.push(self.row(scene, me, me_level, y));
             }
         }
+        let pen = self.pen_map(scene);
         let me_d = &scene.drawables[me];
         let infos = &self.infos;
         let me_sampler = Sampler::new(me_d, infos[me].xf, me_d.skin.mip_ref(me_level), infos[me].nearest);
@@ -471,11 +495,12 @@ impl Accel {
         self.index.near(&bounds, &mut near);
         near.retain(|&i| i != me && infos[i].sbox.intersects(&bounds));
         near.sort_unstable_by(|a, b| b.cmp(a));
-        let mut layers = Lazy::new(|| layers_of(scene, infos, near.iter().copied(), &levels));
+        let mut layers =
+            Lazy::new(|| layers_of(scene, infos, near.iter().copied(), &levels, pen.as_ref().map(|m| m.as_slice())));
         let mut work = 0u64;
         let mut hit = false;
         for (k, y) in (y0..=y1).enumerate() {
-            work += 1;
+            work += cost::ROW_VISIT;
             let mine = match mask {
                 None => rows::and(&touched[k], &cols),
                 Some(m) => {
@@ -490,7 +515,7 @@ impl Accel {
                                 rows::set(&mut r, x);
                             }
                         }
-                        work += (b - a + 1) as u64;
+                        work += cost::PIXEL * (b - a + 1) as u64;
                     }
                     r
                 }
@@ -510,7 +535,7 @@ impl Accel {
     /// Whisker's branch distance of a false `touching color`, as
     /// [`distance::touching_color_distance`].
     pub(crate) fn color_distance(&mut self, scene: &Scene, me: usize, color: [u8; 3]) -> f64 {
-        self.work += 4;
+        self.work += cost::QUERY;
         if self.infos.get(me).is_none() || !self.all_finite(me) {
             return distance::touching_color_distance(scene, me, color);
         }
@@ -536,9 +561,10 @@ impl Accel {
         };
         let k = self.prepare_composite(scene, me, &levels);
         let order = self.walks.get(reach);
+        let pen = self.pen_map(scene);
         let infos = &self.infos;
         let all = (0..infos.len()).rev().filter(|&i| i != me && infos[i].visible);
-        let mut layers = Lazy::new(|| layers_of(scene, infos, all, &levels));
+        let mut layers = Lazy::new(|| layers_of(scene, infos, all, &levels, pen.as_ref().map(|m| m.as_slice())));
         let bounds = distance::stage_bounds();
         let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
         let step = distance::STAGE_SPACING as i32;
@@ -552,7 +578,7 @@ impl Accel {
                 break;
             }
         }
-        self.work += visited;
+        self.work += cost::WALK * visited;
         found
     }
 
@@ -595,7 +621,7 @@ fn row_of(infos: &mut [Info], work: &mut u64, scene: &Scene, pos: usize, level: 
     let d = &scene.drawables[pos];
     let s = Sampler::new(d, info.xf, d.skin.mip_ref(level), info.nearest);
     let mut out = EMPTY;
-    *work += 8;
+    *work += cost::ROW;
     if let Some((a, b)) = s.span(y, rows::X0, rows::X1) {
         if s.full() {
             out = rows::range(a, b);
@@ -605,7 +631,7 @@ fn row_of(infos: &mut [Info], work: &mut u64, scene: &Scene, pos: usize, level: 
                     rows::set(&mut out, x);
                 }
             }
-            *work += (b - a + 1) as u64;
+            *work += cost::PIXEL * (b - a + 1) as u64;
         }
     }
     info.rows[r] = out;
@@ -619,6 +645,7 @@ fn layers_of<'a>(
     infos: &[Info],
     positions: impl Iterator<Item = usize>,
     levels: &Levels,
+    pen: Option<&'a [u32]>,
 ) -> Vec<Layer<'a>> {
     positions
         .map(|i| {
@@ -627,7 +654,8 @@ fn layers_of<'a>(
             let mip = d.skin.mip_ref(levels.of(&d.skin));
             let sampler = Sampler::new(d, info.xf, mip, info.nearest);
             let plane = info.backdrop.then(|| mip.backdrop(&info.xf, || backdrop_colors(&sampler))).flatten();
-            Layer { sbox: info.sbox, sampler, effects: &d.effects, plane }
+            let texels = if info.pen && info.finite && !d.effects.changes_shape() { pen } else { None };
+            Layer { sbox: info.sbox, sampler, effects: &d.effects, plane, texels }
         })
         .collect()
 }

@@ -9,14 +9,16 @@ use super::super::effects::Effects;
 use super::super::math::floor_i64;
 use super::super::render::Drawable;
 use super::super::silhouette::Silhouette;
-use super::super::skin::{Mip, Planes};
+use super::super::skin::Mip;
 
 /// One drawable at one MIP level, ready to be sampled at integer stage points.
 pub(crate) struct Sampler<'a> {
     xf: Xform,
     /// Shape effects and the skin size they need (they move sample points inside the texture).
     shape: Option<(&'a Effects, [f64; 2])>,
-    planes: &'a Planes,
+    /// Its bit planes, built on first use by [`Mip::planes`] (colour-only samplers of a fresh
+    /// pen layer never need them).
+    mip: &'a Mip,
     silhouette: &'a Silhouette,
     /// `isTouchingNearest` (else `isTouchingLinear`).
     nearest: bool,
@@ -24,33 +26,31 @@ pub(crate) struct Sampler<'a> {
     hm1: f64,
     /// Texel indices that can be opaque at all: x in `dom[0]..=dom[1]`, y in `dom[2]..=dom[3]`.
     dom: [i64; 4],
-    /// Touching is exactly "the texel index is in `dom`" (fully opaque, no shape effects).
-    full: bool,
 }
 
 impl<'a> Sampler<'a> {
     /// A sampler of drawable `d` with transform `xf` (finite), reading `mip`.
     pub(crate) fn new(d: &'a Drawable, xf: Xform, mip: &'a Mip, nearest: bool) -> Self {
-        let planes = mip.planes();
-        let (w, h) = (planes.width(), planes.height());
+        let sil = &mip.silhouette;
+        let (w, h) = if sil.has_data() { (sil.width() as i64, sil.height() as i64) } else { (0, 0) };
         let shape = d.effects.changes_shape().then(|| (&d.effects, d.skin.size()));
         let lo = if nearest { 0 } else { -1 };
         Sampler {
             xf,
             shape,
-            planes,
-            silhouette: &mip.silhouette,
+            mip,
+            silhouette: sil,
             nearest,
             wm1: w as f64 - 1.0,
             hm1: h as f64 - 1.0,
             dom: [lo, w - 1, lo, h - 1],
-            full: planes.full() && shape.is_none(),
         }
     }
 
-    /// Whether every point of a row's [`Sampler::span`] touches (no per-pixel test needed).
+    /// Whether every point of a row's [`Sampler::span`] touches (no per-pixel test needed):
+    /// a fully opaque silhouette without shape effects.
     pub(crate) fn full(&self) -> bool {
-        self.full
+        self.shape.is_none() && self.mip.planes().full()
     }
 
     /// `getLocalPosition` with the shape effects, as the reference computes it.
@@ -67,7 +67,8 @@ impl<'a> Sampler<'a> {
     pub(crate) fn touch(&self, x: i32, y: i32) -> bool {
         let [u, v] = self.local(x as f64, y as f64);
         let (tx, ty) = (floor_i64(u * self.wm1), floor_i64(v * self.hm1));
-        if self.nearest { self.planes.opaque(tx, ty) } else { self.planes.linear(tx, ty) }
+        let planes = self.mip.planes();
+        if self.nearest { planes.opaque(tx, ty) } else { planes.linear(tx, ty) }
     }
 
     /// `drawable.sampleColor4b([x, y])` before effects on colour: premultiplied RGBA, transparent
@@ -79,6 +80,34 @@ impl<'a> Sampler<'a> {
             return [0; 4];
         }
         self.silhouette.color_at_nearest(u, v)
+    }
+
+    /// The texel `color` reads at every stage pixel (row-major from stage row −180, columns
+    /// −240..=240; `u32::MAX` where it samples transparent), for a drawable that never moves
+    /// and has no shape effects (the pen layer): its colours then cost a table lookup.
+    pub(crate) fn texel_map(&self) -> Vec<u32> {
+        let (w, h) = (self.wm1 as i64 + 1, self.hm1 as i64 + 1);
+        let mut out = Vec::with_capacity(super::rows::ROWS * super::rows::COLS);
+        for y in super::rows::Y0..=super::rows::Y1 {
+            for x in super::rows::X0..=super::rows::X1 {
+                let [u, v] = self.xf.local(x as f64, y as f64);
+                if w <= 0 || h <= 0 || u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 {
+                    out.push(u32::MAX);
+                } else {
+                    // As `Silhouette::color_at_nearest` (edge-clamped).
+                    let tx = floor_i64(u * self.wm1).clamp(0, w - 1);
+                    let ty = floor_i64(v * self.hm1).clamp(0, h - 1);
+                    out.push((ty * w + tx) as u32);
+                }
+            }
+        }
+        out
+    }
+
+    /// The colour at texel index `i` of a [`Sampler::texel_map`] (transparent for `u32::MAX`).
+    #[inline]
+    pub(crate) fn color_of_texel(&self, i: u32) -> [u8; 4] {
+        if i == u32::MAX || !self.silhouette.has_data() { [0; 4] } else { self.silhouette.color_at_index(i as usize) }
     }
 
     /// Texel column and row of stage point (x, y) without shape effects (monotone in x along a row).

@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
-use super::{Accel, Candidates};
+use super::{Accel, Candidates, PenChange};
 use crate::geometry::distance::touching_color_distance;
 use crate::geometry::drawable::{Placement, RotationStyle};
 use crate::geometry::effects::Effects;
+use crate::geometry::pen::{PenAttributes, PenLayer};
 use crate::geometry::render::{Drawable, Scene};
 use crate::geometry::skin::Skin;
 
@@ -152,6 +153,9 @@ fn probe_colours(scene: &Scene, rng: &mut Lcg) -> Vec<[u8; 3]> {
 /// stage is none), as every instance of a Scratch sprite shares its sprite's skins.
 fn sprite_of(scene: &Scene, pos: usize) -> Option<u32> {
     let skin = &scene.drawables.get(pos)?.skin;
+    if skin.sampling() == crate::geometry::render::Sampling::Pen {
+        return None;
+    }
     (pos > 0).then(|| scene.drawables.iter().position(|d| Arc::ptr_eq(&d.skin, skin)).unwrap_or(pos) as u32)
 }
 
@@ -235,4 +239,56 @@ fn accelerated_queries_equal_the_reference() {
     }
     // Every kind of answer occurred both ways.
     assert!(counts.iter().all(|&c| c > 20), "positive answers per kind: {counts:?}");
+}
+
+/// A random pen line (thick or thin, any colour, partly transparent).
+fn draw(pen: &mut PenLayer, rng: &mut Lcg) {
+    let c = COLOURS[rng.below(5) as usize];
+    let attrs = PenAttributes {
+        color4f: [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, if rng.coin(3) { 0.5 } else { 1.0 }],
+        diameter: 1.0 + rng.below(20) as f64,
+    };
+    let xy = |r: &mut Lcg| (r.below(520) as f64 - 260.0, r.below(400) as f64 - 200.0);
+    let ((x0, y0), (x1, y1)) = (xy(rng), xy(rng));
+    pen.draw_line(&attrs, x0, y0, x1, y1);
+}
+
+/// With a pen layer that changes between queries (lines drawn, the layer cleared), the kept
+/// composites follow the boxes the pen layer reports.
+#[test]
+fn accelerated_colours_follow_the_pen_layer() {
+    let mut rng = Lcg(23);
+    let mut counts = [0usize; 4];
+    for _ in 0..12 {
+        let mut scene = random_scene(&mut rng);
+        let mut pen = PenLayer::new();
+        for _ in 0..3 {
+            draw(&mut pen, &mut rng);
+        }
+        let _ = pen.take_changes();
+        let stage_placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] };
+        let layer = |pen: &mut PenLayer| Drawable {
+            skin: pen.skin(),
+            placement: stage_placement,
+            visible: true,
+            effects: Effects::default(),
+        };
+        scene.drawables.insert(1, layer(&mut pen));
+        scene.refresh_transforms();
+        let mut accel = Accel::default();
+        accel.refresh(&scene, &[], Some(PenChange { pos: 1, dirty: None }), &|p| sprite_of(&scene, p));
+        check_all(&scene, &mut accel, &mut rng, &mut counts);
+        for k in 0..4 {
+            if k == 2 {
+                pen.clear();
+            }
+            draw(&mut pen, &mut rng);
+            let dirty = pen.take_changes().stage_box();
+            scene.drawables[1] = layer(&mut pen);
+            scene.refresh_transforms_of(&[1]);
+            accel.refresh(&scene, &[1], Some(PenChange { pos: 1, dirty }), &|p| sprite_of(&scene, p));
+            check_all(&scene, &mut accel, &mut rng, &mut counts);
+        }
+    }
+    assert!(counts[1] > 20 && counts[3] > 20, "positive colour answers: {counts:?}");
 }

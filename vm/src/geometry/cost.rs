@@ -1,0 +1,30 @@
+//! What the VM's work count ([`crate::Vm::work`]) charges per operation: roughly nanoseconds
+//! of one core of a 2020s machine, so that a run's work cap bounds its time whatever the run
+//! spends it on (interpreting blocks, testing pixels, compositing colours, drawing with the
+//! pen). The count is deterministic: the same run counts the same work on every machine.
+//! Changing a constant changes which runs reach the cap, so it bumps `ENGINE_VERSION`.
+
+/// One block execution.
+pub const BLOCK: u64 = 10;
+/// The fixed cost of a geometry query.
+pub const QUERY: u64 = 20;
+/// A candidate drawable looked at (from the index or a list).
+pub const CANDIDATE: u64 = 2;
+/// A drawable's touching row computed (the span search).
+pub const ROW: u64 = 10;
+/// A cached row read, or a row of a query visited.
+pub const ROW_VISIT: u64 = 2;
+/// One pixel tested against a silhouette (touching, or a drawable's own colour).
+pub const PIXEL: u64 = 3;
+/// One composite pixel computed …
+pub const FILL: u64 = 4;
+/// … plus this per layer it may look at.
+pub const LAYER: u64 = 2;
+/// A colour-search point visited.
+pub const WALK: u64 = 3;
+/// A stage pixel of a texel map computed (once per pen transform).
+pub const MAP_PIXEL: u64 = 5;
+/// A pen pixel visited while drawing or stamping.
+pub const PEN_PIXEL: u64 = 6;
+/// Clearing a pen layer that has ink.
+pub const PEN_CLEAR: u64 = 30_000;
