@@ -321,7 +321,8 @@ impl PenLayer {
 #[inline]
 fn round_unit(v: f64) -> u8 {
     let x = v.clamp(0.0, 1.0) * 255.0;
-    if !(x > 0.0) {
+    // NaN (from a NaN colour) stores 0, as `round() as u8` does.
+    if x.is_nan() || x <= 0.0 {
         return 0;
     }
     let t = x as u32;
