@@ -91,6 +91,10 @@ pub struct MutantVerdict {
 pub struct OperatorSummary {
     /// Operator (`None` in the overall line).
     pub operator: Option<Operator>,
+    /// Mutants the project has (for this operator), analysed or not: with a sample, each
+    /// analysed mutant stands for `enumerated / generated` of them.
+    #[serde(default)]
+    pub enumerated: u32,
     /// Mutants analysed.
     pub generated: u32,
     /// Killed.
@@ -104,6 +108,12 @@ pub struct OperatorSummary {
 }
 
 impl OperatorSummary {
+    /// How many of the project's mutants each analysed one stands for: enumerated / analysed
+    /// (1 when every mutant was analysed; the weight of a stratified sample's verdicts).
+    pub fn weight(&self) -> f64 {
+        if self.generated == 0 { 1.0 } else { f64::from(self.enumerated.max(self.generated)) / f64::from(self.generated) }
+    }
+
     /// killed / (generated − excluded); `None` when no mutant can be judged.
     pub fn score(&self) -> Option<f64> {
         let judged = self.generated - self.excluded;
@@ -312,9 +322,15 @@ pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Opt
         verdicts.push(row);
     }
 
-    let mut total = OperatorSummary::default();
-    let mut per_operator: Vec<OperatorSummary> =
-        Operator::ALL.iter().map(|&o| OperatorSummary { operator: Some(o), ..Default::default() }).collect();
+    let mut total = OperatorSummary { enumerated: all.len() as u32, ..Default::default() };
+    let mut per_operator: Vec<OperatorSummary> = Operator::ALL
+        .iter()
+        .map(|&o| OperatorSummary {
+            operator: Some(o),
+            enumerated: all.iter().filter(|m| m.operator == o).count() as u32,
+            ..Default::default()
+        })
+        .collect();
     for v in &verdicts {
         total.add(v.verdict);
         if let Some(s) = per_operator.iter_mut().find(|s| s.operator == Some(v.operator)) {
