@@ -39,6 +39,7 @@ use crate::events::{Cand, Event, EventInfo, decode_wait};
 use crate::fitness::{FitnessModel, Scratch};
 use crate::result::TimelinePoint;
 use crate::rng::Rng;
+use crate::sequence::Alphabet;
 use crate::sut::Sut;
 use crate::trace::Trace;
 
@@ -135,6 +136,8 @@ pub struct Executor<'a> {
     work_cap: Option<(u64, &'static str)>,
     /// The phase in which a work cap was reached, if one was.
     limited: Option<&'static str>,
+    /// Symbols of the events of every test executed by the search (sequence coverage).
+    alphabet: Alphabet,
 }
 
 impl<'a> Executor<'a> {
@@ -171,6 +174,7 @@ impl<'a> Executor<'a> {
             work_done: 0,
             work_cap: None,
             limited: None,
+            alphabet: Alphabet::new(),
         }
     }
 
@@ -182,6 +186,12 @@ impl<'a> Executor<'a> {
     /// From now on, the phase `phase` may bring the total work up to `cap` (`None`: no cap).
     pub fn cap_work(&mut self, phase: &'static str, cap: Option<u64>) {
         self.work_cap = cap.map(|c| (c, phase));
+    }
+
+    /// The alphabet of the run for sequence coverage: the symbols of the events of every test
+    /// executed by [`Executor::execute`] and [`Executor::extend`] so far.
+    pub fn alphabet(&self) -> &Alphabet {
+        &self.alphabet
     }
 
     /// The phase in which a work cap was reached, if one was.
@@ -392,6 +402,7 @@ impl<'a> Executor<'a> {
     }
 
     fn finish(&mut self, live: &Live, codons: Vec<u32>, events: Vec<Event>, improved: Improved) -> Evaluated {
+        self.alphabet.extend(&events);
         let trace = self.trace_of(live);
         let mut fitness = Vec::new();
         self.ctx.model.evaluate_all(&trace, &mut self.scratch, &mut fitness);
