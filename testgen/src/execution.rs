@@ -39,6 +39,7 @@ use crate::events::{Cand, Event, EventInfo, decode_wait};
 use crate::fitness::{FitnessModel, Scratch};
 use crate::result::TimelinePoint;
 use crate::rng::Rng;
+use crate::sequence::Alphabet;
 use crate::sut::Sut;
 use crate::trace::Trace;
 
@@ -137,6 +138,8 @@ pub struct Executor<'a> {
     limited: Option<&'static str>,
     /// VMs run without instrumentation and nothing is traced (replays that only observe).
     observe_only: bool,
+    /// Symbols of the events of every test executed by the search (sequence coverage).
+    alphabet: Alphabet,
 }
 
 impl<'a> Executor<'a> {
@@ -174,6 +177,7 @@ impl<'a> Executor<'a> {
             work_cap: None,
             limited: None,
             observe_only: false,
+            alphabet: Alphabet::new(),
         }
     }
 
@@ -192,6 +196,12 @@ impl<'a> Executor<'a> {
     /// From now on, the phase `phase` may bring the total work up to `cap` (`None`: no cap).
     pub fn cap_work(&mut self, phase: &'static str, cap: Option<u64>) {
         self.work_cap = cap.map(|c| (c, phase));
+    }
+
+    /// The alphabet of the run for sequence coverage: the symbols of the events of every test
+    /// executed by [`Executor::execute`] and [`Executor::extend`] so far.
+    pub fn alphabet(&self) -> &Alphabet {
+        &self.alphabet
     }
 
     /// The phase in which a work cap was reached, if one was.
@@ -402,6 +412,7 @@ impl<'a> Executor<'a> {
     }
 
     fn finish(&mut self, live: &Live, codons: Vec<u32>, events: Vec<Event>, improved: Improved) -> Evaluated {
+        self.alphabet.extend(&events);
         let trace = self.trace_of(live);
         let mut fitness = Vec::new();
         self.ctx.model.evaluate_all(&trace, &mut self.scratch, &mut fitness);

@@ -24,6 +24,7 @@ pub mod mutation;
 pub mod result;
 pub mod rng;
 mod search;
+pub mod sequence;
 pub mod sut;
 pub mod targets;
 #[doc(hidden)]
@@ -199,6 +200,10 @@ pub fn generate_prepared_with(
         exec.cap_work("assertions", cap.map(|c| exec.work().saturating_add(c)));
         assertions::add_to_suite(&mut exec, &mut suite);
     }
+    // Sequence coverage reads the events only: nothing above depends on it and the digest
+    // does not cover it.
+    let seq_min = sequence::suite_coverage(exec.alphabet(), suite.iter().map(|t| t.events.as_slice()));
+    let seq_unmin = sequence::suite_coverage(exec.alphabet(), archive.iter().map(|e| e.events.as_slice()));
     let timeline = exec.timeline().to_vec();
     let total = exec.total();
     let covered = exec.covered();
@@ -225,6 +230,15 @@ pub fn generate_prepared_with(
         mutation: None,
         work: exec.work(),
         limit: exec.limited().map(str::to_string),
+        seq_alphabet: Some(seq_min.alphabet),
+        seq_kh2: seq_min.kh2.ratio(),
+        seq_kh3: seq_min.kh3.ratio(),
+        seq_win2: seq_min.win2.ratio(),
+        seq_win3: seq_min.win3.ratio(),
+        seq_kh2_unmin: seq_unmin.kh2.ratio(),
+        seq_kh3_unmin: seq_unmin.kh3.ratio(),
+        seq_win2_unmin: seq_unmin.win2.ratio(),
+        seq_win3_unmin: seq_unmin.win3.ratio(),
     };
     drop(exec);
     if opts.mutation != MutationMode::Off {

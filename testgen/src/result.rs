@@ -81,6 +81,38 @@ pub struct RunOutcome {
     /// run, if it did: the result is then partial, and the same on every machine.
     #[serde(default)]
     pub limit: Option<String>,
+    /// Size of the run's event alphabet Σ for sequence coverage: the symbols of every test
+    /// the search executed ([`crate::sequence`]). `None` in results written before sequence
+    /// coverage existed (their `seq_*` values are then 0 and mean nothing).
+    #[serde(default)]
+    pub seq_alphabet: Option<u32>,
+    /// Kuhn–Higdon 2-way sequence coverage of the final suite: ordered pairs of distinct
+    /// symbols of Σ occurring as a subsequence of some test, over `|Σ|·(|Σ|−1)` (1.0 when
+    /// that is 0). Not part of the digest, like the other `seq_*` values.
+    #[serde(default)]
+    pub seq_kh2: f64,
+    /// Kuhn–Higdon 3-way sequence coverage of the final suite (over `|Σ|·(|Σ|−1)·(|Σ|−2)`).
+    #[serde(default)]
+    pub seq_kh3: f64,
+    /// Window coverage Σ\*wΣ\* of the final suite, t = 2: words of 2 symbols occurring
+    /// contiguously in some test, over `|Σ|²` (1.0 when Σ is empty).
+    #[serde(default)]
+    pub seq_win2: f64,
+    /// Window coverage of the final suite, t = 3 (over `|Σ|³`).
+    #[serde(default)]
+    pub seq_win3: f64,
+    /// [`RunOutcome::seq_kh2`] of the suite before minimisation (the archive), same Σ.
+    #[serde(default)]
+    pub seq_kh2_unmin: f64,
+    /// [`RunOutcome::seq_kh3`] before minimisation.
+    #[serde(default)]
+    pub seq_kh3_unmin: f64,
+    /// [`RunOutcome::seq_win2`] before minimisation.
+    #[serde(default)]
+    pub seq_win2_unmin: f64,
+    /// [`RunOutcome::seq_win3`] before minimisation.
+    #[serde(default)]
+    pub seq_win3_unmin: f64,
 }
 
 /// The digest of a run: hash of its timeline and its suite (canonical JSON).
