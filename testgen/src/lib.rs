@@ -63,18 +63,21 @@ impl Prepared {
     }
 }
 
-/// The default work cap of a run ([`RunOptions::work_cap`]), in `Vm::work` units (block
-/// executions plus geometry work). Part of the engine: changing it bumps `ENGINE_VERSION`.
-pub const DEFAULT_WORK_CAP: u64 = 20_000_000_000;
+/// The default work cap of a run's search ([`RunOptions::work_cap`]), in `Vm::work` units
+/// (about nanoseconds: `clowder_vm::geometry::cost`). The most demanding projects of the
+/// corpora need under 4 · 10⁹ for a paper-budget run (180 000 steps); runaway runs (a warp
+/// loop cut by the operation budget every frame) reach the cap in well under a minute. Part
+/// of the engine: changing it bumps `ENGINE_VERSION`.
+pub const DEFAULT_WORK_CAP: u64 = 8_000_000_000;
 
 /// What a run does besides generating the suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunOptions {
     /// Mutation analysis of the final suite (forces assertions on).
     pub mutation: MutationMode,
-    /// Cap on the VM work of each phase of the generation (search; then minimisation; then
-    /// assertions: each may add this much), 0 for none. A run that reaches it ends with its
-    /// partial result and [`RunOutcome::limit`] set: a deterministic end for runaway runs.
+    /// Cap on the VM work of the search, 0 for none; minimisation and assertion generation
+    /// may then each add a quarter of it. A run that reaches a cap ends with its partial
+    /// result and [`RunOutcome::limit`] set: a deterministic end for runaway runs.
     pub work_cap: u64,
 }
 
@@ -168,8 +171,9 @@ pub fn generate_prepared_with(
     let ctx = execution::RunCtx { project: Arc::clone(&project), model, info: &info, params: &params, vm_seed: seed };
     let mut exec = execution::Executor::new(ctx, budget, on_progress);
     exec.track_improvement = params.reduction_probability > 0.0 && cfg.algorithm != Algorithm::Random;
-    // Each phase may add up to the cap to the run's work.
+    // The search may do up to the cap; minimisation and assertions each a quarter more.
     let cap = (opts.work_cap > 0).then_some(opts.work_cap);
+    let after = cap.map(|c| (c / 4).max(1));
     exec.cap_work("search", cap);
     let rng = rng::Rng::new(seed, 0x5EA7C4);
     let archive: Vec<Rc<execution::Evaluated>> = {
@@ -186,7 +190,7 @@ pub fn generate_prepared_with(
     let tests_before_min = archive.len() as u32;
     let events_before_min: u32 = archive.iter().map(|e| e.events.len() as u32).sum();
     let mut min_rng = rng::Rng::new(seed, 0x3141);
-    exec.cap_work("minimisation", cap.map(|c| exec.work().saturating_add(c)));
+    exec.cap_work("minimisation", after.map(|c| exec.work().saturating_add(c)));
     let mut suite: Vec<Test> = if params.minimize {
         minimize::minimize_suite(&mut exec, &mut min_rng, &archive)
             .into_iter()
@@ -197,7 +201,7 @@ pub fn generate_prepared_with(
     };
     let minimization_steps = exec.replay_steps;
     if with_assertions {
-        exec.cap_work("assertions", cap.map(|c| exec.work().saturating_add(c)));
+        exec.cap_work("assertions", after.map(|c| exec.work().saturating_add(c)));
         assertions::add_to_suite(&mut exec, &mut suite);
     }
     // Sequence coverage reads the events only: nothing above depends on it and the digest

@@ -452,6 +452,9 @@ pub(crate) struct State {
     /// Block executions of the steps before the current one (with `ops`, the interpreter's
     /// part of [`Vm::work`]).
     pub ops_total: u64,
+    /// Reporter evaluations so far (work only: the operation budget counts blocks, as
+    /// scratch-vm does).
+    pub evals: u64,
     pub hung: bool,
     pub error: Option<StepError>,
     pub executed: Vec<u64>,
@@ -522,11 +525,13 @@ impl Vm {
         self.st.steps
     }
 
-    /// Work done so far, in machine-independent units: block executions plus the geometry's
-    /// work (rows searched, pixels tested or composited, colour-search points). A run's work
-    /// cap counts this, so a runaway run ends at the same point on every machine.
+    /// Work done so far, in machine-independent units (`geometry::cost`): block executions
+    /// and reporter evaluations plus the geometry's work (rows searched, pixels tested or
+    /// composited, colour-search points, pen pixels). A run's work cap counts this, so a
+    /// runaway run ends at the same point on every machine.
     pub fn work(&self) -> u64 {
-        (self.st.ops_total + self.st.ops) * crate::geometry::cost::BLOCK + self.st.geometry.work()
+        use crate::geometry::cost;
+        (self.st.ops_total + self.st.ops) * cost::BLOCK + self.st.evals * cost::EVAL + self.st.geometry.work()
     }
 
     /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).
@@ -849,6 +854,7 @@ impl State {
             pending: Vec::new(),
             ops: 0,
             ops_total: 0,
+            evals: 0,
             hung: false,
             error: None,
             executed: vec![0u64; prog.blocks.len().div_ceil(64)],

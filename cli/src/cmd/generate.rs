@@ -44,8 +44,8 @@ pub struct GenArgs {
     /// List the targets the run did not cover (sprite, block id, opcode).
     #[arg(long)]
     pub uncovered: bool,
-    /// Work cap per phase of the run (VM work units: block executions plus geometry work),
-    /// 0 for none; default: the engine's (what studies use).
+    /// Work cap of the search in VM work units (about nanoseconds; minimisation and
+    /// assertions may each add a quarter), 0 for none; default: the engine's, as studies use.
     #[arg(long, default_value_t = clowder_testgen::DEFAULT_WORK_CAP)]
     pub work_cap: u64,
 }

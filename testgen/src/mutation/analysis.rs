@@ -111,7 +111,11 @@ impl OperatorSummary {
     /// How many of the project's mutants each analysed one stands for: enumerated / analysed
     /// (1 when every mutant was analysed; the weight of a stratified sample's verdicts).
     pub fn weight(&self) -> f64 {
-        if self.generated == 0 { 1.0 } else { f64::from(self.enumerated.max(self.generated)) / f64::from(self.generated) }
+        if self.generated == 0 {
+            1.0
+        } else {
+            f64::from(self.enumerated.max(self.generated)) / f64::from(self.generated)
+        }
     }
 
     /// killed / (generated − excluded); `None` when no mutant can be judged.
@@ -186,7 +190,7 @@ struct TestRun {
 /// A mutant's replay of a test may do this many times the original's VM work …
 pub const WORK_FACTOR: u64 = 10;
 /// … plus this much.
-pub const WORK_SLACK: u64 = 10_000_000;
+pub const WORK_SLACK: u64 = 100_000_000;
 
 /// Limits of a mutant replay, derived from the original's replay.
 #[derive(Debug, Clone, Copy)]

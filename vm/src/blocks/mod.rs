@@ -91,6 +91,7 @@ fn eval_args(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize)
 
 /// Evaluates a reporter.
 pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
+    st.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return V::Undef };
     if let Rep::Const(c) = x.rep {
         return V::from_const(c);
@@ -173,6 +174,7 @@ fn eval_args_distance(st: &mut State, prog: &Program, t: ThRef, args: &Args, bas
 /// Evaluates a boolean reporter with its branch distances (to true, to false); the
 /// same reporters run in the same order as [`eval`], so side effects are unchanged.
 fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64, f64) {
+    st.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return (V::Undef, 1.0, 0.0) };
     let truth = |v: &V| if to_bool(prog, v) { (0.0, 1.0) } else { (1.0, 0.0) };
     match x.rep {
@@ -320,6 +322,7 @@ fn eval_args_resumable(st: &mut State, prog: &Program, t: ThRef, args: &Args, ba
 }
 
 fn eval_resumable(st: &mut State, prog: &Program, t: ThRef, e: ExprId, r: &mut Resumable) -> Option<V> {
+    st.evals += 1;
     let x = prog.exprs.get(e as usize)?;
     let is_op = !matches!(x.rep, Rep::Const(_) | Rep::NoFn | Rep::Unknown(_));
     if is_op && let Some(rp) = &r.replay {

@@ -6,6 +6,8 @@
 
 /// One block execution.
 pub const BLOCK: u64 = 10;
+/// One reporter evaluation (an input of a block, nested or not).
+pub const EVAL: u64 = 6;
 /// The fixed cost of a geometry query.
 pub const QUERY: u64 = 20;
 /// A candidate drawable looked at (from the index or a list).
