@@ -10,6 +10,7 @@
 
 pub mod compute;
 pub mod curves;
+pub mod estimate;
 pub mod load;
 pub mod plots;
 pub mod report;
