@@ -159,10 +159,11 @@ fn manifest_err(path: &Path, msg: impl Into<String>) -> DatasetError {
     DatasetError::Manifest { path: path.display().to_string(), msg: msg.into() }
 }
 
-/// True for a plain file name (no folders, not `.`/`..`): manifest entries may
-/// not point outside their folder.
-fn plain_file_name(name: &str) -> bool {
-    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\\'])
+/// True for a relative path inside the manifest's folder (or root): plain names separated
+/// by `/`, none empty, `.` or `..`, no backslash. Manifest entries may not point outside;
+/// a manifest with a `root` may list files in sub-folders of it (`codeclub/Game.sb3`).
+fn inside_path(name: &str) -> bool {
+    !name.is_empty() && !name.contains('\\') && name.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 impl Manifest {
@@ -187,8 +188,14 @@ impl Manifest {
         }
         let mut seen = BTreeSet::new();
         for e in &m.projects {
-            if !plain_file_name(&e.file) {
-                return Err(manifest_err(path, format!("file {:?} must be a plain file name", e.file)));
+            if !inside_path(&e.file) {
+                return Err(manifest_err(
+                    path,
+                    format!("file {:?} must be a path inside the dataset (no \"..\", no leading /)", e.file),
+                ));
+            }
+            if e.file.contains('/') && m.dataset.root.is_none() {
+                return Err(manifest_err(path, format!("file {:?}: sub-folders need a `root`", e.file)));
             }
             if !seen.insert(e.file.as_str()) {
                 return Err(manifest_err(path, format!("file {:?} is listed twice", e.file)));
@@ -376,7 +383,14 @@ pub fn scan(dir: &Path, overlay: &BTreeMap<String, Descriptive>) -> Result<(Mani
     };
     let present: BTreeSet<&String> = files.iter().collect();
     report.removed = old.keys().filter(|k| !present.contains(k)).cloned().collect();
-    let tsv = read_corpora_tsv(&files_dir);
+    // MANIFEST.tsv of the root and of every sub-folder the manifest lists files in.
+    let mut tsv = read_corpora_tsv(&files_dir);
+    let folders: BTreeSet<&str> = files.iter().filter_map(|f| f.rsplit_once('/').map(|(d, _)| d)).collect();
+    for d in folders {
+        for (k, v) in read_corpora_tsv(&files_dir.join(d)) {
+            tsv.insert(format!("{d}/{k}"), v);
+        }
+    }
 
     // Hashing and measuring dominate; files are independent. The result keeps file order.
     let measured: Vec<Result<Measured, String>> = files
@@ -573,11 +587,17 @@ mod tests {
 
     #[test]
     fn hostile_manifest_entries_are_rejected() {
-        for bad in ["../x.json", "/etc/passwd", "a/b.json"] {
+        for bad in ["../x.json", "/etc/passwd", "a/../../b.json", "a//b.json", "a\\b.json", "./a.json"] {
             let text = format!("[[project]]\nfile = {bad:?}\nhash = \"h\"\nbytes = 1\n");
             let err = Manifest::parse(&text, Path::new("dataset.toml")).unwrap_err().to_string();
-            assert!(err.contains("plain file name"), "{err}");
+            assert!(err.contains("inside the dataset"), "{bad}: {err}");
         }
+        // Sub-folders only under a root (the files are then someone else's corpus).
+        let text = "[[project]]\nfile = \"a/b.json\"\nhash = \"h\"\nbytes = 1\n";
+        let err = Manifest::parse(text, Path::new("dataset.toml")).unwrap_err().to_string();
+        assert!(err.contains("need a `root`"), "{err}");
+        let rooted = format!("[dataset]\nformat = {FORMAT}\nroot = \"$CLOWDER_CORPORA\"\n{text}");
+        assert!(Manifest::parse(&rooted, Path::new("dataset.toml")).is_ok());
         let err =
             Manifest::parse("[[project]]\nfile = \"a.json\"\nhash = \"h\"\nbytes = 1\ntitel = \"x\"\n", Path::new("d"))
                 .unwrap_err()

@@ -1,7 +1,7 @@
 //! Size metrics of one project, as the Whisker paper describes its datasets
 //! (Figure 11: connected, reachable statement blocks per project).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use clowder_vm::project::{LoadLimits, load};
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,18 @@ pub struct Metrics {
     pub assets: u64,
     /// Referenced asset files that are not in the container (all of them for a bare `project.json`).
     pub assets_missing: u64,
+    /// Costumes and backdrops.
+    #[serde(default)]
+    pub costumes: u64,
+    /// Scripts (as in `scripts`) that ask `touching (sprite, edge or mouse-pointer)?`.
+    #[serde(default)]
+    pub touching_scripts: u64,
+    /// Scripts that ask `touching color?` or `color is touching color?`.
+    #[serde(default)]
+    pub color_scripts: u64,
+    /// Scripts that create clones.
+    #[serde(default)]
+    pub clone_scripts: u64,
 }
 
 /// Loads a project file's bytes with the VM's loader and measures it.
@@ -42,6 +54,27 @@ pub fn measure(bytes: &[u8], name: &str) -> Result<Metrics, String> {
     let blocks = project.blocks.iter().filter(|b| !b.shadow).count() as u64;
     let sprites = project.targets.iter().filter(|t| !t.is_stage).count() as u64;
     let (mut scripts, mut loose_scripts) = (0, 0);
+    // Which top-level stack each block belongs to (parents lead there).
+    let top_of = |mut i: clowder_vm::project::BlockIdx| {
+        for _ in 0..project.blocks.len() {
+            match project.block(i).parent {
+                Some(p) => i = p,
+                None => break,
+            }
+        }
+        i
+    };
+    let mut senses: BTreeMap<clowder_vm::project::BlockIdx, [bool; 3]> = BTreeMap::new();
+    for (i, b) in project.blocks.iter().enumerate() {
+        let kind = match b.opcode.as_str() {
+            "sensing_touchingobject" => 0,
+            "sensing_touchingcolor" | "sensing_coloristouchingcolor" => 1,
+            "control_create_clone_of" => 2,
+            _ => continue,
+        };
+        senses.entry(top_of(i as clowder_vm::project::BlockIdx)).or_default()[kind] = true;
+    }
+    let (mut touching_scripts, mut color_scripts, mut clone_scripts) = (0, 0, 0);
     for t in &project.targets {
         for &top in &t.scripts {
             let b = project.block(top);
@@ -50,11 +83,16 @@ pub fn measure(bytes: &[u8], name: &str) -> Result<Metrics, String> {
             }
             if clowder_testgen::graph::is_hat(&b.opcode) {
                 scripts += 1;
+                let s = senses.get(&top).copied().unwrap_or_default();
+                touching_scripts += u64::from(s[0]);
+                color_scripts += u64::from(s[1]);
+                clone_scripts += u64::from(s[2]);
             } else {
                 loose_scripts += 1;
             }
         }
     }
+    let costumes = project.targets.iter().map(|t| t.costumes.len() as u64).sum();
     let extensions: BTreeSet<String> = project.extensions.iter().cloned().collect();
     // Asset references come from the JSON itself: the VM keeps no sound file names.
     let contents = sb3::read_contents(bytes, &ContainerLimits::default())?;
@@ -70,6 +108,10 @@ pub fn measure(bytes: &[u8], name: &str) -> Result<Metrics, String> {
         extensions: extensions.into_iter().collect(),
         assets: refs.len() as u64,
         assets_missing: missing,
+        costumes,
+        touching_scripts,
+        color_scripts,
+        clone_scripts,
     })
 }
 

@@ -100,6 +100,10 @@ pub const METRICS: &[(&str, Accessor)] = &[
     ("extensions", |m| m.extensions.len() as u64),
     ("assets", |m| m.assets),
     ("assets missing", |m| m.assets_missing),
+    ("costumes", |m| m.costumes),
+    ("touching scr.", |m| m.touching_scripts),
+    ("colour scr.", |m| m.color_scripts),
+    ("clone scr.", |m| m.clone_scripts),
 ];
 
 fn num(x: f64) -> String {
@@ -190,6 +194,21 @@ impl DatasetStats {
                 num(d.max)
             );
         }
+        let scripts: u64 = self.loaded().map(|m| m.scripts).sum();
+        let share = |f: fn(&Metrics) -> u64| {
+            let n: u64 = self.loaded().map(f).sum();
+            let projects = self.loaded().filter(|m| f(m) > 0).count();
+            let pct = if scripts == 0 { 0.0 } else { 100.0 * n as f64 / scripts as f64 };
+            let ppct = if loaded == 0 { 0.0 } else { 100.0 * projects as f64 / loaded as f64 };
+            format!("{pct:.1} % of scripts, {projects} projects ({ppct:.0} %)")
+        };
+        let _ = writeln!(
+            s,
+            "\nsensing: touching (sprite/edge/mouse) {}; colour {}; clones {}",
+            share(|m| m.touching_scripts),
+            share(|m| m.color_scripts),
+            share(|m| m.clone_scripts)
+        );
         let with_assets = self.loaded().filter(|m| m.assets > 0).count();
         let complete = self.loaded().filter(|m| m.assets > 0 && m.assets_missing == 0).count();
         let none = self.loaded().filter(|m| m.assets > 0 && m.assets_missing == m.assets).count();
