@@ -175,7 +175,10 @@ impl Planes {
 enum Kind {
     Bitmap(Arc<Mip>),
     Svg {
-        image: Box<SvgImage>,
+        /// The parsed SVG. Its font database holds font data behind a trait object the
+        /// compiler cannot prove unwind-safe; it is immutable, so a panic cannot leave it
+        /// half-changed.
+        image: std::panic::AssertUnwindSafe<Box<SvgImage>>,
         max_texture_scale: f64,
         mips: Vec<OnceLock<Arc<Mip>>>,
     },
@@ -232,7 +235,7 @@ impl Skin {
     pub fn from_svg(bytes: &[u8], center: Option<[f64; 2]>) -> Result<Skin, String> {
         let image = SvgImage::load(bytes)?;
         let size = image.view_size;
-        let note = image.has_text.then(|| "SVG text is not rasterised".to_string());
+        let note: Option<String> = None;
         if size[0] == 0.0 || size[1] == 0.0 {
             return Ok(Skin { size, rotation_center: [0.0, 0.0], kind: Kind::Empty(empty_mip()), approximate: note });
         }
@@ -249,7 +252,7 @@ impl Skin {
         Ok(Skin {
             size,
             rotation_center,
-            kind: Kind::Svg { image: Box::new(image), max_texture_scale, mips },
+            kind: Kind::Svg { image: std::panic::AssertUnwindSafe(Box::new(image)), max_texture_scale, mips },
             approximate: note,
         })
     }
@@ -599,6 +602,32 @@ mod tests {
         assert!(Planes::new(&Silhouette::opaque_block(3, 2)).full());
         assert!(!Planes::new(&Silhouette::default()).full());
         assert!(!Planes::new(&Silhouette::default()).opaque(0, 0));
+    }
+
+    /// Costume text is drawn in Scratch's fonts (each a different shape), and is not an
+    /// approximation.
+    #[test]
+    fn svg_text_is_drawn_in_scratch_fonts() {
+        let text = |family: &str| {
+            let svg = format!(
+                r##"<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40" viewBox="0 0 120 40"><text x="4" y="30" font-family="{family}" font-size="28" fill="#000">Score</text></svg>"##
+            );
+            let skin = Skin::from_svg(svg.as_bytes(), None).expect("svg");
+            assert!(skin.approximate().is_none(), "{family}");
+            let m = skin.mip(8);
+            let opaque = m.silhouette.rgba().chunks_exact(4).filter(|p| p[3] > 0).count();
+            assert!(opaque > 100, "{family}: {opaque} opaque pixels");
+            blake3::hash(m.silhouette.rgba())
+        };
+        let all: Vec<blake3::Hash> = ["Sans Serif", "Serif", "Handwriting", "Marker", "Curly", "Pixel", "Scratch"]
+            .iter()
+            .map(|f| text(f))
+            .collect();
+        for (i, a) in all.iter().enumerate() {
+            assert!(!all[i + 1..].contains(a), "two fonts drew the same pixels");
+        }
+        // An unknown family still draws (in one of the fonts: never a system font).
+        text("No Such Font");
     }
 
     #[test]

@@ -6,9 +6,11 @@
 //! What is reproduced: the string fix-ups, the view box / width / height rules
 //! (a missing view box is measured from the drawing's bounding box plus half the
 //! largest stroke width), pixelated embedded images, and the canvas size
-//! `floor(viewBox size × scale)`. What is not: text (no fonts are loaded, so
-//! silhouettes never depend on the machine; text costumes are approximate) and
-//! the stroke-width normalisation of paths under non-uniform transforms (the
+//! `floor(viewBox size × scale)`, and text in Scratch's own fonts (`vm/fonts/`,
+//! embedded: no system font is read, so silhouettes never depend on the machine;
+//! glyphs are shaped and placed by usvg, which can put an edge pixel elsewhere than
+//! the browser's text engine). What is not: the stroke-width normalisation of paths
+//! under non-uniform transforms (the
 //! browser draws those with a stroke width averaged over both axes). Edge pixels
 //! follow a model of Skia's analytic anti-aliasing (`svg_raster`); SVGs with clip
 //! paths, masks, filters, blend modes, images, text or patterns are drawn by resvg
@@ -43,7 +45,7 @@ pub struct SvgImage {
     pub view_size: [f64; 2],
     /// `viewBox` x and y (single precision), subtracted from the rotation centre.
     pub view_origin: [f64; 2],
-    /// Whether the document contains text, which is not rasterised.
+    /// Whether the document contains text (drawn in Scratch's fonts).
     pub has_text: bool,
 }
 
@@ -349,8 +351,48 @@ fn unpremultiply(mut data: Vec<u8>) -> Vec<u8> {
     data
 }
 
+/// Scratch's costume fonts, under the names Scratch 3 SVGs use (`scratch-render-fonts`
+/// inlines exactly these into every SVG before the browser draws it).
+const FONTS: [(&str, &[u8]); 7] = [
+    ("Sans Serif", include_bytes!("../../fonts/NotoSans-Medium.ttf")),
+    ("Serif", include_bytes!("../../fonts/SourceSerifPro-Regular.otf")),
+    ("Handwriting", include_bytes!("../../fonts/handlee-regular.ttf")),
+    ("Marker", include_bytes!("../../fonts/Knewave.ttf")),
+    ("Curly", include_bytes!("../../fonts/Griffy-Regular.ttf")),
+    ("Pixel", include_bytes!("../../fonts/Grand9K-Pixel.ttf")),
+    ("Scratch", include_bytes!("../../fonts/Scratch.ttf")),
+];
+
+/// The font database of every SVG: only [`FONTS`], each face renamed to its Scratch name.
+/// Built once per process; it is immutable data, the same on every machine.
+fn font_db() -> Arc<usvg::fontdb::Database> {
+    static DB: std::sync::OnceLock<Arc<usvg::fontdb::Database>> = std::sync::OnceLock::new();
+    DB.get_or_init(|| {
+        let mut db = usvg::fontdb::Database::new();
+        for (name, data) in FONTS {
+            let mut one = usvg::fontdb::Database::new();
+            one.load_font_data(data.to_vec());
+            for face in one.faces() {
+                let mut info = face.clone();
+                info.families = vec![(name.to_string(), usvg::fontdb::Language::English_UnitedStates)];
+                db.push_face_info(info);
+            }
+        }
+        db.set_sans_serif_family("Sans Serif");
+        db.set_serif_family("Serif");
+        db.set_cursive_family("Handwriting");
+        db.set_fantasy_family("Marker");
+        db.set_monospace_family("Sans Serif");
+        Arc::new(db)
+    })
+    .clone()
+}
+
 fn options() -> usvg::Options<'static> {
     let mut opt = usvg::Options::default();
+    opt.fontdb = font_db();
+    // A family none of the fonts has falls back to Scratch's default text font.
+    opt.font_family = "Sans Serif".to_string();
     // Never read files named by the SVG; embedded raster images only (nested SVG images are
     // skipped: their resolver would fall back to the file system).
     let data_resolver = usvg::ImageHrefResolver::default_data_resolver();
