@@ -192,6 +192,8 @@ const fn col_spec(name: &'static str, dtype: DataType, required: bool) -> Col {
     Col { name, dtype, required }
 }
 
+/// The columns of `runs` the analysis reads. Others (`digest`, `work`, …) are never parsed, so
+/// exports with more columns than the analysis knows, or fewer optional ones, load alike.
 fn runs_columns() -> Vec<Col> {
     use DataType::*;
     vec![

@@ -218,6 +218,31 @@ fn limit_runs_without_coverage_are_failures() {
     assert_eq!((an.datasets[0].coverage[0].runs_ok, an.datasets[0].coverage[0].runs_not_ok), (1, 2));
 }
 
+/// Exports carry a `work` column (VM work, u64, empty for runs without a result) since the work
+/// cap; the study loads exactly as from the older export without it (the fixture).
+#[test]
+fn the_work_column_of_newer_exports_is_accepted() {
+    let old = load(&fixture_dir()).unwrap();
+    let text = std::fs::read_to_string(fixture_dir().join("runs.csv")).unwrap();
+    let mut with_work = String::new();
+    for (i, line) in text.lines().enumerate() {
+        // The loader reads columns by name, so appending the column is as good as the
+        // exporter's place for it (after `evaluations`).
+        let work = match i {
+            0 => "work".to_string(),
+            _ if line.contains(",ok,") || line.contains(",limit,") => (20_000_000_000u64 + i as u64).to_string(),
+            _ => String::new(),
+        };
+        with_work.push_str(&format!("{line},{work}\n"));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("runs.csv"), with_work).unwrap();
+    let new = load(tmp.path()).unwrap();
+    assert!(new.runs.iter().any(|r| r.is_limit()));
+    assert_eq!(new.runs, old.runs);
+    assert_eq!(new.notes, old.notes);
+}
+
 #[test]
 fn exact_p_and_holm_work_with_unequal_sizes() {
     let res = load(&fixture_dir()).unwrap();

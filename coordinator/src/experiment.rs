@@ -5,6 +5,9 @@
 //! dataset = "../datasets/smoke"     # folder of projects, relative to this file
 //! seeds = 3                          # 1..=3; or [1, 5, 9]; or { from = 21, to = 30 }
 //! budget = { steps = 3000 }          # or { executions = 100 }, { evaluations = N }, { seconds = S }
+//!                                    # plus an optional work cap per run phase:
+//!                                    # { steps = 3000, work = 20000000000 } (0 = no cap;
+//!                                    # absent = the engine's default cap)
 //! mutation = "on"                    # mutation analysis: "off" (default), "on", or { sample = N }
 //! output = "results"                 # results go to <output>/<name>/
 //!
@@ -23,7 +26,7 @@
 //!
 //! [limits]                           # optional; resource limits per run (not part of run identity)
 //! memory_mb = 2048                   # default 4096
-//! cpu_seconds = 600                  # CPU time per run; default 3600, 0 = no limit
+//! cpu_seconds = 600                  # CPU time per run (an infrastructure guard); default 3600, 0 = none
 //! ```
 
 use std::collections::BTreeSet;
@@ -102,6 +105,11 @@ pub struct BudgetSpec {
     pub evaluations: Option<u64>,
     /// Wall-clock seconds (results are marked non-reproducible).
     pub seconds: Option<u64>,
+    /// Work cap of each phase of a run in VM work units (block executions plus geometry work):
+    /// a run that reaches it ends deterministically with status `limit` and its partial
+    /// result. Absent: the engine's default cap; 0: no cap. It changes results, so when it is
+    /// set it is part of the run identity.
+    pub work: Option<u64>,
 }
 
 /// Mutation analysis of each run's final suite, as written in the file:
@@ -187,8 +195,9 @@ pub struct AlgorithmSpec {
     pub whisker_config: Option<String>,
 }
 
-/// Resource limits per run. They do not change a run's result unless exceeded
-/// (then the run fails deterministically), so they are not part of its identity.
+/// Resource limits per run. They are not part of a run's identity: memory is exceeded
+/// deterministically (the run fails with `error`), and the CPU time limit is an
+/// infrastructure guard (a run it stops is an `infra_failure`, never a result).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LimitsSpec {
@@ -196,8 +205,10 @@ pub struct LimitsSpec {
     #[serde(default = "default_memory_mb")]
     pub memory_mb: u64,
     /// CPU time per run in seconds (`RLIMIT_CPU` of the run process), 0 for none. Unlike the
-    /// memory limit this depends on the machine, so a run stopped by it fails with a reason
-    /// saying so; it exists so that one runaway run cannot hold a slot of a long study forever.
+    /// memory limit this depends on the machine, so a run stopped by it is an infrastructure
+    /// failure (tried once more, then recorded with a reason saying so), never a result; it
+    /// exists so that one runaway run cannot hold a slot of a long study forever. Runaway runs
+    /// end deterministically by the work cap (`budget.work`).
     #[serde(default = "default_cpu_seconds")]
     pub cpu_seconds: u64,
 }
@@ -388,6 +399,22 @@ impl Experiment {
     pub fn mutation(&self) -> Mutation {
         self.spec.mutation.resolve().unwrap_or(Mutation::Off)
     }
+
+    /// The work cap as the experiment sets it: `None` when `budget.work` is absent (the
+    /// engine's default applies), `Some(0)` for no cap.
+    pub fn work_cap(&self) -> Option<u64> {
+        self.spec.budget.work
+    }
+
+    /// The work cap as a run spec carries it to the worker ([`clowder_proto::RunSpec::work_cap`]):
+    /// 0 for the engine's default, [`clowder_proto::NO_WORK_CAP`] for none.
+    pub fn work_cap_spec(&self) -> u64 {
+        match self.work_cap() {
+            None => 0,
+            Some(0) => clowder_proto::NO_WORK_CAP,
+            Some(n) => n,
+        }
+    }
 }
 
 /// Expands an entry's `sweep` grid (keys in sorted order) over its `params`.
@@ -473,11 +500,14 @@ pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> V
         Mutation::All => "\0mutation=on".to_string(),
         Mutation::SamplePerOperator(n) => format!("\0mutation=sample:{n}"),
     };
+    // So does the work cap; only an explicit one is named (the default is the engine's and
+    // changes with ENGINE_VERSION), so experiments without `budget.work` keep their ids.
+    let work = exp.work_cap().map_or_else(String::new, |n| format!("\0work={n}"));
     let mut runs = Vec::with_capacity(projects.len() * exp.algorithms.len() * exp.seeds.len());
     for p in projects {
         for (name, cfg) in &exp.algorithms {
             let config_json = cfg.normalized_json();
-            let identity = format!("{config_json}{mutation}");
+            let identity = format!("{config_json}{mutation}{work}");
             for &seed in &exp.seeds {
                 runs.push(Run {
                     run_id: run_id(&p.content_hash, &identity, seed, exp.budget, engine),
@@ -597,6 +627,48 @@ params = { max_events = 5 }
         let bad = GOOD.replace("max_events", "max_eventz");
         let err = Experiment::parse(&bad, Path::new("exp.toml")).unwrap_err().to_string();
         assert!(err.contains("max_eventz"), "{err}");
+    }
+
+    #[test]
+    fn an_explicit_work_cap_is_part_of_the_run_identity_and_an_absent_one_is_not() {
+        let projects = [clowder_datasets::ProjectFile {
+            name: "p".into(),
+            path: PathBuf::from("p.json"),
+            content_hash: "h".into(),
+            size: 1,
+        }];
+        let with = |budget: &str| {
+            let text = GOOD.replace("budget = { steps = 100 }", budget);
+            Experiment::parse(&text, Path::new("exp.toml")).unwrap()
+        };
+        let ids = |e: &Experiment| expand(e, &projects).into_iter().map(|r| r.run_id).collect::<Vec<_>>();
+        let absent = with("budget = { steps = 100 }");
+        assert_eq!(absent.work_cap(), None);
+        assert_eq!(absent.work_cap_spec(), 0, "the worker applies the engine's default");
+        // Without `work` the id is exactly what it was before the work cap existed.
+        let cfg = absent.algorithms[0].1.normalized_json();
+        let before: Vec<String> =
+            [1, 3].iter().map(|&s| run_id("h", &cfg, s, Budget::Steps(100), clowder_vm::ENGINE_VERSION)).collect();
+        assert_eq!(ids(&absent), before);
+        let capped = with("budget = { steps = 100, work = 200000 }");
+        assert_eq!(capped.budget, Budget::Steps(100), "the cap is not a budget unit");
+        assert_eq!((capped.work_cap(), capped.work_cap_spec()), (Some(200_000), 200_000));
+        let uncapped = with("budget = { steps = 100, work = 0 }");
+        assert_eq!((uncapped.work_cap(), uncapped.work_cap_spec()), (Some(0), clowder_proto::NO_WORK_CAP));
+        let other = with("budget = { work = 300000, steps = 100 }");
+        let all = [ids(&absent), ids(&capped), ids(&uncapped), ids(&other)];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i + 1..] {
+                assert!(a.iter().all(|x| !b.contains(x)), "every explicit cap gives other ids: {a:?} {b:?}");
+            }
+        }
+        assert_eq!(ids(&capped), ids(&with("budget = { steps = 100, work = 200000 }")), "stable");
+        // Unknown keys in the budget still name the key; a cap alone is no budget.
+        let err = Experiment::parse(&GOOD.replace("steps = 100", "steps = 100, wrok = 5"), Path::new("exp.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("wrok"), "{err}");
+        assert!(Experiment::parse(&GOOD.replace("steps = 100", "work = 5"), Path::new("exp.toml")).is_err());
     }
 
     #[test]

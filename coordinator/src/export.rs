@@ -33,6 +33,7 @@ pub const RUNS_COLUMNS: &[Column] = &[
     opt("steps", Kind::U64),
     opt("executions", Kind::U64),
     opt("evaluations", Kind::U64),
+    opt("work", Kind::U64),
     opt("tests_before_min", Kind::U32),
     opt("tests_after_min", Kind::U32),
     opt("events_before_min", Kind::U32),
@@ -279,7 +280,8 @@ fn runs_row(row: &Row) -> Vec<Value> {
         row.error.replace(['\n', '\r'], " ").into(),
     ];
     match &row.result {
-        // Results of a finished run (give-ups have an empty one: zeros would lie).
+        // Results of a finished run, partial ones (`limit`) included (give-ups have an empty
+        // one: zeros would lie).
         Some(r) if row.status != "infra_failure" && row.status != "pending" => {
             let analysed = r.mutants_generated > 0 || r.mutation_score.is_some();
             v.extend([
@@ -289,6 +291,7 @@ fn runs_row(row: &Row) -> Vec<Value> {
                 r.steps.into(),
                 r.executions.into(),
                 r.evaluations.into(),
+                r.work.into(),
                 r.tests_before_min.into(),
                 r.tests_after_min.into(),
                 r.events_before_min.into(),

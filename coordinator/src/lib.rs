@@ -159,13 +159,14 @@ impl Coordinator {
         let submitted = st.submit(&experiment.spec.name, &experiment.source, &runs, &rows)?;
         let mut loaded = st.load_generation(submitted.generation)?;
         // Runs a lower CPU time limit stopped get another chance under a higher one (that
-        // failure belongs to the machine and the limit, not to the run).
+        // failure belongs to the machine and the limit, not to the run). Stores written before
+        // the limit became an infrastructure guard recorded such runs as `error`.
         let limit = experiment.spec.limits.cpu_seconds;
         let reopen: Vec<String> = loaded
             .iter()
             .filter(|l| {
                 l.finished.as_ref().is_some_and(|f| {
-                    f.status == "error"
+                    (f.status == "infra_failure" || f.status == "error")
                         && clowder_proto::cpu_limit_of_reason(&f.error).is_some_and(|n| limit == 0 || n < limit)
                 })
             })
@@ -202,6 +203,7 @@ impl Coordinator {
                 cpu_limit_seconds: experiment.spec.limits.cpu_seconds,
                 determinism_failures,
                 mutation: experiment.mutation().run_spec(),
+                work_cap: experiment.work_cap_spec(),
             },
             loaded.into_iter().map(|l| (l.run, l.finished, l.lease_hint)).collect(),
             sources,

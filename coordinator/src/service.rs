@@ -178,6 +178,7 @@ pub fn to_update(p: &Progress, now: Instant) -> StatusUpdate {
             .collect(),
         infra_failed: p.infra_failed,
         cancelled: p.cancelled,
+        limited: p.limited,
     }
 }
 

@@ -55,7 +55,7 @@ pub struct ProjectRow {
 /// A run's final state as stored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredFinal {
-    /// Export status name (`ok`, `error`, …).
+    /// Export status name (`ok`, `limit`, `error`, …).
     pub status: String,
     /// Digest (empty for failures).
     pub digest: String,
@@ -358,8 +358,8 @@ impl Store {
     }
 
     /// Makes failed runs pending again (their failure and result are dropped); only rows whose
-    /// status is `error` change. Used for runs stopped by a CPU time limit lower than the
-    /// current one.
+    /// status is `infra_failure` (or `error`, as older stores recorded CPU time limits) change.
+    /// Used for runs stopped by a CPU time limit lower than the current one.
     pub fn reopen_failed(&mut self, run_ids: &[String]) -> Result<u64, StoreError> {
         let path = self.path.display().to_string();
         let e = |m: rusqlite::Error| StoreError { path: path.clone(), msg: m.to_string() };
@@ -369,7 +369,8 @@ impl Store {
             let mut upd = tx
                 .prepare(
                     "UPDATE runs SET status = 'pending', error = '', digest = '', result = NULL,
-                        lease_id = NULL, lease_worker = NULL WHERE run_id = ?1 AND status = 'error'",
+                        lease_id = NULL, lease_worker = NULL
+                     WHERE run_id = ?1 AND status IN ('infra_failure', 'error')",
                 )
                 .map_err(e)?;
             for id in run_ids {

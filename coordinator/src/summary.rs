@@ -4,11 +4,14 @@ use std::collections::BTreeMap;
 
 use crate::table::{RunState, RunTable};
 
-/// Formats mean coverage, steps and failures per algorithm entry.
+/// Formats run counts, mean coverage and mean steps per algorithm entry. Runs ended by the
+/// work cap (`limit`) are counted on their own and, like the analysis does, their (partial,
+/// deterministic) results count in the means.
 pub fn format(table: &RunTable) -> String {
     #[derive(Default)]
     struct Acc {
         ok: u64,
+        limit: u64,
         failed: u64,
         pending: u64,
         coverage: f64,
@@ -18,8 +21,12 @@ pub fn format(table: &RunTable) -> String {
     for e in table.entries() {
         let a = by_alg.entry(e.run.algorithm.as_str()).or_default();
         match &e.state {
-            RunState::Finished(r) if r.status == "ok" => {
-                a.ok += 1;
+            RunState::Finished(r) if r.status == "ok" || r.status == "limit" => {
+                if r.status == "ok" {
+                    a.ok += 1;
+                } else {
+                    a.limit += 1;
+                }
                 a.coverage += r.coverage;
                 a.steps += r.steps;
             }
@@ -28,15 +35,16 @@ pub fn format(table: &RunTable) -> String {
         }
     }
     let mut s = format!(
-        "{:<24} {:>6} {:>7} {:>8} {:>14} {:>12}\n",
-        "algorithm", "ok", "failed", "pending", "mean coverage", "mean steps"
+        "{:<24} {:>6} {:>6} {:>7} {:>8} {:>14} {:>12}\n",
+        "algorithm", "ok", "limit", "failed", "pending", "mean coverage", "mean steps"
     );
     for (name, a) in by_alg {
-        let n = a.ok.max(1) as f64;
+        let n = (a.ok + a.limit).max(1) as f64;
         s.push_str(&format!(
-            "{:<24} {:>6} {:>7} {:>8} {:>13.2}% {:>12.0}\n",
+            "{:<24} {:>6} {:>6} {:>7} {:>8} {:>13.2}% {:>12.0}\n",
             name,
             a.ok,
+            a.limit,
             a.failed,
             a.pending,
             100.0 * a.coverage / n,

@@ -25,6 +25,11 @@ use crate::store::{FinalWrite, MismatchWrite, StoredFinal};
 /// Infrastructure failures of one run tolerated before it is marked failed.
 pub const MAX_ATTEMPTS: u32 = 3;
 
+/// Attempts of a run that its CPU time limit keeps stopping: one retry (a less loaded machine
+/// may finish it), then it is recorded as `infra_failure` with the limit's reason. That limit is
+/// an infrastructure guard; the deterministic end of a runaway run is the work cap.
+pub const CPU_LIMIT_ATTEMPTS: u32 = 2;
+
 /// Where a run is.
 #[derive(Debug, Clone)]
 pub enum RunState {
@@ -48,6 +53,8 @@ pub struct RunEntry {
     /// Leases handed out so far in this coordinator process (plus one for a
     /// lease adopted from a previous one).
     pub attempts: u32,
+    /// Of those, attempts stopped by the CPU time limit.
+    pub cpu_limited: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -100,8 +107,10 @@ pub struct Progress {
     pub running: u64,
     /// Waiting.
     pub pending: u64,
-    /// Finished with a non-OK status.
+    /// Finished with a status other than `ok` and `limit`.
     pub failed: u64,
+    /// Finished with status `limit` (ended by the work cap: a partial result, not a failure).
+    pub limited: u64,
     /// Of `failed`: gave up after infrastructure failures.
     pub infra_failed: u64,
     /// Finished before this coordinator process started.
@@ -191,12 +200,14 @@ pub struct RunTable {
     memory_limit_bytes: u64,
     cpu_limit_seconds: u64,
     mutation: String,
+    work_cap: u64,
     // counters
     n_pending: u64,
     n_running: u64,
     n_done: u64,
     n_failed: u64,
     n_infra_failed: u64,
+    n_limited: u64,
     resumed: u64,
     done_this_session: u64,
     determinism_failures: u64,
@@ -221,6 +232,7 @@ pub fn status_name(status: RunStatus) -> &'static str {
         RunStatus::Error => "error",
         RunStatus::InfraFailure => "infra_failure",
         RunStatus::Cancelled => "cancelled",
+        RunStatus::Limit => "limit",
         RunStatus::Unspecified => "unknown",
     }
 }
@@ -246,6 +258,8 @@ pub struct TableConfig {
     pub determinism_failures: u64,
     /// Mutation analysis for every run: "off", "on" or "sample:N".
     pub mutation: String,
+    /// Work cap for every run, as [`RunSpec::work_cap`] carries it (0 = the engine's default).
+    pub work_cap: u64,
 }
 
 impl RunTable {
@@ -276,11 +290,13 @@ impl RunTable {
             memory_limit_bytes: cfg.memory_limit_bytes,
             cpu_limit_seconds: cfg.cpu_limit_seconds,
             mutation: cfg.mutation,
+            work_cap: cfg.work_cap,
             n_pending: 0,
             n_running: 0,
             n_done: 0,
             n_failed: 0,
             n_infra_failed: 0,
+            n_limited: 0,
             resumed: 0,
             done_this_session: 0,
             determinism_failures: cfg.determinism_failures,
@@ -298,12 +314,7 @@ impl RunTable {
                 (Some(f), _) => {
                     t.n_done += 1;
                     t.resumed += 1;
-                    if f.status != "ok" {
-                        t.n_failed += 1;
-                        if f.status == "infra_failure" {
-                            t.n_infra_failed += 1;
-                        }
-                    }
+                    t.count_final(&f.status);
                     RunState::Finished(f)
                 }
                 (None, Some((lease_id, worker_id))) => {
@@ -317,9 +328,23 @@ impl RunTable {
                     RunState::Pending
                 }
             };
-            t.entries.push(RunEntry { run, state, attempts: 0 });
+            t.entries.push(RunEntry { run, state, attempts: 0, cpu_limited: 0 });
         }
         t
+    }
+
+    /// Counts a final status: `ok` and `limit` are results, everything else a failure.
+    fn count_final(&mut self, status: &str) {
+        match status {
+            "ok" => {}
+            "limit" => self.n_limited += 1,
+            other => {
+                self.n_failed += 1;
+                if other == "infra_failure" {
+                    self.n_infra_failed += 1;
+                }
+            }
+        }
     }
 
     /// Registers a worker; returns its id (unique across coordinator restarts).
@@ -415,16 +440,19 @@ impl RunTable {
             }
             let why = format!("lease {lease_id} of worker {} expired (worker lost)", l.worker_id);
             log.push(format!("run {} ({}): {why}", self.entries[i].run.run_id, self.entries[i].run.project));
-            if let Some(g) = self.requeue_or_give_up(i, &why) {
+            let give_up = self.entries[i].attempts >= MAX_ATTEMPTS;
+            if let Some(g) = self.requeue_or_give_up(i, &why, give_up) {
                 give_ups.push(g);
             }
         }
         (log, give_ups)
     }
 
-    fn requeue_or_give_up(&mut self, i: usize, why: &str) -> Option<FinalWrite> {
+    /// After an infrastructure failure: the run goes back to the queue, or with `give_up` it is
+    /// recorded as `infra_failure` with `why` (returned as the write to store).
+    fn requeue_or_give_up(&mut self, i: usize, why: &str, give_up: bool) -> Option<FinalWrite> {
         let attempts = self.entries[i].attempts;
-        if attempts >= MAX_ATTEMPTS {
+        if give_up {
             let error = format!("{why}; gave up after {attempts} attempts");
             let r = RunResult {
                 run_id: self.entries[i].run.run_id.clone(),
@@ -494,6 +522,7 @@ impl RunTable {
                 engine_version: self.engine_version.clone(),
                 memory_limit_bytes: self.memory_limit_bytes,
                 cpu_limit_seconds: self.cpu_limit_seconds,
+                work_cap: self.work_cap,
                 mutation: self.mutation.clone(),
                 attempt: e.attempts,
                 dataset: e.run.dataset.clone(),
@@ -575,9 +604,10 @@ impl RunTable {
             (RunState::Committing, _) => {
                 ReportDecision::Retry(format!("another result of run {} is being stored", result.run_id))
             }
-            (RunState::Finished(stored), RunStatus::Ok | RunStatus::Error | RunStatus::ProjectRejected)
-                if stored.status != "infra_failure" =>
-            {
+            (
+                RunState::Finished(stored),
+                RunStatus::Ok | RunStatus::Limit | RunStatus::Error | RunStatus::ProjectRejected,
+            ) if stored.status != "infra_failure" => {
                 let reported_status = status_name(status);
                 if stored.status == reported_status && stored.digest == result.digest {
                     ReportDecision::Duplicate
@@ -598,11 +628,19 @@ impl RunTable {
             (_, RunStatus::InfraFailure | RunStatus::Unspecified) => {
                 if holds_lease {
                     self.drop_lease(&result.lease_id);
-                    let why = format!(
-                        "worker {worker_id}: {}",
-                        if result.error.is_empty() { "infrastructure failure" } else { &result.error }
-                    );
-                    if let Some(g) = self.requeue_or_give_up(i, &why) {
+                    let e = &mut self.entries[i];
+                    let cpu_limited = clowder_proto::cpu_limit_of_reason(&result.error).is_some();
+                    let why = if cpu_limited {
+                        // Kept at the start of the reason: resuming with a higher limit and
+                        // `clowder verify` recognise these runs by it.
+                        e.cpu_limited += 1;
+                        format!("{} (worker {worker_id})", result.error)
+                    } else {
+                        let reason = if result.error.is_empty() { "infrastructure failure" } else { &result.error };
+                        format!("worker {worker_id}: {reason}")
+                    };
+                    let give_up = e.attempts >= MAX_ATTEMPTS || e.cpu_limited >= CPU_LIMIT_ATTEMPTS;
+                    if let Some(g) = self.requeue_or_give_up(i, &why, give_up) {
                         return ReportDecision::Commit(g);
                     }
                 }
@@ -617,7 +655,8 @@ impl RunTable {
                 ReportDecision::Handled
             }
             // A real result for a run without one (or whose infrastructure give-up it replaces).
-            (_, RunStatus::Ok | RunStatus::Error | RunStatus::ProjectRejected) => {
+            // `limit` is one: the work cap ends the run at the same point on every machine.
+            (_, RunStatus::Ok | RunStatus::Limit | RunStatus::Error | RunStatus::ProjectRejected) => {
                 match std::mem::replace(&mut self.entries[i].state, RunState::Committing) {
                     RunState::Leased(l) => {
                         self.drop_lease(&l);
@@ -669,11 +708,8 @@ impl RunTable {
         self.n_running -= 1;
         self.n_done += 1;
         self.done_this_session += 1;
-        if w.fin.status != "ok" {
-            self.n_failed += 1;
-            if w.fin.status == "infra_failure" {
-                self.n_infra_failed += 1;
-            }
+        self.count_final(&w.fin.status);
+        if w.fin.status != "ok" && w.fin.status != "limit" {
             let run = &self.entries[i].run;
             self.recent_failures.push_back(format!(
                 "{} {} seed {} (run {}): {}: {}",
@@ -769,6 +805,7 @@ impl RunTable {
             running: self.n_running,
             pending: self.n_pending,
             failed: self.n_failed,
+            limited: self.n_limited,
             infra_failed: self.n_infra_failed,
             resumed: self.resumed,
             done_this_session: self.done_this_session,
@@ -830,6 +867,7 @@ mod tests {
                 cpu_limit_seconds: 0,
                 determinism_failures: 0,
                 mutation: "off".into(),
+                work_cap: 0,
             },
             runs,
             BTreeMap::new(),
@@ -962,6 +1000,95 @@ mod tests {
         assert_eq!(t.release(&w, &[(l.lease_id, l.run_id)], t0), 1);
         let again = t.lease(&w, 1, t0).remove(0);
         assert_eq!(again.attempt, 1);
+    }
+
+    #[test]
+    fn limit_is_a_final_result_compared_by_digest() {
+        let t0 = Instant::now();
+        let stored_limit = StoredFinal {
+            status: "limit".into(),
+            digest: "S".into(),
+            coverage: 0.5,
+            steps: 7,
+            error: "work cap of 10 reached in the search (deterministic; partial result)".into(),
+        };
+        let mut t = table(vec![(run("a", 1), None, None), (run("b", 2), Some(stored_limit), None)], t0);
+        // Resumed: a stored `limit` run is finished, counted on its own, not as a failure.
+        let p = t.progress(t0);
+        assert_eq!((p.done, p.limited, p.failed, p.pending), (1, 1, 0, 1));
+        let w = t.register("x", "", "h", "p", 1, t0);
+        let l = t.lease(&w, 4, t0);
+        assert_eq!(l.iter().map(|s| s.run_id.as_str()).collect::<Vec<_>>(), vec!["a"], "b is not run again");
+        let limited = |lease: &str, digest: &str| RunResult {
+            status: RunStatus::Limit as i32,
+            error: "work cap of 10 reached in the search (deterministic; partial result)".into(),
+            limit_phase: "search".into(),
+            work: 12,
+            ..ok("a", lease, digest)
+        };
+        match t.begin_report(limited(&l[0].lease_id, "D"), "", t0) {
+            ReportDecision::Commit(c) => {
+                assert_eq!(c.fin.status, "limit");
+                assert_eq!(c.fin.digest, "D");
+                let stored: RunResult = prost::Message::decode(c.result.as_slice()).unwrap();
+                assert_eq!((stored.work, stored.limit_phase.as_str()), (12, "search"), "stored with its result");
+                t.finish_commit(&c, t0);
+            }
+            other => panic!("expected a commit, got {other:?}"),
+        }
+        let p = t.progress(t0);
+        assert_eq!((p.done, p.limited, p.failed, p.running), (2, 2, 0, 0));
+        assert!(p.finished && p.recent_failures.is_empty(), "{:?}", p.recent_failures);
+        // A second completion is compared like an `ok` one: same digest duplicate, else mismatch.
+        assert!(matches!(t.begin_report(limited("late", "D"), "", t0), ReportDecision::Duplicate));
+        match t.begin_report(limited("late", "E"), "", t0) {
+            ReportDecision::Mismatch(m) => {
+                assert_eq!((m.stored_status.as_str(), m.reported_status.as_str()), ("limit", "limit"));
+            }
+            other => panic!("expected a mismatch, got {other:?}"),
+        }
+        assert!(matches!(t.begin_report(ok("a", "late", "D"), "", t0), ReportDecision::Mismatch(_)), "status differs");
+        // Infrastructure reports cannot undo it.
+        let infra = RunResult { status: RunStatus::InfraFailure as i32, ..ok("a", "late", "") };
+        assert!(matches!(t.begin_report(infra, "", t0), ReportDecision::Handled));
+        assert_eq!(t.progress(t0).limited, 2);
+    }
+
+    #[test]
+    fn cpu_limit_is_an_infrastructure_failure_retried_once() {
+        let t0 = Instant::now();
+        let mut t = table(vec![(run("a", 1), None, None)], t0);
+        let w = t.register("x", "", "h", "p", 1, t0);
+        let reason =
+            format!("{}1 s exceeded (RLIMIT_CPU after 1 s; depends on the machine …)", clowder_proto::CPU_LIMIT_REASON);
+        let report = |t: &mut RunTable, lease: String| {
+            let r = RunResult {
+                run_id: "a".into(),
+                lease_id: lease,
+                status: RunStatus::InfraFailure as i32,
+                error: reason.clone(),
+                ..Default::default()
+            };
+            t.begin_report(r, "", t0)
+        };
+        let first = t.lease(&w, 1, t0).remove(0);
+        assert!(matches!(report(&mut t, first.lease_id), ReportDecision::Handled), "tried once more");
+        let second = t.lease(&w, 1, t0).remove(0);
+        assert_eq!(second.attempt, 2);
+        match report(&mut t, second.lease_id) {
+            ReportDecision::Commit(g) => {
+                assert_eq!(g.fin.status, "infra_failure");
+                assert_eq!(g.attempts, CPU_LIMIT_ATTEMPTS);
+                // The reason keeps its start: resuming with a higher limit and `verify` rely on it.
+                assert_eq!(clowder_proto::cpu_limit_of_reason(&g.fin.error), Some(1), "{}", g.fin.error);
+                assert!(g.fin.error.contains("depends on the machine"), "{}", g.fin.error);
+                t.finish_commit(&g, t0);
+            }
+            other => panic!("expected the give-up, got {other:?}"),
+        }
+        let p = t.progress(t0);
+        assert_eq!((p.done, p.failed, p.infra_failed, p.limited), (1, 1, 1, 0));
+        assert!(t.lease(&w, 1, t0).is_empty(), "final");
     }
 
     #[test]

@@ -12,9 +12,15 @@ pub mod v1 {
 pub use v1::*;
 
 /// How a worker's reason for a run stopped by its CPU time limit starts:
-/// `CPU time limit of N s exceeded …`. That failure depends on the machine, not on the run, so
-/// `clowder verify` skips such runs and a coordinator resumed with a higher limit runs them again.
+/// `CPU time limit of N s exceeded …`. That limit is an infrastructure guard whose outcome
+/// depends on the machine, not on the run: such a run is reported as an infrastructure failure,
+/// the coordinator gives it one more attempt, `clowder verify` skips it and a coordinator resumed
+/// with a higher limit runs it again.
 pub const CPU_LIMIT_REASON: &str = "CPU time limit of ";
+
+/// [`RunSpec::work_cap`] meaning "no work cap" (0 means the engine's default cap, so that
+/// coordinators that do not know the field keep today's behaviour).
+pub const NO_WORK_CAP: u64 = u64::MAX;
 
 /// The limit (seconds) named by a CPU time limit failure reason, `None` for any other reason.
 pub fn cpu_limit_of_reason(reason: &str) -> Option<u64> {

@@ -107,11 +107,32 @@ pub fn failure(status: RunStatus, error: impl Into<String>) -> RunResult {
     RunResult { status: status as i32, error: error.into(), ..Default::default() }
 }
 
-/// testgen's outcome as a wire result. The one place that maps result fields:
-/// when testgen grows a field, add it here (and to the proto and exports).
-pub fn outcome_to_result(o: &RunOutcome) -> RunResult {
+/// The work cap a leased run runs with ([`clowder_testgen::RunOptions::work_cap`], 0 = none):
+/// the spec's 0 is the engine's default, [`clowder_proto::NO_WORK_CAP`] none.
+pub fn work_cap_of(spec: &RunSpec) -> u64 {
+    match spec.work_cap {
+        0 => clowder_testgen::DEFAULT_WORK_CAP,
+        clowder_proto::NO_WORK_CAP => 0,
+        n => n,
+    }
+}
+
+/// testgen's outcome as a wire result; `work_cap` is the cap the run ran with (for the reason
+/// of a run it ended). The one place that maps result fields: when testgen grows a field, add
+/// it here (and to the proto and exports).
+pub fn outcome_to_result(o: &RunOutcome, work_cap: u64) -> RunResult {
+    // The work cap ends a run at the same point on every machine: a final, partial result.
+    let (status, error) = match &o.limit {
+        Some(phase) => {
+            (RunStatus::Limit, format!("work cap of {work_cap} reached in the {phase} (deterministic; partial result)"))
+        }
+        None => (RunStatus::Ok, String::new()),
+    };
     RunResult {
-        status: RunStatus::Ok as i32,
+        status: status as i32,
+        error,
+        work: o.work,
+        limit_phase: o.limit.clone().unwrap_or_default(),
         coverage: o.coverage,
         covered: o.covered,
         total_targets: o.total_targets,
@@ -201,8 +222,9 @@ pub fn run_in_process(spec: &RunSpec, project_path: &Path, on_sample: &mut dyn F
         Ok(b) => b,
         Err(e) => return failure(RunStatus::Error, e),
     };
+    let work_cap = work_cap_of(spec);
     let opts = match clowder_testgen::MutationMode::parse(&spec.mutation) {
-        Ok(mutation) => clowder_testgen::RunOptions { mutation, ..Default::default() },
+        Ok(mutation) => clowder_testgen::RunOptions { mutation, work_cap },
         Err(e) => return failure(RunStatus::Error, e),
     };
     let (run_id, lease_id) = (spec.run_id.clone(), spec.lease_id.clone());
@@ -219,7 +241,7 @@ pub fn run_in_process(spec: &RunSpec, project_path: &Path, on_sample: &mut dyn F
         })
     }));
     match generated {
-        Ok(Ok(o)) => outcome_to_result(&o),
+        Ok(Ok(o)) => outcome_to_result(&o, work_cap),
         Ok(Err(e)) => failure(RunStatus::Error, e.to_string()),
         // A panic is a bug in clowder, and deterministic: recorded, not retried.
         Err(p) => failure(RunStatus::Error, format!("internal error (panic): {}", panic_message(p.as_ref()))),
@@ -519,13 +541,15 @@ impl Executor for ProcessExecutor {
             && (libc::WTERMSIG(status) == libc::SIGXCPU
                 || (libc::WTERMSIG(status) == libc::SIGKILL && cpu_used >= cpu_limit as f64))
         {
-            // Final, not retried: the same run on the same machine exceeds it again. Unlike
-            // the other failures this one depends on the machine's speed, and says so.
+            // An infrastructure guard, not a result: how far a run gets in N CPU-seconds depends
+            // on the machine's speed and load (DESIGN §5). The coordinator tries it once more,
+            // then records it as an infrastructure failure with this reason.
             failure(
-                RunStatus::Error,
+                RunStatus::InfraFailure,
                 format!(
-                    "{}{cpu_limit} s exceeded (RLIMIT_CPU after {cpu_used:.0} s; \
-                     depends on the machine's speed: raise limits.cpu_seconds to let it finish)",
+                    "{}{cpu_limit} s exceeded (RLIMIT_CPU after {cpu_used:.0} s; depends on the machine's \
+                     speed and load, so not a result: raise limits.cpu_seconds to let it finish, or set \
+                     budget.work for a deterministic end)",
                     clowder_proto::CPU_LIMIT_REASON
                 ),
             )
@@ -601,6 +625,42 @@ mod tests {
         assert!(!samples.is_empty());
         let tail = &a.timeline[a.timeline.len() - samples.len()..];
         assert!(tail.iter().zip(&samples).all(|(t, s)| (t.steps, t.covered) == (s.steps, s.covered)));
+    }
+
+    #[test]
+    fn the_work_cap_ends_a_run_with_status_limit_and_its_partial_result() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/smoke/counter.json");
+        let bytes = std::fs::read(&path).unwrap();
+        let cfg = AlgorithmConfig::new(clowder_testgen::Algorithm::Random);
+        let spec = |work_cap: u64| RunSpec {
+            run_id: "r".into(),
+            project_hash: blake3::hash(&bytes).to_hex().to_string(),
+            file_name: "counter.json".into(),
+            config_json: cfg.normalized_json(),
+            seed: 1,
+            budget: Some(clowder_proto::Budget { kind: clowder_proto::BudgetKind::Steps as i32, amount: 3000 }),
+            work_cap,
+            ..Default::default()
+        };
+        assert_eq!(work_cap_of(&spec(0)), clowder_testgen::DEFAULT_WORK_CAP, "0: the engine's default");
+        assert_eq!(work_cap_of(&spec(clowder_proto::NO_WORK_CAP)), 0, "no cap");
+        assert_eq!(work_cap_of(&spec(1000)), 1000);
+        let free = run_in_process(&spec(clowder_proto::NO_WORK_CAP), &path, &mut |_| {});
+        assert_eq!(free.status, RunStatus::Ok as i32, "{}", free.error);
+        assert!(free.work > 1000 && free.limit_phase.is_empty() && free.error.is_empty(), "{free:?}");
+        // The default cap is far above what this run does: the same run.
+        let default = run_in_process(&spec(0), &path, &mut |_| {});
+        assert_eq!((default.status, &default.digest, default.work), (free.status, &free.digest, free.work));
+        let capped = run_in_process(&spec(1000), &path, &mut |_| {});
+        assert_eq!(capped.status, RunStatus::Limit as i32, "{}", capped.error);
+        assert_eq!(capped.limit_phase, "search");
+        assert_eq!(capped.error, "work cap of 1000 reached in the search (deterministic; partial result)");
+        assert!(capped.work >= 1000 && capped.work < free.work, "{} vs {}", capped.work, free.work);
+        // A partial but complete result: coverage, timeline, suite and digest.
+        assert!(capped.covered > 0 && capped.covered < capped.total_targets, "{capped:?}");
+        assert!(!capped.timeline.is_empty() && !capped.suite_json.is_empty() && !capped.digest.is_empty());
+        let again = run_in_process(&spec(1000), &path, &mut |_| {});
+        assert_eq!((&again.digest, again.work, again.steps), (&capped.digest, capped.work, capped.steps));
     }
 
     #[test]

@@ -152,10 +152,11 @@ async fn serve(
         if !quiet && last_report.elapsed() > Duration::from_secs(30) {
             last_report = std::time::Instant::now();
             eprintln!(
-                "coordinator: {}/{} done, {} running, {} failed, {} workers, {:.1} runs/s",
+                "coordinator: {}/{} done, {} running, {} limit, {} failed, {} workers, {:.1} runs/s",
                 p.done,
                 p.total,
                 p.running,
+                p.limited,
                 p.failed,
                 p.workers.len(),
                 p.rate_per_second

@@ -2,8 +2,9 @@
 //! a finished study stored (issue 8: "or as a follow-up job on the stored suite").
 //!
 //! Generation is most of a run's cost and does not depend on mutation analysis, so a study can
-//! run with mutation analysis off and have it added afterwards: every `ok` run's stored suite
-//! (with its regression assertions) is replayed on the project's mutants with the run's
+//! run with mutation analysis off and have it added afterwards: every `ok` or `limit` run's
+//! stored suite (with its regression assertions; a `limit` run's suite is the partial one its
+//! in-run analysis would have used too) is replayed on the project's mutants with the run's
 //! configuration and seed, exactly as the run would have done with mutation analysis on
 //! (`clowder_testgen::analyse_suite`; the verdicts are equal, see its test). The study's store
 //! is only read. The output folder is a copy of the study's export (`runs.csv`, `timeline.csv`,
@@ -110,7 +111,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let jobs = load_jobs(&args.results)?;
     let n = jobs.len();
     let threads = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    eprintln!("mutate-study: {n} ok runs of {}, {} on {threads} threads", args.results.display(), mode.as_string());
+    eprintln!(
+        "mutate-study: {n} ok/limit runs of {}, {} on {threads} threads",
+        args.results.display(),
+        mode.as_string()
+    );
     let results: Vec<Mutex<Option<Outcome>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -167,14 +172,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(if failed > 0 { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// The study's `ok` runs with their stored suites, sorted by project then run id.
+/// The study's runs with a suite (`ok`, and `limit`: ended by the work cap with a partial
+/// suite), sorted by project then run id.
 fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
     let store = Store::open_read_only(results)?;
     let projects = store.projects()?;
     let engine = clowder_vm::ENGINE_VERSION;
     let mut st = store.conn().prepare(
         "SELECT run_id, project_hash, config_json, seed, engine_version FROM runs
-         WHERE status = 'ok' ORDER BY project_hash, run_id",
+         WHERE status IN ('ok', 'limit') ORDER BY project_hash, run_id",
     )?;
     let rows = st.query_map([], |r| {
         Ok((
@@ -199,13 +205,13 @@ fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
     Ok(jobs)
 }
 
-/// The suite an `ok` run stored (JSON, with its regression assertions).
+/// The suite an `ok` or `limit` run stored (JSON, with its regression assertions).
 fn stored_suite(store: &Store, run_id: &str) -> Result<String, String> {
     let blob: Option<Vec<u8>> = store
         .conn()
         .query_row("SELECT result FROM runs WHERE run_id = ?1", [run_id], |r| r.get(0))
         .map_err(|e| format!("reading the stored result: {e}"))?;
-    let blob = blob.ok_or("ok but no stored result")?;
+    let blob = blob.ok_or("finished but no stored result")?;
     let result = RunResult::decode(blob.as_slice()).map_err(|e| format!("stored result does not decode: {e}"))?;
     Ok(result.suite_json)
 }

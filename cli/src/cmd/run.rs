@@ -120,7 +120,7 @@ async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result
     loop {
         let p = progress.borrow_and_update().clone();
         pb.set_position(p.done);
-        pb.set_message(format!("{} running, {} failed", p.running, p.failed));
+        pb.set_message(format!("{} running, {} limit, {} failed", p.running, p.limited, p.failed));
         if p.finished {
             break;
         }

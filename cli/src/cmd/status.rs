@@ -35,7 +35,7 @@ pub struct Args {
 
 fn snapshot_text(u: &StatusUpdate) -> String {
     let mut s = format!(
-        "{}: {}/{} done ({} this session, {} resumed), {} running, {} pending, {} failed ({} infrastructure), {} determinism failures{}\n",
+        "{}: {}/{} done ({} this session, {} resumed), {} running, {} pending, {} limit (work cap), {} failed ({} infrastructure), {} determinism failures{}\n",
         u.experiment,
         u.done,
         u.total,
@@ -43,6 +43,7 @@ fn snapshot_text(u: &StatusUpdate) -> String {
         u.resumed,
         u.running,
         u.pending,
+        u.limited,
         u.failed,
         u.infra_failed,
         u.determinism_failures,
@@ -83,7 +84,7 @@ fn snapshot_json(u: &StatusUpdate) -> String {
         .collect();
     serde_json::json!({
         "experiment": u.experiment, "total": u.total, "done": u.done, "running": u.running, "pending": u.pending,
-        "failed": u.failed, "infra_failed": u.infra_failed, "resumed": u.resumed,
+        "failed": u.failed, "limited": u.limited, "infra_failed": u.infra_failed, "resumed": u.resumed,
         "done_this_session": u.done_this_session, "determinism_failures": u.determinism_failures,
         "finished": u.finished, "cancelled": u.cancelled, "eta_ms": u.eta_ms,
         "rate_per_second": u.rate_per_second, "workers": workers, "recent_failures": u.recent_failures,
@@ -148,8 +149,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             bar.set_length(u.total);
             bar.set_position(u.done);
             bar.set_message(format!(
-                "{} running, {} failed, {} workers, {:.1}/s, coordinator eta {}",
+                "{} running, {} limit, {} failed, {} workers, {:.1}/s, coordinator eta {}",
                 u.running,
+                u.limited,
                 u.failed,
                 u.workers,
                 u.rate_per_second,
@@ -178,4 +180,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             None => anyhow::bail!("the coordinator closed the status stream"),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_runs_are_counted_on_their_own() {
+        let u = StatusUpdate {
+            experiment: "x".into(),
+            total: 10,
+            done: 6,
+            limited: 2,
+            failed: 1,
+            infra_failed: 1,
+            ..Default::default()
+        };
+        let text = snapshot_text(&u);
+        assert!(text.contains("2 limit (work cap), 1 failed (1 infrastructure)"), "{text}");
+        let json: serde_json::Value = serde_json::from_str(&snapshot_json(&u)).unwrap();
+        assert_eq!((json["limited"].as_u64(), json["failed"].as_u64()), (Some(2), Some(1)));
+    }
 }

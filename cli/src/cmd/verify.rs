@@ -4,7 +4,10 @@
 //! The selection is deterministic (runs ordered by a hash of their id), so two
 //! invocations check the same runs; runs whose engine version differs from this
 //! binary's, or whose project file is gone or changed, are skipped and counted.
-//! Runs stopped by the CPU time limit are not eligible (that failure depends on the machine).
+//! Eligible are the runs with a deterministic final status: `ok`, `limit` (ended by the work
+//! cap, which is the same on every machine), `error` and `project_rejected`. Runs stopped by the
+//! CPU time limit are not (that infrastructure failure depends on the machine), nor are other
+//! infrastructure failures.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -13,6 +16,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clowder_coordinator::experiment::Experiment;
 use clowder_coordinator::store::Store;
+use clowder_coordinator::table::status_name;
 use clowder_proto::{Budget as PBudget, BudgetKind, RunResult, RunSpec, RunStatus};
 use prost::Message;
 
@@ -41,9 +45,10 @@ struct Candidate {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&args.results)?;
     let projects = store.projects()?;
-    // Each submission's mutation setting: a run is re-executed as its generation ran it
-    // (with mutation analysis on, the suite carries its assertions and so does the digest).
-    let mut mutation_of: BTreeMap<i64, String> = BTreeMap::new();
+    // Each submission's mutation and work-cap settings: a run is re-executed as its generation
+    // ran it (with mutation analysis on, the suite carries its assertions and so does the
+    // digest; the work cap decides where a `limit` run ends).
+    let mut setting_of: BTreeMap<i64, (String, u64)> = BTreeMap::new();
     {
         let mut subs = store.conn().prepare("SELECT generation, experiment_toml FROM submissions")?;
         let rows = subs.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
@@ -51,13 +56,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let (generation, toml) = row?;
             let e = Experiment::parse(&toml, &args.results.join("experiment.toml"))
                 .map_err(|e| anyhow::anyhow!("submission {generation}: stored experiment does not parse: {e}"))?;
-            mutation_of.insert(generation, e.mutation().run_spec());
+            setting_of.insert(generation, (e.mutation().run_spec(), e.work_cap_spec()));
         }
     }
     let mut st = store.conn().prepare(
         "SELECT run_id, project, project_hash, algorithm, config_json, seed, budget_unit, budget, status, digest,
                 engine_version, result, generation, error
-         FROM runs WHERE status IN ('ok', 'error', 'project_rejected')",
+         FROM runs WHERE status IN ('ok', 'limit', 'error', 'project_rejected', 'infra_failure')",
     )?;
     let rows = st.query_map([], |r| {
         Ok((
@@ -96,13 +101,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             generation,
             error,
         ) = row?;
-        // Stopped by the CPU time limit: a property of the machine, not of the run, and
-        // re-executing it without the limit would take as long as the limit was meant to cut.
+        // Stopped by the CPU time limit (an infrastructure failure; `error` in older stores): a
+        // property of the machine, not of the run, and re-executing it without the limit would
+        // take as long as the limit was meant to cut.
         if error.starts_with(clowder_proto::CPU_LIMIT_REASON) {
             cpu_limited += 1;
             continue;
         }
-        let Some(mutation) = mutation_of.get(&generation).cloned() else {
+        // Other infrastructure give-ups have no result to compare.
+        if status == status_name(RunStatus::InfraFailure) {
+            continue;
+        }
+        let Some((mutation, work_cap)) = setting_of.get(&generation).cloned() else {
             anyhow::bail!("run {run_id}: no submission {generation} in the store");
         };
         let kind = match unit.as_str() {
@@ -129,6 +139,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 budget: Some(PBudget { kind: kind as i32, amount }),
                 file_name,
                 mutation,
+                work_cap,
                 ..Default::default()
             },
             run_id,
@@ -173,13 +184,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             continue;
         }
         let r = clowder_worker::exec::run_in_process(&c.spec, &p.path, &mut |_| {});
-        let status = match RunStatus::try_from(r.status).unwrap_or(RunStatus::Unspecified) {
-            RunStatus::Ok => "ok",
-            RunStatus::Error => "error",
-            RunStatus::ProjectRejected => "project_rejected",
-            RunStatus::InfraFailure => "infra_failure",
-            _ => "unknown",
-        };
+        let status = status_name(RunStatus::try_from(r.status).unwrap_or(RunStatus::Unspecified));
         if status == c.status && r.digest == c.digest {
             println!("ok    {label}: {status} {}", c.digest);
             checked += 1;
