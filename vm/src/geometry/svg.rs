@@ -389,10 +389,9 @@ fn font_db() -> Arc<usvg::fontdb::Database> {
 }
 
 fn options() -> usvg::Options<'static> {
-    let mut opt = usvg::Options::default();
-    opt.fontdb = font_db();
     // A family none of the fonts has falls back to Scratch's default text font.
-    opt.font_family = "Sans Serif".to_string();
+    let mut opt =
+        usvg::Options { fontdb: font_db(), font_family: "Sans Serif".to_string(), ..usvg::Options::default() };
     // Never read files named by the SVG; embedded raster images only (nested SVG images are
     // skipped: their resolver would fall back to the file system).
     let data_resolver = usvg::ImageHrefResolver::default_data_resolver();
