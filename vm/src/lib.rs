@@ -37,5 +37,6 @@ pub use value::Value;
 /// edge coverage (`geometry::svg_raster`), which moves faint edge pixels. `sem5`: a run's VM
 /// work is capped (`Vm::work`, testgen's `DEFAULT_WORK_CAP`): runaway runs end with a partial
 /// result instead of running until a CPU-time limit, and a mutant replay doing far more work
-/// than the original test is a timeout; the geometry got faster without changing any answer.
+/// than the original test is a timeout; SVG costume text is drawn in Scratch's fonts (it was
+/// left out); the geometry got faster without changing any other answer.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem5");
