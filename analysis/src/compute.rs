@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use crate::AnalysisError;
 use crate::curves::{self, Curve, Grid};
+use crate::estimate::{self, Estimate, Stratum};
 use crate::load::{Results, Run, Verdicts};
 use crate::stats::{self, Magnitude, PMethod, PairCounts, Thresholds};
 
@@ -248,9 +249,13 @@ pub struct MutationRow {
     pub algorithm: String,
     /// Runs with mutation data.
     pub runs: usize,
-    /// Verdicts summed over runs.
+    /// Verdicts summed over runs (as analysed: a sample when the study sampled).
     pub verdicts: Verdicts,
-    /// Mean over projects of the per-project mean run score.
+    /// Score pooled over all mutants (the paper's headline aggregate): exact when every
+    /// mutant was analysed, else the stratified estimate with its 95 % interval.
+    pub pooled: Option<Estimate>,
+    /// Mean over projects of the per-project mean run score (each run's score estimated
+    /// the same way).
     pub mean_project_score: Option<f64>,
 }
 
@@ -261,8 +266,12 @@ pub struct OperatorRow {
     pub algorithm: String,
     /// Operator.
     pub operator: String,
-    /// Verdicts summed over runs.
+    /// Verdicts summed over runs (as analysed).
     pub verdicts: Verdicts,
+    /// Pooled score of this operator's mutants (estimate and interval when sampled).
+    pub pooled: Option<Estimate>,
+    /// Mean over projects of the per-project mean run score for this operator.
+    pub mean_project_score: Option<f64>,
 }
 
 /// Correlation between project size and coverage for one algorithm.
@@ -840,6 +849,25 @@ fn run_verdicts(res: &Results, i: usize) -> Option<Verdicts> {
     any.then_some(v)
 }
 
+/// The strata of run `i` (one per operator it has verdicts for), or one stratum from the
+/// runs columns when there is no `mutants` table.
+fn run_strata(res: &Results, i: usize) -> Vec<(Option<usize>, Stratum)> {
+    let stratum = |v: &Verdicts, population: u64| Stratum {
+        population: population.max(v.total()),
+        sampled: v.total(),
+        killed: v.killed,
+        excluded: v.excluded,
+    };
+    match &res.mutants {
+        Some(m) => m
+            .counts
+            .range((i as u32, 0)..(i as u32 + 1, 0))
+            .map(|(&(r, op), v)| (Some(op), stratum(v, m.strata.get(&(r, op)).copied().unwrap_or(0))))
+            .collect(),
+        None => run_verdicts(res, i).map(|v| vec![(None, stratum(&v, 0))]).unwrap_or_default(),
+    }
+}
+
 fn mutation(
     res: &Results,
     cells: &BTreeMap<(u32, u32), Cell>,
@@ -847,32 +875,54 @@ fn mutation(
     algs: &BTreeSet<u32>,
 ) -> (Vec<MutationRow>, Vec<OperatorRow>) {
     let runs = &res.runs;
+    let n_ops = res.mutants.as_ref().map_or(0, |m| m.operators.len());
     let mut rows = Vec::new();
     let mut ops = Vec::new();
     for &a in algs {
         let mut total = Verdicts::default();
         let mut n = 0;
+        let mut all = Vec::new();
         let mut project_scores = Vec::new();
-        let mut per_op: BTreeMap<usize, Verdicts> = BTreeMap::new();
+        let mut per_op: Vec<(Verdicts, Vec<Stratum>, Vec<f64>)> = vec![Default::default(); n_ops];
         for &p in projects {
             let Some(c) = cells.get(&(p, a)) else { continue };
             let mut scores = Vec::new();
+            let mut op_scores: Vec<Vec<f64>> = vec![Vec::new(); n_ops];
             for i in c.range.clone().filter(|&i| runs[i].has_result()) {
+                let strata = run_strata(res, i);
+                if strata.is_empty() {
+                    continue;
+                }
                 if let Some(v) = run_verdicts(res, i) {
                     total.add(&v);
-                    n += 1;
-                    if let Some(s) = runs[i].mutation_score.or_else(|| v.score()) {
-                        scores.push(s);
-                    }
                 }
+                n += 1;
+                let plain: Vec<Stratum> = strata.iter().map(|(_, s)| *s).collect();
+                if let Some(e) = estimate::pooled(&plain) {
+                    scores.push(e.score);
+                }
+                all.extend(plain);
                 if let Some(m) = &res.mutants {
                     for ((_, op), v) in m.counts.range((i as u32, 0)..(i as u32 + 1, 0)) {
-                        per_op.entry(*op).or_default().add(v);
+                        per_op[*op].0.add(v);
+                    }
+                }
+                for (op, s) in strata {
+                    if let Some(op) = op {
+                        per_op[op].1.push(s);
+                        if let Some(e) = estimate::pooled(&[s]) {
+                            op_scores[op].push(e.score);
+                        }
                     }
                 }
             }
             if let Some(s) = stats::mean(&scores) {
                 project_scores.push(s);
+            }
+            for (op, sc) in op_scores.iter().enumerate() {
+                if let Some(s) = stats::mean(sc) {
+                    per_op[op].2.push(s);
+                }
             }
         }
         if n > 0 {
@@ -880,15 +930,21 @@ fn mutation(
                 algorithm: res.algorithms[a as usize].clone(),
                 runs: n,
                 verdicts: total,
+                pooled: estimate::pooled(&all),
                 mean_project_score: stats::mean(&project_scores),
             });
         }
         if let Some(m) = &res.mutants {
-            for (op, v) in per_op {
+            for (op, (v, strata, project)) in per_op.into_iter().enumerate() {
+                if v.total() == 0 {
+                    continue;
+                }
                 ops.push(OperatorRow {
                     algorithm: res.algorithms[a as usize].clone(),
                     operator: m.operators[op].clone(),
                     verdicts: v,
+                    pooled: estimate::pooled(&strata),
+                    mean_project_score: stats::mean(&project),
                 });
             }
         }

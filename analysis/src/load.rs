@@ -147,6 +147,9 @@ pub struct Mutants {
     pub operators: Vec<String>,
     /// Verdict counts per (run index, operator index).
     pub counts: BTreeMap<(u32, usize), Verdicts>,
+    /// Mutants the run's project has per (run index, operator index), when the export says
+    /// (`stratum_size`; absent when every mutant was analysed or the export predates it).
+    pub strata: BTreeMap<(u32, usize), u64>,
 }
 
 /// One input file that was read.
@@ -587,19 +590,25 @@ fn load_mutants(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
         return Ok(());
     }
     use DataType::*;
-    let cols =
-        [col_spec("run_id", String, true), col_spec("operator", String, true), col_spec("verdict", String, true)];
+    let cols = [
+        col_spec("run_id", String, true),
+        col_spec("operator", String, true),
+        col_spec("verdict", String, true),
+        col_spec("stratum_size", UInt64, false),
+    ];
     let (df, missing) = read_columns(path, &cols)?;
     let n = df.height();
     let e = |x: PolarsError| err(path, x);
     let ids = df.column("run_id").and_then(|c| c.str()).map_err(e)?;
     let ops: Vec<Option<&str>> = df.column("operator").and_then(|c| c.str()).map_err(e)?.iter().collect();
     let verdicts: Vec<Option<&str>> = df.column("verdict").and_then(|c| c.str()).map_err(e)?.iter().collect();
+    let sizes = Frame { df: &df, path }.u64("stratum_size")?.unwrap_or_default();
     let index = run_index(res);
     let owner = map_rows(ids, &index);
     // Operators seen, in first-seen order; renumbered into report order at the end.
     let mut seen: Vec<std::string::String> = Vec::new();
     let mut counts: BTreeMap<(u32, usize), Verdicts> = BTreeMap::new();
+    let mut strata: BTreeMap<(u32, usize), u64> = BTreeMap::new();
     let (mut unknown, mut bad) = (0usize, BTreeMap::<std::string::String, usize>::new());
     for (i, o) in owner.iter().enumerate() {
         let Some(r) = o else {
@@ -618,6 +627,10 @@ fn load_mutants(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
             }
             None => return Err(err(path, format!("more than {MAX_OPERATORS} distinct operators"))),
         };
+        if let Some(n) = sizes.get(i).copied().flatten().filter(|&n| n > 0) {
+            let size = strata.entry((*r, op_idx)).or_insert(0);
+            *size = (*size).max(n);
+        }
         let slot = counts.entry((*r, op_idx)).or_default();
         match v {
             "killed" => slot.killed += 1,
@@ -635,6 +648,7 @@ fn load_mutants(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
         renumber[old] = new;
     }
     let counts = counts.into_iter().map(|((r, k), v)| ((r, renumber[k]), v)).collect();
+    let strata = strata.into_iter().map(|((r, k), n)| ((r, renumber[k]), n)).collect();
     if unknown > 0 {
         res.notes.push(format!("{}: {unknown} row(s) for run_ids not in runs were ignored", file_name(path)));
     }
@@ -642,7 +656,7 @@ fn load_mutants(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
         res.notes.push(format!("{}: {c} row(s) with unknown verdict {v:?} were ignored", file_name(path)));
     }
     res.files.push(InputFile { name: file_name(path), rows: n, missing });
-    res.mutants = Some(Mutants { operators, counts });
+    res.mutants = Some(Mutants { operators, counts, strata });
     Ok(())
 }
 

@@ -181,8 +181,12 @@ pub fn tables(an: &Analysis) -> Tables {
     );
     let mut mutation = Table::new(
         "mutation",
-        "Mutation analysis: score = killed / (generated − excluded), pooled over all mutants, and the mean over \
-         projects of the per-project mean run score.",
+        "Mutation analysis: score = killed / (generated − excluded). \"Pooled\" is over all mutants of all runs \
+         (the Whisker paper's headline aggregate); \"mean of projects\" is the mean over projects of the \
+         per-project mean run score (the paper's per-project figure). When a run analysed a sample of its mutants, \
+         each sampled verdict stands for the mutants of its (run, operator) stratum: the pooled score is then the \
+         unbiased stratified estimate with its 95 % interval (\"kind\" says which), and the mutant counts are the \
+         analysed ones.",
         &[
             ("Dataset", "dataset"),
             ("Algorithm", "algorithm"),
@@ -191,13 +195,17 @@ pub fn tables(an: &Analysis) -> Tables {
             ("Killed", "killed"),
             ("Excluded", "excluded"),
             ("Timeout", "timeout"),
-            ("Score %", "score"),
-            ("Mean project score %", "mean_project_score"),
+            ("Kind", "kind"),
+            ("Pooled score %", "score"),
+            ("95 % low", "score_low"),
+            ("95 % high", "score_high"),
+            ("Mean of projects %", "mean_project_score"),
         ],
     );
     let mut mutation_operators = Table::new(
         "mutation_operators",
-        "Mutation score per operator (pooled over runs).",
+        "Mutation score per operator: pooled over all runs' mutants of the operator (estimate and 95 % interval \
+         when sampled), and the mean over projects of the per-project mean run score.",
         &[
             ("Dataset", "dataset"),
             ("Algorithm", "algorithm"),
@@ -206,7 +214,11 @@ pub fn tables(an: &Analysis) -> Tables {
             ("Killed", "killed"),
             ("Excluded", "excluded"),
             ("Timeout", "timeout"),
-            ("Score %", "score"),
+            ("Kind", "kind"),
+            ("Pooled score %", "score"),
+            ("95 % low", "score_low"),
+            ("95 % high", "score_high"),
+            ("Mean of projects %", "mean_project_score"),
         ],
     );
     let mut size_correlation = Table::new(
@@ -332,9 +344,22 @@ pub fn tables(an: &Analysis) -> Tables {
                 Cell::int(c.smaller as u64),
             ]);
         }
+        let estimate_cells = |e: &Option<crate::estimate::Estimate>| {
+            let kind = match e {
+                Some(e) if e.sampled => "estimate (sample)",
+                Some(_) => "all mutants",
+                None => "-",
+            };
+            vec![
+                Cell::text(kind),
+                Cell::opt_pct(e.map(|e| e.score)),
+                Cell::opt_pct(e.map(|e| e.low)),
+                Cell::opt_pct(e.map(|e| e.high)),
+            ]
+        };
         for r in &d.mutation {
             let v = &r.verdicts;
-            mutation.push(vec![
+            let mut row = vec![
                 ds(),
                 Cell::text(&r.algorithm),
                 Cell::int(r.runs as u64),
@@ -342,13 +367,14 @@ pub fn tables(an: &Analysis) -> Tables {
                 Cell::int(v.killed),
                 Cell::int(v.excluded),
                 Cell::int(v.timeout),
-                Cell::opt_pct(v.score()),
-                Cell::opt_pct(r.mean_project_score),
-            ]);
+            ];
+            row.extend(estimate_cells(&r.pooled));
+            row.push(Cell::opt_pct(r.mean_project_score));
+            mutation.push(row);
         }
         for r in &d.operators {
             let v = &r.verdicts;
-            mutation_operators.push(vec![
+            let mut row = vec![
                 ds(),
                 Cell::text(&r.algorithm),
                 Cell::text(&r.operator),
@@ -356,8 +382,10 @@ pub fn tables(an: &Analysis) -> Tables {
                 Cell::int(v.killed),
                 Cell::int(v.excluded),
                 Cell::int(v.timeout),
-                Cell::opt_pct(v.score()),
-            ]);
+            ];
+            row.extend(estimate_cells(&r.pooled));
+            row.push(Cell::opt_pct(r.mean_project_score));
+            mutation_operators.push(row);
         }
         for r in &d.correlations {
             size_correlation.push(match &r.pearson {
@@ -400,7 +428,8 @@ fn operators_wide(an: &Analysis) -> Table {
     let cols_ref: Vec<(&str, &str)> = cols.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let mut t = Table::new(
         "mutation_operators_wide",
-        "Mutation score per operator and algorithm (%, pooled over runs).",
+        "Mutation score per operator and algorithm (%, pooled over all runs' mutants; the stratified estimate \
+         when runs analysed samples).",
         &cols_ref,
     );
     for d in &an.datasets {
@@ -420,7 +449,7 @@ fn operators_wide(an: &Analysis) -> Table {
                     .operators
                     .iter()
                     .find(|r| &r.algorithm == a && &r.operator == op)
-                    .and_then(|r| r.verdicts.score());
+                    .and_then(|r| r.pooled.map(|e| e.score));
                 row.push(Cell::opt_pct(v));
             }
             t.push(row);

@@ -77,6 +77,7 @@ pub const MUTANTS_COLUMNS: &[Column] = &[
     col("operator", Kind::Str),
     col("block_id", Kind::Str),
     col("verdict", Kind::Str),
+    col("stratum_size", Kind::U32),
 ];
 
 /// Columns of `provenance.csv` / `provenance.parquet` (one row per finished run;
@@ -234,6 +235,7 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
                 m.operator.clone().into(),
                 m.block_id.clone().into(),
                 m.verdict.clone().into(),
+                m.stratum_size.into(),
             ]);
             mutants.push(&v)?;
         }

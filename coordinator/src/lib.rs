@@ -14,7 +14,7 @@ pub mod service;
 pub mod store;
 pub mod summary;
 pub mod table;
-mod tabular;
+pub mod tabular;
 
 /// The CSV text of a float in the exports (so derived tables match them byte for byte).
 pub use tabular::float_text;

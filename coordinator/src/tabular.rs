@@ -108,6 +108,23 @@ impl<T: Into<Value>> From<Option<T>> for Value {
     }
 }
 
+impl Value {
+    /// The cell a CSV field of a `kind` column holds (empty: null), as the exports write
+    /// them; for tools that rewrite an export (`clowder mutate-study`).
+    pub fn parse(kind: Kind, text: &str) -> Result<Value, String> {
+        if text.is_empty() && kind != Kind::Str {
+            return Ok(Value::Null);
+        }
+        let bad = |e: &dyn std::fmt::Display| format!("{text:?} is not a {kind:?}: {e}");
+        Ok(match kind {
+            Kind::Str => Value::Str(text.to_string()),
+            Kind::U64 | Kind::U32 => Value::U(text.parse().map_err(|e| bad(&e))?),
+            Kind::F64 => Value::F(text.parse().map_err(|e| bad(&e))?),
+            Kind::Bool => Value::B(text.parse().map_err(|e| bad(&e))?),
+        })
+    }
+}
+
 /// CSV text of a float: shortest round-trip form, always with a `.` or an
 /// exponent so that readers infer a float column.
 pub fn float_text(v: f64) -> String {

@@ -168,6 +168,7 @@ pub fn outcome_to_result(o: &RunOutcome, work_cap: u64) -> RunResult {
                     block_id: v.block_id.clone(),
                     mutant_id: v.mutant_id.clone(),
                     verdict: v.verdict.as_str().to_string(),
+                    stratum_size: r.stratum_size(v.operator),
                 })
                 .collect()
         }),

@@ -64,8 +64,8 @@ struct Verdicts {
     excluded: u32,
     timeout: u32,
     score: Option<f64>,
-    /// (mutant id, operator, block id, verdict) in enumeration order.
-    rows: Vec<(String, &'static str, String, &'static str)>,
+    /// (mutant id, operator, block id, verdict, stratum size) in enumeration order.
+    rows: Vec<(String, &'static str, String, &'static str, u32)>,
 }
 
 impl From<MutationReport> for Verdicts {
@@ -78,8 +78,16 @@ impl From<MutationReport> for Verdicts {
             score: r.score(),
             rows: r
                 .verdicts
-                .into_iter()
-                .map(|v| (v.mutant_id, v.operator.name(), v.block_id, v.verdict.as_str()))
+                .iter()
+                .map(|v| {
+                    (
+                        v.mutant_id.clone(),
+                        v.operator.name(),
+                        v.block_id.clone(),
+                        v.verdict.as_str(),
+                        r.stratum_size(v.operator),
+                    )
+                })
                 .collect(),
         }
     }
@@ -258,77 +266,85 @@ fn analyse(
     }
 }
 
-/// `runs.csv` with the mutation columns filled in, and `mutants.csv`; returns the failed count.
+/// `runs` with the mutation columns filled in, and `mutants` (each as CSV and Parquet, with
+/// the export's own columns and writer); returns the failed count.
 fn write_outputs(
     results: &Path,
     out: &Path,
     by_run: &BTreeMap<String, Outcome>,
     mode: MutationMode,
 ) -> anyhow::Result<usize> {
+    use clowder_coordinator::export::{MUTANTS_COLUMNS, RUNS_COLUMNS};
+    use clowder_coordinator::tabular::{TableWriter, Value};
     let mut rd = csv::Reader::from_path(results.join("runs.csv")).context("reading runs.csv")?;
     let header = rd.headers()?.clone();
-    let col = |name: &str| header.iter().position(|h| h == name).with_context(|| format!("runs.csv has no {name}"));
-    let c = [
-        col("run_id")?,
-        col("mutants")?,
-        col("mutants_killed")?,
-        col("mutants_excluded")?,
-        col("mutants_timeout")?,
-        col("mutation_score")?,
-        col("dataset")?,
-        col("project")?,
-        col("algorithm")?,
-        col("seed")?,
-        col("status")?,
-    ];
-    let mut runs = csv::Writer::from_path(out.join("runs.csv")).context("writing runs.csv")?;
-    runs.write_record(&header)?;
-    let mut mutants = std::io::BufWriter::new(std::fs::File::create(out.join("mutants.csv"))?);
-    writeln!(mutants, "run_id,dataset,project,algorithm,seed,status,mutant_id,operator,block_id,verdict")?;
+    let pos = |name: &str| header.iter().position(|h| h == name);
+    // Where each export column is in the study's runs.csv (absent optional columns are null).
+    let source: Vec<Option<usize>> = RUNS_COLUMNS.iter().map(|c| pos(c.name)).collect();
+    for (c, p) in RUNS_COLUMNS.iter().zip(&source) {
+        if p.is_none() && !c.nullable {
+            bail!("runs.csv has no {} column", c.name);
+        }
+    }
+    let at = |name: &str| RUNS_COLUMNS.iter().position(|c| c.name == name).with_context(|| format!("no {name} column"));
+    let [id, generated, killed, excluded, timeout, score] =
+        ["run_id", "mutants", "mutants_killed", "mutants_excluded", "mutants_timeout", "mutation_score"].map(at);
+    let (id, generated, killed, excluded, timeout, score) = (id?, generated?, killed?, excluded?, timeout?, score?);
+    let context: Vec<usize> = ["run_id", "dataset", "project", "algorithm", "seed", "status"]
+        .iter()
+        .map(|n| at(n))
+        .collect::<Result<_, _>>()?;
+    let text = |e: String| anyhow::anyhow!(e);
+    let mut runs = TableWriter::create(out, "runs", RUNS_COLUMNS).map_err(text)?;
+    let mut mutants = TableWriter::create(out, "mutants", MUTANTS_COLUMNS).map_err(text)?;
     // Runs whose analysis failed keep the study's (empty) mutation columns and are listed here.
     let mut failures = std::io::BufWriter::new(std::fs::File::create(out.join("mutation_failures.csv"))?);
     writeln!(failures, "run_id,error")?;
     let mut failed = 0;
-    for rec in rd.records() {
+    for (line, rec) in rd.records().enumerate() {
         let rec = rec?;
-        let mut row: Vec<String> = rec.iter().map(str::to_string).collect();
-        let field = |i: usize| rec.get(i).unwrap_or("");
-        match by_run.get(field(c[0])) {
+        let mut row = Vec::with_capacity(RUNS_COLUMNS.len());
+        for (c, p) in RUNS_COLUMNS.iter().zip(&source) {
+            let field = p.and_then(|i| rec.get(i)).unwrap_or("");
+            row.push(
+                Value::parse(c.kind, field)
+                    .map_err(|e| anyhow::anyhow!("runs.csv line {}: {}: {e}", line + 2, c.name))?,
+            );
+        }
+        let run_id = match &row[id] {
+            Value::Str(s) => s.clone(),
+            _ => String::new(),
+        };
+        match by_run.get(&run_id) {
             Some(Outcome::Report(r)) => {
-                row[c[1]] = r.generated.to_string();
-                row[c[2]] = r.killed.to_string();
-                row[c[3]] = r.excluded.to_string();
-                row[c[4]] = r.timeout.to_string();
-                row[c[5]] = r.score.map(clowder_coordinator::float_text).unwrap_or_default();
-                for (mutant_id, operator, block_id, verdict) in &r.rows {
-                    let cells = [
-                        field(c[0]),
-                        field(c[6]),
-                        field(c[7]),
-                        field(c[8]),
-                        field(c[9]),
-                        field(c[10]),
-                        mutant_id,
-                        operator,
-                        block_id,
-                        verdict,
-                    ];
-                    let line: Vec<String> = cells.iter().map(|s| csv_field(s)).collect();
-                    writeln!(mutants, "{}", line.join(","))?;
+                row[generated] = r.generated.into();
+                row[killed] = r.killed.into();
+                row[excluded] = r.excluded.into();
+                row[timeout] = r.timeout.into();
+                row[score] = r.score.into();
+                for (mutant_id, operator, block_id, verdict, stratum) in &r.rows {
+                    let mut m: Vec<Value> = context.iter().map(|&k| row[k].clone()).collect();
+                    m.extend([
+                        mutant_id.as_str().into(),
+                        (*operator).into(),
+                        block_id.as_str().into(),
+                        (*verdict).into(),
+                        (*stratum).into(),
+                    ]);
+                    mutants.push(&m).map_err(text)?;
                 }
             }
             Some(Outcome::Nothing) | None => {}
             Some(Outcome::Failed(e)) => {
                 failed += 1;
-                let run_id = field(c[0]);
                 eprintln!("mutate-study: run {run_id}: mutation analysis ({}) failed: {e}", mode.as_string());
-                writeln!(failures, "{},{}", csv_field(run_id), csv_field(e))?;
+                writeln!(failures, "{},{}", csv_field(&run_id), csv_field(e))?;
             }
         }
-        runs.write_record(&row)?;
+        runs.push(&row).map_err(text)?;
     }
-    runs.flush()?;
-    mutants.flush()?;
+    runs.finish().map_err(text)?;
+    mutants.finish().map_err(text)?;
     failures.flush()?;
     Ok(failed)
 }

@@ -155,6 +155,11 @@ pub struct MutationReport {
 }
 
 impl MutationReport {
+    /// Mutants of operator `op` the project has (the stratum its sampled verdicts stand for).
+    pub fn stratum_size(&self, op: Operator) -> u32 {
+        self.per_operator.iter().find(|s| s.operator == Some(op)).map_or(0, |s| s.enumerated)
+    }
+
     /// Overall mutation score: killed / (generated − excluded).
     pub fn score(&self) -> Option<f64> {
         self.total.score()
