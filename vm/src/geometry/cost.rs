@@ -22,6 +22,14 @@ pub const PIXEL: u64 = 3;
 pub const FILL: u64 = 4;
 /// … plus this per layer it may look at.
 pub const LAYER: u64 = 2;
+/// A row of cached composite colours forgotten.
+pub const FORGET_ROW: u64 = 2;
+/// A drawable brought up to date in the kept scene (its transform, index cells and the
+/// composites it may change).
+pub const REFRESH: u64 = 100;
+/// A drawable moved to another place in the kept scene (a layer change), or a target
+/// looked at by a full sync.
+pub const MOVE: u64 = 10;
 /// A colour-search point visited.
 pub const WALK: u64 = 3;
 /// A stage pixel of a texel map computed (once per pen transform).

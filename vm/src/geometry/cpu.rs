@@ -38,6 +38,9 @@ pub struct CpuGeometry {
     slot_pos: Vec<Option<(u32, usize)>>,
     /// Positions rebuilt by the last [`CpuGeometry::sync`].
     changed: Vec<usize>,
+    /// Set by a full sync that moved drawables: per position, where its drawable was
+    /// (`None`: rebuilt); see [`Accel::rearrange`].
+    rearranged: Option<Vec<Option<usize>>>,
     /// Where the pen layer is in `scene`, if it is there.
     pen_pos: Option<usize>,
     /// What the last sync saw of the VM's change log ([`super::Changes`]).
@@ -137,6 +140,7 @@ impl CpuGeometry {
             ids: Vec::new(),
             slot_pos: Vec::new(),
             changed: Vec::new(),
+            rearranged: None,
             pen_pos: None,
             synced: None,
             accel: Accel::with_walks(walks),
@@ -177,9 +181,12 @@ impl CpuGeometry {
     /// every frame would otherwise copy the whole layer before each of its fencing queries.
     fn sync(&mut self, s: &Scene<'_>, with_pen: bool) {
         self.changed.clear();
+        self.rearranged = None;
         let fast = self.sync_changes(s);
         if !fast {
             self.sync_all(s);
+            // Counted here, not in `sync_all`: test builds run that again as a check.
+            self.work += super::cost::MOVE * self.scene.drawables.len() as u64;
         } else if cfg!(debug_assertions) {
             // Test builds check the log against a full sync: it must find nothing left to do.
             let (rebuilt, len) = (self.changed.len(), self.scene.drawables.len());
@@ -208,7 +215,19 @@ impl CpuGeometry {
         let pen = self.pen_pos.map(|pos| PenChange { pos, dirty: pen_box });
         let keys = &self.keys;
         let sprite_of = |pos: usize| keys.get(pos).copied().flatten().map(|k| k.sprite as u32);
-        self.accel.refresh(&self.scene, &self.changed, pen, &sprite_of);
+        match self.rearranged.take() {
+            Some(from) => {
+                // Moves and rebuilds come from the arrangement; only the pen layer's new
+                // pixels remain.
+                self.accel.rearrange(&self.scene, &from, &sprite_of);
+                let pen_pos: &[usize] = match (pen_drawn, self.pen_pos) {
+                    (true, Some(p)) => &[p],
+                    _ => &[],
+                };
+                self.accel.refresh(&self.scene, pen_pos, pen, &sprite_of);
+            }
+            None => self.accel.refresh(&self.scene, &self.changed, pen, &sprite_of),
+        }
         self.synced = s.changes().map(|c| Synced {
             layers: c.layers,
             seen: c.base + c.log.len() as u64,
@@ -242,34 +261,62 @@ impl CpuGeometry {
     }
 
     /// The full sync: every target, in layer order (the pen layer keeps its drawable, whose
-    /// pixels [`CpuGeometry::sync`] brings up to date when asked to).
+    /// pixels [`CpuGeometry::sync`] brings up to date when asked to). A drawable whose inputs
+    /// are unchanged keeps its data wherever it moved (a layer change shifts every drawable
+    /// above it); `rearranged` records where each came from when any moved.
     fn sync_all(&mut self, s: &Scene<'_>) {
-        let mut pos = 0;
+        let order = s.layer_order();
+        let mut from: Vec<Option<usize>> = Vec::with_capacity(order.len() + 1);
+        let mut drawables: Vec<Drawable> = Vec::with_capacity(order.len() + 1);
+        let mut keys: Vec<Option<Key>> = Vec::with_capacity(order.len() + 1);
+        let mut ids: Vec<Option<TargetId>> = Vec::with_capacity(order.len() + 1);
+        let old_len = self.scene.drawables.len();
+        let old_pen = self.pen_pos.filter(|&o| o < old_len && self.keys.get(o) == Some(&None));
         self.pen_pos = None;
-        for (k, &id) in s.layer_order().iter().enumerate() {
+        for (k, &id) in order.iter().enumerate() {
             if let Some(key) = s.raw(id).and_then(Key::of) {
-                if self.keys.get(pos) == Some(&Some(key)) {
-                    self.ids[pos] = Some(id);
-                    pos += 1;
-                } else if let Some(d) = s.target(id).and_then(|view| self.drawable(&view, &key)) {
-                    self.put(pos, d, Some(key), Some(id));
-                    pos += 1;
+                // Where this target's drawable was, if it is unchanged.
+                let kept = self.index(id).filter(|&o| self.keys.get(o) == Some(&Some(key)));
+                let d = match kept {
+                    Some(o) => self.scene.drawables.get(o).cloned(),
+                    None => s.target(id).and_then(|view| self.drawable(&view, &key)),
+                };
+                if let Some(d) = d {
+                    drawables.push(d);
+                    keys.push(Some(key));
+                    ids.push(Some(id));
+                    from.push(kept);
                 }
             }
             if k == 0 && self.pen_layer {
-                let is_pen = self.keys.get(pos) == Some(&None) && pos < self.scene.drawables.len();
-                if !is_pen {
-                    let skin = self.pen.skin();
-                    let d = Drawable { skin, placement: STAGE_PLACEMENT, visible: true, effects: Effects::default() };
-                    self.put(pos, d, None, None);
-                }
-                self.pen_pos = Some(pos);
-                pos += 1;
+                let kept = old_pen.and_then(|o| self.scene.drawables.get(o).cloned().map(|d| (o, d)));
+                let (o, d) = match kept {
+                    Some((o, d)) => (Some(o), d),
+                    None => {
+                        let d = Drawable {
+                            skin: self.pen.skin(),
+                            placement: STAGE_PLACEMENT,
+                            visible: true,
+                            effects: Effects::default(),
+                        };
+                        (None, d)
+                    }
+                };
+                self.pen_pos = Some(drawables.len());
+                drawables.push(d);
+                keys.push(None);
+                ids.push(None);
+                from.push(o);
             }
         }
-        self.scene.drawables.truncate(pos);
-        self.keys.truncate(pos);
-        self.ids.truncate(pos);
+        self.changed.extend(from.iter().enumerate().filter(|(_, f)| f.is_none()).map(|(p, _)| p));
+        let in_place = from.iter().enumerate().all(|(p, f)| f.is_none_or(|o| o == p));
+        self.scene.rearrange(drawables, &from);
+        // In place, the rebuilt positions (and a longer or shorter scene) are all there is to
+        // bring up to date.
+        self.rearranged = (!in_place).then_some(from);
+        self.keys = keys;
+        self.ids = ids;
         // Target slot → drawable position, for O(1) `index` (touching a sprite looks up every clone).
         self.slot_pos.iter_mut().for_each(|p| *p = None);
         for (pos, id) in self.ids.iter().enumerate() {

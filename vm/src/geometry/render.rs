@@ -94,6 +94,17 @@ impl Scene {
         }
     }
 
+    /// Replaces the drawables by `drawables`, where `from[i]` is the old position of new
+    /// drawable `i` when it is the same drawable: its precomputed transform moves with it.
+    /// A new drawable starts from the transform at its position (kept if its inputs match,
+    /// cheaply moved if only its position differs: see [`Scene::refresh_transforms_of`]).
+    pub fn rearrange(&mut self, drawables: Vec<Drawable>, from: &[Option<usize>]) {
+        let old = std::mem::take(&mut self.xforms);
+        self.xforms = from.iter().enumerate().map(|(i, f)| old.get(f.unwrap_or(i)).copied().flatten()).collect();
+        self.xforms.resize(drawables.len(), None);
+        self.drawables = drawables;
+    }
+
     /// Recomputes drawable `i`'s precomputed transform if its inputs changed.
     fn refresh_transform(&mut self, i: usize) {
         if let (Some(d), Some(c)) = (self.drawables.get(i), self.xforms.get_mut(i)) {

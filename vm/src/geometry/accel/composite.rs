@@ -15,6 +15,23 @@ use super::sampler::Sampler;
 
 /// Colour keys whose match rows are kept at once.
 const TRACKED: usize = 8;
+/// Boxes noted for forgetting before they are applied.
+const PENDING: usize = 32;
+
+/// A box of stage pixels, edges included.
+#[derive(Clone, Copy)]
+struct Box4 {
+    x0: i32,
+    x1: i32,
+    y0: i32,
+    y1: i32,
+}
+
+impl Box4 {
+    fn contains(&self, o: &Box4) -> bool {
+        self.x0 <= o.x0 && o.x1 <= self.x1 && self.y0 <= o.y0 && o.y1 <= self.y1
+    }
+}
 
 /// One drawable of a composite: where it can show anything, and how to sample it.
 pub(crate) struct Layer<'a> {
@@ -99,6 +116,8 @@ struct Tracked {
 pub(crate) struct Composite {
     exclude: Option<usize>,
     valid: Vec<Row>,
+    /// Boxes to forget before `valid` is next read (see [`Composite::invalidate`]).
+    pending: Vec<Box4>,
     colors: Vec<[u8; 3]>,
     tracked: Vec<Tracked>,
     /// Per SVG skin: the MIP level its drawables' colours were sampled at.
@@ -109,10 +128,15 @@ pub(crate) struct Composite {
 }
 
 impl Composite {
+    /// Allocates the cache on first use and applies the noted boxes: every read of `valid`
+    /// comes after this.
     fn ensure_alloc(&mut self) {
         if self.valid.is_empty() {
             self.valid = vec![EMPTY; ROWS];
             self.colors = vec![[0; 3]; ROWS * COLS];
+        }
+        if !self.pending.is_empty() {
+            self.forget_pending();
         }
     }
 
@@ -122,23 +146,38 @@ impl Composite {
     }
 
     /// Forgets the pixels inside `r` (a sample box; NaN or infinite edges forget everything
-    /// they might cover).
+    /// they might cover). The box is noted and applied before the next read: between two
+    /// queries drawables often change many times over the same pixels (a layer change
+    /// re-places every drawable above it without moving one), and a box inside one already
+    /// noted costs nothing.
     pub(crate) fn invalidate(&mut self, r: &Rect) {
         if self.valid.is_empty() {
             return;
         }
         let lo = |v: f64, min: i32| if v.is_nan() { min } else { v.floor().max(min as f64) as i32 };
         let hi = |v: f64, max: i32| if v.is_nan() { max } else { v.ceil().min(max as f64) as i32 };
-        let (x0, x1, y0, y1) = (lo(r.left, X0), hi(r.right, X1), lo(r.bottom, Y0), hi(r.top, Y1));
-        if x0 > x1 || y0 > y1 {
+        let b = Box4 { x0: lo(r.left, X0), x1: hi(r.right, X1), y0: lo(r.bottom, Y0), y1: hi(r.top, Y1) };
+        if b.x0 > b.x1 || b.y0 > b.y1 || self.pending.iter().any(|p| p.contains(&b)) {
             return;
         }
-        let cols = rows::range(x0, x1);
-        for y in y0..=y1 {
-            let v = &mut self.valid[rows::row_index(y)];
-            for w in 0..WORDS {
-                v[w] &= !cols[w];
+        self.pending.retain(|p| !b.contains(p));
+        self.pending.push(b);
+        if self.pending.len() >= PENDING {
+            self.forget_pending();
+        }
+    }
+
+    /// Clears the valid bits under every noted box.
+    fn forget_pending(&mut self) {
+        for b in std::mem::take(&mut self.pending) {
+            let cols = rows::range(b.x0, b.x1);
+            for y in b.y0..=b.y1 {
+                let v = &mut self.valid[rows::row_index(y)];
+                for w in 0..WORDS {
+                    v[w] &= !cols[w];
+                }
             }
+            self.filled += cost::FORGET_ROW * (b.y1 - b.y0 + 1) as u64;
         }
     }
 
@@ -152,6 +191,20 @@ impl Composite {
         for b in [old_box, new_box].into_iter().flatten() {
             self.invalidate(&b);
         }
+    }
+
+    /// The drawable left out moved to position `pos` (the scene was rearranged; the cached
+    /// colours still leave it out).
+    pub(crate) fn follow(&mut self, pos: usize) {
+        self.exclude = Some(pos);
+    }
+
+    /// Forgets every cached colour and leaves nothing out (the drawable left out is gone).
+    pub(crate) fn forget_all(&mut self) {
+        self.exclude = None;
+        self.pending.clear();
+        self.valid.iter_mut().for_each(|r| *r = EMPTY);
+        self.filled += cost::FORGET_ROW * self.valid.len() as u64;
     }
 
     /// Records that the drawables of `skin` are sampled at MIP `level` from now on; when that

@@ -226,42 +226,8 @@ impl Accel {
         let mut fresh: Vec<usize> = changed.to_vec();
         fresh.extend(self.infos.len()..n);
         for pos in fresh {
-            let Some(d) = scene.drawables.get(pos) else { continue };
-            let Some(xf) = scene.xform(pos) else { continue };
-            self.next_ver += 1;
-            let pen_only = pen.as_ref().filter(|p| p.pos == pos).and_then(|p| p.dirty);
-            let was_pen = self.infos.get(pos).is_some_and(|i| i.pen);
-            let is_pen = pen.as_ref().is_some_and(|p| p.pos == pos);
-            let backdrop = pos == 0 && d.placement == STAGE;
-            let info = Info::new(d, xf, self.next_ver, is_pen, backdrop, sprite_of(pos));
-            if info.visible {
-                let colour_effects = d.effects.enabled & (bit::COLOR | bit::BRIGHTNESS | bit::GHOST) != 0;
-                let v = Visible {
-                    snapped: &info.snapped,
-                    skin: &d.skin,
-                    level: info.own,
-                    nonfinite: !info.finite,
-                    colour_effects,
-                };
-                self.index.insert(pos, v);
-            } else {
-                self.index.remove(pos);
-            }
-            let old_box = self.infos.get(pos).map(|i| i.sbox);
-            for c in &mut self.comps {
-                match (was_pen && is_pen, pen_only) {
-                    // Only pixels of the pen layer changed, and we know where.
-                    (true, Some(dirty)) => c.invalidate(&dirty),
-                    // A composite leaving this position out does not depend on it.
-                    _ if c.exclude() == Some(pos) => {}
-                    _ => {
-                        if let Some(b) = &old_box {
-                            c.invalidate(b);
-                        }
-                        c.invalidate(&info.sbox);
-                    }
-                }
-            }
+            let old = self.infos.get(pos).map(|i| (i.sbox, i.pen));
+            let Some(info) = self.rebuild(scene, pos, old, pen.as_ref(), sprite_of) else { continue };
             if pos < self.infos.len() {
                 // Keep the row buffers; the new version makes their contents stale.
                 let old = std::mem::replace(&mut self.infos[pos], info);
@@ -269,6 +235,120 @@ impl Accel {
                 self.infos[pos].row_key = old.row_key;
             } else {
                 self.infos.push(info);
+            }
+        }
+    }
+
+    /// The data of the drawable now at `pos`, entered in the index, its pixels forgotten by
+    /// the composites; `old` is the box and pen flag of the drawable it replaces there.
+    fn rebuild(
+        &mut self,
+        scene: &Scene,
+        pos: usize,
+        old: Option<(Rect, bool)>,
+        pen: Option<&PenChange>,
+        sprite_of: &dyn Fn(usize) -> Option<u32>,
+    ) -> Option<Info> {
+        let d = scene.drawables.get(pos)?;
+        let xf = scene.xform(pos)?;
+        self.work += cost::REFRESH;
+        self.next_ver += 1;
+        let pen_only = pen.filter(|p| p.pos == pos).and_then(|p| p.dirty);
+        let was_pen = old.is_some_and(|(_, p)| p);
+        let is_pen = pen.is_some_and(|p| p.pos == pos);
+        let backdrop = pos == 0 && d.placement == STAGE;
+        let info = Info::new(d, xf, self.next_ver, is_pen, backdrop, sprite_of(pos));
+        enter(&mut self.index, pos, d, &info);
+        for c in &mut self.comps {
+            match (was_pen && is_pen, pen_only) {
+                // Only pixels of the pen layer changed, and we know where.
+                (true, Some(dirty)) => c.invalidate(&dirty),
+                // A composite leaving this position out does not depend on it.
+                _ if c.exclude() == Some(pos) => {}
+                _ => {
+                    if let Some((b, _)) = &old {
+                        c.invalidate(b);
+                    }
+                    c.invalidate(&info.sbox);
+                }
+            }
+        }
+        Some(info)
+    }
+
+    /// Brings the kept data up to date after the scene was rearranged: the drawable now at
+    /// position `p` is the unchanged one that was at `from[p]`, or (`None`) a new one. A
+    /// layer change shifts every drawable above it by one place; moving their data (boxes,
+    /// transforms, touching rows) is far cheaper than rebuilding it.
+    pub(crate) fn rearrange(
+        &mut self,
+        scene: &Scene,
+        from: &[Option<usize>],
+        sprite_of: &dyn Fn(usize) -> Option<u32>,
+    ) {
+        let old_len = self.infos.len();
+        let mut to: Vec<Option<usize>> = vec![None; old_len];
+        for (p, f) in from.iter().enumerate() {
+            if let Some(o) = *f
+                && let Some(t) = to.get_mut(o)
+            {
+                *t = Some(p);
+            }
+        }
+        // Drawables that left their place are out of the index, and their pixels are
+        // forgotten by every composite that shows them (the order under them changed).
+        for (o, t) in to.iter().enumerate() {
+            if *t == Some(o) {
+                continue;
+            }
+            self.work += cost::MOVE;
+            self.index.remove(o);
+            let b = self.infos[o].sbox;
+            for c in &mut self.comps {
+                if c.exclude() != Some(o) {
+                    c.invalidate(&b);
+                }
+            }
+        }
+        // A composite follows the drawable it leaves out; one whose drawable is gone shows the
+        // whole scene.
+        for c in &mut self.comps {
+            if let Some(e) = c.exclude() {
+                match to.get(e).copied().flatten() {
+                    Some(p) => c.follow(p),
+                    None => c.forget_all(),
+                }
+            }
+        }
+        let mut old: Vec<Option<Info>> = std::mem::take(&mut self.infos).into_iter().map(Some).collect();
+        for (p, f) in from.iter().enumerate() {
+            let moved = f.and_then(|o| old.get_mut(o).and_then(Option::take).map(|i| (o, i)));
+            let info = match moved {
+                Some((o, info)) => {
+                    if o != p {
+                        self.enter_moved(scene, p, &info);
+                    }
+                    Some(info)
+                }
+                None => self.rebuild(scene, p, None, None, sprite_of),
+            };
+            // Every position of the scene has data (a drawable without a transform cannot
+            // exist: `xform` fails only past the end).
+            if let Some(info) = info {
+                self.infos.push(info);
+            }
+        }
+    }
+
+    /// Enters a moved, unchanged drawable at its new position `p`.
+    fn enter_moved(&mut self, scene: &Scene, p: usize, info: &Info) {
+        self.work += cost::MOVE;
+        if let Some(d) = scene.drawables.get(p) {
+            enter(&mut self.index, p, d, info);
+        }
+        for c in &mut self.comps {
+            if c.exclude() != Some(p) {
+                c.invalidate(&info.sbox);
             }
         }
     }
@@ -607,6 +687,18 @@ fn backdrop_colors(s: &Sampler<'_>) -> Vec<[u8; 4]> {
 }
 
 /// Touching row `y` of drawable `pos` at MIP `level` (see [`Accel::row`]).
+/// Enters drawable `d` at `pos` into the index if it is visible, else takes it out.
+fn enter(index: &mut SceneIndex, pos: usize, d: &Drawable, info: &Info) {
+    if info.visible {
+        let colour_effects = d.effects.enabled & (bit::COLOR | bit::BRIGHTNESS | bit::GHOST) != 0;
+        let v =
+            Visible { snapped: &info.snapped, skin: &d.skin, level: info.own, nonfinite: !info.finite, colour_effects };
+        index.insert(pos, v);
+    } else {
+        index.remove(pos);
+    }
+}
+
 fn row_of(infos: &mut [Info], work: &mut u64, scene: &Scene, pos: usize, level: i32, y: i32) -> Row {
     let Some(info) = infos.get_mut(pos) else { return EMPTY };
     if info.rows.is_empty() {
