@@ -28,8 +28,9 @@ pub const FORGET_ROW: u64 = 2;
 /// composites it may change).
 pub const REFRESH: u64 = 100;
 /// A drawable moved to another place in the kept scene (a layer change), or a target
-/// looked at by a full sync.
-pub const MOVE: u64 = 10;
+/// looked at by a full sync (measured: a full sync of a 55-drawable scene that moves a few
+/// of them takes about 6 µs, about 115 of these).
+pub const MOVE: u64 = 50;
 /// A colour-search point visited.
 pub const WALK: u64 = 3;
 /// A stage pixel of a texel map computed (once per pen transform).
