@@ -156,6 +156,7 @@ pub(crate) enum Candidates {
 pub(crate) struct Accel {
     /// Per position of the scene. Boxed: a layer change moves many of them, and a box moves
     /// as a pointer.
+    #[allow(clippy::vec_box)] // deliberate: see above
     infos: Vec<Box<Info>>,
     index: SceneIndex,
     /// Scratch list of positions from the index.
