@@ -14,9 +14,29 @@ use crate::rng::SplitMix64;
 use crate::runtime::{TargetId, V, Vm};
 use crate::value::Value;
 
-/// A target moved during a step (`RenderedTarget.EVENT_TARGET_MOVED`): the target and its
-/// position before the move. Recorded when [`crate::VmOptions::record_moves`] is on.
+/// What a target looks like at one moment: enough to put it back there for a query.
 #[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    /// The target.
+    pub target: TargetId,
+    /// Position x.
+    pub x: f64,
+    /// Position y.
+    pub y: f64,
+    /// Direction.
+    pub direction: f64,
+    /// Size in percent.
+    pub size: f64,
+    /// Costume index.
+    pub costume: i64,
+    /// Visibility.
+    pub visible: bool,
+}
+
+/// A target moved during a step (`RenderedTarget.EVENT_TARGET_MOVED`): the target and its
+/// position before the move. Recorded when [`crate::VmOptions::record_moves`] is on; with
+/// [`Vm::record_move_scenes`] on, also the pose of every live sprite right after the move.
+#[derive(Debug, Clone, PartialEq)]
 pub struct MoveEvent {
     /// The target that moved (or was told to move: scratch-vm emits the event even when
     /// the position stays the same).
@@ -25,6 +45,34 @@ pub struct MoveEvent {
     pub old_x: f64,
     /// Its y before the move.
     pub old_y: f64,
+    /// Its x after the move (fenced).
+    pub x: f64,
+    /// Its y after the move.
+    pub y: f64,
+    /// Whether it was visible then.
+    pub visible: bool,
+    /// Every live sprite's pose right after the move (empty unless scenes are recorded).
+    pub scene: Vec<Pose>,
+}
+
+impl crate::runtime::State {
+    pub(crate) fn poses(&self) -> Vec<Pose> {
+        self.rt_targets
+            .iter()
+            .filter_map(|&id| {
+                let t = self.target(id)?;
+                (!t.is_stage).then_some(Pose {
+                    target: id,
+                    x: t.x,
+                    y: t.y,
+                    direction: t.direction,
+                    size: t.size,
+                    costume: t.costume,
+                    visible: t.visible,
+                })
+            })
+            .collect()
+    }
 }
 
 impl TargetId {
@@ -138,6 +186,33 @@ impl Vm {
             self.st.drag_to(&self.prog, id, x, y);
         } else {
             self.st.set_xy(&self.prog, id, x, y);
+        }
+    }
+
+    /// Whether move events carry the scene (every sprite's pose) right after the move: a
+    /// test driver whose move callbacks ask questions turns it on for the steps it needs.
+    pub fn record_move_scenes(&mut self, on: bool) {
+        self.st.move_scenes = on;
+    }
+
+    /// The pose of every live sprite (not the stage), in `runtime.targets` order.
+    pub fn poses(&self) -> Vec<Pose> {
+        self.st.poses()
+    }
+
+    /// Puts a target back into a recorded pose, without fencing, pen or event: a test
+    /// driver replays a step's moves to its callbacks this way and then restores the step's
+    /// end state.
+    pub fn place(&mut self, pose: &Pose) {
+        if let Some(t) = self.st.target_mut(pose.target)
+            && !t.is_stage
+        {
+            t.x = pose.x;
+            t.y = pose.y;
+            t.direction = pose.direction;
+            t.size = pose.size;
+            t.costume = pose.costume;
+            t.visible = pose.visible;
         }
     }
 

@@ -26,7 +26,7 @@ pub mod runtime;
 pub mod trace;
 pub mod value;
 
-pub use external::MoveEvent;
+pub use external::{MoveEvent, Pose};
 pub use project::{LoadError, LoadLimits, Project};
 pub use runtime::{Profile, SayEvent, StepOutcome, Target, TargetId, Vm, VmOptions, Waiting};
 pub use value::Value;

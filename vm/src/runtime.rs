@@ -473,6 +473,8 @@ pub(crate) struct State {
     pub say_log: Option<Vec<SayEvent>>,
     /// Moves since the last `Vm::take_moves` (`VmOptions::record_moves`).
     pub move_log: Option<Vec<crate::external::MoveEvent>>,
+    /// Move events carry every sprite's pose (`Vm::record_move_scenes`).
+    pub move_scenes: bool,
     /// Threads the last tick counted, running or finished (`Vm::last_step_threads`).
     pub tick_threads: usize,
     pub instrument: Option<Box<Instrument>>,
@@ -825,6 +827,7 @@ impl State {
             rng: SplitMix64::new(opts.seed),
             say_log: if opts.record_say { Some(Vec::new()) } else { None },
             move_log: if opts.record_moves { Some(Vec::new()) } else { None },
+            move_scenes: false,
             tick_threads: 0,
             instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
             sound_durations: opts.profile != Profile::Headless,

@@ -224,8 +224,14 @@ impl State {
 
     /// `EVENT_TARGET_MOVED` for a test driver (only when moves are recorded).
     fn log_move(&mut self, target: TargetId, old_x: f64, old_y: f64) {
+        if self.move_log.is_none() {
+            return;
+        }
+        let Some(t) = self.target(target) else { return };
+        let (x, y, visible) = (t.x, t.y, t.visible);
+        let scene = if self.move_scenes { self.poses() } else { Vec::new() };
         if let Some(log) = &mut self.move_log {
-            log.push(crate::external::MoveEvent { target, old_x, old_y });
+            log.push(crate::external::MoveEvent { target, old_x, old_y, x, y, visible, scene });
         }
     }
 
