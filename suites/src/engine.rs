@@ -79,21 +79,24 @@ impl Engine {
         rt.set_max_stack_size(limits.js_stack_bytes);
         let polls = Rc::new(Cell::new(0u64));
         let exhausted = Rc::new(Cell::new(false));
+        let stop = Rc::new(Cell::new(false));
         let max_polls = limits.js_ticks.div_ceil(TICKS_PER_POLL).max(1);
         {
             let polls = Rc::clone(&polls);
             let exhausted = Rc::clone(&exhausted);
+            let stop = Rc::clone(&stop);
             // Counted, not timed: the same suite stops at the same instruction on every machine.
+            // A test at its step limit stops too (a suite may catch the timeout and go on).
             rt.set_interrupt_handler(Some(Box::new(move || {
                 polls.set(polls.get() + 1);
                 if polls.get() > max_polls {
                     exhausted.set(true);
                 }
-                exhausted.get()
+                exhausted.get() || stop.get()
             })));
         }
         let ctx = Context::full(&rt).map_err(|e| SuiteError::Engine(e.to_string()))?;
-        let session = Rc::new(RefCell::new(Session::new(project, vm_opts)));
+        let session = Rc::new(RefCell::new(Session::new(project, vm_opts, Rc::clone(&stop))));
         let engine = Engine { ctx, _rt: rt, session, polls, exhausted, max_polls };
         engine.ctx.with(|ctx| -> Result<(), SuiteError> {
             native::install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
@@ -154,7 +157,7 @@ impl Engine {
         self.polls.set(0);
         let ending = self.ctx.with(|ctx| drive(&ctx, index));
         let limited = self.session.borrow().limited;
-        if self.exhausted.get() {
+        if self.exhausted.get() && limited.is_none() {
             return Ending::Budget;
         }
         match (limited, ending) {

@@ -3,14 +3,14 @@
 //! passes and answers `undefined` for a target that no longer exists, so a suite can never
 //! reach the VM in a state it does not expect.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
 
 use clowder_vm::project::Input;
 use clowder_vm::rng::SplitMix64;
 use clowder_vm::runtime::STEP_MS;
-use clowder_vm::{Project, StepOutcome, TargetId, Value, Vm, VmOptions};
+use clowder_vm::{MoveEvent, Pose, Project, StepOutcome, TargetId, Value, Vm, VmOptions};
 use rquickjs::prelude::Func;
 use rquickjs::{Ctx, IntoJs, Object};
 
@@ -39,14 +39,19 @@ pub(crate) struct Session {
     pub work_limit: u64,
     /// Set when the test reached a limit; the test's verdict is then that limit.
     pub limited: Option<Limit>,
+    /// Tells the interrupt handler to end the test's JavaScript (set with `limited`).
+    stop: Rc<Cell<bool>>,
     /// Steps that hit the VM's operation budget (each is stopped, as in scratch-vm's hang).
     pub hangs: u64,
-    moves: Vec<f64>,
+    /// The last step's moves, its end poses, and what a replay put in place.
+    moves: Vec<MoveEvent>,
+    end: Vec<Pose>,
+    placed: Vec<Pose>,
     says: Vec<f64>,
 }
 
 impl Session {
-    pub(crate) fn new(project: Option<Arc<Project>>, vm_opts: VmOptions) -> Self {
+    pub(crate) fn new(project: Option<Arc<Project>>, vm_opts: VmOptions, stop: Rc<Cell<bool>>) -> Self {
         Session {
             project,
             vm_opts,
@@ -56,8 +61,11 @@ impl Session {
             step_limit: 0,
             work_limit: 0,
             limited: None,
+            stop,
             hangs: 0,
             moves: Vec::new(),
+            end: Vec::new(),
+            placed: Vec::new(),
             says: Vec::new(),
         }
     }
@@ -71,9 +79,46 @@ impl Session {
         self.step_limit = step_limit;
         self.work_limit = work_limit;
         self.limited = None;
+        self.stop.set(false);
         self.hangs = 0;
         self.moves.clear();
+        self.end.clear();
+        self.placed.clear();
         self.says.clear();
+    }
+
+    /// Puts the world as it was right after move `i` of the last step: every sprite's pose
+    /// when scenes were recorded, else the moved sprite's position and visibility.
+    fn show_move(&mut self, i: usize) {
+        let Some(vm) = self.vm.as_mut() else { return };
+        let Some(m) = self.moves.get(i) else { return };
+        let poses: Vec<Pose> = if m.scene.is_empty() {
+            let Some(mut p) = self.end.iter().find(|p| p.target == m.target).copied() else { return };
+            p.x = m.x;
+            p.y = m.y;
+            p.visible = m.visible;
+            vec![p]
+        } else {
+            m.scene.clone()
+        };
+        for p in &poses {
+            vm.place(p);
+        }
+        self.placed = poses;
+    }
+
+    /// Back to the end of the step, except for what a callback changed itself.
+    fn show_end(&mut self) {
+        let Some(vm) = self.vm.as_mut() else { return };
+        let now: Vec<Pose> = vm.poses();
+        for p in std::mem::take(&mut self.placed) {
+            let untouched = now.iter().any(|n| *n == p);
+            if let Some(end) = self.end.iter().find(|e| e.target == p.target)
+                && untouched
+            {
+                vm.place(end);
+            }
+        }
     }
 
     /// One VM step: 0 ran, 1 hit the operation budget, 2 the test is at a limit (no step).
@@ -84,17 +129,18 @@ impl Session {
         let Some(vm) = self.vm.as_mut() else { return 2 };
         if vm.steps() >= self.step_limit {
             self.limited = Some(Limit::Steps);
+            self.stop.set(true);
             return 2;
         }
         if vm.work() >= self.work_limit {
             self.limited = Some(Limit::Work);
+            self.stop.set(true);
             return 2;
         }
         let out = vm.step();
-        self.moves.clear();
-        for m in vm.take_moves() {
-            self.moves.extend([handle(m.target), m.old_x, m.old_y]);
-        }
+        self.moves = vm.take_moves();
+        self.end = if self.moves.is_empty() { Vec::new() } else { vm.poses() };
+        self.placed.clear();
         self.says = vm.take_say_events().into_iter().map(|e| handle(e.target)).collect();
         if out == StepOutcome::Hang {
             self.hangs += 1;
@@ -205,8 +251,25 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     n.set("stepLimit", Func::from(move || s.borrow().step_limit as f64))?;
     let s = Rc::clone(shared);
     n.set("threads", Func::from(move || with_vm(&s, |vm| Some(vm.last_step_threads() as f64)).unwrap_or(0.0)))?;
+    // [target, old x, old y] per move of the last step.
     let s = Rc::clone(shared);
-    n.set("moves", Func::from(move || s.borrow().moves.clone()))?;
+    n.set(
+        "moves",
+        Func::from(move || {
+            s.borrow().moves.iter().flat_map(|m| [handle(m.target), m.old_x, m.old_y]).collect::<Vec<_>>()
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set("showMove", Func::from(move |i: f64| s.borrow_mut().show_move(i as usize)))?;
+    let s = Rc::clone(shared);
+    n.set("showEnd", Func::from(move || s.borrow_mut().show_end()))?;
+    let s = Rc::clone(shared);
+    n.set(
+        "recordScenes",
+        Func::from(move |on: bool| {
+            with_vm_mut(&s, |vm| vm.record_move_scenes(on));
+        }),
+    )?;
     let s = Rc::clone(shared);
     n.set("says", Func::from(move || s.borrow().says.clone()))?;
     // Whisker's end(): stop all, then one raw `_step` (not counted as a test step).

@@ -713,9 +713,12 @@
             }
         }
         update() {
+            let moveCallbacks = Boolean(this._onSpriteMoved);
             for (const s of this.sprites.values()) {
                 s._update();
+                moveCallbacks = moveCallbacks || Boolean(s.onMoved);
             }
+            N.recordScenes(moveCallbacks);
             if (this._onVariableChange) {
                 this._varSnapshot = N.allVariables();
             }
@@ -738,19 +741,32 @@
             for (const h of N.targets()) {
                 this.wrap(h); // targetWasCreated: new clones get wrappers (and old values)
             }
+            // Moves are replayed one by one: during the callbacks of a move, the sprites stand
+            // where they stood right after it (the VM records the scene when a move callback
+            // exists), as Whisker's listeners see them in the middle of the step; then the
+            // step's end state comes back.
             const moves = N.moves();
-            for (let i = 0; i < moves.length; i += 3) {
-                const s = this.sprites.get(moves[i]);
-                if (!s) {
+            for (let i = 0, k = 0; i < moves.length; i += 3, k++) {
+                const h = moves[i];
+                const s = this.sprites.get(h);
+                if (!s || !N.exists(h)) {
                     continue;
                 }
                 s._old.x = moves[i + 1];
                 s._old.y = moves[i + 2];
-                if (s.onMoved) {
-                    s.onMoved(s);
+                if (!s.onMoved && !this._onSpriteMoved) {
+                    continue;
                 }
-                if (this._onSpriteMoved) {
-                    this._onSpriteMoved(s);
+                N.showMove(k);
+                try {
+                    if (s.onMoved) {
+                        s.onMoved(s);
+                    }
+                    if (this._onSpriteMoved) {
+                        this._onSpriteMoved(s);
+                    }
+                } finally {
+                    N.showEnd();
                 }
             }
             if (this._onSpriteVisualChange || [...this.sprites.values()].some(s => s.onVisualChange)) {

@@ -697,6 +697,10 @@
         });
     };
 
+    // Whisker's console output goes to the browser's console, not into its results: here
+    // to nowhere.
+    globalThis.console = {log() {}, info() {}, warn() {}, error() {}, debug() {}, trace() {}};
+
     globalThis.__clowderRunner = {
         load,
         /** What the runner needs to know of each test. */
@@ -719,7 +723,7 @@
                     result.status = classify(e);
                     result.error = errorInfo(e);
                 }
-                result.steps = w.stepsExecuted;
+                result.steps = N.steps();
                 w.end();
                 return result;
             })();
