@@ -112,7 +112,7 @@ impl Session {
         let Some(vm) = self.vm.as_mut() else { return };
         let now: Vec<Pose> = vm.poses();
         for p in std::mem::take(&mut self.placed) {
-            let untouched = now.iter().any(|n| *n == p);
+            let untouched = now.contains(&p);
             if let Some(end) = self.end.iter().find(|e| e.target == p.target)
                 && untouched
             {

@@ -289,7 +289,7 @@ fn outputs_are_tap_csv_and_feedback_and_reproduce() {
     );
     assert!(tap.contains("not ok 3 - later # SKIP"), "{tap}");
     let mut csv = Vec::new();
-    clowder_suites::report::write_csv(&mut csv, &[a.clone()]).expect("csv");
+    clowder_suites::report::write_csv(&mut csv, std::slice::from_ref(&a)).expect("csv");
     let csv = String::from_utf8(csv).expect("utf8");
     assert!(csv.starts_with("project,test,status,message,steps\np,moves,pass,,2\np,stays,fail,still,2\n"), "{csv}");
     let fb = a.feedback();
