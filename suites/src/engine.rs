@@ -12,8 +12,14 @@ use serde::Deserialize;
 use crate::native::{self, Limit, Session};
 use crate::{Limits, SuiteError, TestInfo};
 
-const DRIVER_JS: &str = include_str!("js/driver.js");
-const WRAPPER_JS: &str = include_str!("js/wrapper.js");
+/// The driver, evaluated in this order before the suite (each file names what it takes from
+/// the ones before).
+const DRIVER_JS: [(&str, &str); 4] = [
+    ("clowder:driver.js", include_str!("js/driver.js")),
+    ("clowder:sprites.js", include_str!("js/sprites.js")),
+    ("clowder:callbacks.js", include_str!("js/callbacks.js")),
+    ("clowder:wrapper.js", include_str!("js/wrapper.js")),
+];
 
 /// QuickJS polls its interrupt handler every 10 000 "ticks" (calls and backward jumps).
 const TICKS_PER_POLL: u64 = 10_000;
@@ -100,7 +106,7 @@ impl Engine {
         let engine = Engine { ctx, _rt: rt, session, polls, exhausted, max_polls };
         engine.ctx.with(|ctx| -> Result<(), SuiteError> {
             native::install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
-            for (name, src) in [("clowder:driver.js", DRIVER_JS), ("clowder:wrapper.js", WRAPPER_JS)] {
+            for (name, src) in DRIVER_JS {
                 eval_script(&ctx, name, src).map_err(|m| SuiteError::Engine(format!("{name}: {m}")))?;
             }
             Ok(())
