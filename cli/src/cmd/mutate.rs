@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use clowder_analysis::estimate::{self, Stratum};
 use clowder_testgen::mutation::{self, MutationReport, Operator, OperatorSummary};
 use clowder_testgen::{Algorithm, AlgorithmConfig, Budget, MutationMode, RunOptions};
 
@@ -51,8 +52,8 @@ fn pct(s: Option<f64>) -> String {
     s.map_or("-".into(), |v| format!("{:.2} %", v * 100.0))
 }
 
-fn row(name: &str, s: &OperatorSummary) -> String {
-    format!(
+fn row(name: &str, s: &OperatorSummary, strata: &[Stratum], sampled: bool) -> String {
+    let mut line = format!(
         "{name:<8} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9}",
         s.generated,
         s.killed,
@@ -60,14 +61,36 @@ fn row(name: &str, s: &OperatorSummary) -> String {
         s.timeout,
         s.excluded,
         pct(s.score())
-    )
+    );
+    if sampled {
+        // The plain ratio over-weights strata kept whole (small projects); the weighted
+        // estimate is unbiased for the score over every mutant (analysis::estimate).
+        let e = estimate::pooled(strata);
+        let _ =
+            write!(line, " {:>9}  [{}, {}]", pct(e.map(|e| e.score)), pct(e.map(|e| e.low)), pct(e.map(|e| e.high)));
+    }
+    line
 }
 
-fn header() -> String {
-    format!(
+fn header(sampled: bool) -> String {
+    let mut h = format!(
         "{:<8} {:>9} {:>8} {:>9} {:>8} {:>9} {:>9}",
         "operator", "mutants", "killed", "survived", "timeout", "excluded", "score"
-    )
+    );
+    if sampled {
+        let _ = write!(h, " {:>9}  95 % interval", "weighted");
+    }
+    h
+}
+
+/// A run's stratum of one operator: its enumerated mutants and the verdicts of those analysed.
+fn stratum(s: &OperatorSummary) -> Stratum {
+    Stratum {
+        population: u64::from(s.enumerated),
+        sampled: u64::from(s.generated),
+        killed: u64::from(s.killed),
+        excluded: u64::from(s.excluded),
+    }
 }
 
 /// One CSV field, quoted when it needs to be.
@@ -95,6 +118,8 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
     let mut per_op: Vec<OperatorSummary> =
         Operator::ALL.iter().map(|&o| OperatorSummary { operator: Some(o), ..Default::default() }).collect();
     let mut project_scores = Vec::new();
+    // Per operator, one stratum per project (the weighted estimate of a sample).
+    let mut strata: Vec<Vec<Stratum>> = vec![Vec::new(); Operator::ALL.len()];
     let mut verdict_csv = String::from("project,mutant_id,operator,block_id,detail,verdict,test,event\n");
     let mut summary_csv =
         String::from("project,operator,mutants,killed,survived,timeout,excluded,score,excluded_tests,tests,coverage\n");
@@ -196,10 +221,14 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                 v.event.map_or(String::new(), |e| e.to_string())
             );
         }
-        if let Some(s) = report.score() {
+        // A sampled project's own score is weighted too (its operators' strata differ in size).
+        let own: Vec<Stratum> = report.per_operator.iter().map(stratum).collect();
+        let score = if args.sample.is_some() { estimate::pooled(&own).map(|e| e.score) } else { report.score() };
+        if let Some(s) = score {
             project_scores.push(s);
         }
-        for (acc, s) in per_op.iter_mut().zip(&report.per_operator) {
+        for ((acc, st), s) in per_op.iter_mut().zip(&mut strata).zip(&report.per_operator) {
+            st.push(stratum(s));
             acc.generated += s.generated;
             acc.killed += s.killed;
             acc.survived += s.survived;
@@ -233,11 +262,20 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             mode.as_string()
         ),
     }
-    println!("{}", header());
-    for s in &per_op {
-        println!("{}", row(s.operator.map_or("?", |o| o.name()), s));
+    let sampled = args.sample.is_some();
+    println!("{}", header(sampled));
+    for (s, st) in per_op.iter().zip(&strata) {
+        println!("{}", row(s.operator.map_or("?", |o| o.name()), s, st, sampled));
     }
-    println!("{}", row("all", &total));
+    let all: Vec<Stratum> = strata.concat();
+    println!("{}", row("all", &total, &all, sampled));
+    if sampled {
+        println!(
+            "score: analysed mutants pooled (biased towards projects whose mutants were all kept); \
+             weighted: each verdict counts (its operator's mutants in the project) / (analysed), an \
+             unbiased estimate of the score over every mutant, with its 95 % interval (docs/mutation.md)"
+        );
+    }
     if !project_scores.is_empty() {
         let mean = project_scores.iter().sum::<f64>() / project_scores.len() as f64;
         println!("mean of per-project scores: {:.2} % ({} projects)", mean * 100.0, project_scores.len());

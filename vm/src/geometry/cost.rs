@@ -34,7 +34,12 @@ pub const MOVE: u64 = 10;
 pub const WALK: u64 = 3;
 /// A stage pixel of a texel map computed (once per pen transform).
 pub const MAP_PIXEL: u64 = 5;
-/// A pen pixel visited while drawing or stamping.
+/// A pen pixel visited while drawing a line.
 pub const PEN_PIXEL: u64 = 6;
+/// A pen pixel visited while stamping (the drawable's colour under its effects, then the
+/// blend).
+pub const STAMP_PIXEL: u64 = 20;
+/// The pen layer's pixels copied into a skin for queries that read them (after drawing).
+pub const PEN_SKIN: u64 = 40_000;
 /// Clearing a pen layer that has ink.
 pub const PEN_CLEAR: u64 = 30_000;
