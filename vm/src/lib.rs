@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 mod blocks;
+mod external;
 pub mod geometry;
 pub mod instrument;
 pub mod jsmath;
@@ -25,6 +26,7 @@ pub mod runtime;
 pub mod trace;
 pub mod value;
 
+pub use external::{MoveEvent, Pose};
 pub use project::{LoadError, LoadLimits, Project};
 pub use runtime::{Profile, SayEvent, StepOutcome, Target, TargetId, Vm, VmOptions, Waiting};
 pub use value::Value;

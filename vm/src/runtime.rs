@@ -58,11 +58,20 @@ pub struct VmOptions {
     pub record_say: bool,
     /// Turn on the instrumentation for test generation (see [`crate::instrument`]).
     pub instrument: bool,
+    /// Record every move (`setXY`) for [`Vm::take_moves`] (test drivers' `onMoved`).
+    pub record_moves: bool,
 }
 
 impl Default for VmOptions {
     fn default() -> Self {
-        Self { profile: Profile::Headless, seed: 0, max_ops_per_step: 5_000_000, record_say: false, instrument: false }
+        Self {
+            profile: Profile::Headless,
+            seed: 0,
+            max_ops_per_step: 5_000_000,
+            record_say: false,
+            instrument: false,
+            record_moves: false,
+        }
     }
 }
 
@@ -462,6 +471,12 @@ pub(crate) struct State {
     pub stack: Vec<V>,
     pub geometry: Box<dyn Geometry>,
     pub say_log: Option<Vec<SayEvent>>,
+    /// Moves since the last `Vm::take_moves` (`VmOptions::record_moves`).
+    pub move_log: Option<Vec<crate::external::MoveEvent>>,
+    /// Move events carry every sprite's pose (`Vm::record_move_scenes`).
+    pub move_scenes: bool,
+    /// Threads the last tick counted, running or finished (`Vm::last_step_threads`).
+    pub tick_threads: usize,
     pub instrument: Option<Box<Instrument>>,
     pub sound_durations: bool,
     pub tempo: f64,
@@ -811,6 +826,9 @@ impl State {
         let mut st = State {
             rng: SplitMix64::new(opts.seed),
             say_log: if opts.record_say { Some(Vec::new()) } else { None },
+            move_log: if opts.record_moves { Some(Vec::new()) } else { None },
+            move_scenes: false,
+            tick_threads: 0,
             instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
             sound_durations: opts.profile != Profile::Headless,
             timer_scale: if opts.profile == Profile::Whisker { 75.0 / STEP_MS } else { 1.0 },
@@ -1163,14 +1181,7 @@ impl State {
         self.ops = 0;
         self.error = None;
         self.fire_timers(prog);
-        let pending = std::mem::take(&mut self.pending);
-        for inp in pending {
-            self.apply_input(prog, inp);
-            if self.hung {
-                break;
-            }
-        }
-        self.drain_microtasks(prog);
+        self.apply_pending(prog);
         if !self.hung {
             self.runtime_step(prog);
         }
@@ -1182,6 +1193,18 @@ impl State {
         self.sweep_threads();
         self.check_thread_index();
         StepOutcome::Ran
+    }
+
+    /// Applies the queued inputs in call order, then drains microtasks.
+    pub fn apply_pending(&mut self, prog: &Program) {
+        let pending = std::mem::take(&mut self.pending);
+        for inp in pending {
+            self.apply_input(prog, inp);
+            if self.hung {
+                break;
+            }
+        }
+        self.drain_microtasks(prog);
     }
 
     /// scratch-vm `Runtime._step`.
@@ -1203,6 +1226,7 @@ impl State {
     /// scratch-vm `Sequencer.stepThreads` with exactly one tick.
     fn step_threads(&mut self, prog: &Program) {
         self.current_msecs = self.clock_now;
+        self.tick_threads = 0;
         if self.threads.is_empty() {
             return;
         }
@@ -1251,6 +1275,8 @@ impl State {
         self.active = None;
         self.in_tick = false;
         self.drop_orphans();
+        // Running and finished threads alike (scratch-vm adds `doneThreads` back).
+        self.tick_threads = self.threads.len();
         if stopped {
             self.list_retain(Thread::live);
         }

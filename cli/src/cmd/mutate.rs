@@ -1,6 +1,7 @@
 //! `clowder mutate PROJECT…`: mutation analysis of generated suites (Whisker
 //! RQ4) — generate a suite per project, replay it with its assertions on every
-//! mutant, print mutation scores overall and per operator. `--list` only
+//! mutant, print mutation scores overall and per operator. `--suite SUITE.js`
+//! analyses a hand-written Whisker suite instead (`docs/testing.md`). `--list` only
 //! enumerates the mutants.
 
 use std::fmt::Write as _;
@@ -38,6 +39,13 @@ pub struct MutateArgs {
     /// Write `mutants.csv` (one row per verdict) and `summary.csv` into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Analyse this hand-written Whisker suite (JavaScript) instead of a generated one.
+    #[arg(long)]
+    pub suite: Option<PathBuf>,
+    /// Mutants replayed at once with `--suite` (default: available cores); the verdicts do
+    /// not depend on it.
+    #[arg(long)]
+    pub workers: Option<usize>,
 }
 
 fn pct(s: Option<f64>) -> String {
@@ -103,6 +111,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         Some(n) => MutationMode::SamplePerOperator(n),
         None => MutationMode::All,
     };
+    let suite = args.suite.as_deref().map(clowder_suites::Suite::load).transpose()?;
+    let workers =
+        args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).max(1);
     let mut total = OperatorSummary::default();
     let mut per_op: Vec<OperatorSummary> =
         Operator::ALL.iter().map(|&o| OperatorSummary { operator: Some(o), ..Default::default() }).collect();
@@ -123,30 +134,62 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let started = Instant::now();
-        let outcome = clowder_testgen::generate_with(
-            Arc::new(project),
-            &cfg,
-            args.seed,
-            Budget::Steps(args.budget_steps),
-            &RunOptions { mutation: mode, ..RunOptions::default() },
-            &mut |_| {},
-        )?;
-        let Some(report): Option<&MutationReport> = outcome.mutation.as_ref() else { bail!("no mutation report") };
-        let assertions: usize = outcome.suite.iter().flat_map(|t| &t.assertions).map(Vec::len).sum();
-        println!(
-            "{name}: coverage {:.4}, {} tests, {} events, {} assertions, {} mutants ({} enumerated), {} excluded tests, \
-             score {}, {} replay steps, {:.2} s",
-            outcome.coverage,
-            outcome.suite.len(),
-            outcome.events_after_min,
-            assertions,
-            report.total.generated,
-            report.enumerated,
-            report.excluded_tests,
-            pct(report.score()),
-            report.steps,
-            started.elapsed().as_secs_f64()
-        );
+        let (report, tests, coverage) = match &suite {
+            Some(suite) => {
+                let limits = clowder_suites::Limits::default();
+                let m = clowder_suites::mutation::analyse(
+                    suite,
+                    &Arc::new(project),
+                    &name,
+                    args.seed,
+                    &limits,
+                    mode,
+                    workers,
+                );
+                println!(
+                    "{name}: suite {} ({} tests, {} pass on the original), {} mutants ({} enumerated), {} excluded \
+                     tests, score {}, {:.2} s",
+                    suite.name(),
+                    suite.tests().len(),
+                    m.original.count(clowder_suites::Status::Pass),
+                    m.report.total.generated,
+                    m.report.enumerated,
+                    m.report.excluded_tests,
+                    pct(m.report.score()),
+                    started.elapsed().as_secs_f64()
+                );
+                (m.report, suite.tests().len(), String::new())
+            }
+            None => {
+                let outcome = clowder_testgen::generate_with(
+                    Arc::new(project),
+                    &cfg,
+                    args.seed,
+                    Budget::Steps(args.budget_steps),
+                    &RunOptions { mutation: mode, ..RunOptions::default() },
+                    &mut |_| {},
+                )?;
+                let Some(report): Option<MutationReport> = outcome.mutation.clone() else {
+                    bail!("no mutation report")
+                };
+                let assertions: usize = outcome.suite.iter().flat_map(|t| &t.assertions).map(Vec::len).sum();
+                println!(
+                    "{name}: coverage {:.4}, {} tests, {} events, {} assertions, {} mutants ({} enumerated), {} excluded \
+                     tests, score {}, {} replay steps, {:.2} s",
+                    outcome.coverage,
+                    outcome.suite.len(),
+                    outcome.events_after_min,
+                    assertions,
+                    report.total.generated,
+                    report.enumerated,
+                    report.excluded_tests,
+                    pct(report.score()),
+                    report.steps,
+                    started.elapsed().as_secs_f64()
+                );
+                (report, outcome.suite.len(), outcome.coverage.to_string())
+            }
+        };
         for s in report.per_operator.iter().chain(std::iter::once(&report.total)) {
             let op = s.operator.map_or("all".to_string(), |o| o.name().to_string());
             let _ = writeln!(
@@ -160,8 +203,8 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                 s.excluded,
                 s.score().map_or(String::new(), |v| v.to_string()),
                 report.excluded_tests,
-                outcome.suite.len(),
-                outcome.coverage
+                tests,
+                coverage
             );
         }
         for v in &report.verdicts {
@@ -202,14 +245,23 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!();
-    println!(
-        "{} projects, {} seed {}, {} steps, mutation {}",
-        args.projects.len(),
-        algorithm.name(),
-        args.seed,
-        args.budget_steps,
-        mode.as_string()
-    );
+    match &suite {
+        Some(suite) => println!(
+            "{} projects, suite {} seed {}, mutation {}",
+            args.projects.len(),
+            suite.name(),
+            args.seed,
+            mode.as_string()
+        ),
+        None => println!(
+            "{} projects, {} seed {}, {} steps, mutation {}",
+            args.projects.len(),
+            algorithm.name(),
+            args.seed,
+            args.budget_steps,
+            mode.as_string()
+        ),
+    }
     let sampled = args.sample.is_some();
     println!("{}", header(sampled));
     for (s, st) in per_op.iter().zip(&strata) {

@@ -198,6 +198,7 @@ impl State {
             t.x = nx;
             t.y = ny;
         }
+        self.log_move(id, ox, oy);
         self.pen_moved(prog, id, ox, oy);
     }
 
@@ -207,6 +208,7 @@ impl State {
         if t.is_stage {
             return;
         }
+        let (ox, oy) = (t.x, t.y);
         let (nx, ny) = if self.geometry.fences() {
             let scene = crate::geometry::render_scene!(prog, self);
             self.geometry.fenced_position(&scene, id, x, y)
@@ -216,6 +218,20 @@ impl State {
         if let Some(t) = self.target_mut(id) {
             t.x = nx;
             t.y = ny;
+        }
+        self.log_move(id, ox, oy);
+    }
+
+    /// `EVENT_TARGET_MOVED` for a test driver (only when moves are recorded).
+    fn log_move(&mut self, target: TargetId, old_x: f64, old_y: f64) {
+        if self.move_log.is_none() {
+            return;
+        }
+        let Some(t) = self.target(target) else { return };
+        let (x, y, visible) = (t.x, t.y, t.visible);
+        let scene = if self.move_scenes { self.poses() } else { Vec::new() };
+        if let Some(log) = &mut self.move_log {
+            log.push(crate::external::MoveEvent { target, old_x, old_y, x, y, visible, scene });
         }
     }
 
