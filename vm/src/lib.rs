@@ -24,6 +24,7 @@ pub mod rng;
 pub mod runtime;
 pub mod trace;
 pub mod value;
+pub mod whisker;
 
 pub use project::{LoadError, LoadLimits, Project};
 pub use runtime::{Profile, SayEvent, StepOutcome, Target, TargetId, Vm, VmOptions, Waiting};

@@ -16,6 +16,17 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let msg = st.take_arg(base, 0);
             st.emit_say(prog, me, think, msg);
         }
+        // Whisker's fork: a stack timer in steps; the bubble is cleared when it ends.
+        Cmd::SayForSecs { think } if st.whisker() => match super::control::step_timer_phase(st, t) {
+            super::control::StepTimer::NeedsInit => {
+                let msg = st.take_arg(base, 0);
+                st.emit_say(prog, me, think, msg);
+                let steps = crate::whisker::instrumented_steps(to_number(prog, st.arg(base, 1)));
+                super::control::start_step_timer(st, t, steps);
+            }
+            super::control::StepTimer::Running => {}
+            super::control::StepTimer::Finished => st.update_bubble(prog, me, think, V::Lit(prog.lit_empty)),
+        },
         Cmd::SayForSecs { think } => {
             let msg = st.take_arg(base, 0);
             let secs = js_number(prog, st.arg(base, 1));
