@@ -444,6 +444,9 @@ pub(crate) struct State {
     pub timer_start: f64,
     /// Whisker's `runtime.stepTimer` (profile `whisker`).
     pub step_timer: f64,
+    /// The renderer's sprite drawables with bubbles, for Whisker's `layerOrder` (profile
+    /// `whisker` only).
+    pub draw: Option<crate::whisker::DrawList>,
     pub keys: Vec<Rc<str>>,
     pub mouse_x: f64,
     pub mouse_y: f64,
@@ -863,6 +866,7 @@ impl State {
             current_msecs: 0.0,
             timer_start: 0.0,
             step_timer: 0.0,
+            draw: None,
             keys: Vec::new(),
             mouse_x: 0.0,
             // The oracle posts the mouse at the stage centre: y = round(-360 * (0.5 - 0.5)) = -0.
@@ -946,6 +950,11 @@ impl State {
             st.rt_targets.push(TargetId { slot: d as u32, gn: 0 });
         }
         st.exec = prog.layer_order.iter().map(|&d| TargetId { slot: d, gn: 0 }).collect();
+        if st.whisker() {
+            let stage = st.stage();
+            let sprites = st.exec.iter().copied().filter(|&id| id != stage);
+            st.draw = Some(crate::whisker::DrawList::new(sprites, prog.pen_loaded));
+        }
         st
     }
 
@@ -1591,6 +1600,9 @@ impl State {
         if let Some(id) = self.last_bubble_timer.take() {
             self.timers.retain(|t| t.id != id);
         }
+        if let Some(d) = &mut self.draw {
+            d.clear_bubbles();
+        }
         self.questions.clear();
         self.makey_buffer.clear();
         // Dispose clones; every target clears its graphic effects.
@@ -1768,6 +1780,9 @@ impl State {
         // goBehindOther(of)
         let pos = self.exec.iter().position(|&x| x == of).unwrap_or(0);
         self.set_executable_position(id, pos as f64);
+        if let Some(d) = &mut self.draw {
+            d.add_clone(id, of);
+        }
         Some(id)
     }
 
@@ -1785,6 +1800,9 @@ impl State {
         self.clone_count = self.clone_count.saturating_sub(1);
         self.stop_for_target(prog, id, None);
         self.exec.retain(|&x| x != id);
+        if let Some(d) = &mut self.draw {
+            d.remove(id);
+        }
         self.layer_epoch += 1;
         self.rt_targets.retain(|&x| x != id);
         if let Some(e) = self.targets.get_mut(id.slot as usize) {
@@ -1869,6 +1887,19 @@ impl State {
         let usage = self.usage;
         if let Some(t) = self.target_mut(id) {
             t.bubble = Some(Bubble { think, text, usage });
+        }
+        self.render_bubble(id);
+    }
+
+    /// Looks `_renderBubble`: the bubble's drawable exists while the target is visible and
+    /// has text (only the `whisker` profile keeps the renderer's draw list).
+    pub fn render_bubble(&mut self, id: TargetId) {
+        if self.draw.is_none() {
+            return;
+        }
+        let shown = self.target(id).is_some_and(|t| t.visible && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()));
+        if let Some(d) = &mut self.draw {
+            d.bubble(id, shown);
         }
     }
 

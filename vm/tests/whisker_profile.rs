@@ -100,3 +100,40 @@ fn default_profile_keeps_the_oracle_semantics() {
     assert_eq!((var(&vm, "r1"), var(&vm, "r2")), (draws[0], draws[1]));
     assert_eq!(var(&vm, "tm"), Vm::now(111) / 1000.0, "the timer is the virtual clock");
 }
+
+/// `data/whisker_layers.json`: sprites A, B, C (back to front) and the pen extension.
+/// A: `pen clear; say "hi"; wait 0.3; hide; wait 0.1; show`; B: `wait 0.1; go to front
+/// layer; say "ho"`; C: `wait 0.2; go backward 1 layers`. Whisker's `layerOrder` is the
+/// renderer's draw-list index: the stage and the pen layer come first, bubbles are drawables
+/// created on top, and relative moves count them. Read in Whisker after every step.
+#[test]
+fn whisker_layers_count_the_pen_layer_and_bubbles() {
+    let json = include_str!("data/whisker_layers.json");
+    let p = load(json.as_bytes(), "whisker_layers.json", &LoadLimits::default()).expect("the test project loads");
+    let mut vm = Vm::new(Arc::new(p), VmOptions { profile: Profile::Whisker, seed: 1, ..VmOptions::default() });
+    let ids: Vec<_> = ["A", "B", "C"].iter().map(|n| vm.find_target(n, 0).expect("sprite")).collect();
+    vm.green_flag();
+    let whisker: [[usize; 3]; 16] = [
+        [2, 3, 4],
+        [2, 3, 4],
+        [2, 3, 4],
+        [2, 3, 4],
+        [2, 5, 3],
+        [2, 5, 3],
+        [2, 5, 3],
+        [3, 5, 2],
+        [3, 5, 2],
+        [3, 5, 2],
+        [3, 4, 2],
+        [3, 4, 2],
+        [3, 4, 2],
+        [3, 4, 2],
+        [3, 4, 2],
+        [3, 4, 2],
+    ];
+    for (step, want) in whisker.iter().enumerate() {
+        let got: Vec<usize> = ids.iter().map(|&id| vm.layer(id).expect("a layer")).collect();
+        assert_eq!(got, want, "layers after {step} steps");
+        vm.step();
+    }
+}

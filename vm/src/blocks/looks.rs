@@ -36,8 +36,15 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             st.last_bubble_timer = Some(id);
             st.promise_wait_external(t);
         }
-        Cmd::Show => st.set_visible(me, true),
-        Cmd::Hide => st.set_visible(me, false),
+        // The blocks (not other visibility changes) re-render the bubble.
+        Cmd::Show => {
+            st.set_visible(me, true);
+            st.render_bubble(me);
+        }
+        Cmd::Hide => {
+            st.set_visible(me, false);
+            st.render_bubble(me);
+        }
         Cmd::SwitchCostume => {
             let c = st.take_arg(base, 0);
             st.set_costume_by(prog, me, &c, false);
@@ -109,12 +116,19 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             if sprite {
                 let p = if front { f64::INFINITY } else { f64::NEG_INFINITY };
                 st.set_executable_position(me, p);
+                if let Some(d) = &mut st.draw {
+                    d.front_back(me, front);
+                }
             }
         }
         Cmd::GoLayers { forward } => {
             let n = st.num_arg(prog, base, 0);
             if st.target(me).is_some_and(|x| !x.is_stage) {
-                st.move_executable(me, if forward { n } else { -n });
+                let n = if forward { n } else { -n };
+                st.move_executable(me, n);
+                if let Some(d) = &mut st.draw {
+                    d.forward(me, n);
+                }
             }
         }
         _ => {}
