@@ -555,6 +555,8 @@ pub(crate) struct Program {
     pub video_loaded: bool,
     /// Whether the Makey Makey extension is loaded (key sequences, frame toggle).
     pub makey_loaded: bool,
+    /// Whether the pen extension is loaded (its layer is a drawable below the sprites).
+    pub pen_loaded: bool,
     /// Edge-activated hats in `runtime._hats` order (evaluated in this order every step).
     pub edge_order: Vec<HatKind>,
     pub lit_empty: LitId,
@@ -1157,6 +1159,7 @@ pub(crate) fn compile(project: &Project) -> Program {
     }
     let video_loaded = loaded.iter().any(|e| e == "videoSensing");
     let makey_loaded = loaded.iter().any(|e| e == "makeymakey");
+    let pen_loaded = loaded.iter().any(|e| e == "pen");
 
     Program {
         lits: c.lits.list,
@@ -1170,6 +1173,7 @@ pub(crate) fn compile(project: &Project) -> Program {
         unloadable_extensions: unloadable,
         video_loaded,
         makey_loaded,
+        pen_loaded,
         edge_order,
         lit_empty,
     }

@@ -21,7 +21,7 @@ use crate::geometry::{Geometry, NoGeometry};
 use crate::instrument::Instrument;
 use crate::program::{self, Cmd, Const, HatKind, NONE, Program};
 use crate::project::{BlockIdx, Project};
-use crate::rng::SplitMix64;
+use crate::rng::ProjectRng;
 use crate::value::Value;
 
 /// Milliseconds per step: the compatibility (30 fps) frame, as a double.
@@ -41,7 +41,9 @@ pub enum Profile {
     Headless,
     /// Headless plus geometry, sound durations and pen (studies).
     Default,
-    /// Default with Whisker's timer increment of 0.075 s per step.
+    /// Default with the semantics of Whisker's scratch-vm fork ([`crate::whisker`]):
+    /// `seed-random` for every draw including internal ids, time counted in steps at
+    /// acceleration 10, the step timer.
     Whisker,
 }
 
@@ -50,7 +52,8 @@ pub enum Profile {
 pub struct VmOptions {
     /// Semantics profile.
     pub profile: Profile,
-    /// SplitMix64 seed for project-visible randomness.
+    /// Seed of project-visible randomness: SplitMix64's state, or (profile `whisker`) the
+    /// test seed that keys `seed-random` as Whisker's `-se` does.
     pub seed: u64,
     /// Block executions allowed in one step before it is declared a hang.
     pub max_ops_per_step: u64,
@@ -161,6 +164,9 @@ pub struct Target {
     pub is_original: bool,
     /// 0 for the original; the n-th clone of a sprite gets n.
     pub clone_index: u32,
+    /// Whisker's `cloneID` (its scratch-vm's `cloneRecord`): how many clones of the sprite
+    /// were alive right after this one was created; 0 for the original.
+    pub clone_id: u32,
     /// Position x.
     pub x: f64,
     /// Position y.
@@ -210,6 +216,8 @@ pub(crate) enum Ctx {
     Counter(f64),
     /// A stack timer: start time and duration (ms).
     Timer { start: f64, duration: f64 },
+    /// Whisker's stack timer: the step count it started at and its duration in steps.
+    StepTimer { offset: f64, duration: f64 },
     /// A glide in progress.
     Glide(Box<GlideCtx>),
     /// Threads started by `broadcast and wait` / `switch backdrop and wait`.
@@ -220,7 +228,9 @@ pub(crate) enum Ctx {
 
 #[derive(Debug, Clone)]
 pub(crate) struct GlideCtx {
+    /// Start time (ms); under the `whisker` profile the step count.
     pub start: f64,
+    /// Duration (s); under the `whisker` profile in steps.
     pub duration: f64,
     pub sx: f64,
     pub sy: f64,
@@ -324,6 +334,7 @@ pub(crate) enum PendingInput {
     KeyUp(String),
     MouseMove(f64, f64),
     MouseButton(bool),
+    MousePost(f64, f64, bool),
     Click(TargetId),
     ClickSprite(String, u32),
     Drag(TargetId, f64, f64),
@@ -435,12 +446,16 @@ pub(crate) struct State {
     pub orphans: Option<Vec<ThRef>>,
     pub in_tick: bool,
     pub active: Option<ThRef>,
-    pub rng: SplitMix64,
+    pub rng: ProjectRng,
     pub steps: u64,
     pub clock_now: f64,
     pub current_msecs: f64,
     pub timer_start: f64,
-    pub timer_scale: f64,
+    /// Whisker's `runtime.stepTimer` (profile `whisker`).
+    pub step_timer: f64,
+    /// The renderer's sprite drawables with bubbles, for Whisker's `layerOrder` (profile
+    /// `whisker` only).
+    pub draw: Option<crate::whisker::DrawList>,
     pub keys: Vec<Rc<str>>,
     pub mouse_x: f64,
     pub mouse_y: f64,
@@ -687,6 +702,14 @@ impl Vm {
         self.st.pending.push(PendingInput::MouseButton(down));
     }
 
+    /// scratch-vm's `Mouse.postData` with a button state, as a test driver posts a click at
+    /// stage point (x, y): the mouse moves there; if the button state changes (and the point
+    /// is inside the stage), the target drawn at the point (else the stage) gets its click
+    /// hats, on the way down, or on the way up if it is draggable.
+    pub fn mouse_post(&mut self, x: f64, y: f64, down: bool) {
+        self.st.pending.push(PendingInput::MousePost(x, y, down));
+    }
+
     /// Click on a target (sprite, clone or stage): starts its click hats.
     pub fn click_target(&mut self, id: TargetId) {
         self.st.pending.push(PendingInput::Click(id));
@@ -752,7 +775,15 @@ impl Vm {
             }
             let Some(f) = th.stack.last() else { continue };
             let Some(b) = prog.blocks.get(f.block as usize) else { continue };
+            let steps = st.steps as f64;
             let (remaining, duration) = match (&b.cmd, &f.ctx) {
+                // Whisker's step timers and glides count steps: report them in virtual ms.
+                (_, Ctx::StepTimer { offset, duration }) => {
+                    ((duration - (steps - offset)) * STEP_MS, duration * STEP_MS)
+                }
+                (Cmd::Glide | Cmd::GlideTo, Ctx::Glide(g)) if st.whisker() => {
+                    ((g.duration - (steps - g.start)) * STEP_MS, g.duration * STEP_MS)
+                }
                 (Cmd::Wait, Ctx::Timer { start, duration }) => (duration - (now - start), *duration),
                 (Cmd::MusicDrum | Cmd::MusicRest | Cmd::MusicNote, Ctx::Timer { start, duration }) => {
                     (duration * 1000.0 - (now - start), duration * 1000.0)
@@ -824,14 +855,13 @@ impl State {
     fn new(prog: &Program, opts: VmOptions, geometry: Box<dyn Geometry>) -> State {
         let n_defs = prog.defs.len();
         let mut st = State {
-            rng: SplitMix64::new(opts.seed),
+            rng: ProjectRng::new(opts.profile, opts.seed),
             say_log: if opts.record_say { Some(Vec::new()) } else { None },
             move_log: if opts.record_moves { Some(Vec::new()) } else { None },
             move_scenes: false,
             tick_threads: 0,
             instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
             sound_durations: opts.profile != Profile::Headless,
-            timer_scale: if opts.profile == Profile::Whisker { 75.0 / STEP_MS } else { 1.0 },
             opts,
             targets: Vec::with_capacity(n_defs),
             free_targets: Vec::new(),
@@ -853,6 +883,8 @@ impl State {
             clock_now: 0.0,
             current_msecs: 0.0,
             timer_start: 0.0,
+            step_timer: 0.0,
+            draw: None,
             keys: Vec::new(),
             mouse_x: 0.0,
             // The oracle posts the mouse at the stage centre: y = round(-360 * (0.5 - 0.5)) = -0.
@@ -906,6 +938,7 @@ impl State {
                 is_stage: def.is_stage,
                 is_original: true,
                 clone_index: 0,
+                clone_id: 0,
                 x: def.x,
                 y: def.y,
                 direction: def.direction,
@@ -935,6 +968,11 @@ impl State {
             st.rt_targets.push(TargetId { slot: d as u32, gn: 0 });
         }
         st.exec = prog.layer_order.iter().map(|&d| TargetId { slot: d, gn: 0 }).collect();
+        if st.whisker() {
+            let stage = st.stage();
+            let sprites = st.exec.iter().copied().filter(|&id| id != stage);
+            st.draw = Some(crate::whisker::DrawList::new(sprites, prog.pen_loaded));
+        }
         st
     }
 
@@ -966,8 +1004,30 @@ impl State {
         TargetId { slot: self.stage_slot, gn: 0 }
     }
 
+    /// The `timer` reporter: the project timer, or Whisker's step timer.
     pub fn timer_value(&self) -> f64 {
-        (self.current_msecs - self.timer_start) * self.timer_scale / 1000.0
+        if self.whisker() { self.step_timer } else { self.clock_timer() }
+    }
+
+    /// The clock device's project timer (`when timer >` reads it, also under Whisker, whose
+    /// fork left it on the real clock; here it is the virtual one).
+    pub fn clock_timer(&self) -> f64 {
+        (self.current_msecs - self.timer_start) / 1000.0
+    }
+
+    /// Whether the `whisker` profile's rules apply ([`crate::whisker`]).
+    #[inline]
+    pub fn whisker(&self) -> bool {
+        self.opts.profile == Profile::Whisker
+    }
+
+    /// A `uid()` of scratch-vm: under Whisker it consumes the project's stream.
+    pub fn uid_draws(&mut self) {
+        if self.whisker() {
+            for _ in 0..crate::whisker::UID_DRAWS {
+                self.rng.next_f64();
+            }
+        }
     }
 
     #[inline]
@@ -1184,6 +1244,10 @@ impl State {
         self.apply_pending(prog);
         if !self.hung {
             self.runtime_step(prog);
+            // The fork adds to its step timer at the end of `_step` (an exception skips it).
+            if self.whisker() && !self.hung && self.error.is_none() {
+                self.step_timer += crate::whisker::TIMER_INCREMENT;
+            }
         }
         self.steps += 1;
         if self.hung {
@@ -1473,6 +1537,23 @@ impl State {
                 }
             }
             PendingInput::MouseButton(d) => self.mouse_down = d,
+            PendingInput::MousePost(x, y, down) => {
+                self.apply_input(prog, PendingInput::MouseMove(x, y));
+                let before = self.mouse_down;
+                self.mouse_down = down;
+                let (cx, cy) = (x + 240.0, 180.0 - y);
+                if before == down || !(cx > 0.0 && cx < 480.0 && cy > 0.0 && cy < 360.0) {
+                    return;
+                }
+                let scene = crate::geometry::render_scene!(prog, self);
+                let target = self.geometry.pick(&scene, x, y).unwrap_or_else(|| self.stage());
+                // Draggable sprites are clicked on mouse up, the others on mouse down.
+                let draggable = self.target(target).is_some_and(|t| t.draggable && !t.is_stage);
+                if draggable != down {
+                    self.start_hats(prog, HatKind::SpriteClicked, None, Some(target));
+                    self.start_hats(prog, HatKind::StageClicked, None, Some(target));
+                }
+            }
             PendingInput::Click(id) => {
                 if self.target(id).is_none() {
                     return;
@@ -1544,6 +1625,9 @@ impl State {
         }
         if let Some(id) = self.last_bubble_timer.take() {
             self.timers.retain(|t| t.id != id);
+        }
+        if let Some(d) = &mut self.draw {
+            d.clear_bubbles();
         }
         self.questions.clear();
         self.makey_buffer.clear();
@@ -1663,17 +1747,25 @@ impl State {
             return None;
         }
         let def = src.def as usize;
+        // `new RenderedTarget` takes a `uid()`.
+        self.uid_draws();
         self.clone_count += 1;
         let serial = self.clone_serial.get(def).copied().unwrap_or(1);
         if let Some(s) = self.clone_serial.get_mut(def) {
             *s += 1;
         }
         let src = self.target(of)?;
+        let clone_id = 1 + self
+            .rt_targets
+            .iter()
+            .filter(|&&id| self.target(id).is_some_and(|t| t.def == src.def && !t.is_original))
+            .count() as u32;
         let clone = Target {
             def: src.def,
             is_stage: false,
             is_original: false,
             clone_index: serial,
+            clone_id,
             x: src.x,
             y: src.y,
             direction: src.direction,
@@ -1714,6 +1806,9 @@ impl State {
         // goBehindOther(of)
         let pos = self.exec.iter().position(|&x| x == of).unwrap_or(0);
         self.set_executable_position(id, pos as f64);
+        if let Some(d) = &mut self.draw {
+            d.add_clone(id, of);
+        }
         Some(id)
     }
 
@@ -1731,6 +1826,9 @@ impl State {
         self.clone_count = self.clone_count.saturating_sub(1);
         self.stop_for_target(prog, id, None);
         self.exec.retain(|&x| x != id);
+        if let Some(d) = &mut self.draw {
+            d.remove(id);
+        }
         self.layer_epoch += 1;
         self.rt_targets.retain(|&x| x != id);
         if let Some(e) = self.targets.get_mut(id.slot as usize) {
@@ -1810,10 +1908,24 @@ impl State {
                 }
             }
         };
+        self.uid_draws();
         self.usage += 1;
         let usage = self.usage;
         if let Some(t) = self.target_mut(id) {
             t.bubble = Some(Bubble { think, text, usage });
+        }
+        self.render_bubble(id);
+    }
+
+    /// Looks `_renderBubble`: the bubble's drawable exists while the target is visible and
+    /// has text (only the `whisker` profile keeps the renderer's draw list).
+    pub fn render_bubble(&mut self, id: TargetId) {
+        if self.draw.is_none() {
+            return;
+        }
+        let shown = self.target(id).is_some_and(|t| t.visible && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()));
+        if let Some(d) = &mut self.draw {
+            d.bubble(id, shown);
         }
     }
 

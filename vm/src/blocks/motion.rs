@@ -100,13 +100,16 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     }
 }
 
+/// `glide`; under Whisker's fork the clock is the step count and the duration is in steps.
 fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &V, ey: &V) {
-    let now = st.clock_now;
+    let whisker = st.whisker();
+    // Time and the duration's unit: ms and s (`1000 *` below), or steps and steps.
+    let (now, unit) = if whisker { (st.steps as f64, 1.0) } else { (st.clock_now, 1000.0) };
     let ctx = st.th(t).stack.last().map(|f| f.ctx.clone());
     if let Some(Ctx::Glide(g)) = ctx {
         let elapsed = now - g.start;
-        if elapsed < g.duration * 1000.0 {
-            let frac = elapsed / (g.duration * 1000.0);
+        if elapsed < g.duration * unit {
+            let frac = elapsed / (g.duration * unit);
             let dx = frac * (g.ex - g.sx);
             let dy = frac * (g.ey - g.sy);
             st.set_xy(prog, me, g.sx + dx, g.sy + dy);
@@ -119,7 +122,11 @@ fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &
     let Some(x) = st.target(me) else { return };
     let g = GlideCtx {
         start: now,
-        duration: to_number(prog, secs),
+        duration: if whisker {
+            crate::whisker::instrumented_steps(to_number(prog, secs))
+        } else {
+            to_number(prog, secs)
+        },
         sx: x.x,
         sy: x.y,
         ex: to_number(prog, ex),
