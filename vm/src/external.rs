@@ -10,7 +10,7 @@
 use std::rc::Rc;
 
 use crate::program::{Program, ROT_NAMES};
-use crate::rng::SplitMix64;
+use crate::rng::ProjectRng;
 use crate::runtime::{TargetId, V, Vm};
 use crate::value::Value;
 
@@ -115,9 +115,10 @@ impl Vm {
         self.st.tick_threads
     }
 
-    /// Restarts the project-visible random stream from `seed` (Whisker's `seedScratch`).
+    /// Restarts the project-visible random stream from `seed` (Whisker's `seedScratch`): the
+    /// profile's own generator, as at load.
     pub fn reseed(&mut self, seed: u64) {
-        self.st.rng = SplitMix64::new(seed);
+        self.st.rng = ProjectRng::new(self.st.opts.profile, seed);
     }
 
     /// Targets in `runtime.targets` order: originals in load order, then clones by creation.
