@@ -3,9 +3,10 @@
 //! project for editing (mutation analysis). Read-only: nothing here changes
 //! what the program does next (touching queries only fill geometry caches).
 
+use crate::Vm;
+use crate::engine::{TargetId, V};
 use crate::program::Program;
 use crate::project::Project;
-use crate::runtime::{TargetId, V, Vm};
 use crate::value::Value;
 
 impl Vm {

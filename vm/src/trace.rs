@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use crate::engine::V;
 use crate::program::{EFFECT_NAMES, ROT_NAMES};
 use crate::project::Project;
-use crate::runtime::{StepOutcome, V, Vm, VmOptions};
 use crate::value::{compare_utf16, number_to_js_string, write_number};
+use crate::vm::{StepOutcome, Vm, VmOptions};
 
 /// One scheduled input of an input file.
 #[derive(Debug, Clone, PartialEq)]
@@ -212,7 +213,7 @@ pub fn write_trace(
     opts: &TraceOptions,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<TraceEnd> {
-    let prog = crate::runtime::program_of(&project);
+    let prog = crate::vm::program_of(&project);
     if let Some(ext) = prog.unloadable_extensions.first() {
         // scratch-vm cannot load extensions it does not know: the project fails to load.
         out.write_all(

@@ -1,11 +1,11 @@
 //! Control blocks (scratch-vm `blocks/scratch3_control.js`).
 
-use super::{to_bool, to_number, with_str};
+use crate::engine::value::{to_bool, to_number, with_str};
+use crate::engine::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
 use crate::program::{Cmd, NONE, Program, StopOpt};
-use crate::runtime::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
 use crate::value::{js_max, js_round};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
     match *cmd {
         Cmd::Repeat { sub } => {
             let times = js_round(st.num_arg(prog, base, 0));
@@ -36,7 +36,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
             }
         }
         Cmd::ForEach { var, sub } => {
-            let limit = super::js_number(prog, st.arg(base, 0));
+            let limit = crate::engine::value::js_number(prog, st.arg(base, 0));
             let Some(f) = st.thm(t).stack.last_mut() else { return };
             let index = match f.ctx {
                 Ctx::Counter(i) => i,
@@ -122,7 +122,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
 }
 
 /// `util.startBranch(n, isLoop)`.
-pub(super) fn start_branch(st: &mut State, t: ThRef, sub: u32, is_loop: bool) {
+pub(crate) fn start_branch(st: &mut State, t: ThRef, sub: u32, is_loop: bool) {
     let th = st.thm(t);
     if let Some(f) = th.stack.last_mut() {
         f.is_loop = is_loop;
@@ -135,7 +135,7 @@ pub(super) fn start_branch(st: &mut State, t: ThRef, sub: u32, is_loop: bool) {
 }
 
 /// `thread.stopThisScript()`: pop until a procedure call (which then acts as return).
-pub(super) fn stop_this_script(st: &mut State, prog: &Program, t: ThRef) {
+pub(crate) fn stop_this_script(st: &mut State, prog: &Program, t: ThRef) {
     let th = st.thm(t);
     while let Some(b) = th.peek() {
         if b != NONE && prog.blocks.get(b as usize).is_some_and(|x| matches!(x.cmd, Cmd::Call(_))) {
@@ -151,7 +151,7 @@ pub(super) fn stop_this_script(st: &mut State, prog: &Program, t: ThRef) {
 impl State {
     /// A control block's CONDITION (slot 0) as a boolean; instrumented when enabled.
     #[inline]
-    pub(super) fn condition(&mut self, prog: &Program, _t: ThRef, cur: u32, base: usize) -> bool {
+    pub(crate) fn condition(&mut self, prog: &Program, _t: ThRef, cur: u32, base: usize) -> bool {
         let v = to_bool(prog, self.arg(base, 0));
         if let Some(ins) = &mut self.instrument {
             let (dt, df) = self.cond_dist.take().unwrap_or(if v { (0.0, 1.0) } else { (1.0, 0.0) });
@@ -165,7 +165,7 @@ impl State {
     /// `rt_targets` starts with the originals in definition order (never disposed); clones are
     /// appended and share their original's name, so the first match is always among the
     /// originals: only those are compared (projects with hundreds of clones ask this per frame).
-    pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::runtime::TargetId> {
+    pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::engine::TargetId> {
         let originals = self.rt_targets.len().min(prog.defs.len());
         self.rt_targets[..originals]
             .iter()

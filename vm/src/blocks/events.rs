@@ -1,12 +1,12 @@
 //! Event blocks (scratch-vm `blocks/scratch3_event.js`): broadcasts and the
 //! edge-activated hat predicates.
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{Ctx, State, ThRef, V};
 use crate::program::{Bcast, Cmd, HatKind, Program};
-use crate::runtime::{Ctx, State, ThRef, V};
 use crate::value::{js_to_lower, js_to_upper};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     match cmd {
         Cmd::Broadcast(b) => {
             if let Some(name) = resolve(st, prog, b, base) {
@@ -52,7 +52,7 @@ fn resolve(st: &State, prog: &Program, b: &Bcast, base: usize) -> Option<String>
 }
 
 /// The wait of `broadcast and wait` / `switch backdrop and wait`.
-pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
+pub(crate) fn wait_for_started(st: &mut State, t: ThRef) {
     let started = match st.th(t).stack.last().map(|f| &f.ctx) {
         Some(Ctx::Started(s)) => s.clone(),
         _ => return,
@@ -60,7 +60,7 @@ pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
     let waiting = started.iter().any(|&x| st.th_valid(x) && st.in_list(x));
     if waiting {
         if started.iter().all(|&x| st.is_waiting_thread(x)) {
-            st.thm(t).status = crate::runtime::Status::YieldTick;
+            st.thm(t).status = crate::engine::Status::YieldTick;
         } else {
             st.yield_thread(t);
         }
@@ -69,7 +69,7 @@ pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
 
 /// Edge-activated hat predicates (`when timer/loudness >`, `when touching`),
 /// with scratch-vm's edge detection per target and hat block.
-pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
+pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
     let target = st.th(t).target;
     // Branch distance of the predicate (instrumentation): numeric for `>`, else 0/1
     // (touching: the geometry's or the centres' distance).
@@ -122,7 +122,7 @@ pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
             }
         }
         // No camera: the motion amount is -1.
-        Cmd::HatVideoMotion => -1.0 > super::js_number(prog, st.arg(base, 0)),
+        Cmd::HatVideoMotion => -1.0 > crate::engine::value::js_number(prog, st.arg(base, 0)),
         _ => return,
     };
     if let Some(ins) = &mut st.instrument {

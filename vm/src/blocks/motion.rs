@@ -1,11 +1,12 @@
 //! Motion blocks (scratch-vm `blocks/scratch3_motion.js`, `RenderedTarget.setXY/setDirection`).
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{Ctx, GlideCtx, State, TargetId, ThRef, V};
 use crate::program::{Cmd, Program, Rep};
-use crate::runtime::{Ctx, GlideCtx, State, TargetId, ThRef, V};
-use crate::value::{js_max, js_round, jsmath, wrap_clamp};
+use crate::util::jsmath;
+use crate::value::{js_max, js_round, wrap_clamp};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     let Some(x) = st.target(me) else { return };
     let (tx, ty, dir) = (x.x, x.y, x.direction);
@@ -50,7 +51,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                     return;
                 }
                 Special::None => {
-                    let name = super::to_rc_string(prog, &to);
+                    let name = crate::engine::value::to_rc_string(prog, &to);
                     let Some(o) = st.sprite_by_name(prog, &name) else { return };
                     let Some(o) = st.target(o) else { return };
                     (o.x, o.y)
@@ -136,7 +137,7 @@ fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &
     st.yield_thread(t);
 }
 
-pub(super) fn eval(st: &mut State, t: ThRef, rep: &Rep) -> V {
+pub(crate) fn eval(st: &mut State, t: ThRef, rep: &Rep) -> V {
     let me = st.th(t).target;
     let Some(x) = st.target(me) else { return V::Undef };
     match rep {
@@ -239,7 +240,7 @@ impl State {
                 Some((x, y))
             }
             Special::None => {
-                let name = super::to_rc_string(prog, to);
+                let name = crate::engine::value::to_rc_string(prog, to);
                 let o = self.sprite_by_name(prog, &name)?;
                 let o = self.target(o)?;
                 Some((o.x, o.y))

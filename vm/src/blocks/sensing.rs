@@ -4,9 +4,9 @@
 
 use std::rc::Rc;
 
-use super::{to_number, to_rc_string, with_str};
+use crate::engine::value::{to_number, to_rc_string, with_str};
+use crate::engine::{Resume, State, TargetId, ThRef, V};
 use crate::program::{Cmd, OfProp, Program, Rep};
-use crate::runtime::{Question, State, TargetId, ThRef, V};
 use crate::value::{js_to_upper, to_int32, utf16_len};
 
 /// `(Date.UTC(2021,2,14,15,9,26) - Date.UTC(2000,0,1)) / 86400000`.
@@ -25,7 +25,7 @@ pub(crate) enum Touch {
     Nothing,
 }
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         Cmd::Ask => {
@@ -51,7 +51,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     }
 }
 
-pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
+pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
     let me = st.th(t).target;
     match *rep {
         Rep::TouchingObject => {
@@ -146,7 +146,7 @@ fn hex_to_rgb(s: &str) -> Option<[u8; 3]> {
 impl State {
     /// What a `touching` menu value names: the mouse pointer, the edge, a sprite or nothing.
     /// A literal's answer never changes (sprite names are fixed), so it is kept per literal.
-    fn touch_what(&mut self, prog: &Program, what: &V) -> Touch {
+    pub(crate) fn touch_what(&mut self, prog: &Program, what: &V) -> Touch {
         if let V::Lit(l) = what
             && let Some(Some(t)) = self.touch_cache.get(*l as usize)
         {
@@ -226,7 +226,7 @@ impl State {
     }
 
     /// `sensing_of`.
-    fn attribute_of(&mut self, prog: &Program, object: V, prop: OfProp, name: u32) -> V {
+    pub(crate) fn attribute_of(&mut self, prog: &Program, object: V, prop: OfProp, name: u32) -> V {
         let is_str = matches!(object, V::Lit(_) | V::Str(_));
         let oname = to_rc_string(prog, &object);
         let target =
@@ -236,7 +236,7 @@ impl State {
         if x.is_stage {
             match prop {
                 OfProp::BackdropNum => return V::Num((x.costume + 1) as f64),
-                OfProp::BackdropName => return super::looks::costume_name(prog, x.def, x.costume),
+                OfProp::BackdropName => return crate::blocks::looks::costume_name(prog, x.def, x.costume),
                 OfProp::Volume => return V::Num(x.volume),
                 _ => {}
             }
@@ -246,7 +246,7 @@ impl State {
                 OfProp::Y => return V::Num(x.y),
                 OfProp::Direction => return V::Num(x.direction),
                 OfProp::CostumeNum => return V::Num((x.costume + 1) as f64),
-                OfProp::CostumeName => return super::looks::costume_name(prog, x.def, x.costume),
+                OfProp::CostumeName => return crate::blocks::looks::costume_name(prog, x.def, x.costume),
                 OfProp::Size => return V::Num(x.size),
                 OfProp::Volume => return V::Num(x.volume),
                 _ => {}
@@ -293,4 +293,38 @@ fn key_arg(prog: &Program, arg: &V) -> Rc<str> {
         return Rc::from("space");
     }
     Rc::from(js_to_upper(&first))
+}
+
+/// A pending `ask`.
+#[derive(Debug, Clone)]
+pub(crate) struct Question {
+    pub text: Rc<str>,
+    pub thread: ThRef,
+    pub target: TargetId,
+    pub was_visible: bool,
+    pub was_stage: bool,
+}
+
+impl State {
+    /// The ANSWER event: set `answer`, release the oldest question, ask the next.
+    pub(crate) fn on_answer(&mut self, prog: &Program, text: Rc<str>) {
+        self.answer = text;
+        if let Some(q) = self.questions.pop_front() {
+            if q.was_visible && !q.was_stage {
+                self.emit_say(prog, q.target, false, V::Lit(prog.lit_empty));
+            }
+            self.microtasks.push((q.thread, Resume::Advance));
+            self.ask_next(prog);
+        }
+    }
+
+    pub(crate) fn ask_next(&mut self, prog: &Program) {
+        if let Some(q) = self.questions.front()
+            && q.was_visible
+            && !q.was_stage
+        {
+            let (t, text) = (q.target, q.text.clone());
+            self.emit_say(prog, t, false, V::Str(text));
+        }
+    }
 }

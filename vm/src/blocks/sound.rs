@@ -2,12 +2,12 @@
 //! (headless) sounds take no time; the profiles with sound durations make
 //! `play sound until done` wait `sampleCount / rate` seconds of virtual time.
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{Resume, State, ThRef, TimerKind, V};
 use crate::program::{Cmd, Program};
-use crate::runtime::{Resume, State, ThRef, TimerKind, V};
 use crate::value::{clamp, wrap_clamp};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         Cmd::PlaySound { wait } => {
@@ -67,7 +67,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     }
 }
 
-pub(super) fn volume(st: &State, t: ThRef) -> V {
+pub(crate) fn volume(st: &State, t: ThRef) -> V {
     let me = st.th(t).target;
     st.target(me).map_or(V::Undef, |x| V::Num(x.volume))
 }

@@ -1,15 +1,15 @@
 //! Music extension (scratch-vm `extensions/scratch3_music`): no audio, but notes,
 //! drums and rests wait their duration in beats on the virtual clock.
 
+use crate::engine::{Ctx, State, ThRef};
 use crate::program::{Cmd, Program};
-use crate::runtime::{Ctx, State, ThRef};
 use crate::value::{clamp, js_round, wrap_clamp};
 
 /// Drums and instruments of scratch-vm's music extension.
 const DRUM_COUNT: f64 = 18.0;
 const INSTRUMENT_COUNT: f64 = 21.0;
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         Cmd::MusicDrum | Cmd::MusicRest => {

@@ -2,12 +2,12 @@
 //! oracle runs them: no network (speech finishes after one promise checkpoint,
 //! translations report `""`), no camera (video motion and direction are -1).
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{Resume, State, ThRef, V};
 use crate::program::{Cmd, Program, Rep};
-use crate::runtime::{Resume, State, ThRef, V};
 use crate::value::clamp;
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         // The synthesis request fails at once; the block's promise resolves at the next checkpoint.
@@ -32,11 +32,11 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             }
         }
         Cmd::SetLanguage => {
-            let v = super::to_rc_string(prog, st.arg(base, 0));
+            let v = crate::engine::value::to_rc_string(prog, st.arg(base, 0));
             st.tts_language = Some(v);
         }
         Cmd::VideoToggle => {
-            let v = super::to_rc_string(prog, st.arg(base, 0));
+            let v = crate::engine::value::to_rc_string(prog, st.arg(base, 0));
             st.video_state = match &*v {
                 "off" => 0,
                 "on" => 1,
@@ -53,7 +53,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
 }
 
 /// Reporter value and whether scratch-vm returns it through a promise.
-pub(super) fn eval(st: &mut State, prog: &Program, _t: ThRef, rep: &Rep, base: usize) -> (V, bool) {
+pub(crate) fn eval(st: &mut State, prog: &Program, _t: ThRef, rep: &Rep, base: usize) -> (V, bool) {
     match rep {
         Rep::Translate => {
             let words = st.arg(base, 0).clone();

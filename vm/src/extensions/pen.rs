@@ -2,12 +2,42 @@
 //! VM; drawing goes through the geometry (a no-op without renderer), so colour
 //! sensing in the profiles with geometry can see the pen layer.
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{State, TargetId, ThRef, V};
 use crate::program::{Cmd, Program};
-use crate::runtime::{PenState, State, TargetId, ThRef, V};
-use crate::value::{clamp, js_max, js_min, wrap_clamp};
+use crate::util::color::{hsv_to_rgb, rgb_to_hsv};
+use crate::value::{clamp, wrap_clamp};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+/// Pen state of a target (scratch3_pen's custom state).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PenState {
+    pub down: bool,
+    pub color: f64,
+    pub saturation: f64,
+    pub brightness: f64,
+    pub transparency: f64,
+    pub shade: f64,
+    pub size: f64,
+    /// RGBA in 0..1 (`penAttributes.color4f`).
+    pub rgba: [f64; 4],
+}
+
+impl Default for PenState {
+    fn default() -> Self {
+        PenState {
+            down: false,
+            color: 66.66,
+            saturation: 100.0,
+            brightness: 100.0,
+            transparency: 0.0,
+            shade: 50.0,
+            size: 1.0,
+            rgba: [0.0, 0.0, 1.0, 1.0],
+        }
+    }
+}
+
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         Cmd::PenClear => st.geometry.pen_clear(),
@@ -30,7 +60,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let c = st.arg(base, 0).clone();
             let (rgb, alpha) = color_object(prog, &c);
             if let Some(x) = st.target_mut(me) {
-                let (h, s, v) = rgb_to_hsv(rgb);
+                let [h, s, v] = rgb_to_hsv(rgb);
                 x.pen.color = (h / 360.0) * 100.0;
                 x.pen.saturation = s * 100.0;
                 x.pen.brightness = v * 100.0;
@@ -95,29 +125,29 @@ fn set_or_change(p: &mut PenState, param: &str, v: f64, change: bool) {
 }
 
 fn update_color(p: &mut PenState) {
-    let (r, g, b) = hsv_to_rgb(p.color * 360.0 / 100.0, p.saturation / 100.0, p.brightness / 100.0);
+    let [r, g, b] = hsv_to_rgb(p.color * 360.0 / 100.0, p.saturation / 100.0, p.brightness / 100.0);
     p.rgba = [r / 255.0, g / 255.0, b / 255.0, 1.0 - p.transparency / 100.0];
 }
 
 fn legacy_update(p: &mut PenState) {
-    let (r, g, b) = hsv_to_rgb(p.color * 360.0 / 100.0, 1.0, 1.0);
+    let [r, g, b] = hsv_to_rgb(p.color * 360.0 / 100.0, 1.0, 1.0);
     let shade = if p.shade > 100.0 { 200.0 - p.shade } else { p.shade };
-    let mix = |a: (f64, f64, f64), b: (f64, f64, f64), f: f64| {
+    let mix = |a: [f64; 3], b: [f64; 3], f: f64| {
         if f <= 0.0 {
             a
         } else if f >= 1.0 {
             b
         } else {
             let f0 = 1.0 - f;
-            (f0 * a.0 + f * b.0, f0 * a.1 + f * b.1, f0 * a.2 + f * b.2)
+            [f0 * a[0] + f * b[0], f0 * a[1] + f * b[1], f0 * a[2] + f * b[2]]
         }
     };
     let rgb = if shade < 50.0 {
-        mix((0.0, 0.0, 0.0), (r, g, b), (10.0 + shade) / 60.0)
+        mix([0.0; 3], [r, g, b], (10.0 + shade) / 60.0)
     } else {
-        mix((r, g, b), (255.0, 255.0, 255.0), (shade - 50.0) / 60.0)
+        mix([r, g, b], [255.0; 3], (shade - 50.0) / 60.0)
     };
-    let (h, s, v) = rgb_to_hsv(rgb);
+    let [h, s, v] = rgb_to_hsv(rgb);
     p.color = 100.0 * h / 360.0;
     p.saturation = 100.0 * s;
     p.brightness = 100.0 * v;
@@ -125,68 +155,16 @@ fn legacy_update(p: &mut PenState) {
 }
 
 /// `Cast.toRgbColorObject`: (r, g, b) and the alpha when the value carries one.
-fn color_object(prog: &Program, v: &V) -> ((f64, f64, f64), Option<f64>) {
-    let c = super::sensing::color_arg(prog, v);
+fn color_object(prog: &Program, v: &V) -> ([f64; 3], Option<f64>) {
+    let c = crate::blocks::sensing::color_arg(prog, v);
     let is_hex = matches!(v, V::Lit(_) | V::Str(_)) && with_str(prog, v, |s| s.starts_with('#'));
-    let rgb = (f64::from(c[0]), f64::from(c[1]), f64::from(c[2]));
+    let rgb = [f64::from(c[0]), f64::from(c[1]), f64::from(c[2])];
     if is_hex {
         return (rgb, None);
     }
     let d = crate::value::to_int32(to_number(prog, v));
     let a = (d >> 24) & 0xff;
     (rgb, Some(if a > 0 { f64::from(a) } else { 255.0 }))
-}
-
-/// `Color.hsvToRgb`.
-fn hsv_to_rgb(h: f64, s: f64, v: f64) -> (f64, f64, f64) {
-    let mut h = h % 360.0;
-    if h < 0.0 {
-        h += 360.0;
-    }
-    let s = js_max(0.0, js_min(s, 1.0));
-    let v = js_max(0.0, js_min(v, 1.0));
-    let i = (h / 60.0).floor();
-    let f = (h / 60.0) - i;
-    let p = v * (1.0 - s);
-    let q = v * (1.0 - (s * f));
-    let t = v * (1.0 - (s * (1.0 - f)));
-    let (r, g, b) = match i as i64 {
-        1 => (q, v, p),
-        2 => (p, v, t),
-        3 => (p, q, v),
-        4 => (t, p, v),
-        5 => (v, p, q),
-        _ => (v, t, p),
-    };
-    ((r * 255.0).floor(), (g * 255.0).floor(), (b * 255.0).floor())
-}
-
-/// `Color.rgbToHsv`.
-fn rgb_to_hsv(rgb: (f64, f64, f64)) -> (f64, f64, f64) {
-    let (r, g, b) = (rgb.0 / 255.0, rgb.1 / 255.0, rgb.2 / 255.0);
-    let x = js_min(js_min(r, g), b);
-    let v = js_max(js_max(r, g), b);
-    let mut h = 0.0;
-    let mut s = 0.0;
-    if x != v {
-        let f = if r == x {
-            g - b
-        } else if g == x {
-            b - r
-        } else {
-            r - g
-        };
-        let i = if r == x {
-            3.0
-        } else if g == x {
-            5.0
-        } else {
-            1.0
-        };
-        h = ((i - (f / (v - x))) * 60.0) % 360.0;
-        s = (v - x) / v;
-    }
-    (h, s, v)
 }
 
 impl State {

@@ -4,8 +4,10 @@
 //! classic fdlibm 5.3 algorithms; other libms (glibc, musl) differ from it in
 //! the last bit now and then, which is enough to make a sprite's position
 //! differ after `move`. This module is an implementation of those fdlibm
-//! algorithms in Rust. `atan2`, `atan`, `tan`, `asin`, `acos` and `exp` of the
-//! `libm` crate already agree with V8 and are used as they are.
+//! algorithms in Rust. `atan2`, `atan`, `tan`, `asin`, `acos`, `exp` and `log2` of the
+//! `libm` crate already agree with V8 and are used as they are. The interpreter's blocks and
+//! the geometry (scratch-render computes its transforms with the same `Math`) call these,
+//! never the platform's or `libm`'s own `sin`/`cos`/`log`/`pow`.
 //!
 //! The algorithms are those of fdlibm:
 //! ====================================================
@@ -508,6 +510,54 @@ fn fdlibm_pow(x: f64, y: f64) -> f64 {
         z = with_hi(z, j as u32);
     }
     s * z
+}
+
+/// `Math.tan`.
+#[inline]
+pub fn tan(x: f64) -> f64 {
+    libm::tan(x)
+}
+
+/// `Math.asin`.
+#[inline]
+pub fn asin(x: f64) -> f64 {
+    libm::asin(x)
+}
+
+/// `Math.acos`.
+#[inline]
+pub fn acos(x: f64) -> f64 {
+    libm::acos(x)
+}
+
+/// `Math.atan`.
+#[inline]
+pub fn atan(x: f64) -> f64 {
+    libm::atan(x)
+}
+
+/// `Math.atan2`.
+#[inline]
+pub fn atan2(y: f64, x: f64) -> f64 {
+    libm::atan2(y, x)
+}
+
+/// `Math.exp` (V8 returns `Math.E` exactly for 1, where fdlibm is one bit off).
+#[inline]
+pub fn exp(x: f64) -> f64 {
+    if x == 1.0 { std::f64::consts::E } else { libm::exp(x) }
+}
+
+/// `Math.log2` (scratch-render's choice of MIP level).
+#[inline]
+pub fn log2(x: f64) -> f64 {
+    libm::log2(x)
+}
+
+/// `Math.sqrt` (correctly rounded everywhere).
+#[inline]
+pub fn sqrt(x: f64) -> f64 {
+    x.sqrt()
 }
 
 #[cfg(test)]

@@ -1,0 +1,247 @@
+//! The sequencer (scratch-vm's `Runtime._step`, `Sequencer.stepThreads` and `stepThread`):
+//! one step runs every active thread exactly once, in `runtime.threads` order.
+//!
+//! Order of operations in step k (fidelity README): (1) clock := now(k);
+//! (2) fire due virtual timers; (3) apply the inputs queued since the last
+//! step; (4) drain microtasks; (5) `_step`: remove killed threads, start
+//! edge-activated hats (they still see `currentMSecs = now(k-1)`), one tick
+//! over all threads with `currentMSecs = now(k)`; (6) drain microtasks.
+
+use super::{Resume, STEP_MS, State, Status, ThRef, Thread};
+use crate::program::{NONE, Program};
+use crate::vm::StepOutcome;
+
+impl State {
+    // ------------------------------------------------------------------ step
+
+    pub(crate) fn step(&mut self, prog: &Program) -> StepOutcome {
+        let k = self.steps;
+        if let Some(ins) = &mut self.instrument {
+            ins.new_step();
+        }
+        self.clock_now = k as f64 * STEP_MS;
+        self.ops_total += self.ops;
+        self.ops = 0;
+        self.error = None;
+        self.fire_timers(prog);
+        let pending = std::mem::take(&mut self.pending);
+        for inp in pending {
+            self.apply_input(prog, inp);
+            if self.hung {
+                break;
+            }
+        }
+        self.drain_microtasks(prog);
+        if !self.hung {
+            self.runtime_step(prog);
+        }
+        self.steps += 1;
+        if self.hung {
+            return StepOutcome::Hang;
+        }
+        self.drain_microtasks(prog);
+        self.sweep_threads();
+        self.check_thread_index();
+        StepOutcome::Ran
+    }
+
+    /// scratch-vm `Runtime._step`.
+    pub(crate) fn runtime_step(&mut self, prog: &Program) {
+        // Threads told to stop since the last step go first.
+        self.list_retain(|th| !th.killed);
+        if prog.has_edge_hats {
+            // `for (hatType in this._hats)`: core hats, then extension hats in load order.
+            for &k in &prog.edge_order {
+                self.start_hats(prog, k, None, None);
+                if self.hung {
+                    return;
+                }
+            }
+        }
+        self.step_threads(prog);
+    }
+
+    /// scratch-vm `Sequencer.stepThreads` with exactly one tick.
+    pub(crate) fn step_threads(&mut self, prog: &Program) {
+        self.current_msecs = self.clock_now;
+        if self.threads.is_empty() {
+            return;
+        }
+        self.in_tick = true;
+        self.drop_orphans();
+        let mut stopped = false;
+        let mut i = 0usize;
+        loop {
+            let t = match &self.orphans {
+                Some(o) => match o.get(i) {
+                    Some(t) => *t,
+                    None => break,
+                },
+                None => match self.threads.get(i) {
+                    Some(t) => *t,
+                    None => break,
+                },
+            };
+            i += 1;
+            {
+                let th = self.th(t);
+                if th.stack.is_empty() || th.status == Status::Done {
+                    stopped = true;
+                    continue;
+                }
+            }
+            if self.th(t).status == Status::YieldTick {
+                self.thm(t).status = Status::Running;
+            }
+            let st = self.th(t).status;
+            if st == Status::Running || st == Status::Yield {
+                self.active = Some(t);
+                self.step_thread(prog, t);
+                if self.hung || self.error.is_some() {
+                    // The exception aborts the rest of the step (P10): no filtering.
+                    self.in_tick = false;
+                    self.drop_orphans();
+                    return;
+                }
+            }
+            let th = self.th(t);
+            if th.stack.is_empty() || th.status == Status::Done {
+                stopped = true;
+            }
+        }
+        self.active = None;
+        self.in_tick = false;
+        self.drop_orphans();
+        if stopped {
+            self.list_retain(Thread::live);
+        }
+    }
+
+    /// scratch-vm `Sequencer.stepThread`.
+    pub(crate) fn step_thread(&mut self, prog: &Program, t: ThRef) {
+        if self.th(t).peek() == Some(NONE) {
+            let th = self.thm(t);
+            th.stack.pop();
+            if th.stack.is_empty() {
+                th.status = Status::Done;
+                return;
+            }
+        }
+        loop {
+            let cur = match self.th(t).peek() {
+                Some(b) if b != NONE => b,
+                _ => return,
+            };
+            let mut warp = self.th(t).stack.last().is_some_and(|f| f.warp);
+            super::execute::execute(self, prog, t);
+            if self.hung || self.error.is_some() {
+                return;
+            }
+            match self.th(t).status {
+                Status::Yield => {
+                    self.thm(t).status = Status::Running;
+                    if warp {
+                        continue;
+                    }
+                    return;
+                }
+                Status::PromiseWait | Status::YieldTick => return,
+                _ => {}
+            }
+            let th = self.thm(t);
+            if th.peek() == Some(cur) {
+                let next = prog.blocks.get(cur as usize).map_or(NONE, |b| b.next);
+                th.reuse_top(next);
+            }
+            loop {
+                match th.peek() {
+                    Some(b) if b != NONE => break,
+                    _ => {}
+                }
+                th.stack.pop();
+                let Some(f) = th.stack.last() else {
+                    th.status = Status::Done;
+                    return;
+                };
+                warp = f.warp;
+                if f.is_loop {
+                    if !warp {
+                        return;
+                    }
+                    continue;
+                }
+                let b = f.block;
+                let next = prog.blocks.get(b as usize).map_or(NONE, |x| x.next);
+                th.reuse_top(next);
+            }
+            let _ = warp;
+        }
+    }
+
+    /// Moves a thread whose block's promise resolved on to the next block
+    /// (scratch-vm `handlePromise`'s continuation).
+    pub(crate) fn resume_advance(&mut self, prog: &Program, t: ThRef) {
+        let th = self.thm(t);
+        th.status = Status::Running;
+        let mut next;
+        loop {
+            let popped = th.stack.pop().map(|f| f.block);
+            next = match popped {
+                Some(b) if b != NONE => prog.blocks.get(b as usize).map_or(NONE, |x| x.next),
+                _ => NONE,
+            };
+            if next != NONE {
+                break;
+            }
+            match th.stack.last() {
+                Some(f) if !f.is_loop => continue,
+                _ => break,
+            }
+        }
+        th.push(next);
+    }
+
+    pub(crate) fn drain_microtasks(&mut self, prog: &Program) {
+        while !self.microtasks.is_empty() {
+            let tasks = std::mem::take(&mut self.microtasks);
+            for (t, r) in tasks {
+                if !self.th_valid(t) {
+                    continue;
+                }
+                match r {
+                    Resume::Advance => {
+                        if self.th(t).killed || self.th(t).stack.is_empty() {
+                            self.thm(t).status = Status::Running;
+                            continue;
+                        }
+                        self.resume_advance(prog, t);
+                    }
+                    Resume::Reporter => self.thm(t).status = Status::Running,
+                }
+            }
+        }
+    }
+
+    /// The running block returned a promise: wait for the resolution checkpoint.
+    pub(crate) fn promise_wait(&mut self, t: ThRef, resume: Resume) {
+        let th = self.thm(t);
+        if th.status == Status::Running {
+            th.status = Status::PromiseWait;
+        }
+        self.microtasks.push((t, resume));
+    }
+
+    /// The running block returned a promise resolved by something else (timer, answer).
+    pub(crate) fn promise_wait_external(&mut self, t: ThRef) {
+        let th = self.thm(t);
+        if th.status == Status::Running {
+            th.status = Status::PromiseWait;
+        }
+    }
+
+    /// `util.yield()`.
+    #[inline]
+    pub(crate) fn yield_thread(&mut self, t: ThRef) {
+        self.thm(t).status = Status::Yield;
+    }
+}
