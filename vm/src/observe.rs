@@ -30,7 +30,7 @@ impl Vm {
     /// Layer of a live target: its index in the layer order, stage 0, then
     /// back to front.
     pub fn layer(&self, id: TargetId) -> Option<usize> {
-        self.st.exec.iter().position(|&t| t == id)
+        self.st.targets.exec.iter().position(|&t| t == id)
     }
 
     /// Scalar variables of a live target, `(name, value)`: declared ones in

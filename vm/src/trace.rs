@@ -265,7 +265,7 @@ pub fn write_trace(
             end.reason = "hang";
             end.hang_step = Some(k);
             end.steps = k;
-            let ops = vm.st.ops;
+            let ops = vm.st.budget.ops;
             out.write_all(buf.as_bytes())?;
             out.write_all(end_record(opts.seed, &end, None, Some(ops)).as_bytes())?;
             return Ok(end);
@@ -342,8 +342,8 @@ impl Vm {
         let st = &self.st;
         let prog = &*self.prog;
         let _ = write!(out, r#"{{"step":{step},"targets":["#);
-        let n = st.exec.len();
-        for (i, &id) in st.exec.iter().enumerate().rev() {
+        let n = st.targets.exec.len();
+        for (i, &id) in st.targets.exec.iter().enumerate().rev() {
             let Some(t) = st.target(id) else { continue };
             if i + 1 != n {
                 out.push(',');
@@ -446,8 +446,8 @@ impl Vm {
         let _ = write!(out, r#"],"threads":{},"timer":"#, self.live_threads());
         json_num(out, self.st.timer_value());
         out.push_str(r#","answer":"#);
-        json_str(out, &self.st.answer);
-        if let Some(e) = &self.st.error {
+        json_str(out, &self.st.ask.answer);
+        if let Some(e) = &self.st.budget.error {
             out.push_str(r#","error":"#);
             json_str(out, &e.0);
         }

@@ -123,7 +123,7 @@ impl Vm {
 
     /// Steps executed so far.
     pub fn steps(&self) -> u64 {
-        self.st.steps
+        self.st.clock.steps
     }
 
     /// Work done so far, in machine-independent units (`geometry::cost`): block executions
@@ -132,7 +132,9 @@ impl Vm {
     /// runaway run ends at the same point on every machine.
     pub fn work(&self) -> u64 {
         use crate::geometry::cost;
-        (self.st.ops_total + self.st.ops) * cost::BLOCK + self.st.evals * cost::EVAL + self.st.geometry.work()
+        (self.st.budget.ops_total + self.st.budget.ops) * cost::BLOCK
+            + self.st.budget.evals * cost::EVAL
+            + self.st.geometry.work()
     }
 
     /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).
@@ -142,31 +144,32 @@ impl Vm {
 
     /// Whether block `idx` has executed since the VM was created.
     pub fn was_executed(&self, idx: BlockIdx) -> bool {
-        self.st.executed.get(idx as usize / 64).is_some_and(|w| w & (1u64 << (idx % 64)) != 0)
+        self.st.observe.executed.get(idx as usize / 64).is_some_and(|w| w & (1u64 << (idx % 64)) != 0)
     }
 
     /// Bitset of executed blocks (bit `i` of word `i / 64`, `i` = project block index).
     pub fn executed_bits(&self) -> &[u64] {
-        &self.st.executed
+        &self.st.observe.executed
     }
 
     /// Opcodes without an implementation that were executed, with counts.
     pub fn unknown_opcodes(&self) -> &BTreeMap<String, u64> {
-        &self.st.unknown
+        &self.st.observe.unknown
     }
 
     /// Number of live non-monitor threads (the trace's `threads`).
     pub fn live_threads(&self) -> usize {
         self.st
             .threads
+            .list
             .iter()
-            .filter(|&&t| self.st.slab[t.slot as usize].live() && !self.st.slab[t.slot as usize].killed)
+            .filter(|&&t| self.st.threads.slab[t.slot as usize].live() && !self.st.threads.slab[t.slot as usize].killed)
             .count()
     }
 
     /// The `answer` reporter.
     pub fn answer(&self) -> &str {
-        &self.st.answer
+        &self.st.ask.answer
     }
 
     /// Project timer in seconds, as the `timer` block reads it.
@@ -181,7 +184,7 @@ impl Vm {
 
     /// The live target of sprite `name` with `clone_index` (0 = the original).
     pub fn find_target(&self, name: &str, clone_index: u32) -> Option<TargetId> {
-        self.st.exec.iter().copied().find(|&id| {
+        self.st.targets.exec.iter().copied().find(|&id| {
             self.st.target(id).is_some_and(|t| {
                 !t.is_stage && t.clone_index == clone_index && self.prog.lit_str(self.prog.def(t.def).name) == name
             })
@@ -190,7 +193,7 @@ impl Vm {
 
     /// Live targets in execution order (front-most sprite first, stage last).
     pub fn targets_in_execution_order(&self) -> impl Iterator<Item = (TargetId, &Target)> + '_ {
-        self.st.exec.iter().rev().filter_map(|&id| self.st.target(id).map(|t| (id, t)))
+        self.st.targets.exec.iter().rev().filter_map(|&id| self.st.target(id).map(|t| (id, t)))
     }
 
     /// The live target `id`.
@@ -205,12 +208,12 @@ impl Vm {
 
     /// Takes the SAY events recorded since the last call (needs `VmOptions::record_say`).
     pub fn take_say_events(&mut self) -> Vec<SayEvent> {
-        self.st.say_log.as_mut().map(std::mem::take).unwrap_or_default()
+        self.st.observe.say_log.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// The instrumentation data, when enabled.
     pub fn instrument(&self) -> Option<&Instrument> {
-        self.st.instrument.as_deref()
+        self.st.observe.instrument.as_deref()
     }
 
     /// Whether nothing can happen any more without new input: no live thread, no
@@ -245,71 +248,71 @@ impl Vm {
 
     /// Green flag: stop everything, reset the timer, start "when flag clicked".
     pub fn green_flag(&mut self) {
-        self.st.pending.push(PendingInput::GreenFlag);
+        self.st.io.pending.push(PendingInput::GreenFlag);
     }
 
     /// The stop sign: kill all threads, delete clones, clear bubbles and effects.
     pub fn stop_all(&mut self) {
-        self.st.pending.push(PendingInput::Stop);
+        self.st.io.pending.push(PendingInput::Stop);
     }
 
     /// A key goes down (Scratch or DOM key name): starts "when KEY pressed" and "when any key pressed".
     pub fn key_down(&mut self, key: &str) {
-        self.st.pending.push(PendingInput::KeyDown(key.to_string()));
+        self.st.io.pending.push(PendingInput::KeyDown(key.to_string()));
     }
 
     /// A key goes up.
     pub fn key_up(&mut self, key: &str) {
-        self.st.pending.push(PendingInput::KeyUp(key.to_string()));
+        self.st.io.pending.push(PendingInput::KeyUp(key.to_string()));
     }
 
     /// Mouse moves to stage coordinates (rounded and clamped like scratch-vm).
     pub fn mouse_move(&mut self, x: f64, y: f64) {
-        self.st.pending.push(PendingInput::MouseMove(x, y));
+        self.st.io.pending.push(PendingInput::MouseMove(x, y));
     }
 
     /// Mouse button state (no click: clicks are [`Vm::click_target`]).
     pub fn mouse_button(&mut self, down: bool) {
-        self.st.pending.push(PendingInput::MouseButton(down));
+        self.st.io.pending.push(PendingInput::MouseButton(down));
     }
 
     /// Click on a target (sprite, clone or stage): starts its click hats.
     pub fn click_target(&mut self, id: TargetId) {
-        self.st.pending.push(PendingInput::Click(id));
+        self.st.io.pending.push(PendingInput::Click(id));
     }
 
     /// Click on the sprite `name` with `clone_index` (0 = the original), resolved when the
     /// input is applied. Returns whether such a target exists now.
     pub fn click_sprite(&mut self, name: &str, clone_index: u32) -> bool {
-        self.st.pending.push(PendingInput::ClickSprite(name.to_string(), clone_index));
+        self.st.io.pending.push(PendingInput::ClickSprite(name.to_string(), clone_index));
         self.find_target(name, clone_index).is_some()
     }
 
     /// Click on the stage.
     pub fn click_stage(&mut self) {
         let s = self.st.stage();
-        self.st.pending.push(PendingInput::Click(s));
+        self.st.io.pending.push(PendingInput::Click(s));
     }
 
     /// Answer the oldest pending `ask`.
     pub fn answer_text(&mut self, text: &str) {
-        self.st.pending.push(PendingInput::Answer(text.to_string()));
+        self.st.io.pending.push(PendingInput::Answer(text.to_string()));
     }
 
     /// Set the virtual loudness (−1 = no microphone).
     pub fn set_loudness(&mut self, v: f64) {
-        self.st.pending.push(PendingInput::Loudness(v));
+        self.st.io.pending.push(PendingInput::Loudness(v));
     }
 
     /// Drag a sprite (or clone) to (x, y): the position a drag in the player sets
     /// (`postSpriteInfo` with `force`: fenced by the geometry, no pen line).
     pub fn drag(&mut self, id: TargetId, x: f64, y: f64) {
-        self.st.pending.push(PendingInput::Drag(id, x, y));
+        self.st.io.pending.push(PendingInput::Drag(id, x, y));
     }
 
     /// Broadcast a message by name (case-insensitive), like the oracle's `broadcast` input.
     pub fn broadcast(&mut self, name: &str) {
-        self.st.pending.push(PendingInput::Broadcast(name.to_string()));
+        self.st.io.pending.push(PendingInput::Broadcast(name.to_string()));
     }
 
     /// Runs one step (fidelity README, order of operations).
@@ -318,7 +321,7 @@ impl Vm {
         if out == StepOutcome::Hang {
             // Nothing of the hung step survives: stop everything so later steps are quiet.
             self.st.stop_all(&self.prog);
-            self.st.hung = false;
+            self.st.budget.hung = false;
         }
         out
     }
@@ -329,9 +332,9 @@ impl Vm {
     pub fn waiting_blocks(&self) -> Vec<Waiting> {
         let st = &self.st;
         let prog = &*self.prog;
-        let now = Vm::now(st.steps);
+        let now = Vm::now(st.clock.steps);
         let mut out = Vec::new();
-        for &t in &st.threads {
+        for &t in &st.threads.list {
             let th = st.th(t);
             if !th.live() || th.killed {
                 continue;
@@ -346,13 +349,15 @@ impl Vm {
                 (Cmd::Glide | Cmd::GlideTo, Ctx::Glide(g)) => {
                     (g.duration * 1000.0 - (now - g.start), g.duration * 1000.0)
                 }
-                (Cmd::SayForSecs { .. } | Cmd::PlaySound { .. }, _) => match st.timers.iter().find(|x| match x.kind {
-                    TimerKind::Bubble { thread, .. } | TimerKind::Sound { thread } => thread == t,
-                    TimerKind::MakeySequence { .. } => false,
-                }) {
-                    Some(x) => (x.due - now, x.due - x.created),
-                    None => continue,
-                },
+                (Cmd::SayForSecs { .. } | Cmd::PlaySound { .. }, _) => {
+                    match st.timers.list.iter().find(|x| match x.kind {
+                        TimerKind::Bubble { thread, .. } | TimerKind::Sound { thread } => thread == t,
+                        TimerKind::MakeySequence { .. } => false,
+                    }) {
+                        Some(x) => (x.due - now, x.due - x.created),
+                        None => continue,
+                    }
+                }
                 _ => continue,
             };
             out.push(Waiting {
@@ -369,6 +374,7 @@ impl Vm {
     pub fn active_scripts(&self) -> Vec<(TargetId, BlockIdx)> {
         self.st
             .threads
+            .list
             .iter()
             .map(|&t| self.st.th(t))
             .filter(|th| th.live() && !th.killed)
@@ -378,7 +384,7 @@ impl Vm {
 
     /// Whether an `ask` is waiting for an answer.
     pub fn question_pending(&self) -> bool {
-        !self.st.questions.is_empty()
+        !self.st.ask.questions.is_empty()
     }
 
     /// Bounds of a target as drawn, when the geometry knows them.
@@ -397,11 +403,11 @@ impl Vm {
 
     /// The mouse position and button as the sensing blocks read them.
     pub fn mouse(&self) -> (f64, f64, bool) {
-        (self.st.mouse_x, self.st.mouse_y, self.st.mouse_down)
+        (self.st.io.mouse_x, self.st.io.mouse_y, self.st.io.mouse_down)
     }
 
     /// The P10 error of the last step, if scratch-vm would have thrown in it.
     pub fn last_step_error(&self) -> Option<&str> {
-        self.st.error.as_ref().map(|e| e.0.as_str())
+        self.st.budget.error.as_ref().map(|e| e.0.as_str())
     }
 }

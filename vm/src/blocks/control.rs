@@ -16,7 +16,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
                 _ => times,
             } - 1.0;
             f.ctx = Ctx::Counter(c);
-            if let Some(ins) = &mut st.instrument {
+            if let Some(ins) = &mut st.observe.instrument {
                 ins.loop_remaining(cur, c);
             }
             if c >= 0.0 {
@@ -53,7 +53,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
         }
         Cmd::Forever { sub } => start_branch(st, t, sub, true),
         Cmd::Wait => {
-            let now = st.current_msecs;
+            let now = st.clock.current_msecs;
             let Some(f) = st.thm(t).stack.last_mut() else { return };
             match f.ctx {
                 Ctx::Timer { start, duration } => {
@@ -128,7 +128,7 @@ pub(crate) fn start_branch(st: &mut State, t: ThRef, sub: u32, is_loop: bool) {
         f.is_loop = is_loop;
     }
     if th.stack.len() >= MAX_STACK_DEPTH {
-        st.hung = true;
+        st.budget.hung = true;
         return;
     }
     th.push(sub);
@@ -153,8 +153,8 @@ impl State {
     #[inline]
     pub(crate) fn condition(&mut self, prog: &Program, _t: ThRef, cur: u32, base: usize) -> bool {
         let v = to_bool(prog, self.arg(base, 0));
-        if let Some(ins) = &mut self.instrument {
-            let (dt, df) = self.cond_dist.take().unwrap_or(if v { (0.0, 1.0) } else { (1.0, 0.0) });
+        if let Some(ins) = &mut self.observe.instrument {
+            let (dt, df) = self.observe.cond_dist.take().unwrap_or(if v { (0.0, 1.0) } else { (1.0, 0.0) });
             ins.condition(cur, v, dt, df);
         }
         v
@@ -166,8 +166,8 @@ impl State {
     /// appended and share their original's name, so the first match is always among the
     /// originals: only those are compared (projects with hundreds of clones ask this per frame).
     pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::engine::TargetId> {
-        let originals = self.rt_targets.len().min(prog.defs.len());
-        self.rt_targets[..originals]
+        let originals = self.targets.runtime_order.len().min(prog.defs.len());
+        self.targets.runtime_order[..originals]
             .iter()
             .copied()
             .find(|&id| self.target(id).is_some_and(|x| !x.is_stage && prog.lit_str(prog.def(x.def).name) == name))

@@ -77,7 +77,7 @@ pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
     let value = match cmd {
         Cmd::HatGreaterThan { timer } => {
             let v = to_number(prog, st.arg(base, 0));
-            let a = if *timer { st.timer_value() } else { st.loudness };
+            let a = if *timer { st.timer_value() } else { st.io.loudness };
             let holds = a > v;
             dist = Some(if holds { (0.0, a - v) } else { (v - a + 1.0, 0.0) });
             holds
@@ -85,7 +85,7 @@ pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
         Cmd::HatTouching => {
             let m = st.arg(base, 0).clone();
             let touching = st.touching_object(prog, target, &m);
-            if !touching && st.instrument.is_some() {
+            if !touching && st.observe.instrument.is_some() {
                 dist = Some((st.touching_distance(prog, target, &m), 0.0));
             }
             touching
@@ -112,10 +112,10 @@ pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
             if parts.len() < 2 {
                 false
             } else {
-                match st.makey_sequences.iter().position(|s| s.0 == seq) {
-                    Some(i) => st.makey_sequences[i].2,
+                match st.ext.makey_sequences.iter().position(|s| s.0 == seq) {
+                    Some(i) => st.ext.makey_sequences[i].2,
                     None => {
-                        st.makey_sequences.push((seq, parts, false));
+                        st.ext.makey_sequences.push((seq, parts, false));
                         false
                     }
                 }
@@ -125,7 +125,7 @@ pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
         Cmd::HatVideoMotion => -1.0 > crate::engine::value::js_number(prog, st.arg(base, 0)),
         _ => return,
     };
-    if let Some(ins) = &mut st.instrument {
+    if let Some(ins) = &mut st.observe.instrument {
         let (dt, df) = dist.unwrap_or(if value { (0.0, 1.0) } else { (1.0, 0.0) });
         ins.condition(cur, value, dt, df);
     }

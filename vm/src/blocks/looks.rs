@@ -24,7 +24,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             st.emit_say(prog, me, think, msg);
             let usage = st.target(me).and_then(|x| x.bubble.as_ref()).map_or(0, |b| b.usage);
             let id = st.add_timer(1000.0 * secs, TimerKind::Bubble { target: me, usage, think, thread: t });
-            st.last_bubble_timer = Some(id);
+            st.timers.last_bubble = Some(id);
             st.promise_wait_external(t);
         }
         Cmd::Show => st.set_visible(me, true),
@@ -58,7 +58,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 if n > 0 {
                     // scratch-vm reads `util.stackFrame` after `runtime.startHats` re-pointed the
                     // shared BlockUtility at a started thread, and throws.
-                    st.error = Some(StepError(SWITCH_BACKDROP_WAIT_ERROR.into()));
+                    st.budget.error = Some(StepError(SWITCH_BACKDROP_WAIT_ERROR.into()));
                 }
                 return;
             }
@@ -280,9 +280,9 @@ fn unused(prog: &Program, v: &V) -> f64 {
 impl State {
     /// `runtime.emit('SAY', target, type, message)`: recorded, then the bubble is updated.
     pub(crate) fn emit_say(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
-        if self.say_log.is_some() {
+        if self.observe.say_log.is_some() {
             let text = self.to_string(prog, &msg).to_string();
-            if let Some(log) = &mut self.say_log {
+            if let Some(log) = &mut self.observe.say_log {
                 log.push(SayEvent { target: id, kind: if think { "think" } else { "say" }, text });
             }
         }
@@ -302,8 +302,8 @@ impl State {
                 }
             }
         };
-        self.usage += 1;
-        let usage = self.usage;
+        self.bubble_usage += 1;
+        let usage = self.bubble_usage;
         if let Some(t) = self.target_mut(id) {
             t.bubble = Some(Bubble { think, text, usage });
         }

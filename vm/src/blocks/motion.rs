@@ -44,7 +44,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         Cmd::PointTowards => {
             let to = st.arg(base, 0).clone();
             let (px, py) = match kind_of(prog, &to) {
-                Special::Mouse => (st.mouse_x, st.mouse_y),
+                Special::Mouse => (st.io.mouse_x, st.io.mouse_y),
                 Special::Random => {
                     let r = st.rng.next_f64();
                     st.set_direction(me, js_round(r * 360.0) - 180.0);
@@ -102,7 +102,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
 }
 
 fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &V, ey: &V) {
-    let now = st.clock_now;
+    let now = st.clock.now;
     let ctx = st.th(t).stack.last().map(|f| f.ctx.clone());
     if let Some(Ctx::Glide(g)) = ctx {
         let elapsed = now - g.start;
@@ -233,7 +233,7 @@ impl State {
     /// `getTargetXY`: mouse, a random position (two draws), or a sprite's position.
     pub(crate) fn target_xy(&mut self, prog: &Program, to: &V) -> Option<(f64, f64)> {
         match kind_of(prog, to) {
-            Special::Mouse => Some((self.mouse_x, self.mouse_y)),
+            Special::Mouse => Some((self.io.mouse_x, self.io.mouse_y)),
             Special::Random => {
                 let x = js_round(480.0 * (self.rng.next_f64() - 0.5));
                 let y = js_round(360.0 * (self.rng.next_f64() - 0.5));

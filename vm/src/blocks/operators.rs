@@ -38,7 +38,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V 
             push_str(prog, a(0), &mut s);
             push_str(prog, a(1), &mut s);
             if s.len() > MAX_STRING_LEN && utf16_len(&s) > MAX_STRING_LEN {
-                st.error = Some(crate::engine::StepError("RangeError: Invalid string length".into()));
+                st.budget.error = Some(crate::engine::StepError("RangeError: Invalid string length".into()));
                 return V::Lit(prog.lit_empty);
             }
             V::Str(Rc::from(s))

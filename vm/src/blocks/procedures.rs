@@ -54,7 +54,7 @@ pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
         }
     }
     if th.stack.len() >= MAX_STACK_DEPTH {
-        st.hung = true;
+        st.budget.hung = true;
         return;
     }
     th.push(def);

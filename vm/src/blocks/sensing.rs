@@ -2,6 +2,7 @@
 //! oracle's fixed environment (P5): date 2021-03-14 15:09:26, username "",
 //! loudness -1 unless injected.
 
+use std::collections::VecDeque;
 use std::rc::Rc;
 
 use crate::engine::value::{to_number, to_rc_string, with_str};
@@ -32,14 +33,14 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let q = to_rc_string(prog, st.arg(base, 0));
             let Some(x) = st.target(me) else { return };
             let (was_visible, was_stage) = (x.visible, x.is_stage);
-            let first = st.questions.is_empty();
-            st.questions.push_back(Question { text: q, thread: t, target: me, was_visible, was_stage });
+            let first = st.ask.questions.is_empty();
+            st.ask.questions.push_back(Question { text: q, thread: t, target: me, was_visible, was_stage });
             if first {
                 st.ask_next(prog);
             }
             st.promise_wait_external(t);
         }
-        Cmd::ResetTimer => st.timer_start = st.current_msecs,
+        Cmd::ResetTimer => st.clock.timer_start = st.clock.current_msecs,
         Cmd::SetDragMode { draggable } => {
             if let Some(x) = st.target_mut(me)
                 && !x.is_stage
@@ -78,7 +79,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
             let m = st.arg(base, 0);
             let is_mouse = matches!(m, V::Lit(_) | V::Str(_)) && with_str(prog, m, |s| s == "_mouse_");
             let (tx, ty) = if is_mouse {
-                (st.mouse_x, st.mouse_y)
+                (st.io.mouse_x, st.io.mouse_y)
             } else {
                 let name = to_rc_string(prog, m);
                 match st.sprite_by_name(prog, &name).and_then(|o| st.target(o)) {
@@ -92,9 +93,9 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         }
         Rep::Timer => V::Num(st.timer_value()),
         Rep::Of { prop, name } => st.attribute_of(prog, st.arg(base, 0).clone(), prop, name),
-        Rep::MouseX => V::Num(st.mouse_x),
-        Rep::MouseY => V::Num(st.mouse_y),
-        Rep::MouseDown => V::Bool(st.mouse_down),
+        Rep::MouseX => V::Num(st.io.mouse_x),
+        Rep::MouseY => V::Num(st.io.mouse_y),
+        Rep::MouseDown => V::Bool(st.io.mouse_down),
         Rep::KeyPressed => V::Bool(st.key_is_down(prog, st.arg(base, 0))),
         Rep::Current(m) => V::Num(match prog.lit_str(m) {
             "year" => 2021.0,
@@ -107,10 +108,10 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
             _ => 0.0,
         }),
         Rep::DaysSince2000 => V::Num(DAYS_SINCE_2000),
-        Rep::Loudness => V::Num(st.loudness),
-        Rep::Loud => V::Bool(st.loudness > 10.0),
-        Rep::Answer => V::Str(st.answer.clone()),
-        Rep::Username => V::Str(st.username.clone()),
+        Rep::Loudness => V::Num(st.io.loudness),
+        Rep::Loud => V::Bool(st.io.loudness > 10.0),
+        Rep::Answer => V::Str(st.ask.answer.clone()),
+        Rep::Username => V::Str(st.io.username.clone()),
         _ => V::Undef,
     }
 }
@@ -176,7 +177,7 @@ impl State {
         let touch = self.touch_what(prog, what);
         let scene = crate::geometry::render_scene!(prog, self);
         match touch {
-            Touch::Mouse => self.geometry.touching_point(&scene, me, self.mouse_x, self.mouse_y),
+            Touch::Mouse => self.geometry.touching_point(&scene, me, self.io.mouse_x, self.io.mouse_y),
             Touch::Edge => self.geometry.touching_edge(&scene, me),
             Touch::Sprite(def) => self.geometry.touching_sprite(&scene, me, def),
             Touch::Nothing => false,
@@ -193,7 +194,7 @@ impl State {
         let scene = crate::geometry::render_scene!(prog, self);
         match touch {
             Touch::Mouse => {
-                let (mx, my) = (self.mouse_x, self.mouse_y);
+                let (mx, my) = (self.io.mouse_x, self.io.mouse_y);
                 self.geometry.point_distance(&scene, me, mx, my).unwrap_or(((x - mx).powi(2) + (y - my).powi(2)).sqrt())
             }
             Touch::Edge => {
@@ -219,10 +220,10 @@ impl State {
     pub(crate) fn key_is_down(&self, prog: &Program, arg: &V) -> bool {
         let is_str = matches!(arg, V::Lit(_) | V::Str(_));
         if is_str && with_str(prog, arg, |s| s == "any") {
-            return !self.keys.is_empty();
+            return !self.io.keys.is_empty();
         }
         let key = key_arg(prog, arg);
-        self.keys.iter().any(|k| **k == *key)
+        self.io.keys.iter().any(|k| **k == *key)
     }
 
     /// `sensing_of`.
@@ -308,8 +309,8 @@ pub(crate) struct Question {
 impl State {
     /// The ANSWER event: set `answer`, release the oldest question, ask the next.
     pub(crate) fn on_answer(&mut self, prog: &Program, text: Rc<str>) {
-        self.answer = text;
-        if let Some(q) = self.questions.pop_front() {
+        self.ask.answer = text;
+        if let Some(q) = self.ask.questions.pop_front() {
             if q.was_visible && !q.was_stage {
                 self.emit_say(prog, q.target, false, V::Lit(prog.lit_empty));
             }
@@ -319,7 +320,7 @@ impl State {
     }
 
     pub(crate) fn ask_next(&mut self, prog: &Program) {
-        if let Some(q) = self.questions.front()
+        if let Some(q) = self.ask.questions.front()
             && q.was_visible
             && !q.was_stage
         {
@@ -327,4 +328,12 @@ impl State {
             self.emit_say(prog, t, false, V::Str(text));
         }
     }
+}
+
+/// `ask and wait`: the questions waiting to be answered, and the last answer.
+pub(crate) struct Ask {
+    /// The `answer` reporter.
+    pub answer: Rc<str>,
+    /// Pending questions, oldest (the one shown) first.
+    pub questions: VecDeque<Question>,
 }

@@ -27,7 +27,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             {
                 // Stopping a sound ends its "play until done" wait.
                 let mut resumed = Vec::new();
-                st.timers.retain(|tm| match tm.kind {
+                st.timers.list.retain(|tm| match tm.kind {
                     TimerKind::Sound { thread } => {
                         resumed.push(thread);
                         false

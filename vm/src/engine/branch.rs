@@ -12,14 +12,14 @@ pub(super) fn has_condition(cmd: &Cmd) -> bool {
     matches!(cmd, Cmd::If { .. } | Cmd::IfElse { .. } | Cmd::RepeatUntil { .. } | Cmd::While { .. } | Cmd::WaitUntil)
 }
 
-/// Like [`eval_args`], with the branch distances of slot 0 left in `st.cond_dist`.
+/// Like [`eval_args`], with the branch distances of slot 0 left in `st.observe.cond_dist`.
 pub(super) fn eval_args_distance(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize) {
     arg_slots(&mut st.stack, base, args.n as usize);
-    st.cond_dist = None;
+    st.observe.cond_dist = None;
     for &(slot, e) in args.list.iter() {
         let v = if slot == 0 {
             let (v, dt, df) = eval_distance(st, prog, t, e);
-            st.cond_dist = Some((dt, df));
+            st.observe.cond_dist = Some((dt, df));
             v
         } else {
             eval(st, prog, t, e)
@@ -33,7 +33,7 @@ pub(super) fn eval_args_distance(st: &mut State, prog: &Program, t: ThRef, args:
 /// Evaluates a boolean reporter with its branch distances (to true, to false); the
 /// same reporters run in the same order as [`eval`], so side effects are unchanged.
 fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64, f64) {
-    st.evals += 1;
+    st.budget.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return (V::Undef, 1.0, 0.0) };
     let truth = |v: &V| if to_bool(prog, v) { (0.0, 1.0) } else { (1.0, 0.0) };
     match x.rep {

@@ -14,13 +14,13 @@ impl State {
     /// `makeClone` + the create-clone block: a clone of `of` placed behind `behind`.
     pub(crate) fn create_clone(&mut self, prog: &Program, of: TargetId) -> Option<TargetId> {
         let src = self.target(of)?;
-        if src.is_stage || self.clone_count >= MAX_CLONES {
+        if src.is_stage || self.targets.clone_count >= MAX_CLONES {
             return None;
         }
         let def = src.def as usize;
-        self.clone_count += 1;
-        let serial = self.clone_serial.get(def).copied().unwrap_or(1);
-        if let Some(s) = self.clone_serial.get_mut(def) {
+        self.targets.clone_count += 1;
+        let serial = self.targets.clone_serial.get(def).copied().unwrap_or(1);
+        if let Some(s) = self.targets.clone_serial.get_mut(def) {
             *s += 1;
         }
         let src = self.target(of)?;
@@ -49,32 +49,32 @@ impl State {
             instrument: self.original_of(src.def).map_or(0.0, |o| o.instrument),
             voice: self.original_of(src.def).map_or(0, |o| o.voice),
         };
-        let id = match self.free_targets.pop() {
+        let id = match self.targets.free.pop() {
             Some(slot) => {
-                let e = &mut self.targets[slot as usize];
+                let e = &mut self.targets.slots[slot as usize];
                 e.0 = e.0.wrapping_add(1);
                 e.1 = Some(clone);
                 TargetId { slot, gn: e.0 }
             }
             None => {
-                self.targets.push((0, Some(clone)));
-                TargetId { slot: (self.targets.len() - 1) as u32, gn: 0 }
+                self.targets.slots.push((0, Some(clone)));
+                TargetId { slot: (self.targets.slots.len() - 1) as u32, gn: 0 }
             }
         };
         // `initDrawable` starts "when I start as a clone" before the clone is added.
         self.start_hats(prog, HatKind::CloneStart, None, Some(id));
-        self.rt_targets.push(id);
-        self.exec.push(id);
-        self.layer_epoch += 1;
+        self.targets.runtime_order.push(id);
+        self.targets.exec.push(id);
+        self.targets.layer_epoch += 1;
         // goBehindOther(of)
-        let pos = self.exec.iter().position(|&x| x == of).unwrap_or(0);
+        let pos = self.targets.exec.iter().position(|&x| x == of).unwrap_or(0);
         self.set_executable_position(id, pos as f64);
         Some(id)
     }
 
     /// The original target of a sprite definition.
     pub(crate) fn original_of(&self, def: u32) -> Option<&Target> {
-        self.targets.get(def as usize).and_then(|(_, t)| t.as_ref()).filter(|t| t.is_original && t.def == def)
+        self.targets.slots.get(def as usize).and_then(|(_, t)| t.as_ref()).filter(|t| t.is_original && t.def == def)
     }
 
     /// `RenderedTarget.dispose` of a clone (also `control_delete_this_clone`).
@@ -83,14 +83,14 @@ impl State {
         if t.is_original {
             return;
         }
-        self.clone_count = self.clone_count.saturating_sub(1);
+        self.targets.clone_count = self.targets.clone_count.saturating_sub(1);
         self.stop_for_target(prog, id, None);
-        self.exec.retain(|&x| x != id);
-        self.layer_epoch += 1;
-        self.rt_targets.retain(|&x| x != id);
-        if let Some(e) = self.targets.get_mut(id.slot as usize) {
+        self.targets.exec.retain(|&x| x != id);
+        self.targets.layer_epoch += 1;
+        self.targets.runtime_order.retain(|&x| x != id);
+        if let Some(e) = self.targets.slots.get_mut(id.slot as usize) {
             e.1 = None;
-            self.free_targets.push(id.slot);
+            self.targets.free.push(id.slot);
         }
     }
 }

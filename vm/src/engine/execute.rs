@@ -16,12 +16,12 @@ use crate::program::{Args, Cmd, ExprId, Program, Rep};
 /// Executes the block on top of thread `t` (scratch-vm `execute`): counts one
 /// operation for the hang guard, evaluates inputs, runs the block.
 pub(crate) fn execute(st: &mut State, prog: &Program, t: ThRef) {
-    if st.hung {
+    if st.budget.hung {
         return;
     }
-    st.ops += 1;
-    if st.ops > st.opts.max_ops_per_step {
-        st.hung = true;
+    st.budget.ops += 1;
+    if st.budget.ops > st.opts.max_ops_per_step {
+        st.budget.hung = true;
         return;
     }
     let Some(cur) = st.th(t).peek() else { return };
@@ -34,7 +34,7 @@ pub(crate) fn execute(st: &mut State, prog: &Program, t: ThRef) {
     let base = st.stack.len();
     let ok = if blk.args.has_promise {
         eval_args_resumable(st, prog, t, &blk.args, base)
-    } else if st.instrument.is_some() && has_condition(&blk.cmd) {
+    } else if st.observe.instrument.is_some() && has_condition(&blk.cmd) {
         eval_args_distance(st, prog, t, &blk.args, base);
         true
     } else {
@@ -75,7 +75,7 @@ pub(super) fn eval_args(st: &mut State, prog: &Program, t: ThRef, args: &Args, b
 
 /// Evaluates a reporter.
 pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
-    st.evals += 1;
+    st.budget.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return V::Undef };
     if let Rep::Const(c) = x.rep {
         return V::from_const(c);
@@ -124,7 +124,7 @@ pub(super) fn apply_rep(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, bas
         Rep::Volume => sound::volume(st, t),
         Rep::Arg(name) => procedures::get_param(st, t, *name),
         Rep::Counter => V::Num(st.counter),
-        Rep::Tempo => V::Num(st.tempo),
+        Rep::Tempo => V::Num(st.ext.tempo),
         Rep::Translate | Rep::ViewerLanguage | Rep::VideoOn => offline::eval(st, prog, t, rep, base).0,
         _ => sensing::eval(st, prog, t, rep, base),
     }
@@ -260,10 +260,10 @@ impl State {
 
     pub(crate) fn note_unknown(&mut self, prog: &Program, name: u32) {
         let op = prog.lit_str(name);
-        match self.unknown.get_mut(op) {
+        match self.observe.unknown.get_mut(op) {
             Some(n) => *n += 1,
             None => {
-                self.unknown.insert(op.to_string(), 1);
+                self.observe.unknown.insert(op.to_string(), 1);
             }
         }
     }

@@ -30,9 +30,8 @@ pub use target::{Target, TargetId};
 pub use thread::MAX_STACK_DEPTH;
 pub(crate) use thread::{Ctx, GlideCtx, Replay, Resume, Status, ThRef, Thread};
 pub use timers::STEP_MS;
-pub(crate) use timers::{TimerKind, VTimer};
+pub(crate) use timers::TimerKind;
 pub(crate) use value::V;
 
-pub(crate) use crate::blocks::sensing::Question;
 pub(crate) use crate::io::PendingInput;
 pub(crate) use crate::vm::SayEvent;

@@ -50,7 +50,7 @@ pub(super) fn eval_args_resumable(st: &mut State, prog: &Program, t: ThRef, args
 }
 
 fn eval_resumable(st: &mut State, prog: &Program, t: ThRef, e: ExprId, r: &mut Resumable) -> Option<V> {
-    st.evals += 1;
+    st.budget.evals += 1;
     let x = prog.exprs.get(e as usize)?;
     let is_op = !matches!(x.rep, Rep::Const(_) | Rep::NoFn | Rep::Unknown(_));
     if is_op && let Some(rp) = &r.replay {

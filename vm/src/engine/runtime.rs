@@ -5,11 +5,16 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
-use super::thread::NOT_LISTED;
-use super::{PendingInput, Question, Resume, STEP_MS, SayEvent, Status, Target, TargetId, ThRef, Thread, V, VTimer};
+use super::target::Targets;
+use super::thread::{NOT_LISTED, Threads};
+use super::timers::{Clock, Timers};
+use super::{Resume, STEP_MS, SayEvent, Status, Target, TargetId, ThRef, V};
+use crate::blocks::sensing::Ask;
+use crate::extensions::Extensions;
 use crate::extensions::pen::PenState;
 use crate::geometry::Geometry;
 use crate::instrument::Instrument;
+use crate::io::Io;
 use crate::program::{HatKind, NONE, Program};
 use crate::rng::SplitMix64;
 use crate::vm::{Profile, VmOptions};
@@ -18,89 +23,75 @@ use crate::vm::{Profile, VmOptions};
 #[derive(Debug, Clone)]
 pub(crate) struct StepError(pub String);
 
-/// The mutable state of a VM (everything except the shared program).
+/// The mutable state of a VM (everything except the shared program): scratch-vm's
+/// `Runtime` with its targets, threads, clock and devices, grouped by concern.
 pub(crate) struct State {
+    /// The options the VM was made with.
     pub opts: VmOptions,
-    pub targets: Vec<(u32, Option<Target>)>,
-    pub free_targets: Vec<u32>,
-    /// `runtime.targets`: originals in load order, then clones by creation.
-    pub rt_targets: Vec<TargetId>,
-    /// `runtime.executableTargets`: back (stage) to front.
-    pub exec: Vec<TargetId>,
-    /// Slots of the targets handed out mutably ([`State::target_mut`]) since `render_log_base`
-    /// entries were dropped: the geometry re-checks only these between queries (see
-    /// [`crate::geometry::Changes`]). Bounded; a reader left behind checks everything.
-    pub render_log: Vec<u32>,
-    /// How many log entries were dropped before `render_log[0]`.
-    pub render_log_base: u64,
-    /// Bumped whenever targets are created or disposed or the layer order (`exec`) changes.
-    pub layer_epoch: u64,
-    pub clone_count: u32,
-    pub clone_serial: Vec<u32>,
-    pub slab: Vec<Thread>,
-    pub free_slots: Vec<u32>,
-    /// `runtime.threads`. Changed only through the `list_*` methods, which keep
-    /// `Thread::list_pos` in step.
-    pub threads: Vec<ThRef>,
-    /// Per target slot: the target occupying it and the threads made for it that may still be
-    /// listed. The scans of `startHats` and `stopForTarget` walk these instead of every thread,
-    /// which a clone churning inside one warp step makes quadratic.
-    pub by_target: Vec<(TargetId, Vec<ThRef>)>,
-    /// The list the current tick iterates after a `stop all` replaced `runtime.threads`.
-    pub orphans: Option<Vec<ThRef>>,
-    pub in_tick: bool,
-    pub active: Option<ThRef>,
-    pub rng: SplitMix64,
-    pub steps: u64,
-    pub clock_now: f64,
-    pub current_msecs: f64,
-    pub timer_start: f64,
-    pub timer_scale: f64,
-    pub keys: Vec<Rc<str>>,
-    pub mouse_x: f64,
-    pub mouse_y: f64,
-    pub mouse_down: bool,
-    pub answer: Rc<str>,
-    pub loudness: f64,
-    pub username: Rc<str>,
-    pub counter: f64,
-    pub questions: VecDeque<Question>,
-    pub timers: Vec<VTimer>,
-    pub timer_ids: u64,
-    pub timer_seq: u64,
-    pub last_bubble_timer: Option<u64>,
+    /// Live targets, their orders and the change log the geometry reads.
+    pub targets: Targets,
+    /// Thread objects and `runtime.threads`.
+    pub threads: Threads,
+    /// Step counter and the virtual clock.
+    pub clock: Clock,
+    /// Virtual `setTimeout`s.
+    pub timers: Timers,
+    /// Promise continuations waiting for the next microtask checkpoint.
     pub microtasks: Vec<(ThRef, Resume)>,
-    pub usage: u64,
-    pub pending: Vec<PendingInput>,
+    /// Queued inputs and the state of the keyboard, mouse and microphone.
+    pub io: Io,
+    /// Pending `ask` questions and the last answer.
+    pub ask: Ask,
+    /// The operation budget of this step, the work done, and this step's hang or exception.
+    pub budget: Budget,
+    /// What test generation observes: executed blocks, unknown opcodes, instrumentation.
+    pub observe: Observe,
+    /// The extensions' global state (music, text to speech, video, Makey Makey).
+    pub ext: Extensions,
+    /// The one seeded generator every project-visible random draw uses.
+    pub rng: SplitMix64,
+    /// `control_incr_counter`'s counter.
+    pub counter: f64,
+    /// Usage ids of say/think bubbles (a timer only clears the bubble it made).
+    pub bubble_usage: u64,
+    /// Reporter values: the argument slots of the blocks being evaluated.
+    pub stack: Vec<V>,
+    /// Touching, fencing, bounds, pen drawing (nothing in the headless profile).
+    pub geometry: Box<dyn Geometry>,
+    /// Whether `play sound until done` waits for the sound (the profiles with sound).
+    pub sound_durations: bool,
+    /// What each literal used as a `touching` menu value names, once resolved.
+    pub touch_cache: Vec<Option<crate::blocks::sensing::Touch>>,
+}
+
+/// The step's operation budget and the VM's work counters.
+pub(crate) struct Budget {
+    /// Block executions in this step (the hang guard counts these).
     pub ops: u64,
     /// Block executions of the steps before the current one (with `ops`, the interpreter's
-    /// part of [`Vm::work`]).
+    /// part of [`crate::Vm::work`]).
     pub ops_total: u64,
     /// Reporter evaluations so far (work only: the operation budget counts blocks, as
     /// scratch-vm does).
     pub evals: u64,
+    /// This step exceeded the operation budget (or a thread's stack limit).
     pub hung: bool,
+    /// The JS exception scratch-vm would have thrown in this step (P10).
     pub error: Option<StepError>,
+}
+
+/// What test generation and traces observe.
+pub(crate) struct Observe {
+    /// Bitset of the blocks executed since the VM was created.
     pub executed: Vec<u64>,
+    /// Executed opcodes without an implementation, with counts.
     pub unknown: BTreeMap<String, u64>,
-    pub stack: Vec<V>,
-    pub geometry: Box<dyn Geometry>,
-    pub say_log: Option<Vec<SayEvent>>,
+    /// Instrumentation for test generation, when enabled.
     pub instrument: Option<Box<Instrument>>,
-    pub sound_durations: bool,
-    pub tempo: f64,
-    pub video_state: u32,
-    pub video_transparency: f64,
-    pub tts_language: Option<Rc<str>>,
-    pub stage_slot: u32,
-    /// Branch distances of the condition just evaluated (instrumentation).
+    /// Branch distances (to true, to false) of the condition just evaluated.
     pub cond_dist: Option<(f64, f64)>,
-    /// Makey Makey: key sequences in use (upper-cased string, keys, completed).
-    pub makey_sequences: Vec<(String, Vec<String>, bool)>,
-    /// Makey Makey: recently pressed keys (first word, upper-cased).
-    pub makey_buffer: VecDeque<String>,
-    /// What each literal used as a `touching` menu value names, once resolved.
-    pub touch_cache: Vec<Option<crate::blocks::sensing::Touch>>,
+    /// SAY events since the last take, when recorded.
+    pub say_log: Option<Vec<SayEvent>>,
 }
 
 impl State {
@@ -108,65 +99,69 @@ impl State {
         let n_defs = prog.defs.len();
         let mut st = State {
             rng: SplitMix64::new(opts.seed),
-            say_log: if opts.record_say { Some(Vec::new()) } else { None },
-            instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
+            observe: Observe {
+                executed: vec![0u64; prog.blocks.len().div_ceil(64)],
+                unknown: BTreeMap::new(),
+                instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
+                cond_dist: None,
+                say_log: if opts.record_say { Some(Vec::new()) } else { None },
+            },
             sound_durations: opts.profile != Profile::Headless,
-            timer_scale: if opts.profile == Profile::Whisker { 75.0 / STEP_MS } else { 1.0 },
+            clock: Clock {
+                steps: 0,
+                now: 0.0,
+                current_msecs: 0.0,
+                timer_start: 0.0,
+                timer_scale: if opts.profile == Profile::Whisker { 75.0 / STEP_MS } else { 1.0 },
+            },
             opts,
-            targets: Vec::with_capacity(n_defs),
-            free_targets: Vec::new(),
-            rt_targets: Vec::with_capacity(n_defs),
-            exec: Vec::with_capacity(n_defs),
-            render_log: Vec::new(),
-            render_log_base: 0,
-            layer_epoch: 0,
-            clone_count: 0,
-            clone_serial: vec![1; n_defs],
-            slab: Vec::new(),
-            free_slots: Vec::new(),
-            threads: Vec::new(),
-            by_target: Vec::new(),
-            orphans: None,
-            in_tick: false,
-            active: None,
-            steps: 0,
-            clock_now: 0.0,
-            current_msecs: 0.0,
-            timer_start: 0.0,
-            keys: Vec::new(),
-            mouse_x: 0.0,
-            // The oracle posts the mouse at the stage centre: y = round(-360 * (0.5 - 0.5)) = -0.
-            mouse_y: -0.0,
-            mouse_down: false,
-            answer: Rc::from(""),
-            loudness: -1.0,
-            username: Rc::from(""),
+            targets: Targets {
+                slots: Vec::with_capacity(n_defs),
+                free: Vec::new(),
+                runtime_order: Vec::with_capacity(n_defs),
+                exec: Vec::with_capacity(n_defs),
+                render_log: Vec::new(),
+                render_log_base: 0,
+                layer_epoch: 0,
+                clone_count: 0,
+                clone_serial: vec![1; n_defs],
+                stage_slot: prog.stage,
+            },
+            threads: Threads {
+                slab: Vec::new(),
+                free_slots: Vec::new(),
+                list: Vec::new(),
+                by_target: Vec::new(),
+                orphans: None,
+                in_tick: false,
+                active: None,
+            },
+            io: Io {
+                pending: Vec::new(),
+                keys: Vec::new(),
+                mouse_x: 0.0,
+                // The oracle posts the mouse at the stage centre: y = round(-360 * (0.5 - 0.5)) = -0.
+                mouse_y: -0.0,
+                mouse_down: false,
+                loudness: -1.0,
+                username: Rc::from(""),
+            },
+            ask: Ask { answer: Rc::from(""), questions: VecDeque::new() },
             counter: 0.0,
-            questions: VecDeque::new(),
-            timers: Vec::new(),
-            timer_ids: 0,
-            timer_seq: 0,
-            last_bubble_timer: None,
+            timers: Timers { list: Vec::new(), ids: 0, seq: 0, last_bubble: None },
             microtasks: Vec::new(),
-            usage: 0,
-            pending: Vec::new(),
-            ops: 0,
-            ops_total: 0,
-            evals: 0,
-            hung: false,
-            error: None,
-            executed: vec![0u64; prog.blocks.len().div_ceil(64)],
-            unknown: BTreeMap::new(),
+            bubble_usage: 0,
+            budget: Budget { ops: 0, ops_total: 0, evals: 0, hung: false, error: None },
             stack: Vec::with_capacity(64),
             geometry,
-            tempo: 60.0,
-            video_state: 0,
-            video_transparency: 50.0,
-            tts_language: None,
-            stage_slot: prog.stage,
-            cond_dist: None,
-            makey_sequences: Vec::new(),
-            makey_buffer: VecDeque::new(),
+            ext: Extensions {
+                tempo: 60.0,
+                video_state: 0,
+                video_transparency: 50.0,
+                tts_language: None,
+                makey_sequences: Vec::new(),
+                makey_buffer: VecDeque::new(),
+            },
             touch_cache: Vec::new(),
         };
         for (d, def) in prog.defs.iter().enumerate() {
@@ -207,14 +202,14 @@ impl State {
                 voice: 0,
             };
             if def.is_stage {
-                st.tempo = def.tempo;
-                st.video_transparency = def.video_transparency;
-                st.video_state = def.video_state;
+                st.ext.tempo = def.tempo;
+                st.ext.video_transparency = def.video_transparency;
+                st.ext.video_state = def.video_state;
             }
-            st.targets.push((0, Some(t)));
-            st.rt_targets.push(TargetId { slot: d as u32, gn: 0 });
+            st.targets.slots.push((0, Some(t)));
+            st.targets.runtime_order.push(TargetId { slot: d as u32, gn: 0 });
         }
-        st.exec = prog.layer_order.iter().map(|&d| TargetId { slot: d, gn: 0 }).collect();
+        st.targets.exec = prog.layer_order.iter().map(|&d| TargetId { slot: d, gn: 0 }).collect();
         st
     }
 
@@ -222,14 +217,14 @@ impl State {
     pub(crate) fn green_flag(&mut self, prog: &Program) {
         self.stop_all(prog);
         // PROJECT_START: answer reset, sound effects cleared.
-        self.answer = Rc::from("");
-        for id in self.rt_targets.clone() {
+        self.ask.answer = Rc::from("");
+        for id in self.targets.runtime_order.clone() {
             if let Some(t) = self.target_mut(id) {
                 t.sound_effects = [0.0; 2];
             }
         }
-        self.timer_start = self.current_msecs;
-        for id in self.rt_targets.clone() {
+        self.clock.timer_start = self.clock.current_msecs;
+        for id in self.targets.runtime_order.clone() {
             if let Some(t) = self.target_mut(id) {
                 t.edge.clear();
                 t.effects = [0.0; 7];
@@ -242,7 +237,7 @@ impl State {
     pub(crate) fn stop_all(&mut self, prog: &Program) {
         // PROJECT_STOP_ALL: bubbles reset (and the last say-for-secs timer cleared),
         // questions dropped, sound effects cleared.
-        for id in self.rt_targets.clone() {
+        for id in self.targets.runtime_order.clone() {
             if let Some(t) = self.target_mut(id) {
                 if let Some(b) = &mut t.bubble {
                     b.text = Rc::from("");
@@ -250,13 +245,13 @@ impl State {
                 t.sound_effects = [0.0; 2];
             }
         }
-        if let Some(id) = self.last_bubble_timer.take() {
-            self.timers.retain(|t| t.id != id);
+        if let Some(id) = self.timers.last_bubble.take() {
+            self.timers.list.retain(|t| t.id != id);
         }
-        self.questions.clear();
-        self.makey_buffer.clear();
+        self.ask.questions.clear();
+        self.ext.makey_buffer.clear();
         // Dispose clones; every target clears its graphic effects.
-        let all = self.rt_targets.clone();
+        let all = self.targets.runtime_order.clone();
         for id in all {
             let is_clone = match self.target_mut(id) {
                 Some(t) => {
@@ -269,13 +264,13 @@ impl State {
                 self.dispose_clone(prog, id);
             }
         }
-        if let Some(a) = self.active {
+        if let Some(a) = self.threads.active {
             let th = self.thm(a);
             th.killed = true;
             th.retire();
         }
         // In a tick, the first `stop all` leaves the tick iterating the old list.
-        let to_orphans = self.in_tick && self.orphans.is_none();
+        let to_orphans = self.threads.in_tick && self.threads.orphans.is_none();
         self.list_clear(to_orphans);
     }
 
@@ -293,12 +288,12 @@ impl State {
         let restart = kind.restarts();
         let n = match only {
             Some(_) => 1,
-            None => self.exec.len(),
+            None => self.targets.exec.len(),
         };
         for k in 0..n {
             let tid = match only {
                 Some(t) => t,
-                None => match self.exec.get(n - 1 - k) {
+                None => match self.targets.exec.get(n - 1 - k) {
                     Some(t) => *t,
                     None => continue,
                 },
@@ -317,7 +312,7 @@ impl State {
                 let mut running = false;
                 self.prune_threads_of(tid);
                 for &t in self.threads_of(tid) {
-                    let th = &self.slab[t.slot as usize];
+                    let th = &self.threads.slab[t.slot as usize];
                     if th.top != top || th.list_pos == NOT_LISTED {
                         continue;
                     }
@@ -341,9 +336,9 @@ impl State {
                 started.push(nt);
             }
         }
-        if let Some(ins) = &mut self.instrument {
+        if let Some(ins) = &mut self.observe.instrument {
             for &t in &started {
-                ins.hat_started(self.slab[t.slot as usize].top);
+                ins.hat_started(self.threads.slab[t.slot as usize].top);
             }
         }
         // Hats are executed right away (predicates of edge-activated hats), then the
@@ -365,17 +360,19 @@ impl State {
     /// scratch-vm `Runtime.stopForTarget`.
     pub(crate) fn stop_for_target(&mut self, prog: &Program, id: TargetId, except: Option<ThRef>) {
         // STOP_FOR_TARGET: questions of the target are dropped.
-        let asking = self.questions.front().is_some_and(|q| q.target == id);
-        self.questions.retain(|q| q.target != id);
+        let asking = self.ask.questions.front().is_some_and(|q| q.target == id);
+        self.ask.questions.retain(|q| q.target != id);
         if asking {
             self.emit_say(prog, id, false, V::Lit(prog.lit_empty));
             self.ask_next(prog);
         }
         // Threads the current tick iterates after a `stop all` are stopped too.
         self.prune_threads_of(id);
-        let Some((_, ts)) = self.by_target.get(id.slot as usize).filter(|(owner, _)| *owner == id) else { return };
+        let Some((_, ts)) = self.threads.by_target.get(id.slot as usize).filter(|(owner, _)| *owner == id) else {
+            return;
+        };
         for &t in ts {
-            let th = &mut self.slab[t.slot as usize];
+            let th = &mut self.threads.slab[t.slot as usize];
             if Some(t) != except {
                 th.killed = true;
                 th.retire();
@@ -386,7 +383,7 @@ impl State {
     /// Marks block `b` executed.
     #[inline]
     pub(crate) fn mark(&mut self, b: u32) {
-        if let Some(w) = self.executed.get_mut(b as usize / 64) {
+        if let Some(w) = self.observe.executed.get_mut(b as usize / 64) {
             *w |= 1u64 << (b % 64);
         }
     }

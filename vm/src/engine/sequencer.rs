@@ -15,28 +15,28 @@ impl State {
     // ------------------------------------------------------------------ step
 
     pub(crate) fn step(&mut self, prog: &Program) -> StepOutcome {
-        let k = self.steps;
-        if let Some(ins) = &mut self.instrument {
+        let k = self.clock.steps;
+        if let Some(ins) = &mut self.observe.instrument {
             ins.new_step();
         }
-        self.clock_now = k as f64 * STEP_MS;
-        self.ops_total += self.ops;
-        self.ops = 0;
-        self.error = None;
+        self.clock.now = k as f64 * STEP_MS;
+        self.budget.ops_total += self.budget.ops;
+        self.budget.ops = 0;
+        self.budget.error = None;
         self.fire_timers(prog);
-        let pending = std::mem::take(&mut self.pending);
+        let pending = std::mem::take(&mut self.io.pending);
         for inp in pending {
             self.apply_input(prog, inp);
-            if self.hung {
+            if self.budget.hung {
                 break;
             }
         }
         self.drain_microtasks(prog);
-        if !self.hung {
+        if !self.budget.hung {
             self.runtime_step(prog);
         }
-        self.steps += 1;
-        if self.hung {
+        self.clock.steps += 1;
+        if self.budget.hung {
             return StepOutcome::Hang;
         }
         self.drain_microtasks(prog);
@@ -53,7 +53,7 @@ impl State {
             // `for (hatType in this._hats)`: core hats, then extension hats in load order.
             for &k in &prog.edge_order {
                 self.start_hats(prog, k, None, None);
-                if self.hung {
+                if self.budget.hung {
                     return;
                 }
             }
@@ -63,21 +63,21 @@ impl State {
 
     /// scratch-vm `Sequencer.stepThreads` with exactly one tick.
     pub(crate) fn step_threads(&mut self, prog: &Program) {
-        self.current_msecs = self.clock_now;
-        if self.threads.is_empty() {
+        self.clock.current_msecs = self.clock.now;
+        if self.threads.list.is_empty() {
             return;
         }
-        self.in_tick = true;
+        self.threads.in_tick = true;
         self.drop_orphans();
         let mut stopped = false;
         let mut i = 0usize;
         loop {
-            let t = match &self.orphans {
+            let t = match &self.threads.orphans {
                 Some(o) => match o.get(i) {
                     Some(t) => *t,
                     None => break,
                 },
-                None => match self.threads.get(i) {
+                None => match self.threads.list.get(i) {
                     Some(t) => *t,
                     None => break,
                 },
@@ -95,11 +95,11 @@ impl State {
             }
             let st = self.th(t).status;
             if st == Status::Running || st == Status::Yield {
-                self.active = Some(t);
+                self.threads.active = Some(t);
                 self.step_thread(prog, t);
-                if self.hung || self.error.is_some() {
+                if self.budget.hung || self.budget.error.is_some() {
                     // The exception aborts the rest of the step (P10): no filtering.
-                    self.in_tick = false;
+                    self.threads.in_tick = false;
                     self.drop_orphans();
                     return;
                 }
@@ -109,8 +109,8 @@ impl State {
                 stopped = true;
             }
         }
-        self.active = None;
-        self.in_tick = false;
+        self.threads.active = None;
+        self.threads.in_tick = false;
         self.drop_orphans();
         if stopped {
             self.list_retain(Thread::live);
@@ -134,7 +134,7 @@ impl State {
             };
             let mut warp = self.th(t).stack.last().is_some_and(|f| f.warp);
             super::execute::execute(self, prog, t);
-            if self.hung || self.error.is_some() {
+            if self.budget.hung || self.budget.error.is_some() {
                 return;
             }
             match self.th(t).status {

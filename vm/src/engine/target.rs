@@ -70,7 +70,7 @@ const RENDER_LOG_CAP: usize = 4096;
 impl State {
     #[inline]
     pub(crate) fn target(&self, id: TargetId) -> Option<&Target> {
-        match self.targets.get(id.slot as usize) {
+        match self.targets.slots.get(id.slot as usize) {
             Some((g, Some(t))) if *g == id.gn => Some(t),
             _ => None,
         }
@@ -79,12 +79,12 @@ impl State {
     #[inline]
     pub(crate) fn target_mut(&mut self, id: TargetId) -> Option<&mut Target> {
         // Every change to a live target goes through here: log it for the geometry.
-        if self.render_log.len() >= RENDER_LOG_CAP {
-            self.render_log_base += self.render_log.len() as u64;
-            self.render_log.clear();
+        if self.targets.render_log.len() >= RENDER_LOG_CAP {
+            self.targets.render_log_base += self.targets.render_log.len() as u64;
+            self.targets.render_log.clear();
         }
-        self.render_log.push(id.slot);
-        match self.targets.get_mut(id.slot as usize) {
+        self.targets.render_log.push(id.slot);
+        match self.targets.slots.get_mut(id.slot as usize) {
             Some((g, Some(t))) if *g == id.gn => Some(t),
             _ => None,
         }
@@ -93,30 +93,57 @@ impl State {
     /// `runtime.getTargetForStage()` (the first stage in load order; never deleted).
     #[inline]
     pub(crate) fn stage(&self) -> TargetId {
-        TargetId { slot: self.stage_slot, gn: 0 }
+        TargetId { slot: self.targets.stage_slot, gn: 0 }
     }
 
     /// `runtime.moveExecutable`.
     pub(crate) fn move_executable(&mut self, id: TargetId, delta: f64) {
-        let Some(old) = self.exec.iter().position(|&x| x == id) else { return };
-        self.layer_epoch += 1;
-        self.exec.remove(old);
-        let len = self.exec.len();
+        let Some(old) = self.targets.exec.iter().position(|&x| x == id) else { return };
+        self.targets.layer_epoch += 1;
+        self.targets.exec.remove(old);
+        let len = self.targets.exec.len();
         let mut ni = old as f64 + delta;
         if ni > len as f64 {
             ni = len as f64;
         }
         if ni <= 0.0 {
-            let stage_first = self.exec.first().is_some_and(|&x| self.target(x).is_some_and(|t| t.is_stage));
+            let stage_first = self.targets.exec.first().is_some_and(|&x| self.target(x).is_some_and(|t| t.is_stage));
             ni = if len > 0 && stage_first { 1.0 } else { 0.0 };
         }
         let idx = crate::value::splice_index(ni, len);
-        self.exec.insert(idx, id);
+        self.targets.exec.insert(idx, id);
     }
 
     /// `runtime.setExecutablePosition`.
     pub(crate) fn set_executable_position(&mut self, id: TargetId, new_index: f64) {
-        let Some(old) = self.exec.iter().position(|&x| x == id) else { return };
+        let Some(old) = self.targets.exec.iter().position(|&x| x == id) else { return };
         self.move_executable(id, new_index - old as f64);
     }
+}
+
+/// The live targets and their orders.
+pub(crate) struct Targets {
+    /// Target slots (generation, target): sprites in load order first, then clones; a freed
+    /// slot is reused with the next generation, so stale ids find nothing.
+    pub slots: Vec<(u32, Option<Target>)>,
+    /// Free slots.
+    pub free: Vec<u32>,
+    /// `runtime.targets`: originals in load order, then clones by creation.
+    pub runtime_order: Vec<TargetId>,
+    /// `runtime.executableTargets`: back (stage) to front.
+    pub exec: Vec<TargetId>,
+    /// Slots of the targets handed out mutably ([`State::target_mut`]) since `render_log_base`
+    /// entries were dropped: the geometry re-checks only these between queries (see
+    /// [`crate::geometry::Changes`]). Bounded; a reader left behind checks everything.
+    pub render_log: Vec<u32>,
+    /// How many log entries were dropped before `render_log[0]`.
+    pub render_log_base: u64,
+    /// Bumped whenever targets are created or disposed or the layer order (`exec`) changes.
+    pub layer_epoch: u64,
+    /// Clones alive (at most [`super::MAX_CLONES`]).
+    pub clone_count: u32,
+    /// Per sprite: the clone index the next clone gets.
+    pub clone_serial: Vec<u32>,
+    /// Slot of the stage (the first stage in load order; never deleted).
+    pub stage_slot: u32,
 }

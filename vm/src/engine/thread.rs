@@ -140,18 +140,18 @@ pub(crate) enum Resume {
 impl State {
     #[inline]
     pub(crate) fn th(&self, t: ThRef) -> &Thread {
-        &self.slab[t.slot as usize]
+        &self.threads.slab[t.slot as usize]
     }
 
     #[inline]
     pub(crate) fn thm(&mut self, t: ThRef) -> &mut Thread {
-        &mut self.slab[t.slot as usize]
+        &mut self.threads.slab[t.slot as usize]
     }
 
     /// Whether `t` still names the thread object it was taken from.
     #[inline]
     pub(crate) fn th_valid(&self, t: ThRef) -> bool {
-        self.slab.get(t.slot as usize).is_some_and(|x| x.used && x.gn == t.gn)
+        self.threads.slab.get(t.slot as usize).is_some_and(|x| x.used && x.gn == t.gn)
     }
 
     /// `runtime.threads.indexOf(thread) !== -1`.
@@ -161,55 +161,55 @@ impl State {
 
     /// `runtime.threads.push(thread)` of a new thread.
     pub(crate) fn list_push(&mut self, t: ThRef) {
-        self.thm(t).list_pos = self.threads.len() as u32;
-        self.threads.push(t);
+        self.thm(t).list_pos = self.threads.list.len() as u32;
+        self.threads.list.push(t);
     }
 
     /// `runtime.threads[pos] = thread` (a restarted script).
     pub(crate) fn list_replace(&mut self, pos: usize, t: ThRef) {
-        if let Some(old) = self.threads.get(pos).copied() {
+        if let Some(old) = self.threads.list.get(pos).copied() {
             self.thm(old).list_pos = NOT_LISTED;
             self.thm(t).list_pos = pos as u32;
-            self.threads[pos] = t;
+            self.threads.list[pos] = t;
         }
     }
 
     /// `runtime.threads = runtime.threads.filter(keep)`.
     pub(crate) fn list_retain(&mut self, keep: fn(&Thread) -> bool) {
         let mut n = 0usize;
-        for i in 0..self.threads.len() {
-            let t = self.threads[i];
-            let th = &mut self.slab[t.slot as usize];
+        for i in 0..self.threads.list.len() {
+            let t = self.threads.list[i];
+            let th = &mut self.threads.slab[t.slot as usize];
             if keep(th) {
                 th.list_pos = n as u32;
-                self.threads[n] = t;
+                self.threads.list[n] = t;
                 n += 1;
             } else {
                 th.list_pos = NOT_LISTED;
             }
         }
-        self.threads.truncate(n);
+        self.threads.list.truncate(n);
     }
 
     /// Empties `runtime.threads`; with `to_orphans` the current tick keeps iterating the old list.
     pub(crate) fn list_clear(&mut self, to_orphans: bool) {
-        for &t in &self.threads {
-            let th = &mut self.slab[t.slot as usize];
+        for &t in &self.threads.list {
+            let th = &mut self.threads.slab[t.slot as usize];
             th.list_pos = NOT_LISTED;
             th.orphaned = to_orphans;
         }
         if to_orphans {
-            self.orphans = Some(std::mem::take(&mut self.threads));
+            self.threads.orphans = Some(std::mem::take(&mut self.threads.list));
         } else {
-            self.threads.clear();
+            self.threads.list.clear();
         }
     }
 
     /// The end of a tick's iteration over the list a `stop all` replaced.
     pub(crate) fn drop_orphans(&mut self) {
-        if let Some(o) = self.orphans.take() {
+        if let Some(o) = self.threads.orphans.take() {
             for t in o {
-                self.slab[t.slot as usize].orphaned = false;
+                self.threads.slab[t.slot as usize].orphaned = false;
             }
         }
     }
@@ -217,7 +217,7 @@ impl State {
     /// The threads of `id` that are in `runtime.threads` or the orphaned list (plus, until the
     /// next [`State::prune_threads_of`], some that left them).
     pub(crate) fn threads_of(&self, id: TargetId) -> &[ThRef] {
-        match self.by_target.get(id.slot as usize) {
+        match self.threads.by_target.get(id.slot as usize) {
             Some((owner, v)) if *owner == id => v,
             _ => &[],
         }
@@ -226,8 +226,8 @@ impl State {
     /// Drops index entries of `id` that can never be listed again: a thread that leaves
     /// `runtime.threads` (and the orphaned list) never comes back.
     pub(crate) fn prune_threads_of(&mut self, id: TargetId) {
-        let slab = &self.slab;
-        if let Some((owner, v)) = self.by_target.get_mut(id.slot as usize)
+        let slab = &self.threads.slab;
+        if let Some((owner, v)) = self.threads.by_target.get_mut(id.slot as usize)
             && *owner == id
         {
             v.retain(|t| {
@@ -259,31 +259,31 @@ impl State {
             orphaned: false,
         };
         th.stack.push(Frame::new(top, false));
-        let r = match self.free_slots.pop() {
+        let r = match self.threads.free_slots.pop() {
             Some(slot) => {
-                let gn = self.slab[slot as usize].gn.wrapping_add(1);
+                let gn = self.threads.slab[slot as usize].gn.wrapping_add(1);
                 th.gn = gn;
                 // Reuse the frame allocation of the dead thread.
-                let old = std::mem::take(&mut self.slab[slot as usize].stack);
+                let old = std::mem::take(&mut self.threads.slab[slot as usize].stack);
                 if old.capacity() > th.stack.capacity() {
                     let mut s = old;
                     s.clear();
                     s.push(Frame::new(top, false));
                     th.stack = s;
                 }
-                self.slab[slot as usize] = th;
+                self.threads.slab[slot as usize] = th;
                 ThRef { slot, gn }
             }
             None => {
-                self.slab.push(th);
-                ThRef { slot: (self.slab.len() - 1) as u32, gn: 0 }
+                self.threads.slab.push(th);
+                ThRef { slot: (self.threads.slab.len() - 1) as u32, gn: 0 }
             }
         };
         let ts = target.slot as usize;
-        if self.by_target.len() <= ts {
-            self.by_target.resize_with(ts + 1, || (target, Vec::new()));
+        if self.threads.by_target.len() <= ts {
+            self.threads.by_target.resize_with(ts + 1, || (target, Vec::new()));
         }
-        let entry = &mut self.by_target[ts];
+        let entry = &mut self.threads.by_target[ts];
         // A slot's previous occupant was disposed: its threads were stopped then, and no new
         // thread can start for it, so its entries are never needed again.
         if entry.0 != target {
@@ -296,22 +296,22 @@ impl State {
 
     /// Frees thread objects no list, tick or reference can reach any more.
     pub(crate) fn sweep_threads(&mut self) {
-        if self.slab.len() - self.free_slots.len() == self.threads.len() {
+        if self.threads.slab.len() - self.threads.free_slots.len() == self.threads.list.len() {
             return;
         }
-        let mut keep = vec![false; self.slab.len()];
-        for t in &self.threads {
+        let mut keep = vec![false; self.threads.slab.len()];
+        for t in &self.threads.list {
             keep[t.slot as usize] = true;
         }
-        for (i, th) in self.slab.iter_mut().enumerate() {
+        for (i, th) in self.threads.slab.iter_mut().enumerate() {
             if th.used && !keep[i] {
                 th.used = false;
                 th.stack.clear();
-                self.free_slots.push(i as u32);
+                self.threads.free_slots.push(i as u32);
             }
         }
-        let slab = &self.slab;
-        for (_, v) in &mut self.by_target {
+        let slab = &self.threads.slab;
+        for (_, v) in &mut self.threads.by_target {
             v.retain(|t| slab[t.slot as usize].used && slab[t.slot as usize].gn == t.gn);
         }
     }
@@ -322,13 +322,37 @@ impl State {
         if !cfg!(debug_assertions) {
             return;
         }
-        for (i, &t) in self.threads.iter().enumerate() {
+        for (i, &t) in self.threads.list.iter().enumerate() {
             let th = self.th(t);
             assert_eq!(th.list_pos as usize, i, "a thread's list position is stale");
             assert!(self.threads_of(th.target).contains(&t), "a listed thread is missing from its target's index");
         }
-        let listed = self.slab.iter().filter(|th| th.used && th.list_pos != NOT_LISTED).count();
-        assert_eq!(listed, self.threads.len(), "a thread outside the list claims a list position");
-        assert!(self.orphans.is_none() && self.slab.iter().all(|th| !th.orphaned), "orphans outlived their tick");
+        let listed = self.threads.slab.iter().filter(|th| th.used && th.list_pos != NOT_LISTED).count();
+        assert_eq!(listed, self.threads.list.len(), "a thread outside the list claims a list position");
+        assert!(
+            self.threads.orphans.is_none() && self.threads.slab.iter().all(|th| !th.orphaned),
+            "orphans outlived their tick"
+        );
     }
+}
+
+/// The thread objects and `runtime.threads`.
+pub(crate) struct Threads {
+    /// Thread objects; a slot is reused with the next generation.
+    pub slab: Vec<Thread>,
+    /// Free slab slots.
+    pub free_slots: Vec<u32>,
+    /// `runtime.threads`. Changed only through the `list_*` methods, which keep
+    /// `Thread::list_pos` in step.
+    pub list: Vec<ThRef>,
+    /// Per target slot: the target occupying it and the threads made for it that may still be
+    /// listed. The scans of `startHats` and `stopForTarget` walk these instead of every thread,
+    /// which a clone churning inside one warp step makes quadratic.
+    pub by_target: Vec<(TargetId, Vec<ThRef>)>,
+    /// The list the current tick iterates after a `stop all` replaced `runtime.threads`.
+    pub orphans: Option<Vec<ThRef>>,
+    /// Whether a tick is iterating the threads now.
+    pub in_tick: bool,
+    /// The thread being stepped (`sequencer.activeThread`).
+    pub active: Option<ThRef>,
 }

@@ -29,12 +29,12 @@ pub(crate) enum TimerKind {
 
 impl State {
     pub(crate) fn timer_value(&self) -> f64 {
-        (self.current_msecs - self.timer_start) * self.timer_scale / 1000.0
+        (self.clock.current_msecs - self.clock.timer_start) * self.clock.timer_scale / 1000.0
     }
 
     /// Pending one-shot timers, plus the video-sensing frame loop (always re-armed).
     pub(crate) fn pending_timeouts(&self, prog: &Program) -> usize {
-        self.timers.len() + usize::from(prog.video_loaded)
+        self.timers.list.len() + usize::from(prog.video_loaded)
     }
 
     // ---------------------------------------------------------------- timers
@@ -42,28 +42,35 @@ impl State {
     pub(crate) fn add_timer(&mut self, delay: f64, kind: TimerKind) -> u64 {
         // Node/browser coercion of the delay.
         let d = if (1.0..=2147483647.0).contains(&delay) { delay } else { 1.0 };
-        self.timer_ids += 1;
-        self.timer_seq += 1;
-        let id = self.timer_ids;
-        self.timers.push(VTimer { id, created: self.clock_now, due: self.clock_now + d, seq: self.timer_seq, kind });
+        self.timers.ids += 1;
+        self.timers.seq += 1;
+        let id = self.timers.ids;
+        self.timers.list.push(VTimer {
+            id,
+            created: self.clock.now,
+            due: self.clock.now + d,
+            seq: self.timers.seq,
+            kind,
+        });
         id
     }
 
     pub(crate) fn fire_timers(&mut self, prog: &Program) {
         loop {
-            let now = self.clock_now;
+            let now = self.clock.now;
             let best = self
                 .timers
+                .list
                 .iter()
                 .enumerate()
                 .filter(|(_, t)| t.due <= now)
                 .min_by(|a, b| a.1.due.total_cmp(&b.1.due).then(a.1.seq.cmp(&b.1.seq)))
                 .map(|(i, _)| i);
             let Some(i) = best else { return };
-            let timer = self.timers.remove(i);
+            let timer = self.timers.list.remove(i);
             match timer.kind {
                 TimerKind::Bubble { target, usage, think, thread } => {
-                    self.last_bubble_timer = None;
+                    self.timers.last_bubble = None;
                     if self.target(target).and_then(|t| t.bubble.as_ref()).is_some_and(|b| b.usage == usage) {
                         self.update_bubble(prog, target, think, V::Lit(prog.lit_empty));
                     }
@@ -71,11 +78,38 @@ impl State {
                 }
                 TimerKind::Sound { thread } => self.microtasks.push((thread, Resume::Advance)),
                 TimerKind::MakeySequence { index } => {
-                    if let Some(s) = self.makey_sequences.get_mut(index) {
+                    if let Some(s) = self.ext.makey_sequences.get_mut(index) {
                         s.2 = false;
                     }
                 }
             }
         }
     }
+}
+
+/// The step counter and the virtual clock.
+pub(crate) struct Clock {
+    /// Steps executed so far.
+    pub steps: u64,
+    /// Virtual time at the start of the current step, ms (`now(k)`).
+    pub now: f64,
+    /// `runtime.currentMSecs`: what time-based blocks read (the previous step's clock while
+    /// edge-activated hats are evaluated).
+    pub current_msecs: f64,
+    /// When the project timer was last reset, ms.
+    pub timer_start: f64,
+    /// Timer seconds per clock second (Whisker's profile advances 0.075 s per step).
+    pub timer_scale: f64,
+}
+
+/// The pending virtual `setTimeout`s.
+pub(crate) struct Timers {
+    /// Pending timers (fired by due time, then creation order).
+    pub list: Vec<VTimer>,
+    /// Last timer id handed out.
+    pub ids: u64,
+    /// Creation counter (ties of equal due times fire in creation order).
+    pub seq: u64,
+    /// The last `say/think for secs` timer (`stop all` clears it).
+    pub last_bubble: Option<u64>,
 }

@@ -16,7 +16,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let beats_slot = if matches!(cmd, Cmd::MusicRest) { 0 } else { 1 };
             if !timer_running(st, t) {
                 let beats = clamp(st.num_arg(prog, base, beats_slot), 0.0, 100.0);
-                start_timer(st, t, (60.0 / st.tempo) * beats);
+                start_timer(st, t, (60.0 / st.ext.tempo) * beats);
             } else {
                 check_timer(st, t);
             }
@@ -27,7 +27,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 if beats == 0.0 {
                     return;
                 }
-                start_timer(st, t, (60.0 / st.tempo) * beats);
+                start_timer(st, t, (60.0 / st.ext.tempo) * beats);
             } else {
                 check_timer(st, t);
             }
@@ -44,8 +44,8 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::MusicTempo { change } => {
             let v = st.num_arg(prog, base, 0);
-            let tempo = if change { v + st.tempo } else { v };
-            st.tempo = clamp(tempo, 20.0, 500.0);
+            let tempo = if change { v + st.ext.tempo } else { v };
+            st.ext.tempo = clamp(tempo, 20.0, 500.0);
         }
         _ => {}
     }
@@ -58,7 +58,7 @@ fn timer_running(st: &State, t: ThRef) -> bool {
 
 /// `_startStackTimer`: the duration is in seconds here.
 fn start_timer(st: &mut State, t: ThRef, secs: f64) {
-    let now = st.clock_now;
+    let now = st.clock.now;
     if let Some(f) = st.thm(t).stack.last_mut() {
         f.ctx = Ctx::Timer { start: now, duration: secs };
     }
@@ -67,7 +67,7 @@ fn start_timer(st: &mut State, t: ThRef, secs: f64) {
 
 /// `_checkStackTimer`.
 fn check_timer(st: &mut State, t: ThRef) {
-    let now = st.clock_now;
+    let now = st.clock.now;
     if let Some(Ctx::Timer { start, duration }) = st.th(t).stack.last().map(|f| f.ctx.clone())
         && now - start < duration * 1000.0
     {

@@ -33,20 +33,20 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::SetLanguage => {
             let v = crate::engine::value::to_rc_string(prog, st.arg(base, 0));
-            st.tts_language = Some(v);
+            st.ext.tts_language = Some(v);
         }
         Cmd::VideoToggle => {
             let v = crate::engine::value::to_rc_string(prog, st.arg(base, 0));
-            st.video_state = match &*v {
+            st.ext.video_state = match &*v {
                 "off" => 0,
                 "on" => 1,
                 "on-flipped" => 2,
-                _ => st.video_state,
+                _ => st.ext.video_state,
             };
         }
         Cmd::VideoTransparency => {
             let v = to_number(prog, st.arg(base, 0));
-            st.video_transparency = clamp(v, 0.0, 100.0);
+            st.ext.video_transparency = clamp(v, 0.0, 100.0);
         }
         _ => {}
     }

@@ -105,11 +105,13 @@ pub struct Changes<'a> {
 /// it borrows only the fields it reads and `st.geometry` stays free to be borrowed mutably.
 macro_rules! render_scene {
     ($prog:expr, $st:expr) => {
-        $crate::geometry::Scene::new($prog, &$st.targets, &$st.exec).with_changes($crate::geometry::Changes {
-            log: &$st.render_log,
-            base: $st.render_log_base,
-            layers: $st.layer_epoch,
-        })
+        $crate::geometry::Scene::new($prog, &$st.targets.slots, &$st.targets.exec).with_changes(
+            $crate::geometry::Changes {
+                log: &$st.targets.render_log,
+                base: $st.targets.render_log_base,
+                layers: $st.targets.layer_epoch,
+            },
+        )
     };
 }
 pub(crate) use render_scene;

@@ -21,8 +21,8 @@ impl State {
         if prog.makey_loaded {
             self.makey_key_pressed(&key);
         }
-        if !self.keys.iter().any(|x| **x == *key) {
-            self.keys.push(Rc::from(key.as_str()));
+        if !self.io.keys.iter().any(|x| **x == *key) {
+            self.io.keys.push(Rc::from(key.as_str()));
         }
     }
 
@@ -32,8 +32,8 @@ impl State {
         if key.is_empty() {
             return;
         }
-        if let Some(i) = self.keys.iter().position(|x| **x == *key) {
-            self.keys.remove(i);
+        if let Some(i) = self.io.keys.iter().position(|x| **x == *key) {
+            self.io.keys.remove(i);
         }
     }
 }

@@ -37,10 +37,10 @@ impl State {
             PendingInput::KeyDown(k) => self.key_pressed(prog, &k),
             PendingInput::KeyUp(k) => self.key_released(&k),
             PendingInput::MouseMove(x, y) => self.mouse_moved(x, y),
-            PendingInput::MouseButton(d) => self.mouse_down = d,
+            PendingInput::MouseButton(d) => self.io.mouse_down = d,
             PendingInput::Click(id) => self.clicked(prog, id),
             PendingInput::ClickSprite(name, clone) => {
-                let found = self.exec.iter().copied().find(|&id| {
+                let found = self.targets.exec.iter().copied().find(|&id| {
                     self.target(id).is_some_and(|t| {
                         !t.is_stage && t.clone_index == clone && prog.lit_str(prog.def(t.def).name) == name
                     })
@@ -51,7 +51,7 @@ impl State {
             }
             PendingInput::Answer(text) => self.on_answer(prog, Rc::from(text.as_str())),
             PendingInput::Drag(id, x, y) => self.drag_to(prog, id, x, y),
-            PendingInput::Loudness(v) => self.loudness = v,
+            PendingInput::Loudness(v) => self.io.loudness = v,
             PendingInput::Broadcast(name) => {
                 let stage = self.stage();
                 let d = self.target(stage).map_or(prog.stage, |t| t.def);
@@ -63,4 +63,22 @@ impl State {
             }
         }
     }
+}
+
+/// Queued inputs and the state of the devices they drive.
+pub(crate) struct Io {
+    /// Inputs queued since the last step, applied in order at the start of the next.
+    pub pending: Vec<PendingInput>,
+    /// Keys held down (Scratch key names).
+    pub keys: Vec<Rc<str>>,
+    /// Mouse x in stage coordinates.
+    pub mouse_x: f64,
+    /// Mouse y in stage coordinates.
+    pub mouse_y: f64,
+    /// Mouse button held.
+    pub mouse_down: bool,
+    /// The virtual loudness (−1 = no microphone).
+    pub loudness: f64,
+    /// The `username` reporter (fixed: "").
+    pub username: Rc<str>,
 }

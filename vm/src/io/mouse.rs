@@ -13,10 +13,10 @@ impl State {
         let cy = 180.0 - y;
         // scratch-vm ignores a falsy coordinate (0 or NaN after the offset).
         if cx != 0.0 && !cx.is_nan() {
-            self.mouse_x = js_round(clamp(480.0 * ((cx / 480.0) - 0.5), -240.0, 240.0));
+            self.io.mouse_x = js_round(clamp(480.0 * ((cx / 480.0) - 0.5), -240.0, 240.0));
         }
         if cy != 0.0 && !cy.is_nan() {
-            self.mouse_y = js_round(clamp(-360.0 * ((cy / 360.0) - 0.5), -180.0, 180.0));
+            self.io.mouse_y = js_round(clamp(-360.0 * ((cy / 360.0) - 0.5), -180.0, 180.0));
         }
     }
 

@@ -315,29 +315,42 @@ impl Compiler<'_> {
         let d = b.target as usize;
         // A `next` naming a missing block retires the thread in scratch-vm (unlike a null `next`).
         let next = if b.next_missing { DANGLING } else { b.next.unwrap_or(NONE) };
-        let Some((kind, slots)) = cmd_of_opcode(&op) else {
-            // Not a command: hats, reporters in a stack, unknown opcodes.
-            let (cmd, args) = if is_hat_opcode(&op) {
-                (Cmd::Hat, self.compile_args(bi, &[], 0))
-            } else if rep_of_opcode(&op).is_some() {
-                let e = self.compile_expr(bi, 0);
-                (Cmd::Expr(e), Args::default())
-            } else if is_known_no_fn(&op) || op == "procedures_prototype" {
-                (Cmd::NoFn, self.compile_args(bi, &[], 0))
-            } else {
-                let n_inputs =
-                    b.inputs.iter().filter(|(n, _)| !n.starts_with("SUBSTACK") && n != "custom_block").count();
-                if b.fields.len() == 1 && n_inputs == 0 {
-                    (Cmd::NoFn, Args::default())
-                } else {
-                    let u = self.lits.intern(&op);
-                    (Cmd::Unknown(u), self.compile_args(bi, &[], 0))
-                }
-            };
-            return CBlock { cmd, next, args };
-        };
+        let Some((kind, slots)) = cmd_of_opcode(&op) else { return self.compile_non_command(bi, &op, next) };
         let args = self.compile_args(bi, slots, 0);
-        let cmd = match kind {
+        if kind == "call" {
+            return self.compile_call(bi, d, next);
+        }
+        let cmd = self.control_event_looks_cmd(bi, kind, defs).unwrap_or_else(|| self.other_cmd(bi, kind));
+        CBlock { cmd, next, args }
+    }
+
+    /// A block in command position that is not a command: a hat, a reporter in a stack, a
+    /// known opcode without a function, or an unknown opcode.
+    fn compile_non_command(&mut self, bi: BlockIdx, op: &str, next: u32) -> CBlock {
+        let b = &self.project.blocks[bi as usize];
+        // Not a command: hats, reporters in a stack, unknown opcodes.
+        let (cmd, args) = if is_hat_opcode(op) {
+            (Cmd::Hat, self.compile_args(bi, &[], 0))
+        } else if rep_of_opcode(op).is_some() {
+            let e = self.compile_expr(bi, 0);
+            (Cmd::Expr(e), Args::default())
+        } else if is_known_no_fn(op) || op == "procedures_prototype" {
+            (Cmd::NoFn, self.compile_args(bi, &[], 0))
+        } else {
+            let n_inputs = b.inputs.iter().filter(|(n, _)| !n.starts_with("SUBSTACK") && n != "custom_block").count();
+            if b.fields.len() == 1 && n_inputs == 0 {
+                (Cmd::NoFn, Args::default())
+            } else {
+                let u = self.lits.intern(op);
+                (Cmd::Unknown(u), self.compile_args(bi, &[], 0))
+            }
+        };
+        CBlock { cmd, next, args }
+    }
+
+    /// The control, event and looks commands (`None` for other kinds).
+    fn control_event_looks_cmd(&mut self, bi: BlockIdx, kind: &str, defs: &[DefInfo]) -> Option<Cmd> {
+        Some(match kind {
             "repeat" => Cmd::Repeat { sub: self.substack(bi, "SUBSTACK") },
             "repeat_until" => Cmd::RepeatUntil { sub: self.substack(bi, "SUBSTACK") },
             "while" => Cmd::While { sub: self.substack(bi, "SUBSTACK") },
@@ -392,6 +405,13 @@ impl Compiler<'_> {
             "setsize" => Cmd::SetSize,
             "frontback" => Cmd::GoFrontBack { front: self.field_str(bi, "FRONT_BACK").as_deref() == Some("front") },
             "layers" => Cmd::GoLayers { forward: self.field_str(bi, "FORWARD_BACKWARD").as_deref() == Some("forward") },
+            _ => return None,
+        })
+    }
+
+    /// The motion, sound, sensing, data, procedure, pen, music and extension commands.
+    fn other_cmd(&mut self, bi: BlockIdx, kind: &str) -> Cmd {
+        match kind {
             "move" => Cmd::MoveSteps,
             "gotoxy" => Cmd::GotoXY,
             "goto" => Cmd::Goto,
@@ -440,7 +460,6 @@ impl Compiler<'_> {
             "insertat" => Cmd::InsertAtList(self.field_var(bi, "LIST", true)),
             "replace" => Cmd::ReplaceItemOfList(self.field_var(bi, "LIST", true)),
             "definition" => Cmd::Definition,
-            "call" => return self.compile_call(bi, d, next),
             "pen_clear" => Cmd::PenClear,
             "pen_stamp" => Cmd::PenStamp,
             "pen_down" => Cmd::PenDown,
@@ -467,8 +486,7 @@ impl Compiler<'_> {
             "video_toggle" => Cmd::VideoToggle,
             "video_transparency" => Cmd::VideoTransparency,
             _ => Cmd::Nop,
-        };
-        CBlock { cmd, next, args }
+        }
     }
 
     fn bcast(&mut self, bi: BlockIdx, defs: &[DefInfo]) -> Bcast {
