@@ -20,7 +20,7 @@
 //! row per project; `assets/`: downloaded assets, removed at the end of a
 //! run that finished every project unless `keep_cache`). At the end the
 //! report `OUT/fetch-report.csv` (one row per id, sorted by id) and the
-//! manifest `OUT/dataset.toml` (via [`crate::manifest::scan`], with title,
+//! manifest `OUT/dataset.toml` (via [`clowder_datasets::manifest::scan`], with title,
 //! author, source, licence and remix parent of each project) are written.
 
 use std::collections::BTreeMap;
@@ -33,8 +33,8 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 
-use crate::manifest::{self, Descriptive};
-use crate::sb3::{self, ContainerLimits, Format};
+use clowder_datasets::manifest::{self, Descriptive};
+use clowder_datasets::sb3::{self, ContainerLimits, Format};
 
 /// Name of the per-project report written into the output folder.
 pub const REPORT_FILE: &str = "fetch-report.csv";
@@ -67,7 +67,7 @@ impl Default for FetchLimits {
             // Scratch's upload limit for an asset is 10 MB.
             max_asset_bytes: 32 << 20,
             max_assets: 10_000,
-            max_total_bytes: crate::MAX_PROJECT_BYTES,
+            max_total_bytes: clowder_datasets::MAX_PROJECT_BYTES,
         }
     }
 }
@@ -564,7 +564,7 @@ pub enum FetchError {
     Io(String),
     /// The manifest could not be written.
     #[error(transparent)]
-    Dataset(#[from] crate::DatasetError),
+    Dataset(#[from] clowder_datasets::DatasetError),
 }
 
 /// Most ids accepted in one ids file.
@@ -649,8 +649,8 @@ impl Fetcher<'_> {
         if !row.status.has_file() {
             return (!self.opts.retry_failed).then_some(row);
         }
-        let bytes = crate::read_project_bytes(&self.sb3_path(id)).ok()?;
-        if crate::content_hash(&bytes) != row.hash {
+        let bytes = clowder_datasets::read_project_bytes(&self.sb3_path(id)).ok()?;
+        if clowder_datasets::content_hash(&bytes) != row.hash {
             return None;
         }
         if row.status == Status::Ok {
@@ -661,7 +661,8 @@ impl Fetcher<'_> {
 
     fn record(&self, row: &Row) -> Result<(), String> {
         let text = serde_json::to_vec_pretty(row).map_err(|e| e.to_string())?;
-        crate::write_atomic(&meta_dir(self.out).join(format!("{}.json", row.id)), &text).map_err(|e| e.to_string())
+        clowder_datasets::write_atomic(&meta_dir(self.out).join(format!("{}.json", row.id)), &text)
+            .map_err(|e| e.to_string())
     }
 
     fn asset(&self, r: &sb3::AssetRef) -> Result<Option<Vec<u8>>, ReqError> {
@@ -693,7 +694,7 @@ impl Fetcher<'_> {
         match self.http.get(&url, self.opts.limits.max_asset_bytes, &check)? {
             Got::Body(b) => {
                 // A failed cache write only costs a download next time.
-                let _ = crate::write_atomic(&cached, &b);
+                let _ = clowder_datasets::write_atomic(&cached, &b);
                 Ok(Some(b))
             }
             Got::Gone(_) => Ok(None),
@@ -805,13 +806,13 @@ impl Fetcher<'_> {
             Err(e) => return row.fail(Status::Invalid, format!("assembling the .sb3: {e}")),
         };
         let path = self.sb3_path(id);
-        if let Err(e) = crate::write_atomic(&path, &sb3) {
+        if let Err(e) = clowder_datasets::write_atomic(&path, &sb3) {
             return row.fail(Status::Invalid, format!("{}: {e}", path.display()));
         }
         row.status = if missing.is_empty() { Status::Ok } else { Status::OkMissingAssets };
         row.file = format!("{id}.sb3");
         row.bytes = sb3.len() as u64;
-        row.hash = crate::content_hash(&sb3);
+        row.hash = clowder_datasets::content_hash(&sb3);
         row.assets = assets.len() as u64;
         row
     }
@@ -954,7 +955,7 @@ pub fn write_report(path: &Path, rows: &[Row]) -> Result<(), FetchError> {
         .map_err(|e| io_err(path, e))?;
     }
     let bytes = w.into_inner().map_err(|e| io_err(path, e))?;
-    crate::write_atomic(path, &bytes).map_err(|e| io_err(path, e))
+    clowder_datasets::write_atomic(path, &bytes).map_err(|e| io_err(path, e))
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use clowder_vm::rng::SplitMix64;
 
-use crate::manifest::{self, Entry, MANIFEST_FILE, Manifest};
-use crate::{DatasetError, discover};
+use clowder_datasets::manifest::{self, Entry, MANIFEST_FILE, Manifest};
+use clowder_datasets::{DatasetError, discover};
 
 /// How the sampled files get into the output folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,7 +101,9 @@ pub fn sample(
         let unloadable = opts.exclude_unloadable
             && (!entry.load_error.is_empty()
                 || (!entries.contains_key(&file)
-                    && crate::read_project_bytes(&p.path).and_then(|b| crate::metrics::measure(&b, &file)).is_err()));
+                    && clowder_datasets::read_project_bytes(&p.path)
+                        .and_then(|b| clowder_datasets::metrics::measure(&b, &file))
+                        .is_err()));
         if (opts.exclude_remixes && entry.remix_parent.is_some()) || unloadable {
             filtered += 1;
             continue;
@@ -253,7 +255,7 @@ mod tests {
     use super::*;
 
     fn smoke() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("smoke")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/smoke")
     }
 
     fn opts(n: usize, seed: u64, mode: Mode) -> SampleOptions {

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use crate::metrics::{self, Metrics};
-use crate::{DatasetError, discover, read_project_bytes};
+use clowder_datasets::metrics::{self, Metrics};
+use clowder_datasets::{DatasetError, discover, read_project_bytes};
 
 /// One project's measurement.
 #[derive(Debug, Clone)]
@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn smoke_stats_table_and_csv() {
-        let smoke = Path::new(env!("CARGO_MANIFEST_DIR")).join("smoke");
+        let smoke = Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/smoke");
         let st = DatasetStats::collect(&smoke).unwrap();
         assert_eq!(st.projects.len(), 5);
         assert!(st.failures().is_empty());

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use clowder_datasets::fetch::{self, Clock, FetchOptions, Row, Status};
+use clowder_dataset_tools::fetch::{self, Clock, FetchOptions, Row, Status};
 use clowder_datasets::manifest::Manifest;
 use clowder_datasets::sb3::md5_hex;
 
