@@ -33,6 +33,8 @@ enum Command {
     },
     /// One test-generation run on one project (prints the outcome; --out saves suite and timeline).
     Gen(cmd::generate::GenArgs),
+    /// Run a hand-written Whisker test suite on projects (TAP, tests.csv, JSON feedback).
+    Test(cmd::test::TestArgs),
     /// Mutation analysis of generated suites (scores overall and per operator); --list shows the mutants.
     Mutate(cmd::mutate::MutateArgs),
     /// Mutation analysis as a follow-up on the suites a finished study stored (writes an analysable copy).
@@ -89,6 +91,7 @@ fn main() -> ExitCode {
             | Command::Status(_)
             | Command::Gen(_)
             | Command::Mutate(_)
+            | Command::Test(_)
             | Command::MutateStudy(_)
             | Command::Dataset { .. }
             | Command::Vm { .. }
@@ -108,6 +111,7 @@ fn main() -> ExitCode {
         Command::Verify(a) => cmd::verify::run(a),
         Command::Bench { what } => cmd::bench::run(what),
         Command::Gen(args) => cmd::generate::run(args),
+        Command::Test(args) => cmd::test::run(args),
         Command::Mutate(args) => cmd::mutate::run(args),
         Command::MutateStudy(args) => cmd::mutate_study::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),

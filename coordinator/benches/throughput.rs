@@ -51,7 +51,7 @@ impl Executor for FakeRun {
             reproducible: true,
             ..Default::default()
         };
-        ExecOutcome { result, memory_peak_bytes: 0, memory_limit_kind: "none" }
+        ExecOutcome { result, memory_peak_bytes: 0, memory_limit_kind: "none", cpu_ms: 0 }
     }
 
     fn isolation(&self) -> &'static str {

@@ -325,17 +325,24 @@ pub fn id_from_file_name(file: &str) -> Option<u64> {
 }
 
 /// Reads a corpora-style `MANIFEST.tsv` (`file, source_repo, path_in_repo,
-/// commit, license`) into descriptive metadata by file name; absent → empty.
+/// commit, license`, or `path` and `licence`) into descriptive metadata by file name;
+/// absent → empty.
 fn read_corpora_tsv(dir: &Path) -> BTreeMap<String, Descriptive> {
     let mut out = BTreeMap::new();
     let Ok(text) = std::fs::read_to_string(dir.join("MANIFEST.tsv")) else { return out };
     let mut lines = text.lines();
     let Some(header) = lines.next() else { return out };
     let cols: Vec<&str> = header.split('\t').collect();
-    let col = |name: &str| cols.iter().position(|c| *c == name);
-    let (Some(f), repo, path, commit, lic) =
-        (col("file"), col("source_repo"), col("path_in_repo"), col("commit"), col("license"))
-    else {
+    // The corpora spell two columns two ways (whisker-rq1: `path_in_repo`, `license`;
+    // codeclub: `path`, `licence`).
+    let col = |names: &[&str]| cols.iter().position(|c| names.contains(c));
+    let (Some(f), repo, path, commit, lic) = (
+        col(&["file"]),
+        col(&["source_repo"]),
+        col(&["path_in_repo", "path"]),
+        col(&["commit"]),
+        col(&["license", "licence"]),
+    ) else {
         return out;
     };
     for line in lines {
@@ -484,6 +491,21 @@ mod tests {
 
     fn smoke() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("smoke")
+    }
+
+    #[test]
+    fn corpora_tsv_in_both_spellings() {
+        let dir = tempfile::tempdir().unwrap();
+        let tsv = "file\tsource_repo\tpath\tcommit\tlicence\tbytes\nA.sb3\to/r\ten/A B.sb3\tc0ffee\tCC BY-SA 4.0\t1\n";
+        std::fs::write(dir.path().join("MANIFEST.tsv"), tsv).unwrap();
+        let m = read_corpora_tsv(dir.path());
+        assert_eq!(m["A.sb3"].source, "github:o/r/en/A B.sb3@c0ffee");
+        assert_eq!(m["A.sb3"].licence, "CC BY-SA 4.0");
+        let tsv = "file\tsource_repo\tpath_in_repo\tcommit\tlicense\nB.sb3\to/r\tx/B.sb3\tbeef\tGPL-3.0\n";
+        std::fs::write(dir.path().join("MANIFEST.tsv"), tsv).unwrap();
+        let m = read_corpora_tsv(dir.path());
+        assert_eq!(m["B.sb3"].source, "github:o/r/x/B.sb3@beef");
+        assert_eq!(m["B.sb3"].licence, "GPL-3.0");
     }
 
     fn copy_smoke(dir: &Path) {

@@ -36,15 +36,21 @@
 //! as the previous state (Whisker skips the first event). Values that are not
 //! finite numbers produce no assertion (JSON cannot hold them).
 //!
-//! A clone is identified by its sprite and clone number (clowder numbers the
-//! clones of a sprite from 1 in creation order); the exported JavaScript uses
-//! that number in `getClone(n)`, where Whisker's index may differ after clones
-//! were deleted. Layers are clowder's execution order (stage 0, back-most
-//! sprite 1, …), which can differ from scratch-render's drawable order.
+//! A clone is identified as Whisker identifies it: by its sprite and its index
+//! among the sprite's clones alive *now*, in creation order (1 = the oldest
+//! live clone; `sprite.clones[i]` in scratch-vm, Whisker's `getClone(i)`), so
+//! after a deletion the same index names the next clone. The exported
+//! JavaScript reads clones through Whisker's sprite wrapper
+//! (`getClones()[i - 1]`), which has the same properties as an original's
+//! (`getClone(i)` is the raw target: no `sayText`, unrounded `size`). Sizes are
+//! exported rounded, as the wrapper reports them. Layers are clowder's
+//! execution order (stage 0, back-most sprite 1, …), which can differ from
+//! scratch-render's drawable order.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use clowder_vm::value::js_round;
 use serde::{Deserialize, Serialize};
 
 use crate::execution::Executor;
@@ -71,7 +77,7 @@ pub const SIZE_TOLERANCE: f64 = 1.0;
 pub struct TargetRef {
     /// Sprite name, or [`STAGE`].
     pub sprite: String,
-    /// 0 for the original, n for the n-th clone.
+    /// 0 for the original, n for the n-th of the sprite's live clones (creation order).
     pub clone: u32,
 }
 
@@ -92,7 +98,7 @@ impl TargetRef {
         } else if self.clone == 0 {
             format!("t.getSprite({})", js_str(&self.sprite))
         } else {
-            format!("t.getSprite({}).getClone({})", js_str(&self.sprite), self.clone)
+            format!("t.getSprite({}).getClones()[{}]", js_str(&self.sprite), self.clone - 1)
         }
     }
 
@@ -343,9 +349,8 @@ impl Assertion {
                 js_str(&format!("Expected effect {effect} of {} to be {}", target.label(), num(*value)))
             ),
             Assertion::Layer { target, layer } => {
-                let read = if target.clone == 0 { "layerOrder" } else { "getLayerOrder()" };
                 format!(
-                    "t.assert.equal({}.{read}, {layer}, {});",
+                    "t.assert.equal({}.layerOrder, {layer}, {});",
                     target.accessor(),
                     js_str(&format!("Expected {} to be at layer {layer}", target.label()))
                 )
@@ -385,12 +390,13 @@ impl Assertion {
                     )
                 }
             }
+            // Whisker's wrapper reports `Math.round(size)`.
             Assertion::Size { target, size } => format!(
                 "t.assert.withinRange({}.size, {}, {}, {});",
                 target.accessor(),
-                num(*size),
+                num(js_round(*size)),
                 num(SIZE_TOLERANCE),
-                js_str(&format!("Expected {} to have size {} +-1", target.label(), num(*size)))
+                js_str(&format!("Expected {} to have size {} +-1", target.label(), num(js_round(*size))))
             ),
             Assertion::Touching { target, other, touching } => {
                 let (f, not) = if *touching { ("ok", "") } else { ("not", " not") };
@@ -582,7 +588,13 @@ mod probe {
                     TargetRef::stage()
                 } else {
                     let name = project.targets.get(t.def).map(|d| d.name.clone()).unwrap_or_default();
-                    TargetRef { sprite: name, clone: t.clone }
+                    // Index among the sprite's live clones: creation numbers only grow.
+                    let live = if t.clone == 0 {
+                        0
+                    } else {
+                        1 + all.iter().filter(|o| o.def == t.def && o.clone != 0 && o.clone < t.clone).count() as u32
+                    };
+                    TargetRef { sprite: name, clone: live }
                 };
                 let clones = if t.clone == 0 && !t.is_stage {
                     all.iter().filter(|o| o.def == t.def && o.clone != 0).count() as u32
@@ -778,8 +790,10 @@ mod tests {
                 .to_js();
         assert_eq!(
             js,
-            r#"t.assert.equal(t.getSprite("Cat").getClone(2).sayText, "a\"b", "Expected Clone 2 of Cat to say a\"b");"#
+            r#"t.assert.equal(t.getSprite("Cat").getClones()[1].sayText, "a\"b", "Expected Clone 2 of Cat to say a\"b");"#
         );
+        let s = Assertion::Size { target: cat(), size: 100.5 }.to_js();
+        assert!(s.starts_with(r#"t.assert.withinRange(t.getSprite("Cat").size, 101, 1, "#), "{s}");
         let v = Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "3".into() }.to_js();
         assert!(v.starts_with(r#"t.assert.equal(t.getStage().getVariable("score", false).value, "3", "#), "{v}");
         let p = Assertion::Position { target: cat(), x: 1.5, y: -2.0 }.to_js();

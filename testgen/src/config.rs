@@ -61,6 +61,7 @@ pub const COMMON_PARAMS: &[&str] = &[
     "assertions",
     "dynamic_extraction",
     "schedule_steps",
+    "whisker_vm",
 ];
 
 /// Parameters of MOSA.
@@ -195,6 +196,10 @@ pub struct Params {
     /// uses this fixed horizon (default: the study's 180 000 steps) so that no
     /// decision depends on the budget of the run.
     pub schedule_steps: u64,
+    /// The VM profile tests run in: `whisker` (Whisker's scratch-vm: its random stream,
+    /// time counted in steps; the default, so exported suites replay in Whisker) or, with
+    /// `whisker_vm = false`, `default` (scratch-vm under the fidelity oracle's rules).
+    pub profile: clowder_vm::Profile,
     /// MOSA population size.
     pub population_size: u32,
     /// MOSA crossover probability.
@@ -249,6 +254,11 @@ impl Params {
             minimize: cfg.flag("minimize", true)?,
             dynamic_extraction: cfg.flag("dynamic_extraction", true)?,
             schedule_steps: cfg.int("schedule_steps", 180_000)?,
+            profile: if cfg.flag("whisker_vm", true)? {
+                clowder_vm::Profile::Whisker
+            } else {
+                clowder_vm::Profile::Default
+            },
             population_size: u32p("population_size", 30)?,
             crossover_probability: prob("crossover_probability", 0.7)?,
             mutation_probability: prob("mutation_probability", 1.0)?,

@@ -95,7 +95,8 @@ pub enum Event {
     DragSprite {
         /// Sprite name.
         sprite: String,
-        /// Clone number (0: the original).
+        /// Whisker's `cloneID` of the clone (0: the original); the oldest live clone with it
+        /// is dragged, as Whisker's `dragSprite` does.
         clone: u32,
         /// Stage x.
         x: f64,
@@ -172,7 +173,7 @@ pub enum Cand {
         id: TargetId,
         /// Sprite index.
         def: usize,
-        /// Clone number.
+        /// Whisker's `cloneID` (0: the original).
         clone: u32,
         /// Drag destination.
         x: f64,
@@ -512,7 +513,7 @@ impl EventInfo {
                 Point::TouchEdge => {
                     if !tv.is_stage && !sut.touching_edge(tv.id) {
                         let (x, y) = nearest_edge_point(tv.x, tv.y);
-                        out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone, x, y });
+                        out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x, y });
                     }
                 }
                 Point::TouchSprite(name) => {
@@ -530,7 +531,7 @@ impl EventInfo {
                     if let Some(s) = sensed
                         && tv.visible
                     {
-                        out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone, x: s.x, y: s.y });
+                        out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x: s.x, y: s.y });
                     }
                 }
                 Point::TouchColor => {

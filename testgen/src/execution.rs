@@ -10,8 +10,10 @@
 //! |---|---|---|
 //! | KeyPress(k, d) | key down, after `d` steps key up | d + 1 |
 //! | Wait(d) | — | d + 1 |
-//! | ClickSprite / ClickStage | hats start at once | 1 |
-//! | MouseMove / MouseMoveTo / MouseDown / DragSprite / TypeText / TypeNumber | immediate | 1 |
+//! | ClickSprite (a sprite) / ClickStage | hats start at once | 1 |
+//! | ClickSprite (a clone at (x, y)) | mouse down at (x, y), up after the wait (Whisker's `clickCloneByCoords`) | 1 |
+//! | MouseDown | the button at the mouse position (a change clicks what is there) | 1 |
+//! | MouseMove / MouseMoveTo (truncated, as Whisker's driver) / DragSprite / TypeText / TypeNumber | immediate | 1 |
 //! | Sound(v, d) | loudness `v` for `max(d, 1)` steps, then none | max(d, 1) |
 //!
 //! Decoding stops when the codons are used up, or when the program has stopped
@@ -100,6 +102,10 @@ struct Live {
     budgeted: bool,
     /// Set when the step budget or full coverage cut the test short.
     cut: bool,
+    /// A clone click's mouse release, due at the start of the next step that runs after the
+    /// click's wait: after the next event's own inputs, as in Whisker (whose driver releases
+    /// it in the step loop while the test body posts the next event at once).
+    release: Option<(f64, f64)>,
 }
 
 /// Runs tests, counts the budget and records coverage over time.
@@ -289,10 +295,15 @@ impl<'a> Executor<'a> {
     }
 
     fn start(&mut self, budgeted: bool) -> Live {
-        let mut sut = Sut::with_instrumentation(Arc::clone(&self.ctx.project), self.ctx.vm_seed, !self.observe_only);
+        let mut sut = Sut::with_instrumentation(
+            Arc::clone(&self.ctx.project),
+            self.ctx.vm_seed,
+            self.ctx.params.profile,
+            !self.observe_only,
+        );
         self.geometry = sut.geometry();
         sut.green_flag();
-        Live { sut, running: true, prev_live: 0, budgeted, cut: false }
+        Live { sut, running: true, prev_live: 0, budgeted, cut: false, release: None }
     }
 
     fn end(&mut self, live: &Live) {
@@ -315,6 +326,9 @@ impl<'a> Executor<'a> {
                 live.cut = true;
                 self.limited.get_or_insert(phase);
                 return false;
+            }
+            if let Some((x, y)) = live.release.take() {
+                live.sut.mouse_post(x, y, false);
             }
             live.sut.step();
             if self.track_waits && !self.observe_only {
@@ -372,18 +386,35 @@ impl<'a> Executor<'a> {
                 self.run_steps(live, *steps as u64);
                 live.sut.key_up(key);
             }
-            Event::ClickSprite { sprite, clone, .. } => {
-                if let Some(id) = find(&live.sut, sprite, *clone) {
+            Event::ClickSprite { sprite, clone: 0, .. } => {
+                if let Some(id) = find(&live.sut, sprite, 0) {
                     live.sut.click(id);
+                }
+            }
+            // Whisker's `clickCloneByCoords`: if some target stands exactly at (x, y), a mouse
+            // click there (whatever is drawn at the point gets it), released after the wait.
+            Event::ClickSprite { x, y, .. } => {
+                let (x, y) = (*x, *y);
+                if live.sut.targets().iter().any(|t| t.x == x && t.y == y) {
+                    live.sut.mouse_post(x, y, true);
+                    self.run_steps(live, 1);
+                    live.release = Some((x, y));
+                    return;
                 }
             }
             Event::ClickStage => live.sut.click_stage(),
             Event::TypeText { text } => live.sut.answer(text),
             Event::TypeNumber { number } => live.sut.answer(&number.to_string()),
-            Event::MouseDown { down } => live.sut.mouse_button(*down),
-            Event::MouseMove { x, y } | Event::MouseMoveTo { x, y } => live.sut.mouse_move(*x, *y),
+            // Whisker posts the button at the mouse position: a change clicks what is there.
+            Event::MouseDown { down } => {
+                let (x, y, _) = live.sut.vm_mouse();
+                live.sut.mouse_post(x, y, *down);
+            }
+            // Whisker's driver truncates mouse coordinates.
+            Event::MouseMove { x, y } | Event::MouseMoveTo { x, y } => live.sut.mouse_move(x.trunc(), y.trunc()),
             Event::DragSprite { sprite, clone, x, y } => {
-                if let Some(id) = find(&live.sut, sprite, *clone) {
+                let def = project.targets.iter().position(|t| t.name == *sprite && !t.is_stage);
+                if let Some(id) = def.and_then(|d| live.sut.find_by_clone_id(d, *clone)) {
                     live.sut.drag(id, *x, *y);
                 }
             }

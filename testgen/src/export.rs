@@ -3,8 +3,8 @@
 //!
 //! Every event is followed by `await t.runForSteps(1);` (the one-step wait);
 //! the green flag is sent by Whisker's test runner before a test starts.
-//! Clones are clicked by position (`t.clickCloneByCoords`) and dragged by clone
-//! number (clowder numbers clones per sprite from 1; Whisker's `cloneID`s may differ).
+//! Clones are clicked by their exact position (`t.clickCloneByCoords`) and
+//! dragged by Whisker's `cloneID`, as Whisker's own events do.
 
 use std::fmt::Write as _;
 
@@ -42,7 +42,12 @@ pub fn event_js(ev: &Event) -> String {
             format!("t.keyPress({}, {steps});\n  await t.runForSteps({steps});", quote(key))
         }
         Event::ClickSprite { sprite, clone: 0, steps, .. } => format!("t.clickSprite({}, {steps});", quote(sprite)),
-        Event::ClickSprite { x, y, steps, .. } => format!("t.clickCloneByCoords({}, {}, {steps});", num(*x), num(*y)),
+        // Whisker finds the clone by its exact coordinates.
+        Event::ClickSprite { x, y, steps, .. } => format!(
+            "t.clickCloneByCoords({}, {}, {steps});",
+            clowder_vm::value::number_to_js_string(*x),
+            clowder_vm::value::number_to_js_string(*y)
+        ),
         Event::ClickStage => "t.clickStage();".into(),
         Event::TypeText { text } => format!("t.typeText({});", quote(text)),
         Event::TypeNumber { number } => format!("t.typeText('{number}');"),

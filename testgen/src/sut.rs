@@ -36,6 +36,8 @@ pub struct TargetView {
     pub def: usize,
     /// 0 for the original, n for the n-th clone of its sprite.
     pub clone: u32,
+    /// Whisker's `cloneID` (0 for the original; see `clowder_vm::Target::clone_id`).
+    pub clone_id: u32,
     /// Position.
     pub x: f64,
     /// Position.
@@ -57,17 +59,17 @@ pub struct Sut {
 }
 
 impl Sut {
-    /// A fresh VM for `project` whose project randomness is seeded with `seed`.
-    pub fn new(project: Arc<Project>, seed: u64) -> Self {
-        Self::with_instrumentation(project, seed, true)
+    /// A fresh VM for `project` in `profile` whose project randomness is seeded with `seed`.
+    pub fn new(project: Arc<Project>, seed: u64, profile: Profile) -> Self {
+        Self::with_instrumentation(project, seed, profile, true)
     }
 
     /// A fresh VM as [`Sut::new`], with or without the test-generation instrumentation.
     /// Without it nothing is traced (no coverage, no branch distances: no colour searches
     /// for false `touching color` conditions) and execution is the same: for replays that
     /// only observe states (mutation analysis).
-    pub fn with_instrumentation(project: Arc<Project>, seed: u64, instrument: bool) -> Self {
-        let vm = Vm::new(project, VmOptions { seed, profile: Profile::Default, instrument, ..VmOptions::default() });
+    pub fn with_instrumentation(project: Arc<Project>, seed: u64, profile: Profile, instrument: bool) -> Self {
+        let vm = Vm::new(project, VmOptions { seed, profile, instrument, ..VmOptions::default() });
         Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0, waits: Vec::new() }
     }
 
@@ -136,6 +138,19 @@ impl Sut {
         self.vm.mouse_button(down);
     }
 
+    /// Posts the mouse at (x, y) with the button `down`, as a test driver does: a change of
+    /// the button clicks the target drawn there (see `Vm::mouse_post`).
+    pub fn mouse_post(&mut self, x: f64, y: f64, down: bool) {
+        self.mouse = (x, y);
+        self.mouse_down = down;
+        self.vm.mouse_post(x, y, down);
+    }
+
+    /// The mouse as the VM holds it now (rounded position, button).
+    pub fn vm_mouse(&self) -> (f64, f64, bool) {
+        self.vm.mouse()
+    }
+
     /// Answers a pending `ask`.
     pub fn answer(&mut self, text: &str) {
         self.vm.answer_text(text);
@@ -179,6 +194,7 @@ impl Sut {
                 id,
                 def: t.def as usize,
                 clone: t.clone_index,
+                clone_id: t.clone_id,
                 x: t.x,
                 y: t.y,
                 visible: t.visible,
@@ -193,6 +209,15 @@ impl Sut {
     pub fn find(&self, def: usize, clone: u32) -> Option<TargetId> {
         let name = &self.vm.project().targets.get(def)?.name;
         self.vm.find_target(name, clone)
+    }
+
+    /// The target Whisker's `dragSprite` moves for sprite `def` and `cloneID` `id` (0: the
+    /// original): the oldest live clone with that id.
+    pub fn find_by_clone_id(&self, def: usize, id: u32) -> Option<TargetId> {
+        if id == 0 {
+            return self.find(def, 0);
+        }
+        self.targets().into_iter().filter(|t| t.def == def && t.clone != 0 && t.clone_id == id).map(|t| t.id).next()
     }
 
     /// A question of `ask and wait` is waiting for an answer.

@@ -16,6 +16,7 @@
 mod blocks;
 mod engine;
 mod extensions;
+mod external;
 pub mod geometry;
 pub mod instrument;
 pub mod io;
@@ -27,10 +28,12 @@ pub mod trace;
 pub mod util;
 pub mod value;
 mod vm;
+pub mod whisker;
 
 pub use util::jsmath;
 
 pub use engine::{Target, TargetId};
+pub use external::{MoveEvent, Pose};
 pub use project::{LoadError, LoadLimits, Project};
 pub use value::Value;
 pub use vm::{Profile, SayEvent, StepOutcome, Vm, VmOptions, Waiting};
@@ -52,5 +55,11 @@ pub mod runtime {
 /// work is capped (`Vm::work`, testgen's `DEFAULT_WORK_CAP`): runaway runs end with a partial
 /// result instead of running until a CPU-time limit, and a mutant replay doing far more work
 /// than the original test is a timeout; SVG costume text is drawn in Scratch's fonts (it was
-/// left out); the geometry got faster without changing any other answer.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem5");
+/// left out); the geometry got faster without changing any other answer. `sem6`: test
+/// generation runs in the `whisker` profile, which now follows Whisker's scratch-vm
+/// ([`whisker`]: `seed-random` keyed by the seed with the draws of internal ids, waits, glides,
+/// say/think for secs and sounds counted in steps, the step timer, layers as the renderer
+/// orders them); clone clicks, mouse-down events and drags act as Whisker's driver does;
+/// assertions name clones by their index among the live ones. The `headless` and `default`
+/// profiles are unchanged.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem6");

@@ -28,9 +28,13 @@ impl Vm {
     }
 
     /// Layer of a live target: its index in the layer order, stage 0, then
-    /// back to front.
+    /// back to front. Under the `whisker` profile, its index in the renderer's draw list, as
+    /// Whisker's `layerOrder` reads it (the pen layer and say/think bubbles count).
     pub fn layer(&self, id: TargetId) -> Option<usize> {
-        self.st.targets.exec.iter().position(|&t| t == id)
+        match &self.st.targets.draw {
+            Some(d) if self.st.target(id).is_some_and(|t| !t.is_stage) => d.layer_order(id),
+            _ => self.st.targets.exec.iter().position(|&t| t == id),
+        }
     }
 
     /// Scalar variables of a live target, `(name, value)`: declared ones in

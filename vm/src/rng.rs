@@ -1,4 +1,10 @@
-//! SplitMix64: the one source of project-visible randomness (DESIGN §3).
+//! The sources of project-visible randomness (DESIGN §3).
+//!
+//! * [`SplitMix64`]: the fidelity oracle's `Math.random` (profiles `headless`, `default`).
+//! * [`SeedRandom`]: the npm package `seed-random` 2.2.0, which Whisker installs as
+//!   `Math.random` before every test execution (`Randomness.seedScratch`), keyed by the test
+//!   seed (profile `whisker`). Reimplemented from its algorithm: an ARC4 stream keyed by the
+//!   seed's JavaScript string, 256 outputs dropped, then six or more bytes per double.
 
 /// SplitMix64 generator, bit-exact with the fidelity oracle's `lib/splitmix64.js`.
 #[derive(Debug, Clone)]
@@ -27,6 +33,133 @@ impl SplitMix64 {
     }
 }
 
+/// `seed-random` (npm, 2.2.0): Whisker's `Math.random` during test execution.
+#[derive(Clone)]
+pub struct SeedRandom {
+    s: [u8; 256],
+    i: u8,
+    j: u8,
+}
+
+impl std::fmt::Debug for SeedRandom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SeedRandom").field("i", &self.i).field("j", &self.j).finish_non_exhaustive()
+    }
+}
+
+impl SeedRandom {
+    /// The stream of `seed(n, {global: true})` for the number `n = seed` — what Whisker's
+    /// `Randomness.seedScratch()` installs for the test seed `seed` (the servant's `-se`,
+    /// parsed with `parseInt`). The package flattens a number to `String(n) + "\0"`; a seed
+    /// above 2^53 is the JavaScript number nearest to it, as `parseInt` reads it.
+    pub fn for_whisker_seed(seed: u64) -> Self {
+        let mut key = crate::value::number_to_js_string(seed as f64);
+        key.push('\0');
+        Self::from_string_seed(&key)
+    }
+
+    /// The stream keyed by the string `seed` exactly (the package's `mixkey` of it).
+    pub fn from_string_seed(seed: &str) -> Self {
+        // mixkey: key[j & 255] = 255 & ((smear ^= key[j & 255] * 19) + charCode(j)); entries not
+        // yet written read as `undefined`, which the int32 `^` turns into 0.
+        let mut key: Vec<u32> = Vec::new();
+        let mut smear: u32 = 0;
+        for (j, unit) in seed.encode_utf16().enumerate() {
+            let k = j & 255;
+            let old = key.get(k).copied().unwrap_or(0);
+            smear ^= old * 19;
+            let v = smear.wrapping_add(u32::from(unit)) & 255;
+            if k < key.len() {
+                key[k] = v;
+            } else {
+                key.push(v);
+            }
+        }
+        if key.is_empty() {
+            key.push(0);
+        }
+        let mut s = [0u8; 256];
+        for (i, x) in s.iter_mut().enumerate() {
+            *x = i as u8;
+        }
+        let mut j: u8 = 0;
+        for i in 0..256 {
+            let t = s[i];
+            j = j.wrapping_add(key[i % key.len()] as u8).wrapping_add(t);
+            s[i] = s[j as usize];
+            s[j as usize] = t;
+        }
+        let mut r = Self { s, i: 0, j: 0 };
+        // "For robust unpredictability discard an initial batch of values."
+        r.g(256);
+        r
+    }
+
+    /// The next `count` ARC4 outputs as one base-256 number (`arc4.g(count)`).
+    fn g(&mut self, count: u32) -> f64 {
+        let mut r = 0.0;
+        for _ in 0..count {
+            self.i = self.i.wrapping_add(1);
+            let t = self.s[self.i as usize];
+            self.j = self.j.wrapping_add(t);
+            self.s[self.i as usize] = self.s[self.j as usize];
+            self.s[self.j as usize] = t;
+            let k = self.s[self.i as usize].wrapping_add(t);
+            r = r * 256.0 + f64::from(self.s[k as usize]);
+        }
+        r
+    }
+
+    /// The next double in `[0, 1)`, with the package's arithmetic (all of it exact in f64).
+    pub fn next_f64(&mut self) -> f64 {
+        const SIGNIFICANCE: f64 = 4_503_599_627_370_496.0; // 2^52
+        const OVERFLOW: f64 = 9_007_199_254_740_992.0; // 2^53
+        let mut n = self.g(6);
+        let mut d = 281_474_976_710_656.0; // 256^6
+        let mut x = 0.0;
+        while n < SIGNIFICANCE {
+            n = (n + x) * 256.0;
+            d *= 256.0;
+            x = self.g(1);
+        }
+        while n >= OVERFLOW {
+            n /= 2.0;
+            d /= 2.0;
+            x = f64::from((x as u32) >> 1);
+        }
+        (n + x) / d
+    }
+}
+
+/// The project's `Math.random`: what pick random, random positions and directions, random
+/// list items and backdrops draw from, and (profile `whisker`) scratch-vm's internal ids.
+#[derive(Debug, Clone)]
+pub enum ProjectRng {
+    /// The fidelity oracle's generator.
+    SplitMix64(SplitMix64),
+    /// Whisker's `seed-random`.
+    SeedRandom(Box<SeedRandom>),
+}
+
+impl ProjectRng {
+    /// The stream a VM of `profile` starts with for `seed` (also a test driver's re-seed,
+    /// Whisker's `seedScratch`): `seed-random` under `whisker`, SplitMix64 otherwise.
+    pub fn new(profile: crate::Profile, seed: u64) -> Self {
+        match profile {
+            crate::Profile::Whisker => ProjectRng::SeedRandom(Box::new(SeedRandom::for_whisker_seed(seed))),
+            crate::Profile::Headless | crate::Profile::Default => ProjectRng::SplitMix64(SplitMix64::new(seed)),
+        }
+    }
+
+    /// Next double in `[0, 1)`.
+    pub fn next_f64(&mut self) -> f64 {
+        match self {
+            ProjectRng::SplitMix64(r) => r.next_f64(),
+            ProjectRng::SeedRandom(r) => r.next_f64(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -42,5 +175,65 @@ mod tests {
         assert_eq!(r.next_f64(), 0.5665615751722809);
         assert_eq!(r.next_f64(), 0.7457817572627011);
         assert_eq!(r.next_f64(), 0.9710027535867962);
+    }
+
+    /// Outputs of the npm package `seed-random@2.2.0`:
+    /// `const r = require('seed-random')(SEED); r(); r(); ...` in Node 20.
+    #[test]
+    fn seed_random_reference_vectors() {
+        let cases: [(u64, [f64; 5]); 5] = [
+            (
+                0,
+                [0.038085370776470735, 0.08624634995353292, 0.5921039987135952, 0.5283513935579917, 0.9201975820617915],
+            ),
+            (1, [0.1776348083296759, 0.21606903041839373, 0.5251053930849383, 0.6111927269176093, 0.17465900859858835]),
+            (
+                2,
+                [
+                    0.37118430221502846,
+                    0.6036876390682743,
+                    0.22316315843635745,
+                    0.31453950542351816,
+                    0.31551814389226013,
+                ],
+            ),
+            (
+                42,
+                [
+                    0.0016341939679719736,
+                    0.9364577392619949,
+                    0.6594512913361081,
+                    0.26366393983479847,
+                    0.7841788012846541,
+                ],
+            ),
+            // parseInt("12345678901234567890") is 12345678901234567000 in JavaScript.
+            (
+                12345678901234567890,
+                [0.3784078143278548, 0.8742323576971806, 0.43973215494159423, 0.6197541700442972, 0.05505967702140322],
+            ),
+        ];
+        for (seed, want) in cases {
+            let mut r = SeedRandom::for_whisker_seed(seed);
+            let got: Vec<f64> = (0..5).map(|_| r.next_f64()).collect();
+            assert_eq!(got, want, "seed {seed}");
+        }
+        // A string key has no trailing NUL: `require('seed-random')("1")`.
+        let mut r = SeedRandom::from_string_seed("1");
+        assert_eq!(r.next_f64(), 0.2694488477791326);
+        assert_eq!(r.next_f64(), 0.43440878183925163);
+        // Far into the stream: the 100 000th output for seed 1.
+        let mut r = SeedRandom::for_whisker_seed(1);
+        let last = (0..100_000).map(|_| r.next_f64()).last();
+        assert_eq!(last, Some(0.8395502212656016));
+    }
+
+    #[test]
+    fn long_string_keys_wrap_and_smear() {
+        // Keys longer than 256 units fold onto the first entries with the smear (`mixkey`).
+        // `require('seed-random')("ab".repeat(200))` -> first outputs:
+        let mut r = SeedRandom::from_string_seed(&"ab".repeat(200));
+        let got: Vec<f64> = (0..3).map(|_| r.next_f64()).collect();
+        assert_eq!(got, [0.26861191918681826, 0.6981938432827175, 0.4668685787256614]);
     }
 }

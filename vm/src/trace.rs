@@ -146,11 +146,21 @@ pub struct TraceOptions {
     pub run_all: bool,
     /// Run with the instrumentation on (it must not change the trace).
     pub instrument: bool,
+    /// Semantics profile (the oracle's is `headless`; `whisker` traces compare with Whisker).
+    pub profile: crate::Profile,
 }
 
 impl Default for TraceOptions {
     fn default() -> Self {
-        TraceOptions { steps: 300, seed: 0, inputs: None, max_ops: 5_000_000, run_all: false, instrument: false }
+        TraceOptions {
+            steps: 300,
+            seed: 0,
+            inputs: None,
+            max_ops: 5_000_000,
+            run_all: false,
+            instrument: false,
+            profile: crate::Profile::Headless,
+        }
     }
 }
 
@@ -225,6 +235,7 @@ pub fn write_trace(
         seed: opts.seed,
         max_ops_per_step: opts.max_ops,
         instrument: opts.instrument,
+        profile: opts.profile,
         ..VmOptions::default()
     };
     let mut vm = Vm::new(project, vm_opts);

@@ -22,7 +22,9 @@ pub enum Profile {
     Headless,
     /// Headless plus geometry, sound durations and pen (studies).
     Default,
-    /// Default with Whisker's timer increment of 0.075 s per step.
+    /// Default with the semantics of Whisker's scratch-vm fork ([`crate::whisker`]):
+    /// `seed-random` for every draw including internal ids, time counted in steps at
+    /// acceleration 10, the step timer.
     Whisker,
 }
 
@@ -31,7 +33,8 @@ pub enum Profile {
 pub struct VmOptions {
     /// Semantics profile.
     pub profile: Profile,
-    /// SplitMix64 seed for project-visible randomness.
+    /// Seed of project-visible randomness: SplitMix64's state, or (profile `whisker`) the
+    /// test seed that keys `seed-random` as Whisker's `-se` does.
     pub seed: u64,
     /// Block executions allowed in one step before it is declared a hang.
     pub max_ops_per_step: u64,
@@ -39,11 +42,20 @@ pub struct VmOptions {
     pub record_say: bool,
     /// Turn on the instrumentation for test generation (see [`crate::instrument`]).
     pub instrument: bool,
+    /// Record every move (`setXY`) for [`Vm::take_moves`] (test drivers' `onMoved`).
+    pub record_moves: bool,
 }
 
 impl Default for VmOptions {
     fn default() -> Self {
-        Self { profile: Profile::Headless, seed: 0, max_ops_per_step: 5_000_000, record_say: false, instrument: false }
+        Self {
+            profile: Profile::Headless,
+            seed: 0,
+            max_ops_per_step: 5_000_000,
+            record_say: false,
+            instrument: false,
+            record_moves: false,
+        }
     }
 }
 
@@ -276,6 +288,14 @@ impl Vm {
         self.st.io.pending.push(PendingInput::MouseButton(down));
     }
 
+    /// scratch-vm's `Mouse.postData` with a button state, as a test driver posts a click at
+    /// stage point (x, y): the mouse moves there; if the button state changes (and the point
+    /// is inside the stage), the target drawn at the point (else the stage) gets its click
+    /// hats, on the way down, or on the way up if it is draggable.
+    pub fn mouse_post(&mut self, x: f64, y: f64, down: bool) {
+        self.st.io.pending.push(PendingInput::MousePost(x, y, down));
+    }
+
     /// Click on a target (sprite, clone or stage): starts its click hats.
     pub fn click_target(&mut self, id: TargetId) {
         self.st.io.pending.push(PendingInput::Click(id));
@@ -341,7 +361,15 @@ impl Vm {
             }
             let Some(f) = th.stack.last() else { continue };
             let Some(b) = prog.blocks.get(f.block as usize) else { continue };
+            let steps = st.clock.steps as f64;
             let (remaining, duration) = match (&b.cmd, &f.ctx) {
+                // Whisker's step timers and glides count steps: report them in virtual ms.
+                (_, Ctx::StepTimer { offset, duration }) => {
+                    ((duration - (steps - offset)) * STEP_MS, duration * STEP_MS)
+                }
+                (Cmd::Glide | Cmd::GlideTo, Ctx::Glide(g)) if st.whisker() => {
+                    ((g.duration - (steps - g.start)) * STEP_MS, g.duration * STEP_MS)
+                }
                 (Cmd::Wait, Ctx::Timer { start, duration }) => (duration - (now - start), *duration),
                 (Cmd::MusicDrum | Cmd::MusicRest | Cmd::MusicNote, Ctx::Timer { start, duration }) => {
                     (duration * 1000.0 - (now - start), duration * 1000.0)

@@ -100,6 +100,18 @@ pub struct ExecOutcome {
     pub memory_peak_bytes: u64,
     /// Which memory limit applied.
     pub memory_limit_kind: &'static str,
+    /// CPU time of the run, milliseconds (0 if unknown).
+    pub cpu_ms: u64,
+}
+
+/// CPU time of the calling thread, milliseconds (0 if the clock is unavailable).
+fn thread_cpu_ms() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return 0;
+    }
+    ts.tv_sec.max(0) as u64 * 1000 + ts.tv_nsec.max(0) as u64 / 1_000_000
 }
 
 /// A failed run's result.
@@ -261,8 +273,10 @@ impl Executor for ThreadExecutor {
         on_sample: &mut dyn FnMut(TimelineSample),
         _c: &Cancel,
     ) -> ExecOutcome {
+        let cpu0 = thread_cpu_ms();
         let result = run_in_process(&job.spec, &job.project_path, on_sample);
-        ExecOutcome { result, memory_peak_bytes: 0, memory_limit_kind: "none" }
+        let cpu_ms = thread_cpu_ms().saturating_sub(cpu0);
+        ExecOutcome { result, memory_peak_bytes: 0, memory_limit_kind: "none", cpu_ms }
     }
 
     fn isolation(&self) -> &'static str {
@@ -524,6 +538,7 @@ impl Executor for ProcessExecutor {
         };
         let mem = env.memory.report(oom_before, maxrss);
         outcome.memory_peak_bytes = mem.peak_bytes;
+        outcome.cpu_ms = (cpu_used * 1000.0) as u64;
         let limit_text = format!("{} MiB", limit >> 20);
         outcome.result = if cancel.is_cancelled() {
             failure(RunStatus::Cancelled, "cancelled")

@@ -15,7 +15,7 @@ use tokio::sync::watch;
 
 use crate::inner::{Backoff, Inner, is_fatal};
 use crate::report::deliver;
-use crate::slots::with_ids;
+use crate::slots::{Measured, with_ids};
 use crate::{CLOWDER_VERSION, Client, Control, Job, WorkerError, cache, exec};
 
 /// One session: from registering to the last running run.
@@ -191,7 +191,8 @@ impl Session<'_> {
                 }
                 Err(r) => {
                     inner.log(format!("run {}: {}", spec.run_id, r.error));
-                    let r = with_ids(r, &spec, inner, None, "none", 0, "none");
+                    let none = Measured { memory_limit_kind: "none", ..Default::default() };
+                    let r = with_ids(r, &spec, inner, None, "none", &none);
                     inner.unacked.fetch_add(1, Ordering::SeqCst);
                     let inner2 = Arc::clone(inner);
                     let client = self.client.clone();

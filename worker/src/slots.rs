@@ -47,14 +47,22 @@ pub(crate) async fn start(
     Ok((slot_threads, started_rx, pinned_cores))
 }
 
+/// What an executor measured about a run, for its provenance.
+#[derive(Default)]
+pub(crate) struct Measured {
+    pub(crate) memory_peak_bytes: u64,
+    pub(crate) memory_limit_kind: &'static str,
+    pub(crate) cpu_ms: u64,
+}
+
+/// `r` with the ids of its run and lease and the worker's provenance.
 pub(crate) fn with_ids(
     mut r: RunResult,
     spec: &RunSpec,
     inner: &Inner,
     core: Option<usize>,
     isolation: &str,
-    peak: u64,
-    limit_kind: &str,
+    measured: &Measured,
 ) -> RunResult {
     r.run_id = spec.run_id.clone();
     r.lease_id = spec.lease_id.clone();
@@ -64,10 +72,11 @@ pub(crate) fn with_ids(
         core: core.map(|c| c as i32).unwrap_or(-1),
         pinned: core.is_some(),
         engine_version: clowder_vm::ENGINE_VERSION.to_string(),
-        memory_limit_bytes: if limit_kind == "none" { 0 } else { spec.memory_limit_bytes },
-        memory_limit_kind: limit_kind.to_string(),
+        memory_limit_bytes: if measured.memory_limit_kind == "none" { 0 } else { spec.memory_limit_bytes },
+        memory_limit_kind: measured.memory_limit_kind.to_string(),
         attempts: spec.attempt,
-        memory_peak_bytes: peak,
+        memory_peak_bytes: measured.memory_peak_bytes,
+        cpu_ms: measured.cpu_ms,
         isolation: isolation.to_string(),
         clowder_version: CLOWDER_VERSION.to_string(),
         peer: String::new(),
@@ -156,15 +165,12 @@ fn slot_main(
             let s = elapsed.as_secs_f64().max(1e-4);
             *m = if *m == 0.0 { s } else { 0.8 * *m + 0.2 * s };
         }
-        let mut r = with_ids(
-            out.result,
-            &job.spec,
-            &inner,
-            core,
-            executor.isolation(),
-            out.memory_peak_bytes,
-            out.memory_limit_kind,
-        );
+        let measured = Measured {
+            memory_peak_bytes: out.memory_peak_bytes,
+            memory_limit_kind: out.memory_limit_kind,
+            cpu_ms: out.cpu_ms,
+        };
+        let mut r = with_ids(out.result, &job.spec, &inner, core, executor.isolation(), &measured);
         r.duration_ms = elapsed.as_millis() as u64;
         let _ = result_tx.send(r);
         inner.slot_done.notify_one();

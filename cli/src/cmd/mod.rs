@@ -13,6 +13,7 @@ pub mod mutate_study;
 pub mod run;
 pub mod slurm;
 pub mod status;
+pub mod test;
 pub mod verify;
 pub mod vm;
 pub mod worker;

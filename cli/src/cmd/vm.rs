@@ -42,6 +42,10 @@ pub enum VmCommand {
         /// Run with the test-generation instrumentation on (for checking that it changes nothing).
         #[arg(long, hide = true)]
         instrument: bool,
+        /// Semantics profile: headless (the oracle's), default or whisker (Whisker's scratch-vm;
+        /// the seed keys seed-random as Whisker's -se does).
+        #[arg(long, default_value = "headless")]
+        profile: String,
     },
     /// Answer render-oracle geometry questions (its query format) with the VM's CPU renderer.
     GeometryQuery {
@@ -71,8 +75,14 @@ fn parse_seed(s: &str) -> anyhow::Result<u64> {
 /// Runs a `clowder vm` subcommand.
 pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        VmCommand::Trace { project, steps, seed, inputs, max_ops, run_all, out, instrument } => {
+        VmCommand::Trace { project, steps, seed, inputs, max_ops, run_all, out, instrument, profile } => {
             let seed = parse_seed(&seed)?;
+            let profile = match profile.as_str() {
+                "headless" => clowder_vm::Profile::Headless,
+                "default" => clowder_vm::Profile::Default,
+                "whisker" => clowder_vm::Profile::Whisker,
+                other => anyhow::bail!("unknown profile {other:?} (known: headless, default, whisker)"),
+            };
             let inputs = match inputs {
                 Some(p) => {
                     let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
@@ -89,7 +99,7 @@ pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
             let loaded = Project::load_path(&project, &LoadLimits::default());
             let code = match loaded {
                 Ok(p) => {
-                    let opts = TraceOptions { steps, seed, inputs, max_ops, run_all, instrument };
+                    let opts = TraceOptions { steps, seed, inputs, max_ops, run_all, instrument, profile };
                     let end = write_trace(Arc::new(p), &opts, &mut sink)?;
                     if end.reason == "load_error" { ExitCode::from(2) } else { ExitCode::SUCCESS }
                 }

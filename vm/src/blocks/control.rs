@@ -52,6 +52,13 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
             }
         }
         Cmd::Forever { sub } => start_branch(st, t, sub, true),
+        Cmd::Wait if st.whisker() => match step_timer_phase(st, t) {
+            StepTimer::NeedsInit => {
+                let steps = crate::whisker::instrumented_steps(to_number(prog, st.arg(base, 0)));
+                start_step_timer(st, t, steps);
+            }
+            StepTimer::Running | StepTimer::Finished => {}
+        },
         Cmd::Wait => {
             let now = st.clock.current_msecs;
             let Some(f) = st.thm(t).stack.last_mut() else { return };
@@ -172,4 +179,38 @@ impl State {
             .copied()
             .find(|&id| self.target(id).is_some_and(|x| !x.is_stage && prog.lit_str(prog.def(x.def).name) == name))
     }
+}
+
+/// Where Whisker's stack timer of the block on top of `t` stands (the fork's
+/// `stackTimerNeedsInit` / `stackTimerFinished`, counted in steps).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StepTimer {
+    /// Not started: the block runs for the first time.
+    NeedsInit,
+    /// Started, not finished: the thread has yielded again.
+    Running,
+    /// `stepsExecuted - stepOffset >= duration`: the block completes now.
+    Finished,
+}
+
+/// The phase of the step timer of the block on top of `t`; yields the thread while it runs.
+pub(super) fn step_timer_phase(st: &mut State, t: ThRef) -> StepTimer {
+    let now = st.clock.steps as f64;
+    match st.th(t).stack.last().map(|f| &f.ctx) {
+        Some(Ctx::StepTimer { offset, duration }) if now - offset >= *duration => StepTimer::Finished,
+        Some(Ctx::StepTimer { .. }) => {
+            st.yield_thread(t);
+            StepTimer::Running
+        }
+        _ => StepTimer::NeedsInit,
+    }
+}
+
+/// `util.startStackTimer` of the fork (duration in steps), then `util.yield()`.
+pub(super) fn start_step_timer(st: &mut State, t: ThRef, duration: f64) {
+    let offset = st.clock.steps as f64;
+    if let Some(f) = st.thm(t).stack.last_mut() {
+        f.ctx = Ctx::StepTimer { offset, duration };
+    }
+    st.yield_thread(t);
 }

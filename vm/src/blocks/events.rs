@@ -77,7 +77,7 @@ pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
     let value = match cmd {
         Cmd::HatGreaterThan { timer } => {
             let v = to_number(prog, st.arg(base, 0));
-            let a = if *timer { st.timer_value() } else { st.io.loudness };
+            let a = if *timer { st.clock_timer() } else { st.io.loudness };
             let holds = a > v;
             dist = Some(if holds { (0.0, a - v) } else { (v - a + 1.0, 0.0) });
             holds

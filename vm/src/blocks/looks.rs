@@ -18,6 +18,17 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let msg = st.take_arg(base, 0);
             st.emit_say(prog, me, think, msg);
         }
+        // Whisker's fork: a stack timer in steps; the bubble is cleared when it ends.
+        Cmd::SayForSecs { think } if st.whisker() => match super::control::step_timer_phase(st, t) {
+            super::control::StepTimer::NeedsInit => {
+                let msg = st.take_arg(base, 0);
+                st.emit_say(prog, me, think, msg);
+                let steps = crate::whisker::instrumented_steps(to_number(prog, st.arg(base, 1)));
+                super::control::start_step_timer(st, t, steps);
+            }
+            super::control::StepTimer::Running => {}
+            super::control::StepTimer::Finished => st.update_bubble(prog, me, think, V::Lit(prog.lit_empty)),
+        },
         Cmd::SayForSecs { think } => {
             let msg = st.take_arg(base, 0);
             let secs = js_number(prog, st.arg(base, 1));
@@ -27,8 +38,15 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             st.timers.last_bubble = Some(id);
             st.promise_wait_external(t);
         }
-        Cmd::Show => st.set_visible(me, true),
-        Cmd::Hide => st.set_visible(me, false),
+        // The blocks (not other visibility changes) re-render the bubble.
+        Cmd::Show => {
+            st.set_visible(me, true);
+            st.render_bubble(me);
+        }
+        Cmd::Hide => {
+            st.set_visible(me, false);
+            st.render_bubble(me);
+        }
         Cmd::SwitchCostume => {
             let c = st.take_arg(base, 0);
             st.set_costume_by(prog, me, &c, false);
@@ -100,12 +118,19 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             if sprite {
                 let p = if front { f64::INFINITY } else { f64::NEG_INFINITY };
                 st.set_executable_position(me, p);
+                if let Some(d) = &mut st.targets.draw {
+                    d.front_back(me, front);
+                }
             }
         }
         Cmd::GoLayers { forward } => {
             let n = st.num_arg(prog, base, 0);
             if st.target(me).is_some_and(|x| !x.is_stage) {
-                st.move_executable(me, if forward { n } else { -n });
+                let n = if forward { n } else { -n };
+                st.move_executable(me, n);
+                if let Some(d) = &mut st.targets.draw {
+                    d.forward(me, n);
+                }
             }
         }
         _ => {}
@@ -302,10 +327,24 @@ impl State {
                 }
             }
         };
+        self.uid_draws();
         self.bubble_usage += 1;
         let usage = self.bubble_usage;
         if let Some(t) = self.target_mut(id) {
             t.bubble = Some(Bubble { think, text, usage });
+        }
+        self.render_bubble(id);
+    }
+
+    /// Looks `_renderBubble`: the bubble's drawable exists while the target is visible and
+    /// has text (only the `whisker` profile keeps the renderer's draw list).
+    pub(crate) fn render_bubble(&mut self, id: TargetId) {
+        if self.targets.draw.is_none() {
+            return;
+        }
+        let shown = self.target(id).is_some_and(|t| t.visible && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()));
+        if let Some(d) = &mut self.targets.draw {
+            d.bubble(id, shown);
         }
     }
 }

@@ -101,13 +101,16 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     }
 }
 
+/// `glide`; under Whisker's fork the clock is the step count and the duration is in steps.
 fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &V, ey: &V) {
-    let now = st.clock.now;
+    let whisker = st.whisker();
+    // Time and the duration's unit: ms and s (`1000 *` below), or steps and steps.
+    let (now, unit) = if whisker { (st.clock.steps as f64, 1.0) } else { (st.clock.now, 1000.0) };
     let ctx = st.th(t).stack.last().map(|f| f.ctx.clone());
     if let Some(Ctx::Glide(g)) = ctx {
         let elapsed = now - g.start;
-        if elapsed < g.duration * 1000.0 {
-            let frac = elapsed / (g.duration * 1000.0);
+        if elapsed < g.duration * unit {
+            let frac = elapsed / (g.duration * unit);
             let dx = frac * (g.ex - g.sx);
             let dy = frac * (g.ey - g.sy);
             st.set_xy(prog, me, g.sx + dx, g.sy + dy);
@@ -120,7 +123,11 @@ fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &
     let Some(x) = st.target(me) else { return };
     let g = GlideCtx {
         start: now,
-        duration: to_number(prog, secs),
+        duration: if whisker {
+            crate::whisker::instrumented_steps(to_number(prog, secs))
+        } else {
+            to_number(prog, secs)
+        },
         sx: x.x,
         sy: x.y,
         ex: to_number(prog, ex),
@@ -199,6 +206,7 @@ impl State {
             t.x = nx;
             t.y = ny;
         }
+        self.log_move(id, ox, oy);
         self.pen_moved(prog, id, ox, oy);
     }
 
@@ -208,6 +216,7 @@ impl State {
         if t.is_stage {
             return;
         }
+        let (ox, oy) = (t.x, t.y);
         let (nx, ny) = if self.geometry.fences() {
             let scene = crate::geometry::render_scene!(prog, self);
             self.geometry.fenced_position(&scene, id, x, y)
@@ -217,6 +226,20 @@ impl State {
         if let Some(t) = self.target_mut(id) {
             t.x = nx;
             t.y = ny;
+        }
+        self.log_move(id, ox, oy);
+    }
+
+    /// `EVENT_TARGET_MOVED` for a test driver (only when moves are recorded).
+    fn log_move(&mut self, target: TargetId, old_x: f64, old_y: f64) {
+        if self.observe.move_log.is_none() {
+            return;
+        }
+        let Some(t) = self.target(target) else { return };
+        let (x, y, visible) = (t.x, t.y, t.visible);
+        let scene = if self.observe.move_scenes { self.poses() } else { Vec::new() };
+        if let Some(log) = &mut self.observe.move_log {
+            log.push(crate::external::MoveEvent { target, old_x, old_y, x, y, visible, scene });
         }
     }
 

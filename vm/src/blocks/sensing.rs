@@ -40,6 +40,8 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             }
             st.promise_wait_external(t);
         }
+        // Whisker's fork resets its step timer only (the clock device keeps running).
+        Cmd::ResetTimer if st.whisker() => st.clock.step_timer = 0.0,
         Cmd::ResetTimer => st.clock.timer_start = st.clock.current_msecs,
         Cmd::SetDragMode { draggable } => {
             if let Some(x) = st.target_mut(me)

@@ -10,6 +10,23 @@ use crate::value::{clamp, wrap_clamp};
 pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
+        // Whisker's fork: `play sound until done` is a stack timer in steps; with no such sound
+        // its `stackTimerFinished` compares NaN with undefined and the thread waits for ever.
+        Cmd::PlaySound { wait: true } if st.whisker() => {
+            if super::control::step_timer_phase(st, t) != super::control::StepTimer::NeedsInit {
+                return;
+            }
+            let Some(x) = st.target(me) else { return };
+            let sounds = &prog.def(x.def).sounds;
+            match sound_index(prog, sounds, st.arg(base, 0)) {
+                Some(i) => {
+                    // The decoded buffer's duration; project.json's sampleCount / rate here.
+                    let steps = crate::whisker::sound_steps(sounds[i].duration_ms / 1000.0);
+                    super::control::start_step_timer(st, t, steps);
+                }
+                None => st.yield_thread(t),
+            }
+        }
         Cmd::PlaySound { wait } => {
             if !st.sound_durations {
                 return;

@@ -18,17 +18,26 @@ impl State {
             return None;
         }
         let def = src.def as usize;
+        // `new RenderedTarget` takes a `uid()`.
+        self.uid_draws();
         self.targets.clone_count += 1;
         let serial = self.targets.clone_serial.get(def).copied().unwrap_or(1);
         if let Some(s) = self.targets.clone_serial.get_mut(def) {
             *s += 1;
         }
         let src = self.target(of)?;
+        let clone_id = 1 + self
+            .targets
+            .runtime_order
+            .iter()
+            .filter(|&&id| self.target(id).is_some_and(|t| t.def == src.def && !t.is_original))
+            .count() as u32;
         let clone = Target {
             def: src.def,
             is_stage: false,
             is_original: false,
             clone_index: serial,
+            clone_id,
             x: src.x,
             y: src.y,
             direction: src.direction,
@@ -69,6 +78,9 @@ impl State {
         // goBehindOther(of)
         let pos = self.targets.exec.iter().position(|&x| x == of).unwrap_or(0);
         self.set_executable_position(id, pos as f64);
+        if let Some(d) = &mut self.targets.draw {
+            d.add_clone(id, of);
+        }
         Some(id)
     }
 
@@ -86,6 +98,9 @@ impl State {
         self.targets.clone_count = self.targets.clone_count.saturating_sub(1);
         self.stop_for_target(prog, id, None);
         self.targets.exec.retain(|&x| x != id);
+        if let Some(d) = &mut self.targets.draw {
+            d.remove(id);
+        }
         self.targets.layer_epoch += 1;
         self.targets.runtime_order.retain(|&x| x != id);
         if let Some(e) = self.targets.slots.get_mut(id.slot as usize) {

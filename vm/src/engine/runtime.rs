@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::target::Targets;
 use super::thread::{NOT_LISTED, Threads};
 use super::timers::{Clock, Timers};
-use super::{Resume, STEP_MS, SayEvent, Status, Target, TargetId, ThRef, V};
+use super::{Resume, SayEvent, Status, Target, TargetId, ThRef, V};
 use crate::blocks::sensing::Ask;
 use crate::extensions::Extensions;
 use crate::extensions::pen::PenState;
@@ -16,7 +16,7 @@ use crate::geometry::Geometry;
 use crate::instrument::Instrument;
 use crate::io::Io;
 use crate::program::{HatKind, NONE, Program};
-use crate::rng::SplitMix64;
+use crate::rng::ProjectRng;
 use crate::vm::{Profile, VmOptions};
 
 /// A JS exception scratch-vm would throw inside a step (P10).
@@ -48,8 +48,9 @@ pub(crate) struct State {
     pub observe: Observe,
     /// The extensions' global state (music, text to speech, video, Makey Makey).
     pub ext: Extensions,
-    /// The one seeded generator every project-visible random draw uses.
-    pub rng: SplitMix64,
+    /// The one seeded generator every project-visible random draw uses (the profile's:
+    /// SplitMix64, or `seed-random` under `whisker`).
+    pub rng: ProjectRng,
     /// `control_incr_counter`'s counter.
     pub counter: f64,
     /// Usage ids of say/think bubbles (a timer only clears the bubble it made).
@@ -92,28 +93,28 @@ pub(crate) struct Observe {
     pub cond_dist: Option<(f64, f64)>,
     /// SAY events since the last take, when recorded.
     pub say_log: Option<Vec<SayEvent>>,
+    /// Moves since the last `Vm::take_moves` (`VmOptions::record_moves`).
+    pub move_log: Option<Vec<crate::external::MoveEvent>>,
+    /// Move events carry every sprite's pose (`Vm::record_move_scenes`).
+    pub move_scenes: bool,
 }
 
 impl State {
     pub(crate) fn new(prog: &Program, opts: VmOptions, geometry: Box<dyn Geometry>) -> State {
         let n_defs = prog.defs.len();
         let mut st = State {
-            rng: SplitMix64::new(opts.seed),
+            rng: ProjectRng::new(opts.profile, opts.seed),
             observe: Observe {
                 executed: vec![0u64; prog.blocks.len().div_ceil(64)],
                 unknown: BTreeMap::new(),
                 instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
                 cond_dist: None,
                 say_log: if opts.record_say { Some(Vec::new()) } else { None },
+                move_log: if opts.record_moves { Some(Vec::new()) } else { None },
+                move_scenes: false,
             },
             sound_durations: opts.profile != Profile::Headless,
-            clock: Clock {
-                steps: 0,
-                now: 0.0,
-                current_msecs: 0.0,
-                timer_start: 0.0,
-                timer_scale: if opts.profile == Profile::Whisker { 75.0 / STEP_MS } else { 1.0 },
-            },
+            clock: Clock { steps: 0, now: 0.0, current_msecs: 0.0, timer_start: 0.0, step_timer: 0.0 },
             opts,
             targets: Targets {
                 slots: Vec::with_capacity(n_defs),
@@ -126,6 +127,7 @@ impl State {
                 clone_count: 0,
                 clone_serial: vec![1; n_defs],
                 stage_slot: prog.stage,
+                draw: None,
             },
             threads: Threads {
                 slab: Vec::new(),
@@ -135,6 +137,7 @@ impl State {
                 orphans: None,
                 in_tick: false,
                 active: None,
+                tick_threads: 0,
             },
             io: Io {
                 pending: Vec::new(),
@@ -181,6 +184,7 @@ impl State {
                 is_stage: def.is_stage,
                 is_original: true,
                 clone_index: 0,
+                clone_id: 0,
                 x: def.x,
                 y: def.y,
                 direction: def.direction,
@@ -210,7 +214,27 @@ impl State {
             st.targets.runtime_order.push(TargetId { slot: d as u32, gn: 0 });
         }
         st.targets.exec = prog.layer_order.iter().map(|&d| TargetId { slot: d, gn: 0 }).collect();
+        if st.whisker() {
+            let stage = st.stage();
+            let sprites = st.targets.exec.iter().copied().filter(|&id| id != stage);
+            st.targets.draw = Some(crate::whisker::DrawList::new(sprites, prog.pen_loaded));
+        }
         st
+    }
+
+    /// Whether the `whisker` profile's rules apply ([`crate::whisker`]).
+    #[inline]
+    pub(crate) fn whisker(&self) -> bool {
+        self.opts.profile == Profile::Whisker
+    }
+
+    /// A `uid()` of scratch-vm: under Whisker it consumes the project's stream.
+    pub(crate) fn uid_draws(&mut self) {
+        if self.whisker() {
+            for _ in 0..crate::whisker::UID_DRAWS {
+                self.rng.next_f64();
+            }
+        }
     }
 
     /// scratch-vm `Runtime.greenFlag`.
@@ -247,6 +271,9 @@ impl State {
         }
         if let Some(id) = self.timers.last_bubble.take() {
             self.timers.list.retain(|t| t.id != id);
+        }
+        if let Some(d) = &mut self.targets.draw {
+            d.clear_bubbles();
         }
         self.ask.questions.clear();
         self.ext.makey_buffer.clear();

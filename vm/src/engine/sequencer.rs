@@ -24,16 +24,13 @@ impl State {
         self.budget.ops = 0;
         self.budget.error = None;
         self.fire_timers(prog);
-        let pending = std::mem::take(&mut self.io.pending);
-        for inp in pending {
-            self.apply_input(prog, inp);
-            if self.budget.hung {
-                break;
-            }
-        }
-        self.drain_microtasks(prog);
+        self.apply_pending(prog);
         if !self.budget.hung {
             self.runtime_step(prog);
+            // The fork adds to its step timer at the end of `_step` (an exception skips it).
+            if self.whisker() && !self.budget.hung && self.budget.error.is_none() {
+                self.clock.step_timer += crate::whisker::TIMER_INCREMENT;
+            }
         }
         self.clock.steps += 1;
         if self.budget.hung {
@@ -43,6 +40,18 @@ impl State {
         self.sweep_threads();
         self.check_thread_index();
         StepOutcome::Ran
+    }
+
+    /// Applies the queued inputs in call order, then drains microtasks.
+    pub(crate) fn apply_pending(&mut self, prog: &Program) {
+        let pending = std::mem::take(&mut self.io.pending);
+        for inp in pending {
+            self.apply_input(prog, inp);
+            if self.budget.hung {
+                break;
+            }
+        }
+        self.drain_microtasks(prog);
     }
 
     /// scratch-vm `Runtime._step`.
@@ -64,6 +73,7 @@ impl State {
     /// scratch-vm `Sequencer.stepThreads` with exactly one tick.
     pub(crate) fn step_threads(&mut self, prog: &Program) {
         self.clock.current_msecs = self.clock.now;
+        self.threads.tick_threads = 0;
         if self.threads.list.is_empty() {
             return;
         }
@@ -112,6 +122,8 @@ impl State {
         self.threads.active = None;
         self.threads.in_tick = false;
         self.drop_orphans();
+        // Running and finished threads alike (scratch-vm adds `doneThreads` back).
+        self.threads.tick_threads = self.threads.list.len();
         if stopped {
             self.list_retain(Thread::live);
         }

@@ -33,6 +33,9 @@ pub struct Target {
     pub is_original: bool,
     /// 0 for the original; the n-th clone of a sprite gets n.
     pub clone_index: u32,
+    /// Whisker's `cloneID` (its scratch-vm's `cloneRecord`): how many clones of the sprite
+    /// were alive right after this one was created; 0 for the original.
+    pub clone_id: u32,
     /// Position x.
     pub x: f64,
     /// Position y.
@@ -146,4 +149,7 @@ pub(crate) struct Targets {
     pub clone_serial: Vec<u32>,
     /// Slot of the stage (the first stage in load order; never deleted).
     pub stage_slot: u32,
+    /// The renderer's sprite drawables with bubbles, for Whisker's `layerOrder` (profile
+    /// `whisker` only).
+    pub draw: Option<crate::whisker::DrawList>,
 }

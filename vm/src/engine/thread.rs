@@ -32,6 +32,8 @@ pub(crate) enum Ctx {
     Counter(f64),
     /// A stack timer: start time and duration (ms).
     Timer { start: f64, duration: f64 },
+    /// Whisker's stack timer: the step count it started at and its duration in steps.
+    StepTimer { offset: f64, duration: f64 },
     /// A glide in progress.
     Glide(Box<GlideCtx>),
     /// Threads started by `broadcast and wait` / `switch backdrop and wait`.
@@ -42,7 +44,9 @@ pub(crate) enum Ctx {
 
 #[derive(Debug, Clone)]
 pub(crate) struct GlideCtx {
+    /// Start time (ms); under the `whisker` profile the step count.
     pub start: f64,
+    /// Duration (s); under the `whisker` profile in steps.
     pub duration: f64,
     pub sx: f64,
     pub sy: f64,
@@ -355,4 +359,6 @@ pub(crate) struct Threads {
     pub in_tick: bool,
     /// The thread being stepped (`sequencer.activeThread`).
     pub active: Option<ThRef>,
+    /// Threads the last tick counted, running or finished (`Vm::last_step_threads`).
+    pub tick_threads: usize,
 }

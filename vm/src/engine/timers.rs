@@ -28,8 +28,15 @@ pub(crate) enum TimerKind {
 }
 
 impl State {
+    /// The `timer` reporter: the project timer, or Whisker's step timer.
     pub(crate) fn timer_value(&self) -> f64 {
-        (self.clock.current_msecs - self.clock.timer_start) * self.clock.timer_scale / 1000.0
+        if self.whisker() { self.clock.step_timer } else { self.clock_timer() }
+    }
+
+    /// The clock device's project timer (`when timer >` reads it, also under Whisker, whose
+    /// fork left it on the real clock; here it is the virtual one).
+    pub(crate) fn clock_timer(&self) -> f64 {
+        (self.clock.current_msecs - self.clock.timer_start) / 1000.0
     }
 
     /// Pending one-shot timers, plus the video-sensing frame loop (always re-armed).
@@ -98,8 +105,9 @@ pub(crate) struct Clock {
     pub current_msecs: f64,
     /// When the project timer was last reset, ms.
     pub timer_start: f64,
-    /// Timer seconds per clock second (Whisker's profile advances 0.075 s per step).
-    pub timer_scale: f64,
+    /// Whisker's `runtime.stepTimer` (profile `whisker`): seconds, advanced at the end of each
+    /// step.
+    pub step_timer: f64,
 }
 
 /// The pending virtual `setTimeout`s.

@@ -28,13 +28,19 @@ pub const FORGET_ROW: u64 = 2;
 /// composites it may change).
 pub const REFRESH: u64 = 100;
 /// A drawable moved to another place in the kept scene (a layer change), or a target
-/// looked at by a full sync.
-pub const MOVE: u64 = 10;
+/// looked at by a full sync (measured: a full sync of a 55-drawable scene that moves a few
+/// of them takes about 6 µs, about 115 of these).
+pub const MOVE: u64 = 50;
 /// A colour-search point visited.
 pub const WALK: u64 = 3;
 /// A stage pixel of a texel map computed (once per pen transform).
 pub const MAP_PIXEL: u64 = 5;
-/// A pen pixel visited while drawing or stamping.
+/// A pen pixel visited while drawing a line.
 pub const PEN_PIXEL: u64 = 6;
+/// A pen pixel visited while stamping (the drawable's colour under its effects, then the
+/// blend).
+pub const STAMP_PIXEL: u64 = 20;
+/// The pen layer's pixels copied into a skin for queries that read them (after drawing).
+pub const PEN_SKIN: u64 = 40_000;
 /// Clearing a pen layer that has ink.
 pub const PEN_CLEAR: u64 = 30_000;

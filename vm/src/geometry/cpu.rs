@@ -243,7 +243,12 @@ impl CpuGeometry {
     fn sync_changes(&mut self, s: &Scene<'_>) -> bool {
         let (Some(c), Some(last)) = (s.changes(), self.synced) else { return false };
         let end = c.base + c.log.len() as u64;
-        if c.layers != last.layers || last.pen_layer != self.pen_layer || last.seen < c.base || last.seen > end {
+        if last.pen_layer != self.pen_layer || last.seen < c.base || last.seen > end {
+            return false;
+        }
+        // A layer change that left the order of the drawn targets as it was ("go to front" of
+        // the front sprite, every frame) needs no rearrangement.
+        if c.layers != last.layers && !self.same_order(s) {
             return false;
         }
         let Some(fresh) = c.log.get((last.seen - c.base) as usize..) else { return false };
@@ -258,6 +263,24 @@ impl CpuGeometry {
             self.put(pos, d, Some(key), Some(id));
         }
         true
+    }
+
+    /// Whether the live targets that have drawables are, in layer order, those of the kept
+    /// scene (a kept target losing its drawable shows in the change log, which
+    /// [`CpuGeometry::sync_changes`] checks).
+    fn same_order(&self, s: &Scene<'_>) -> bool {
+        let mut kept = self.ids.iter().flatten();
+        for &id in s.layer_order() {
+            if self.index(id).is_none() {
+                // Not in the kept scene: fine unless it should be (a new clone).
+                if s.raw(id).and_then(Key::of).is_some() {
+                    return false;
+                }
+            } else if kept.next() != Some(&id) {
+                return false;
+            }
+        }
+        kept.next().is_none()
     }
 
     /// The full sync: every target, in layer order (the pen layer keeps its drawable, whose

@@ -148,6 +148,7 @@ impl PenLayer {
         if let Some(s) = &self.skin {
             return s.clone();
         }
+        self.work += cost::PEN_SKIN;
         let s = Arc::new(Skin::pen(PEN_WIDTH, PEN_HEIGHT, self.pixels.clone()));
         self.skin = Some(s.clone());
         s
@@ -288,7 +289,7 @@ impl PenLayer {
         let half_h = PEN_HEIGHT as f64 / 2.0;
         let mut any = false;
         let mut y = b.top - 0.5;
-        self.work += cost::PEN_PIXEL * ((b.right - b.left).max(0.0) * (b.top - b.bottom).max(0.0)) as u64;
+        self.work += cost::STAMP_PIXEL * ((b.right - b.left).max(0.0) * (b.top - b.bottom).max(0.0)) as u64;
         while y > b.bottom {
             let row = (half_h - y - 0.5).round() as i64;
             let mut x = b.left + 0.5;
@@ -296,7 +297,17 @@ impl PenLayer {
                 let col = (x + half_w - 0.5).round() as i64;
                 if (0..PEN_WIDTH as i64).contains(&col) && (0..PEN_HEIGHT as i64).contains(&row) {
                     let c = own.at(x, y);
-                    if c[3] > 0 {
+                    if c[3] == 255 {
+                        // An opaque source replaces the pixel: what `blend` computes then (see
+                        // the test `opaque_stamp_pixels_replace`), without its arithmetic.
+                        let o = ((row as u32 * PEN_WIDTH + col as u32) * 4) as usize;
+                        if let Some(p) = self.pixels.get_mut(o..o + 4) {
+                            p.copy_from_slice(&c);
+                        }
+                        self.changes.add(col, col, row, row);
+                        self.ink.add(col, col, row, row);
+                        any = true;
+                    } else if c[3] > 0 {
                         let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
                         self.blend(col as u32, row as u32, src);
                         self.changes.add(col, col, row, row);
@@ -375,6 +386,19 @@ pub struct PenAttributes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn opaque_stamp_pixels_replace() {
+        let mut p = PenLayer::new();
+        for dst in [[0u8, 0, 0, 0], [10, 200, 30, 255], [255, 255, 255, 255], [3, 1, 2, 7]] {
+            for v in 0..=255u8 {
+                p.pixels[..4].copy_from_slice(&dst);
+                let c = [v, 255 - v, v / 2, 255];
+                p.blend(0, 0, [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, 1.0]);
+                assert_eq!(p.pixels[..4], c, "dst {dst:?}");
+            }
+        }
+    }
 
     #[test]
     fn round_unit_equals_clamp_scale_round() {

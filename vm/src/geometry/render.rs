@@ -401,12 +401,36 @@ impl ColorSampler<'_> {
 pub struct OwnColors<'a> {
     ctx: Ctx<'a>,
     me: usize,
+    /// Texel colour → its colour under the drawable's effects, direct-mapped: a stamp reads
+    /// every pixel of one costume under one effect, and costumes have few colours, so the
+    /// colour transform (RGB → HSV → RGB per pixel) is done once per colour instead.
+    memo: [Option<([u8; 4], [u8; 4])>; MEMO],
 }
+
+/// Entries of [`OwnColors`]' memo.
+const MEMO: usize = 64;
 
 impl OwnColors<'_> {
     /// `sampleColor4b` of the drawable at a stage point, premultiplied.
     pub fn at(&mut self, x: f64, y: f64) -> [u8; 4] {
-        self.ctx.sample_color4b(self.me, x, y, !0)
+        let [u, v] = self.ctx.local(self.me, x, y);
+        if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 {
+            return [0; 4];
+        }
+        let c = self.ctx.mip(self.me).silhouette.color_at_nearest(u, v);
+        let e = &self.ctx.d(self.me).effects;
+        if e.enabled == 0 || c[3] == 0 {
+            return c;
+        }
+        let slot = (usize::from(c[0]) * 7 + usize::from(c[1]) * 13 + usize::from(c[2]) * 31 + usize::from(c[3])) % MEMO;
+        match self.memo[slot] {
+            Some((k, out)) if k == c => out,
+            _ => {
+                let out = e.transform_color(c, !0);
+                self.memo[slot] = Some((c, out));
+                out
+            }
+        }
     }
 }
 
@@ -678,6 +702,6 @@ impl Scene {
     pub fn own_colors(&self, me: usize) -> OwnColors<'_> {
         let mut ctx = Ctx::new(self);
         ctx.update_cpu(me);
-        OwnColors { ctx, me }
+        OwnColors { ctx, me, memo: [None; MEMO] }
     }
 }

@@ -20,6 +20,7 @@ pub(crate) enum PendingInput {
     KeyUp(String),
     MouseMove(f64, f64),
     MouseButton(bool),
+    MousePost(f64, f64, bool),
     Click(TargetId),
     ClickSprite(String, u32),
     Drag(TargetId, f64, f64),
@@ -38,6 +39,7 @@ impl State {
             PendingInput::KeyUp(k) => self.key_released(&k),
             PendingInput::MouseMove(x, y) => self.mouse_moved(x, y),
             PendingInput::MouseButton(d) => self.io.mouse_down = d,
+            PendingInput::MousePost(x, y, down) => self.mouse_post(prog, x, y, down),
             PendingInput::Click(id) => self.clicked(prog, id),
             PendingInput::ClickSprite(name, clone) => {
                 let found = self.targets.exec.iter().copied().find(|&id| {

@@ -118,6 +118,7 @@ pub(crate) fn compile(project: &Project) -> Program {
         unloadable_extensions: ext.unloadable,
         video_loaded: ext.video_loaded,
         makey_loaded: ext.makey_loaded,
+        pen_loaded: ext.pen_loaded,
         edge_order: ext.edge_order,
         lit_empty,
     }
@@ -128,6 +129,7 @@ struct ExtensionUse {
     unloadable: Vec<String>,
     video_loaded: bool,
     makey_loaded: bool,
+    pen_loaded: bool,
     edge_order: Vec<HatKind>,
 }
 
@@ -414,7 +416,8 @@ impl Compiler<'_> {
         }
         let video_loaded = loaded.iter().any(|e| e == "videoSensing");
         let makey_loaded = loaded.iter().any(|e| e == "makeymakey");
+        let pen_loaded = loaded.iter().any(|e| e == "pen");
 
-        ExtensionUse { unloadable, video_loaded, makey_loaded, edge_order }
+        ExtensionUse { unloadable, video_loaded, makey_loaded, pen_loaded, edge_order }
     }
 }

@@ -511,6 +511,8 @@ pub(crate) struct Program {
     pub video_loaded: bool,
     /// Whether the Makey Makey extension is loaded (key sequences, frame toggle).
     pub makey_loaded: bool,
+    /// Whether the pen extension is loaded (its layer is a drawable below the sprites).
+    pub pen_loaded: bool,
     /// Edge-activated hats in `runtime._hats` order (evaluated in this order every step).
     pub edge_order: Vec<HatKind>,
     pub lit_empty: LitId,

@@ -159,6 +159,29 @@ impl SceneIndex {
             Some(Entry { cells, skin: key, level: v.level, nonfinite: v.nonfinite, colour_effects: v.colour_effects });
     }
 
+    /// Renumbers the drawables after the scene was rearranged: the drawable at old position
+    /// `o` is now at `to[o]`; drawables without a new position must have been removed. `len`
+    /// is the new scene's length. Nothing else changes (same boxes, skins and levels).
+    pub(crate) fn permute(&mut self, to: &[Option<usize>], len: usize) {
+        for cell in &mut self.cells {
+            for p in cell.iter_mut() {
+                if let Some(&Some(n)) = to.get(*p as usize) {
+                    *p = n as u32;
+                }
+            }
+        }
+        let mut entries = vec![None; len.max(self.entries.len())];
+        for (o, e) in self.entries.iter_mut().enumerate() {
+            if let (Some(&Some(n)), Some(e)) = (to.get(o), e.take())
+                && let Some(slot) = entries.get_mut(n)
+            {
+                *slot = Some(e);
+            }
+        }
+        entries.truncate(len);
+        self.entries = entries;
+    }
+
     /// Visible drawables whose box may meet `r` (each once, in no particular order; the
     /// caller tests the boxes). Off-stage parts of `r` find nothing: every query box is on
     /// the stage.

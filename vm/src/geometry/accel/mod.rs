@@ -154,7 +154,10 @@ pub(crate) enum Candidates {
 /// Accelerated queries over one kept [`Scene`]; see the module documentation.
 #[derive(Default)]
 pub(crate) struct Accel {
-    infos: Vec<Info>,
+    /// Per position of the scene. Boxed: a layer change moves many of them, and a box moves
+    /// as a pointer.
+    #[allow(clippy::vec_box)] // deliberate: see above
+    infos: Vec<Box<Info>>,
     index: SceneIndex,
     /// Scratch list of positions from the index.
     near: Vec<usize>,
@@ -228,13 +231,14 @@ impl Accel {
         for pos in fresh {
             let old = self.infos.get(pos).map(|i| (i.sbox, i.pen));
             let Some(info) = self.rebuild(scene, pos, old, pen.as_ref(), sprite_of) else { continue };
-            if pos < self.infos.len() {
-                // Keep the row buffers; the new version makes their contents stale.
-                let old = std::mem::replace(&mut self.infos[pos], info);
-                self.infos[pos].rows = old.rows;
-                self.infos[pos].row_key = old.row_key;
-            } else {
-                self.infos.push(info);
+            match self.infos.get_mut(pos) {
+                Some(slot) => {
+                    // Keep the row buffers; the new version makes their contents stale.
+                    let old = std::mem::replace(&mut **slot, info);
+                    slot.rows = old.rows;
+                    slot.row_key = old.row_key;
+                }
+                None => self.infos.push(Box::new(info)),
             }
         }
     }
@@ -295,20 +299,24 @@ impl Accel {
                 *t = Some(p);
             }
         }
-        // Drawables that left their place are out of the index, and their pixels are
-        // forgotten by every composite that shows them (the order under them changed).
+        // Drawables that are gone (deleted, or rebuilt elsewhere) leave the index, and their
+        // pixels are forgotten by every composite that shows them.
         for (o, t) in to.iter().enumerate() {
-            if *t == Some(o) {
+            if t.is_some() {
                 continue;
             }
             self.work += cost::MOVE;
             self.index.remove(o);
             let b = self.infos[o].sbox;
-            for c in &mut self.comps {
-                if c.exclude() != Some(o) {
-                    c.invalidate(&b);
-                }
-            }
+            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+        }
+        // A pixel's colour depends on the order of the drawables over it. The kept drawables
+        // in the longest run that kept its order still have it among themselves, so every pair
+        // whose order flipped has one of the others in it: forgetting those boxes is enough.
+        for o in out_of_order(from) {
+            self.work += cost::MOVE;
+            let b = self.infos[o].sbox;
+            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
         }
         // A composite follows the drawable it leaves out; one whose drawable is gone shows the
         // whole scene.
@@ -320,35 +328,18 @@ impl Accel {
                 }
             }
         }
-        let mut old: Vec<Option<Info>> = std::mem::take(&mut self.infos).into_iter().map(Some).collect();
+        self.work += cost::MOVE * old_len as u64;
+        self.index.permute(&to, from.len());
+        let mut old: Vec<Option<Box<Info>>> = std::mem::take(&mut self.infos).into_iter().map(Some).collect();
         for (p, f) in from.iter().enumerate() {
-            let moved = f.and_then(|o| old.get_mut(o).and_then(Option::take).map(|i| (o, i)));
-            let info = match moved {
-                Some((o, info)) => {
-                    if o != p {
-                        self.enter_moved(scene, p, &info);
-                    }
-                    Some(info)
-                }
-                None => self.rebuild(scene, p, None, None, sprite_of),
+            let info = match f.and_then(|o| old.get_mut(o).and_then(Option::take)) {
+                Some(info) => Some(info),
+                None => self.rebuild(scene, p, None, None, sprite_of).map(Box::new),
             };
             // Every position of the scene has data (a drawable without a transform cannot
             // exist: `xform` fails only past the end).
             if let Some(info) = info {
                 self.infos.push(info);
-            }
-        }
-    }
-
-    /// Enters a moved, unchanged drawable at its new position `p`.
-    fn enter_moved(&mut self, scene: &Scene, p: usize, info: &Info) {
-        self.work += cost::MOVE;
-        if let Some(d) = scene.drawables.get(p) {
-            enter(&mut self.index, p, d, info);
-        }
-        for c in &mut self.comps {
-            if c.exclude() != Some(p) {
-                c.invalidate(&info.sbox);
             }
         }
     }
@@ -686,6 +677,32 @@ fn backdrop_colors(s: &Sampler<'_>) -> Vec<[u8; 4]> {
     v
 }
 
+/// The old positions of the kept drawables outside a longest run whose order is unchanged:
+/// `from[p]` is where the drawable now at `p` was (`None`: new). Patience sorting, O(n log n).
+fn out_of_order(from: &[Option<usize>]) -> Vec<usize> {
+    let seq: Vec<usize> = from.iter().flatten().copied().collect();
+    // tails[k]: index into `seq` of the smallest tail of an increasing run of length k + 1;
+    // prev[i]: the element before seq[i] in its run.
+    let mut tails: Vec<usize> = Vec::new();
+    let mut prev: Vec<Option<usize>> = vec![None; seq.len()];
+    for (i, &v) in seq.iter().enumerate() {
+        let k = tails.partition_point(|&t| seq[t] < v);
+        prev[i] = k.checked_sub(1).map(|k| tails[k]);
+        if k == tails.len() {
+            tails.push(i);
+        } else {
+            tails[k] = i;
+        }
+    }
+    let mut in_run = vec![false; seq.len()];
+    let mut at = tails.last().copied();
+    while let Some(i) = at {
+        in_run[i] = true;
+        at = prev[i];
+    }
+    seq.iter().zip(&in_run).filter(|(_, r)| !**r).map(|(&v, _)| v).collect()
+}
+
 /// Touching row `y` of drawable `pos` at MIP `level` (see [`Accel::row`]).
 /// Enters drawable `d` at `pos` into the index if it is visible, else takes it out.
 fn enter(index: &mut SceneIndex, pos: usize, d: &Drawable, info: &Info) {
@@ -699,7 +716,7 @@ fn enter(index: &mut SceneIndex, pos: usize, d: &Drawable, info: &Info) {
     }
 }
 
-fn row_of(infos: &mut [Info], work: &mut u64, scene: &Scene, pos: usize, level: i32, y: i32) -> Row {
+fn row_of(infos: &mut [Box<Info>], work: &mut u64, scene: &Scene, pos: usize, level: i32, y: i32) -> Row {
     let Some(info) = infos.get_mut(pos) else { return EMPTY };
     if info.rows.is_empty() {
         info.rows = vec![EMPTY; ROWS];
@@ -734,7 +751,7 @@ fn row_of(infos: &mut [Info], work: &mut u64, scene: &Scene, pos: usize, level: 
 /// A composite's layers: the drawables at `positions` (visible, topmost first), at `levels`.
 fn layers_of<'a>(
     scene: &'a Scene,
-    infos: &[Info],
+    infos: &[Box<Info>],
     positions: impl Iterator<Item = usize>,
     levels: &Levels,
     pen: Option<&'a [u32]>,

@@ -149,14 +149,25 @@ fn probe_colours(scene: &Scene, rng: &mut Lcg) -> Vec<[u8; 3]> {
     c
 }
 
-/// The "sprite" of a drawable in these scenes: the first drawable with the same skin (the
-/// stage is none), as every instance of a Scratch sprite shares its sprite's skins.
+/// The "sprite" of a drawable in these scenes: its skin, numbered in order of first use (the
+/// stage is none), as every instance of a Scratch sprite shares its sprite's skins. Like a
+/// sprite, it stays with the drawable when the scene is rearranged.
 fn sprite_of(scene: &Scene, pos: usize) -> Option<u32> {
+    thread_local! {
+        static SKINS: std::cell::RefCell<Vec<Arc<Skin>>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     let skin = &scene.drawables.get(pos)?.skin;
-    if skin.sampling() == crate::geometry::render::Sampling::Pen {
+    if skin.sampling() == crate::geometry::render::Sampling::Pen || pos == 0 {
         return None;
     }
-    (pos > 0).then(|| scene.drawables.iter().position(|d| Arc::ptr_eq(&d.skin, skin)).unwrap_or(pos) as u32)
+    SKINS.with(|s| {
+        let mut s = s.borrow_mut();
+        let i = s.iter().position(|k| Arc::ptr_eq(k, skin)).unwrap_or_else(|| {
+            s.push(skin.clone());
+            s.len() - 1
+        });
+        Some(i as u32)
+    })
 }
 
 fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut Lcg, counts: &mut [usize; 4]) {
@@ -239,6 +250,76 @@ fn accelerated_queries_equal_the_reference() {
     }
     // Every kind of answer occurred both ways.
     assert!(counts.iter().all(|&c| c > 20), "positive answers per kind: {counts:?}");
+}
+
+/// Layer changes between queries (a drawable to the front or back, two swapped, one deleted or
+/// added in the middle): the kept data moves with the drawables and the composites forget only
+/// the boxes whose order changed.
+#[test]
+fn accelerated_queries_follow_rearrangements() {
+    let mut rng = Lcg(23);
+    let mut counts = [0usize; 4];
+    for _ in 0..30 {
+        let mut scene = random_scene(&mut rng);
+        let mut accel = Accel::default();
+        accel.refresh(&scene, &[], None, &|p| sprite_of(&scene, p));
+        check_all(&scene, &mut accel, &mut rng, &mut counts);
+        for _ in 0..4 {
+            let n = scene.drawables.len();
+            // The stage stays at 0; `order` lists old positions (None: a new drawable).
+            let mut order: Vec<Option<usize>> = (0..n).map(Some).collect();
+            let pick = |rng: &mut Lcg| 1 + rng.below(n as u64 - 1) as usize;
+            match rng.below(5) {
+                0 => {
+                    let d = order.remove(pick(&mut rng));
+                    order.push(d);
+                }
+                1 => {
+                    let d = order.remove(pick(&mut rng));
+                    order.insert(1, d);
+                }
+                2 => {
+                    let (a, b) = (pick(&mut rng), pick(&mut rng));
+                    order.swap(a, b);
+                }
+                3 if n > 2 => {
+                    order.remove(pick(&mut rng));
+                }
+                _ => order.insert(pick(&mut rng), None),
+            }
+            let drawables: Vec<Drawable> = order
+                .iter()
+                .map(|o| match o {
+                    Some(o) => scene.drawables[*o].clone(),
+                    None => Drawable {
+                        skin: bitmap(&mut rng),
+                        placement: placement(&mut rng),
+                        visible: true,
+                        effects: effects(&mut rng),
+                    },
+                })
+                .collect();
+            scene.rearrange(drawables, &order);
+            let fresh: Vec<usize> = (0..order.len()).filter(|&p| order[p].is_none()).collect();
+            scene.refresh_transforms_of(&fresh);
+            accel.rearrange(&scene, &order, &|p| sprite_of(&scene, p));
+            check_all(&scene, &mut accel, &mut rng, &mut counts);
+        }
+    }
+    assert!(counts.iter().all(|&c| c > 20), "positive answers per kind: {counts:?}");
+}
+
+#[test]
+fn out_of_order_leaves_a_longest_ordered_run() {
+    use super::out_of_order;
+    let s = |v: &[usize]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
+    assert_eq!(out_of_order(&s(&[0, 1, 2, 3])), Vec::<usize>::new());
+    assert_eq!(out_of_order(&s(&[0, 2, 3, 1])), vec![1]);
+    assert_eq!(out_of_order(&s(&[0, 3, 1, 2])), vec![3]);
+    assert_eq!(out_of_order(&[Some(0), None, Some(2), Some(1)]).len(), 1);
+    let mut moved = out_of_order(&s(&[3, 2, 1, 0]));
+    moved.sort();
+    assert_eq!(moved.len(), 3);
 }
 
 /// A random pen line (thick or thin, any colour, partly transparent).

@@ -1,0 +1,138 @@
+//! `clowder test SUITE.js PROJECT…`: runs a hand-written Whisker test suite on each
+//! project (grading). Prints Whisker's TAP13 per project; `--out DIR` writes `tests.csv`
+//! (project, test, status, message, steps), `tap/<project>.tap` and
+//! `feedback/<project>.json` (Itch-style judgement → group → test). Projects run on
+//! `--workers` threads; the output is the same for any number of them.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clowder_suites::{Limits, ProjectResult, Status, Suite};
+
+/// Arguments of `clowder test`.
+#[derive(clap::Args, Debug)]
+pub struct TestArgs {
+    /// The suite: a Whisker test file (JavaScript exporting a list of tests).
+    pub suite: PathBuf,
+    /// Project files (`.sb3` or `project.json`).
+    #[arg(required = true)]
+    pub projects: Vec<PathBuf>,
+    /// Run seed (the VM's random stream, `Math.random` in the suite, random inputs).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write tests.csv, tap/ and feedback/ into this folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Projects run at once (default: available cores).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Steps a test may run before it ends as a timeout (18000 = Whisker's 600 000 ms).
+    #[arg(long, default_value_t = Limits::default().steps_per_test)]
+    pub max_steps: u64,
+    /// Print one summary line per project instead of the TAP text.
+    #[arg(long)]
+    pub summary: bool,
+}
+
+/// Labels for the projects: file stems, made unique in argument order.
+pub(crate) fn labels(paths: &[PathBuf]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(paths.len());
+    for p in paths {
+        let stem = p.file_stem().map_or_else(|| "project".to_string(), |s| s.to_string_lossy().into_owned());
+        let stem = if stem == "project" {
+            // `…/NAME/project.json`: the folder names the project.
+            p.parent().and_then(Path::file_name).map_or(stem.clone(), |s| s.to_string_lossy().into_owned())
+        } else {
+            stem
+        };
+        let mut label = stem.clone();
+        let mut n = 2;
+        while out.contains(&label) {
+            label = format!("{stem}-{n}");
+            n += 1;
+        }
+        out.push(label);
+    }
+    out
+}
+
+/// Runs the suite on one project file (a file that does not load fails every test).
+pub(crate) fn run_one(suite: &Suite, path: &Path, label: &str, seed: u64, limits: &Limits) -> ProjectResult {
+    match clowder_vm::Project::load_path(path, &clowder_vm::LoadLimits::default()) {
+        Ok(p) => clowder_suites::run_project(suite, &Arc::new(p), label, seed, limits),
+        Err(e) => ProjectResult::unloadable(suite, label, seed, &e.to_string()),
+    }
+}
+
+/// Runs `clowder test`.
+pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
+    if args.max_steps == 0 {
+        bail!("--max-steps must be positive");
+    }
+    let suite = Suite::load(&args.suite)?;
+    let limits = Limits { steps_per_test: args.max_steps, ..Limits::default() };
+    let workers =
+        args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).max(1);
+    let labels = labels(&args.projects);
+    let jobs: Vec<(&PathBuf, &String)> = args.projects.iter().zip(&labels).collect();
+    let results =
+        clowder_suites::parallel::map(&jobs, workers, |(path, label)| run_one(&suite, path, label, args.seed, &limits));
+    for r in &results {
+        if args.summary {
+            println!(
+                "{}: pass {} fail {} error {} skip {}",
+                r.project,
+                r.count(Status::Pass),
+                r.count(Status::Fail),
+                r.count(Status::Error),
+                r.count(Status::Skip)
+            );
+        } else {
+            print!("{}", r.tap());
+        }
+    }
+    let count = |s| results.iter().map(|r| r.count(s)).sum::<usize>();
+    eprintln!(
+        "{} tests on {} projects: pass {} fail {} error {} skip {}",
+        suite.tests().len(),
+        results.len(),
+        count(Status::Pass),
+        count(Status::Fail),
+        count(Status::Error),
+        count(Status::Skip)
+    );
+    if let Some(dir) = &args.out {
+        write_out(dir, &results)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_out(dir: &Path, results: &[ProjectResult]) -> anyhow::Result<()> {
+    for sub in ["tap", "feedback"] {
+        std::fs::create_dir_all(dir.join(sub)).with_context(|| format!("creating {}", dir.join(sub).display()))?;
+    }
+    let csv = std::fs::File::create(dir.join("tests.csv")).context("creating tests.csv")?;
+    clowder_suites::report::write_csv(std::io::BufWriter::new(csv), results).context("writing tests.csv")?;
+    for r in results {
+        let tap = dir.join("tap").join(format!("{}.tap", r.project));
+        std::fs::write(&tap, r.tap()).with_context(|| format!("writing {}", tap.display()))?;
+        let json = dir.join("feedback").join(format!("{}.json", r.project));
+        let text = serde_json::to_string_pretty(&r.feedback()).context("feedback JSON")?;
+        std::fs::write(&json, text + "\n").with_context(|| format!("writing {}", json.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_stems_made_unique_and_folders_for_project_json() {
+        let paths: Vec<PathBuf> =
+            ["a/Pong.sb3", "b/Pong.sb3", "c/123/project.json"].iter().map(PathBuf::from).collect();
+        assert_eq!(labels(&paths), ["Pong", "Pong-2", "123"]);
+    }
+}

@@ -1,0 +1,39 @@
+#!/bin/sh
+# Round trip of generated suites through the real Whisker (issue 22, acceptance 1).
+#
+#   scripts/whisker-roundtrip.sh [--steps 30000] [--seed 1] [--algorithm mio] [--jobs N]
+#                                [--out DIR] [--only REGEX] [PROJECT.sb3 | FOLDER ...]
+#
+# 1. builds clowder (release; CLOWDER_ROUNDTRIP_PROFILE=dev for a dev build);
+# 2. exports a suite for every project (default: the 16 games of <corpora>/whisker-rq1) with
+#    `clowder gen --out` (MIO, seed 1, 30 000 steps);
+# 3. runs each suite in the real Whisker (branch emse22) with the whisker-oracle's own run.sh
+#    ($WHISKER_ORACLE, default <corpora>/../tools/whisker-oracle; build it first with its
+#    build.sh), at the same seed and acceleration 10;
+# 4. prints the pass rate per game and, for every test that did not pass, its first failure
+#    (the runner is given a copy of each suite whose tests log the error they throw).
+#
+# Everything lands in --out (default /tmp/whisker-roundtrip): per game the clowder run
+# (tests.js, suite.json, result.json) and whisker/ (Whisker's CSV and log).
+# Exit status 0 when every exported test passed.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CORPORA=${CLOWDER_CORPORA:-$ROOT/../shared/corpora}
+ORACLE=${WHISKER_ORACLE:-$CORPORA/../tools/whisker-oracle}
+[ -x "$ORACLE/run.sh" ] || { echo "whisker-roundtrip.sh: no whisker-oracle at $ORACLE (set WHISKER_ORACLE)" >&2; exit 2; }
+
+PROFILE=${CLOWDER_ROUNDTRIP_PROFILE:-release}
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+if [ -z "${CLOWDER:-}" ]; then
+    echo "== building clowder ($PROFILE)" >&2
+    if [ "$PROFILE" = release ]; then
+        (cd "$ROOT" && cargo build --release -p clowder-cli) >&2
+    else
+        (cd "$ROOT" && cargo build -p clowder-cli) >&2
+        PROFILE=debug
+    fi
+    CLOWDER=$TARGET/$PROFILE/clowder
+fi
+
+exec python3 "$ROOT/scripts/whisker_roundtrip.py" --clowder "$CLOWDER" --oracle "$ORACLE" \
+    --corpora "$CORPORA" "$@"

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Round trip of clowder-generated suites through the real Whisker (see whisker-roundtrip.sh).
+
+For every project: `clowder gen --out`, then the whisker-oracle's run.sh on the exported
+tests.js, then a table of verdicts per game and the first failure of every test that did not
+pass. Whisker does not print assertion messages without its live log, so the runner gets a
+copy of tests.js (`tests.logged.js`) whose test functions log the error they throw
+(`ROUNDTRIP-FAIL <test>: <message>`, forwarded by the servant's -k) and rethrow it: same tests,
+same verdicts.
+"""
+import argparse
+import concurrent.futures
+import csv
+import io
+import os
+import re
+import subprocess
+import sys
+
+TEST_FN = re.compile(r"^const (test\d+) = async function \(t\) \{$", re.M)
+FAIL_LINE = re.compile(r"ROUNDTRIP-FAIL (.+?) :: (.*)")
+
+
+def projects(paths, corpora):
+    if not paths:
+        paths = [os.path.join(corpora, "whisker-rq1")]
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            out += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".sb3"))
+        else:
+            out.append(p)
+    return out
+
+
+# A JavaScript expression: every sprite and clone as Whisker's wrapper sees it (--dump-state).
+STATE_JS = (
+    "JSON.stringify(t.getSprites(s => !s.isStage).map(s => [s.name, s.isOriginal ? 0 : "
+    "s.getOriginal().getClones().indexOf(s) + 1, s.x, s.y, s.direction, s.size, s.currentCostume, "
+    "s.visible, s.layerOrder, s.sayText]))"
+)
+
+
+def logged_copy(src, dst, dump_state=False):
+    """tests.js with every `testN` wrapped so that its error is logged before it propagates
+    (with `dump_state`, followed by the state of every sprite and clone)."""
+    text = open(src, encoding="utf-8").read()
+    names = TEST_FN.findall(text)
+    body = TEST_FN.sub(lambda m: f"const {m.group(1)}_body = async function (t) {{", text)
+    head, sep, tail = body.partition("module.exports =")
+    if not sep:
+        raise ValueError(f"{src}: no module.exports")
+    wrappers = []
+    for i, n in enumerate(names):
+        wrappers.append(
+            f"const {n} = async function (t) {{\n"
+            f"  try {{ await {n}_body(t); }} catch (e) {{\n"
+            f"    console.log('ROUNDTRIP-FAIL Generated Test {n[4:]} :: ' + "
+            f"String(e && e.message !== undefined ? e.message : e).replace(/\\n/g, ' '));\n"
+            + (f"    console.log('ROUNDTRIP-STATE Generated Test {n[4:]} :: ' + {STATE_JS});\n" if dump_state else "")
+            + "    throw e;\n  }\n};\n"
+        )
+    open(dst, "w", encoding="utf-8").write(head + "\n".join(wrappers) + "\n" + sep + tail)
+
+
+def verdicts(csv_path):
+    """{test name: pass/fail/error/skip} from Whisker's CSV (its last header and row)."""
+    lines = [ln for ln in open(csv_path, encoding="utf-8").read().splitlines() if ln.strip()]
+    header_i = max(i for i, ln in enumerate(lines) if ln.startswith("projectName,"))
+    rows = list(csv.reader(io.StringIO("\n".join(lines[header_i:header_i + 2]))))
+    if len(rows) < 2:
+        return {}
+    header, row = rows
+    stop = header.index("passed") if "passed" in header else len(header)
+    return {header[i]: row[i] for i in range(4, stop) if i < len(row)}
+
+
+def generate(args, project):
+    """`clowder gen --out` into <out>/<name>; returns an error text or None."""
+    name = os.path.splitext(os.path.basename(project))[0]
+    out = os.path.join(args.out, name)
+    os.makedirs(out, exist_ok=True)
+    gen = subprocess.run(
+        [args.clowder, "gen", project, "--algorithm", args.algorithm, "--seed", str(args.seed),
+         "--budget-steps", str(args.steps), "--out", out],
+        capture_output=True, text=True)
+    if gen.returncode != 0:
+        return f"clowder gen failed: {gen.stderr.strip()[-400:]}"
+    return None
+
+
+def replay(args, project):
+    """Runs <out>/<name>/tests.js in Whisker; returns ((verdicts, first failures), error)."""
+    name = os.path.splitext(os.path.basename(project))[0]
+    out = os.path.join(args.out, name)
+    logged = os.path.join(out, "tests.logged.js")
+    logged_copy(os.path.join(out, "tests.js"), logged, args.dump_state)
+    wdir = os.path.join(out, "whisker")
+    run = subprocess.run([os.path.join(args.oracle, "run.sh"), project, logged, wdir, str(args.seed), "10"],
+                         capture_output=True, text=True)
+    csv_path = os.path.join(wdir, "whisker.csv")
+    if not os.path.exists(csv_path):
+        return None, f"Whisker wrote no CSV (run.sh exit {run.returncode}; see {wdir}/whisker.out)"
+    first = {}
+    log = open(os.path.join(wdir, "whisker.out"), encoding="utf-8", errors="replace").read()
+    for m in FAIL_LINE.finditer(log):
+        first.setdefault(m.group(1), m.group(2).strip())
+    return (verdicts(csv_path), first), None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clowder", required=True)
+    ap.add_argument("--oracle", required=True)
+    ap.add_argument("--corpora", required=True)
+    ap.add_argument("--steps", type=int, default=30000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--algorithm", default="mio")
+    ap.add_argument("--jobs", type=int, default=1, help="parallel clowder runs")
+    ap.add_argument("--out", default="/tmp/whisker-roundtrip")
+    ap.add_argument("--only", default=None, help="regex on the project file name")
+    ap.add_argument("--dump-state", action="store_true",
+                    help="log every sprite's state (name, clone, x, y, direction, size, costume, visible, "
+                         "layer, bubble) in Whisker's log when a test fails")
+    ap.add_argument("paths", nargs="*")
+    args = ap.parse_args()
+    todo = projects(args.paths, args.corpora)
+    if args.only:
+        todo = [p for p in todo if re.search(args.only, os.path.basename(p))]
+    if not todo:
+        print("whisker-roundtrip: no projects", file=sys.stderr)
+        return 2
+    # Generation runs in parallel; Whisker runs one at a time (the servant's working folder is fixed).
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        gen_errors = list(pool.map(lambda p: generate(args, p), todo))
+    results = []
+    for p, err in zip(todo, gen_errors):
+        name = os.path.splitext(os.path.basename(p))[0]
+        if err is None:
+            res, err = replay(args, p)
+        else:
+            res = None
+        results.append((name, res, err))
+        print(f"== {name}: {err or 'done'}", file=sys.stderr)
+
+    total = {"tests": 0, "pass": 0, "fail": 0, "error": 0, "skip": 0}
+    print(f"\n| game | tests | pass | fail | error | pass rate |\n|---|---:|---:|---:|---:|---:|")
+    problems = []
+    for name, res, err in results:
+        if res is None:
+            print(f"| {name} | - | - | - | - | {err} |")
+            problems.append(name)
+            continue
+        v, _ = res
+        c = {k: sum(1 for x in v.values() if x == k) for k in ("pass", "fail", "error", "skip")}
+        n = len(v)
+        for k in c:
+            total[k] += c[k]
+        total["tests"] += n
+        rate = f"{100.0 * c['pass'] / n:.1f} %" if n else "-"
+        print(f"| {name} | {n} | {c['pass']} | {c['fail']} | {c['error']} | {rate} |")
+    n = total["tests"]
+    rate = f"{100.0 * total['pass'] / n:.1f} %" if n else "-"
+    print(f"| **all** | {n} | {total['pass']} | {total['fail']} | {total['error']} | {rate} |")
+    print("\nFirst failure of each test that did not pass:")
+    for name, res, _ in results:
+        if res is None:
+            continue
+        v, first = res
+        for test, verdict in v.items():
+            if verdict != "pass":
+                print(f"  {name} / {test}: {verdict}: {first.get(test, '(no message logged)')}")
+    return 0 if n and total["pass"] == n and not problems else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

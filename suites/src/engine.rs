@@ -1,0 +1,271 @@
+//! One JavaScript realm per test: QuickJS with its limits, the driver, the suite, and the
+//! loop that drives a test's promise to its end on virtual time.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use clowder_vm::{Project, VmOptions};
+use rquickjs::{CatchResultExt, CaughtError, Context, Ctx, Function, Module, Object, Promise, Runtime, Value};
+use serde::Deserialize;
+
+use crate::native::{self, Limit, Session};
+use crate::{Limits, SuiteError, TestInfo};
+
+/// The driver, evaluated in this order before the suite (each file names what it takes from
+/// the ones before).
+const DRIVER_JS: [(&str, &str); 4] = [
+    ("clowder:driver.js", include_str!("js/driver.js")),
+    ("clowder:sprites.js", include_str!("js/sprites.js")),
+    ("clowder:callbacks.js", include_str!("js/callbacks.js")),
+    ("clowder:wrapper.js", include_str!("js/wrapper.js")),
+];
+
+/// QuickJS polls its interrupt handler every 10 000 "ticks" (calls and backward jumps).
+const TICKS_PER_POLL: u64 = 10_000;
+
+/// What one test ended with, as the JavaScript side reported it.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct JsResult {
+    pub status: Option<String>,
+    pub error: Option<JsError>,
+    #[serde(default)]
+    pub log: Vec<String>,
+    #[serde(default)]
+    pub steps: Option<f64>,
+}
+
+/// An error or failed assertion, with the fields Whisker's TAP output shows.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct JsError {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub message: String,
+    pub actual: Option<String>,
+    pub expected: Option<String>,
+    pub operator: Option<String>,
+    pub constraint: Option<String>,
+    pub stack: Option<String>,
+}
+
+/// How a test ended, before it becomes a row.
+#[derive(Debug, Clone)]
+pub(crate) enum Ending {
+    /// The test's promise settled; `result` says how.
+    Settled(JsResult),
+    /// The test reached a limit of the run (steps or the VM's work).
+    Limited(Limit, JsResult),
+    /// The suite's JavaScript ran over its budget (an endless loop without steps).
+    Budget,
+    /// The engine failed: out of memory, a rejected promise outside the test, no way on.
+    Failed(String),
+}
+
+/// A QuickJS runtime with the limits of untrusted code and the driver installed.
+pub(crate) struct Engine {
+    // Field order: the context must go before the runtime.
+    ctx: Context,
+    _rt: Runtime,
+    pub(crate) session: Rc<RefCell<Session>>,
+    polls: Rc<Cell<u64>>,
+    exhausted: Rc<Cell<bool>>,
+    max_polls: u64,
+}
+
+impl Engine {
+    /// A fresh realm for `project` (or none, to list a suite's tests) with the driver loaded.
+    pub(crate) fn new(
+        project: Option<Arc<Project>>,
+        vm_opts: VmOptions,
+        limits: &Limits,
+    ) -> Result<Engine, SuiteError> {
+        let rt = Runtime::new().map_err(|e| SuiteError::Engine(e.to_string()))?;
+        rt.set_memory_limit(limits.js_memory_bytes);
+        rt.set_max_stack_size(limits.js_stack_bytes);
+        let polls = Rc::new(Cell::new(0u64));
+        let exhausted = Rc::new(Cell::new(false));
+        let stop = Rc::new(Cell::new(false));
+        let max_polls = limits.js_ticks.div_ceil(TICKS_PER_POLL).max(1);
+        {
+            let polls = Rc::clone(&polls);
+            let exhausted = Rc::clone(&exhausted);
+            let stop = Rc::clone(&stop);
+            // Counted, not timed: the same suite stops at the same instruction on every machine.
+            // A test at its step limit stops too (a suite may catch the timeout and go on).
+            rt.set_interrupt_handler(Some(Box::new(move || {
+                polls.set(polls.get() + 1);
+                if polls.get() > max_polls {
+                    exhausted.set(true);
+                }
+                exhausted.get() || stop.get()
+            })));
+        }
+        let ctx = Context::full(&rt).map_err(|e| SuiteError::Engine(e.to_string()))?;
+        let session = Rc::new(RefCell::new(Session::new(project, vm_opts, Rc::clone(&stop))));
+        let engine = Engine { ctx, _rt: rt, session, polls, exhausted, max_polls };
+        engine.ctx.with(|ctx| -> Result<(), SuiteError> {
+            native::install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
+            for (name, src) in DRIVER_JS {
+                eval_script(&ctx, name, src).map_err(|m| SuiteError::Engine(format!("{name}: {m}")))?;
+            }
+            Ok(())
+        })?;
+        Ok(engine)
+    }
+
+    /// Evaluates the suite and keeps its tests; returns what the runner needs of them.
+    pub(crate) fn load_suite(&self, name: &str, source: &str) -> Result<Vec<TestInfo>, SuiteError> {
+        let out = self.ctx.with(|ctx| -> Result<String, String> {
+            let exported = if is_es_module(source) {
+                let module = Module::declare(ctx.clone(), name, source).catch(&ctx).map_err(|e| describe(&e))?;
+                let (module, promise) = module.eval().catch(&ctx).map_err(|e| describe(&e))?;
+                while ctx.execute_pending_job() {}
+                promise.finish::<Value>().catch(&ctx).map_err(|e| describe(&e))?;
+                let ns = module.namespace().catch(&ctx).map_err(|e| describe(&e))?;
+                ns.get::<_, Value>("default").catch(&ctx).map_err(|e| describe(&e))?
+            } else {
+                // CommonJS as Whisker's files are written; the wrapper sits on the first line
+                // so that line numbers in errors are the file's.
+                let wrapped = format!("(function (module, exports, require) {{{source}\n}})",);
+                let f: Function = eval_value(&ctx, name, &wrapped)?;
+                let module = Object::new(ctx.clone()).map_err(|e| e.to_string())?;
+                let exports = Object::new(ctx.clone()).map_err(|e| e.to_string())?;
+                module.set("exports", exports.clone()).map_err(|e| e.to_string())?;
+                let require: Function = eval_value(
+                    &ctx,
+                    "clowder:require",
+                    "(name => { throw new Error(`require(${JSON.stringify(name)}): a suite runs without modules`); })",
+                )?;
+                f.call::<_, Value>((module.clone(), exports, require)).catch(&ctx).map_err(|e| describe(&e))?;
+                module.get::<_, Value>("exports").map_err(|e| e.to_string())?
+            };
+            let runner: Object = ctx.globals().get("__clowderRunner").map_err(|e| e.to_string())?;
+            let load: Function = runner.get("load").map_err(|e| e.to_string())?;
+            let tests: Value = load.call((exported,)).catch(&ctx).map_err(|e| describe(&e))?;
+            ctx.globals().set("__clowderTests", tests.clone()).map_err(|e| e.to_string())?;
+            let describe_fn: Function = runner.get("describe").map_err(|e| e.to_string())?;
+            describe_fn.call::<_, String>((tests,)).catch(&ctx).map_err(|e| describe(&e))
+        });
+        if self.exhausted.get() {
+            return Err(SuiteError::Suite(format!(
+                "{name}: loading the suite ran over the JavaScript budget ({} ticks)",
+                self.max_polls * TICKS_PER_POLL
+            )));
+        }
+        let json = out.map_err(|m| SuiteError::Suite(format!("{name}: {m}")))?;
+        serde_json::from_str(&json).map_err(|e| SuiteError::Suite(format!("{name}: test list: {e}")))
+    }
+
+    /// Runs test `index` on a fresh VM: starts it and drives its promise to the end.
+    pub(crate) fn run_test(&self, seed: u64, index: usize, step_limit: u64, work_limit: u64) -> Ending {
+        self.session.borrow_mut().begin_test(seed, index, step_limit, work_limit);
+        self.polls.set(0);
+        let ending = self.ctx.with(|ctx| drive(&ctx, index));
+        let limited = self.session.borrow().limited;
+        if self.exhausted.get() && limited.is_none() {
+            return Ending::Budget;
+        }
+        match (limited, ending) {
+            (Some(l), Ok(r)) => Ending::Limited(l, r),
+            (Some(l), Err(_)) => Ending::Limited(l, JsResult::default()),
+            (None, Ok(r)) => Ending::Settled(r),
+            (None, Err(m)) => Ending::Failed(m),
+        }
+    }
+}
+
+/// Starts the test and runs jobs and virtual timers until its promise settles.
+fn drive(ctx: &Ctx<'_>, index: usize) -> Result<JsResult, String> {
+    let runner: Object = ctx.globals().get("__clowderRunner").map_err(|e| e.to_string())?;
+    let tests: Value = ctx.globals().get("__clowderTests").map_err(|e| e.to_string())?;
+    let start: Function = runner.get("start").map_err(|e| e.to_string())?;
+    let fire: Function = runner.get("fireNextTimer").map_err(|e| e.to_string())?;
+    let promise: Promise = start.call((tests, index)).catch(ctx).map_err(|e| describe(&e))?;
+    loop {
+        while ctx.execute_pending_job() {}
+        match promise.result::<Value>() {
+            Some(Ok(v)) => {
+                let json = ctx.json_stringify(v).map_err(|e| e.to_string())?;
+                let json = json.map(|s| s.to_string()).transpose().map_err(|e| e.to_string())?.unwrap_or_default();
+                return serde_json::from_str(&json).map_err(|e| format!("test result: {e}"));
+            }
+            Some(Err(e)) => {
+                let e = CaughtError::from_error(ctx, e);
+                return Err(describe(&e));
+            }
+            None => {}
+        }
+        // Nothing left to run now: the next virtual timer, if any, moves time on.
+        let fired: bool = fire.call(()).catch(ctx).map_err(|e| describe(&e))?;
+        if !fired {
+            return Err("the test waits for a promise that nothing will resolve (no step, no timer left)".into());
+        }
+    }
+}
+
+fn eval_script(ctx: &Ctx<'_>, name: &str, src: &str) -> Result<(), String> {
+    let _: Value = eval_value(ctx, name, src)?;
+    Ok(())
+}
+
+fn eval_value<'js, V: rquickjs::FromJs<'js>>(ctx: &Ctx<'js>, name: &str, src: &str) -> Result<V, String> {
+    let mut opts = rquickjs::context::EvalOptions::default();
+    opts.global = true;
+    opts.strict = false;
+    opts.filename = Some(name.to_string());
+    ctx.eval_with_options::<V, _>(src, opts).catch(ctx).map_err(|e| describe(&e))
+}
+
+/// A suite that uses `import` or `export` at the start of a line is an ES module.
+fn is_es_module(source: &str) -> bool {
+    source.lines().any(|l| {
+        let l = l.trim_start();
+        ["export ", "export{", "import ", "import{"].iter().any(|p| l.starts_with(p))
+    })
+}
+
+/// `Name: message (file:line:column)` of a caught exception.
+pub(crate) fn describe(e: &CaughtError<'_>) -> String {
+    match e {
+        CaughtError::Exception(ex) => {
+            let msg = ex.message().unwrap_or_default();
+            let name: String = ex.get::<_, Option<String>>("name").ok().flatten().unwrap_or_else(|| "Error".into());
+            let at = ex.stack().and_then(|s| first_frame(&s));
+            match at {
+                Some(at) => format!("{name}: {msg} ({at})"),
+                None => format!("{name}: {msg}"),
+            }
+        }
+        CaughtError::Value(v) => format!("thrown value: {v:?}"),
+        CaughtError::Error(e) => e.to_string(),
+    }
+}
+
+/// `file:line:column` of the first frame of a QuickJS stack (`    at f (file:3:5)`).
+fn first_frame(stack: &str) -> Option<String> {
+    let line = stack.lines().map(str::trim).find(|l| l.starts_with("at "))?;
+    let inner = match (line.rfind('('), line.rfind(')')) {
+        (Some(a), Some(b)) if a < b => &line[a + 1..b],
+        _ => line.trim_start_matches("at ").trim(),
+    };
+    (!inner.is_empty()).then(|| inner.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modules_are_told_from_commonjs() {
+        assert!(is_es_module("const a = 1;\nexport default [];"));
+        assert!(!is_es_module("module.exports = [];\n// export later"));
+    }
+
+    #[test]
+    fn first_frames_name_file_line_and_column() {
+        assert_eq!(first_frame("Error: x\n    at f (suite.js:3:5)\n    at <eval>"), Some("suite.js:3:5".into()));
+        assert_eq!(first_frame("    at suite.js:9:1"), Some("suite.js:9:1".into()));
+        assert_eq!(first_frame("no frames"), None);
+    }
+}

@@ -1,0 +1,580 @@
+// Sprite, variable and sprite-list objects of the driver (Whisker's vm/sprite.js,
+// vm/variable.js, vm/sprites.js) over the native bindings, and the events of a step
+// delivered to their callbacks. Evaluated after driver.js.
+(function (P) {
+    'use strict';
+    const N = P.N;
+    const STAGE = P.STAGE;
+
+    // ------------------------------------------------------------------ variables and sprites
+    class Variable {
+        constructor(owner, name, isList, sprite) {
+            this._owner = owner;
+            this._name = name;
+            this._isList = isList;
+            this._sprite = sprite;
+            this._old = {};
+            this._last = isList ? [] : '';
+            this.updateOld();
+        }
+        get name() {
+            return this._name;
+        }
+        _raw() {
+            const v = this._isList ? N.listItems(this._owner, this._name) : N.varValue(this._owner, this._name);
+            if (v !== undefined) {
+                this._last = v;
+            }
+            return this._last;
+        }
+        get value() {
+            const v = this._raw();
+            return this._isList ? v.map(x => String(x)) : String(v);
+        }
+        get valueAsNumber() {
+            const v = this._raw();
+            return this._isList ? v.map(x => Number(x)) : Number(v);
+        }
+        get old() {
+            return {...this._old};
+        }
+        get sprite() {
+            return this._sprite;
+        }
+        getScratchVariable() {
+            const self = this;
+            return {
+                get name() {
+                    return self._name;
+                },
+                get value() {
+                    return self._raw();
+                },
+                set value(v) {
+                    setVar(self._owner, self._name, v);
+                },
+                type: this._isList ? 'list' : ''
+            };
+        }
+        updateOld() {
+            this._old.value = this.value;
+        }
+        setOldValue(value) {
+            this._old.value = value;
+        }
+    }
+
+    /** Sets a scalar variable: numbers stay numbers, anything else becomes its string. */
+    const setVar = (h, name, v) => (typeof v === 'number' ? N.setVar(h, name, true, v, '')
+        : N.setVar(h, name, false, 0, String(v)));
+
+    const NUM = {x: 0, y: 1, direction: 2, size: 3, costume: 4, volume: 5, layer: 6};
+    const EFFECTS = ['color', 'fisheye', 'whirl', 'pixelate', 'mosaic', 'brightness', 'ghost'];
+
+    class Sprite {
+        constructor(h, sprites) {
+            this._h = h;
+            this._sprites = sprites;
+            this._old = {};
+            this._variables = new Map();
+            this._last = {};
+            this.onMoved = null;
+            this.onVisualChange = null;
+            this._name = N.name(h);
+            this._isStage = N.isStage(h);
+            this._isOriginal = N.isOriginal(h);
+        }
+        _num(k) {
+            const v = N.num(this._h, NUM[k]);
+            if (v !== undefined) {
+                this._last[k] = v;
+                return v;
+            }
+            return this._last[k];
+        }
+        get exists() {
+            return N.exists(this._h);
+        }
+        get old() {
+            return {...this._old};
+        }
+        get isOriginal() {
+            return this._isOriginal;
+        }
+        get isStage() {
+            return this._isStage;
+        }
+        get name() {
+            return this._name;
+        }
+        get id() {
+            return `t${this._h}`;
+        }
+        get effects() {
+            const e = N.effects(this._h);
+            if (e === undefined) {
+                return {...this._last.effects};
+            }
+            const out = {};
+            EFFECTS.forEach((k, i) => {
+                out[k] = e[i];
+            });
+            this._last.effects = out;
+            return {...out};
+        }
+        get x() {
+            return this._num('x');
+        }
+        get y() {
+            return this._num('y');
+        }
+        get pos() {
+            return {x: this.x, y: this.y};
+        }
+        get direction() {
+            return this._num('direction');
+        }
+        get visible() {
+            const v = N.visible(this._h);
+            if (v !== undefined) {
+                this._last.visible = v;
+                return v;
+            }
+            return this._last.visible;
+        }
+        get size() {
+            return Math.round(this._num('size'));
+        }
+        get currentCostume() {
+            return this._num('costume');
+        }
+        get currentCostumeName() {
+            return N.costumeName(this._h, this.currentCostume);
+        }
+        get volume() {
+            return this._num('volume');
+        }
+        get layerOrder() {
+            return this._num('layer');
+        }
+        get sayText() {
+            const v = N.sayText(this._h);
+            if (v !== undefined) {
+                this._last.sayText = v;
+                return v;
+            }
+            return this._last.sayText === undefined ? null : this._last.sayText;
+        }
+        get rotationStyle() {
+            return N.rotationStyle(this._h);
+        }
+        get bounds() {
+            const b = N.bounds(this._h);
+            if (!b) {
+                return {left: this.x, right: this.x, top: this.y, bottom: this.y};
+            }
+            return {left: b[0], right: b[1], top: b[2], bottom: b[3]};
+        }
+        isPointInBounds(x, y) {
+            const b = this.bounds;
+            return x >= b.left && x <= b.right && y >= b.bottom && y <= b.top;
+        }
+        isIntersectingBounds(o) {
+            const b = this.bounds;
+            return b.left <= o.right && b.right >= o.left && b.top >= o.bottom && b.bottom <= o.top;
+        }
+        isTouchingMouse() {
+            return N.touchingMouse(this._h);
+        }
+        isTouchingEdge() {
+            return N.touchingEdge(this._h);
+        }
+        isTouchingVerticalEdge() {
+            if (!N.touchingEdge(this._h)) {
+                return false;
+            }
+            const b = this.bounds;
+            return b.left < -STAGE.width / 2 || b.right > STAGE.width / 2;
+        }
+        isTouchingHorizEdge() {
+            if (!N.touchingEdge(this._h)) {
+                return false;
+            }
+            const b = this.bounds;
+            return b.bottom < -STAGE.height / 2 || b.top > STAGE.height / 2;
+        }
+        isTouchingSprite(spriteName) {
+            return N.touchingSprite(this._h, String(spriteName));
+        }
+        isTouchingColor(rgb) {
+            const [r, g, b] = rgbOf(rgb);
+            return N.touchingColor(this._h, r, g, b);
+        }
+        isColorTouchingColor(targetRgb, maskRgb) {
+            const [r, g, b] = rgbOf(targetRgb);
+            const [r2, g2, b2] = rgbOf(maskRgb);
+            return N.colorTouchingColor(this._h, r, g, b, r2, g2, b2);
+        }
+        _wrapVariable(owner, name, isList) {
+            const key = `${owner}/${isList ? 'l' : 'v'}/${name}`;
+            let w = this._variables.get(key);
+            if (!w) {
+                w = new Variable(owner, name, isList, this);
+                this._variables.set(key, w);
+            }
+            return w;
+        }
+        _scope(isList, skipStage) {
+            const own = N.varNames(this._h, isList).map(n => [this._h, n]);
+            if (skipStage || this._isStage) {
+                return own;
+            }
+            const stage = N.stage();
+            const names = new Set(own.map(x => x[1]));
+            return own.concat(N.varNames(stage, isList).filter(n => !names.has(n)).map(n => [stage, n]));
+        }
+        getVariables(condition, skipStage = true) {
+            let vars = this._scope(false, skipStage).map(([o, n]) => this._wrapVariable(o, n, false));
+            if (condition) {
+                vars = vars.filter(v => condition(v));
+            }
+            return vars;
+        }
+        getLists(skipStage = true) {
+            return this._scope(true, skipStage).map(([o, n]) => this._wrapVariable(o, n, true));
+        }
+        getVariable(name, skipStage = true) {
+            return this.getVariables(() => true, skipStage).find(v => v.name === name);
+        }
+        getList(name, skipStage = true) {
+            return this.getLists(skipStage).find(v => v.name === name);
+        }
+        _instances() {
+            return N.instances(this._h).map(h => this._sprites.wrap(h));
+        }
+        getInstances() {
+            return this._instances();
+        }
+        getOriginal() {
+            return this._instances().find(s => s.isOriginal);
+        }
+        getClones(withSelf = false) {
+            return this._instances().filter(s => withSelf || !s.isOriginal);
+        }
+        getNewClones() {
+            const mine = new Set(N.instances(this._h));
+            return this._sprites.getNewSprites(s => !s.isOriginal && mine.has(s._h));
+        }
+        getClone(index) {
+            const h = N.instances(this._h)[index];
+            return h === undefined ? undefined : this._sprites.wrap(h).getScratchTarget();
+        }
+        getCloneCount(withSelf = false) {
+            return this.getClones(withSelf).length;
+        }
+        getCostumes() {
+            return N.costumeNames(this._h).map(name => ({name}));
+        }
+        getCostumeByIndex(index) {
+            return this.getCostumes()[index];
+        }
+        getCostumeByName(name) {
+            return this.getCostumes().filter(c => c.name.match(name))[0];
+        }
+        getCostumeCount() {
+            return this.getCostumes().length;
+        }
+        /** The RenderedTarget stand-in: the properties and setters tests use for direct changes. */
+        getScratchTarget() {
+            const s = this;
+            const h = this._h;
+            return {
+                get id() {
+                    return s.id;
+                },
+                get x() {
+                    return s.x;
+                },
+                get y() {
+                    return s.y;
+                },
+                get direction() {
+                    return s.direction;
+                },
+                get size() {
+                    return s._num('size');
+                },
+                get visible() {
+                    return s.visible;
+                },
+                get currentCostume() {
+                    return s.currentCostume;
+                },
+                get isOriginal() {
+                    return s.isOriginal;
+                },
+                get isStage() {
+                    return s.isStage;
+                },
+                get rotationStyle() {
+                    return s.rotationStyle;
+                },
+                sprite: {name: s.name},
+                setXY(x, y, force) {
+                    N.setXY(h, Number(x), Number(y), Boolean(force));
+                },
+                setVisible(v) {
+                    N.setVisible(h, Boolean(v));
+                },
+                setSize(v) {
+                    N.setSize(h, Number(v));
+                },
+                setDirection(v) {
+                    N.setDirection(h, Number(v));
+                },
+                setCostume(v) {
+                    N.setCostume(h, Number(v));
+                },
+                getCostumes() {
+                    return s.getCostumes();
+                },
+                isTouchingEdge() {
+                    return s.isTouchingEdge();
+                },
+                isTouchingSprite(name) {
+                    return s.isTouchingSprite(name);
+                },
+                isTouchingColor(rgb) {
+                    return s.isTouchingColor(rgb);
+                },
+                getBounds() {
+                    return s.bounds;
+                },
+                lookupVariableByNameAndType(name, type) {
+                    const v = type === 'list' ? s.getList(name, false) : s.getVariable(name, false);
+                    return v ? v.getScratchVariable() : undefined;
+                }
+            };
+        }
+        _visual() {
+            return JSON.stringify([N.num(this._h, NUM.costume), N.num(this._h, NUM.size),
+                N.num(this._h, NUM.direction), N.visible(this._h), N.effects(this._h), N.num(this._h, NUM.layer)]);
+        }
+        updateOld() {
+            this._old.effects = this.effects;
+            this._old.x = this.x;
+            this._old.y = this.y;
+            this._old.pos = {...this.pos};
+            this._old.direction = this.direction;
+            this._old.visible = this.visible;
+            this._old.size = this.size;
+            this._old.currentCostume = this.currentCostume;
+            this._old.volume = this.volume;
+            this._old.layerOrder = this.layerOrder;
+            this._old.sayText = this.sayText;
+            this._old.rotationStyle = this.rotationStyle;
+            this._old.currentCostumeName = this.currentCostumeName;
+        }
+        _update() {
+            if (!N.exists(this._h)) {
+                return;
+            }
+            this.updateOld();
+            this._visualBefore = this._visual();
+            for (const v of this._variables.values()) {
+                v.updateOld();
+            }
+        }
+    }
+
+    const rgbOf = c => {
+        if (Array.isArray(c)) {
+            return [c[0] | 0, c[1] | 0, c[2] | 0];
+        }
+        if (typeof c === 'string' && /^#?[0-9a-f]{6}$/i.test(c)) {
+            const n = parseInt(c.replace('#', ''), 16);
+            return [(n >> 16) & 255, (n >> 8) & 255, n & 255];
+        }
+        if (typeof c === 'number') {
+            return [(c >> 16) & 255, (c >> 8) & 255, c & 255];
+        }
+        throw new TypeError(`"${c}" is not a colour ([r, g, b] or "#rrggbb")`);
+    };
+
+    class Sprites {
+        constructor(w) {
+            this.w = w;
+            this.sprites = new Map();
+            this.spritesBefore = new Set();
+            this._onSpriteMoved = null;
+            this._onSpriteVisualChange = null;
+            this._onSayOrThink = null;
+            this._onVariableChange = null;
+            this._varSnapshot = null;
+        }
+        wrap(h) {
+            let s = this.sprites.get(h);
+            if (!s) {
+                s = new Sprite(h, this);
+                s._update();
+                this.sprites.set(h, s);
+            }
+            return s;
+        }
+        getSprites(condition, skipStage = true) {
+            let all = N.targets().map(h => this.wrap(h));
+            if (skipStage) {
+                all = all.filter(s => !s.isStage);
+            }
+            return condition ? all.filter(condition) : all;
+        }
+        getSpritesAtPoint(x, y) {
+            return this.getSprites().filter(s => !s.isStage && s.isPointInBounds(x, y))
+                .sort((a, b) => b.layerOrder - a.layerOrder);
+        }
+        getSpriteAtPoint(x, y) {
+            const all = this.getSpritesAtPoint(x, y);
+            return all.length > 0 ? all[0] : null;
+        }
+        getSprite(name) {
+            return this.getSprites().find(s => s.isOriginal && s.name === name);
+        }
+        getStage() {
+            return this.wrap(N.stage());
+        }
+        getNewSprites(condition) {
+            condition = condition || (() => true);
+            const out = [];
+            for (const h of N.targets()) {
+                if (!this.spritesBefore.has(h)) {
+                    const s = this.wrap(h);
+                    if (condition(s)) {
+                        this.spritesBefore.add(h);
+                        out.push(s);
+                    }
+                }
+            }
+            return out;
+        }
+        getRotationStyle(name) {
+            const h = N.find(String(name));
+            return h === undefined ? undefined : N.rotationStyle(h);
+        }
+        getSpriteVariable(spriteName, variableName) {
+            const h = spriteName === 'Stage' ? N.stage() : N.find(String(spriteName));
+            if (h === undefined) {
+                throw new TypeError(`There is no sprite named "${spriteName}"`);
+            }
+            return N.varValue(h, String(variableName));
+        }
+        setSpriteVariable(spriteName, variableName, value) {
+            const h = spriteName === 'Stage' ? N.stage() : N.find(String(spriteName));
+            if (h === undefined) {
+                throw new TypeError(`There is no sprite named "${spriteName}"`);
+            }
+            return setVar(h, String(variableName), value);
+        }
+        setVisibility(spriteName, visible) {
+            const h = N.find(String(spriteName));
+            if (h !== undefined) {
+                N.setVisible(h, Boolean(visible));
+            }
+        }
+        update() {
+            let moveCallbacks = Boolean(this._onSpriteMoved);
+            for (const s of this.sprites.values()) {
+                s._update();
+                moveCallbacks = moveCallbacks || Boolean(s.onMoved);
+            }
+            N.recordScenes(moveCallbacks);
+            if (this._onVariableChange) {
+                this._varSnapshot = N.allVariables();
+            }
+        }
+        onSpriteMoved(f) {
+            this._onSpriteMoved = f;
+        }
+        onSpriteVisualChange(f) {
+            this._onSpriteVisualChange = f;
+        }
+        onSayOrThink(f) {
+            this._onSayOrThink = f;
+        }
+        onVariableChange(f) {
+            this._onVariableChange = f;
+            this._varSnapshot = f ? N.allVariables() : null;
+        }
+        /** The events of the step just run, in the order Whisker's listeners would see them. */
+        dispatch() {
+            for (const h of N.targets()) {
+                this.wrap(h); // targetWasCreated: new clones get wrappers (and old values)
+            }
+            // Moves are replayed one by one: during the callbacks of a move, the sprites stand
+            // where they stood right after it (the VM records the scene when a move callback
+            // exists), as Whisker's listeners see them in the middle of the step; then the
+            // step's end state comes back.
+            const moves = N.moves();
+            for (let i = 0, k = 0; i < moves.length; i += 3, k++) {
+                const h = moves[i];
+                const s = this.sprites.get(h);
+                if (!s || !N.exists(h)) {
+                    continue;
+                }
+                s._old.x = moves[i + 1];
+                s._old.y = moves[i + 2];
+                if (!s.onMoved && !this._onSpriteMoved) {
+                    continue;
+                }
+                N.showMove(k);
+                try {
+                    if (s.onMoved) {
+                        s.onMoved(s);
+                    }
+                    if (this._onSpriteMoved) {
+                        this._onSpriteMoved(s);
+                    }
+                } finally {
+                    N.showEnd();
+                }
+            }
+            if (this._onSpriteVisualChange || [...this.sprites.values()].some(s => s.onVisualChange)) {
+                for (const s of this.sprites.values()) {
+                    if (s._visualBefore !== undefined && N.exists(s._h) && s._visual() !== s._visualBefore) {
+                        if (s.onVisualChange) {
+                            s.onVisualChange();
+                        }
+                        if (this._onSpriteVisualChange) {
+                            this._onSpriteVisualChange(s);
+                        }
+                    }
+                }
+            }
+            const says = N.says();
+            if (this._onSayOrThink) {
+                for (const h of says) {
+                    if (this.sprites.has(h) || N.exists(h)) {
+                        this._onSayOrThink(this.wrap(h));
+                    }
+                }
+            }
+            if (this._onVariableChange && this._varSnapshot) {
+                const before = this._varSnapshot;
+                const after = N.allVariables();
+                this._varSnapshot = after;
+                const old = new Map();
+                for (let i = 0; i < before.length; i += 3) {
+                    old.set(`${before[i]}/${before[i + 1]}`, before[i + 2]);
+                }
+                for (let i = 0; i < after.length; i += 3) {
+                    const key = `${after[i]}/${after[i + 1]}`;
+                    if (old.has(key) && old.get(key) !== after[i + 2]) {
+                        this._onVariableChange(after[i + 1]);
+                    }
+                }
+            }
+        }
+    }
+
+    P.Sprites = Sprites;
+    P.rgbOf = rgbOf;
+})(globalThis.__clowderParts);

@@ -1,0 +1,276 @@
+//! Hand-written Whisker test suites on clowder's VM: grading and test-suite studies.
+//!
+//! A suite is a JavaScript file as Whisker's (`se2p/whisker`, e.g.
+//! `whisker-web/src/examples/FruitCatchingTest.js`): it exports a list of
+//! `{test, name, description, categories}`, each test an async function of a test driver
+//! `t`. [`run_project`] runs every test of a [`Suite`] on a project in the `whisker` profile
+//! and returns one [`TestRow`] per test, Whisker's TAP13 text and Itch-style JSON feedback;
+//! [`mutation`] runs a suite on every mutant of a project.
+//!
+//! # Engine: QuickJS (rquickjs), not Boa
+//!
+//! Both run ES2020 with async/await and ES modules without Node or a browser. QuickJS
+//! (`rquickjs`, the quickjs-ng engine, C built by the cc crate) was chosen because:
+//!
+//! * **Untrusted code ends deterministically.** QuickJS calls an interrupt handler every
+//!   10 000 ticks (function calls and backward jumps); the handler counts polls, so a suite
+//!   that loops forever stops at the same instruction on every machine. Boa (0.20) only
+//!   limits loop iterations per loop and recursion depth: a loop of calls is not bounded.
+//! * **Memory and stack limits** are runtime settings (`set_memory_limit`,
+//!   `set_max_stack_size`); Boa has no memory limit.
+//! * **Speed**: QuickJS's bytecode interpreter runs the driver's per-step callbacks several
+//!   times faster than Boa's; the VM, not the JavaScript, dominates a suite's time.
+//! * **Build time**: one C file set (about 1 min at `-O2` on one core) against Boa's large
+//!   Rust crate graph (several minutes).
+//!
+//! Determinism beyond the interrupt budget: `Math.random`, `Date`, `performance.now` and the
+//! timers are replaced by the driver (`js/driver.js`) with the run's seeded streams
+//! ([`seeding`]) and the VM's virtual clock; nothing a suite can reach reads the machine.
+//!
+//! Each test runs in a fresh realm (runtime, context, suite evaluated anew) on a fresh VM,
+//! so a test's verdict does not depend on the tests before it.
+
+#![warn(missing_docs)]
+
+mod engine;
+pub mod mutation;
+mod native;
+pub mod parallel;
+pub mod report;
+pub mod seeding;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use clowder_vm::runtime::STEP_MS;
+use clowder_vm::{Profile, Project, VmOptions};
+use serde::{Deserialize, Serialize};
+
+pub use report::{ProjectResult, Status, TestRow};
+
+use engine::{Ending, Engine, JsResult};
+use native::Limit;
+
+/// Largest suite file read (bytes): Whisker's largest example is 50 KB.
+pub const MAX_SUITE_BYTES: u64 = 4 << 20;
+
+/// Why a suite could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    /// The file could not be read.
+    #[error("{0}")]
+    Io(String),
+    /// The suite is not a valid Whisker suite: syntax error (with file, line and column), an
+    /// exception while loading, no exported list of tests.
+    #[error("{0}")]
+    Suite(String),
+    /// The JavaScript engine could not be set up.
+    #[error("JavaScript engine: {0}")]
+    Engine(String),
+}
+
+/// Limits of one test (all counted, none timed).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// VM steps a test may run before it ends as a timeout (`fail`, as Whisker's timeout).
+    /// Default 18 000 steps = 600 000 ms of Scratch time, Whisker's per-test timeout.
+    pub steps_per_test: u64,
+    /// VM work units a test may use ([`clowder_vm::Vm::work`]): a runaway project ends the
+    /// test as a `fail` at the same point on every machine.
+    pub work_per_test: u64,
+    /// JavaScript ticks (calls and backward jumps) a test may use; past it the test is an
+    /// `error` (an endless loop in the suite). The default, 10^8, is about 3 s of JavaScript
+    /// in a debug build and 10 to 20 times what the heaviest example test uses.
+    pub js_ticks: u64,
+    /// Heap of the JavaScript runtime, bytes.
+    pub js_memory_bytes: usize,
+    /// Native stack the JavaScript interpreter may use, bytes (deep recursion is a
+    /// `RangeError`, an `error`).
+    pub js_stack_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            steps_per_test: 18_000,
+            work_per_test: clowder_testgen::DEFAULT_WORK_CAP / 4,
+            js_ticks: 100_000_000,
+            js_memory_bytes: 256 << 20,
+            js_stack_bytes: 512 << 10,
+        }
+    }
+}
+
+/// A test of a suite as the suite declares it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestInfo {
+    /// `name` (empty when the suite gives none).
+    pub name: String,
+    /// `description`.
+    pub description: String,
+    /// `categories` (the first one groups the test in the JSON feedback).
+    pub categories: Vec<String>,
+    /// `skip: true`: reported as `skip` without running.
+    pub skip: bool,
+    /// The test's own `timeout` in ms, if it sets one.
+    pub timeout: Option<f64>,
+}
+
+/// A loaded suite: its source and its tests.
+#[derive(Debug, Clone)]
+pub struct Suite {
+    name: String,
+    source: String,
+    tests: Vec<TestInfo>,
+}
+
+impl Suite {
+    /// Reads and checks a suite file (at most [`MAX_SUITE_BYTES`]).
+    pub fn load(path: &Path) -> Result<Suite, SuiteError> {
+        let meta = std::fs::metadata(path).map_err(|e| SuiteError::Io(format!("{}: {e}", path.display())))?;
+        if meta.len() > MAX_SUITE_BYTES {
+            return Err(SuiteError::Io(format!(
+                "{}: {} bytes, more than a suite may have ({MAX_SUITE_BYTES})",
+                path.display(),
+                meta.len()
+            )));
+        }
+        let bytes = std::fs::read(path).map_err(|e| SuiteError::Io(format!("{}: {e}", path.display())))?;
+        let source = String::from_utf8(bytes).map_err(|_| SuiteError::Io(format!("{}: not UTF-8", path.display())))?;
+        let name = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        Suite::from_source(&name, &source)
+    }
+
+    /// Checks a suite given as text: it must evaluate and export a list of tests.
+    pub fn from_source(name: &str, source: &str) -> Result<Suite, SuiteError> {
+        let engine = Engine::new(None, vm_options(), &Limits::default())?;
+        let tests = engine.load_suite(name, source)?;
+        Ok(Suite { name: name.to_string(), source: source.to_string(), tests })
+    }
+
+    /// The file name the suite was loaded from.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tests, in the suite's order.
+    pub fn tests(&self) -> &[TestInfo] {
+        &self.tests
+    }
+}
+
+/// The VM options of suite runs: the `whisker` profile with moves and bubbles recorded.
+fn vm_options() -> VmOptions {
+    VmOptions { profile: Profile::Whisker, record_say: true, record_moves: true, ..VmOptions::default() }
+}
+
+/// Runs every test of `suite` on `project` with `seed`: one row per test, in suite order.
+/// `project_name` labels the rows. The same inputs give the same rows on any machine.
+pub fn run_project(
+    suite: &Suite,
+    project: &Arc<Project>,
+    project_name: &str,
+    seed: u64,
+    limits: &Limits,
+) -> ProjectResult {
+    let rows = (0..suite.tests.len()).map(|i| run_test(suite, project, project_name, seed, i, limits)).collect();
+    ProjectResult { project: project_name.to_string(), suite: suite.name.clone(), seed, rows }
+}
+
+/// Runs test `index` (0-based) of `suite` on `project`.
+pub fn run_test(
+    suite: &Suite,
+    project: &Arc<Project>,
+    project_name: &str,
+    seed: u64,
+    index: usize,
+    limits: &Limits,
+) -> TestRow {
+    let info = suite.tests.get(index).cloned().unwrap_or(TestInfo {
+        name: String::new(),
+        description: String::new(),
+        categories: Vec::new(),
+        skip: false,
+        timeout: None,
+    });
+    let mut row = TestRow::new(project_name, index, &info);
+    if index >= suite.tests.len() {
+        row.status = Status::Error;
+        row.message = format!("the suite has no test {}", index + 1);
+        return row;
+    }
+    if info.skip {
+        row.status = Status::Skip;
+        row.message = "skipped by the suite (skip: true)".into();
+        return row;
+    }
+    let step_limit = match info.timeout {
+        Some(ms) if ms > 0.0 && ms.is_finite() => limits.steps_per_test.min((ms / STEP_MS).ceil() as u64),
+        _ => limits.steps_per_test,
+    };
+    let engine = match Engine::new(Some(Arc::clone(project)), vm_options(), limits)
+        .and_then(|e| e.load_suite(&suite.name, &suite.source).map(|_| e))
+    {
+        Ok(e) => e,
+        Err(e) => {
+            row.status = Status::Error;
+            row.message = e.to_string();
+            return row;
+        }
+    };
+    let ending = engine.run_test(seed, index, step_limit, limits.work_per_test);
+    let vm_steps = engine.session.borrow().vm.as_ref().map_or(0, |vm| vm.steps());
+    apply_ending(&mut row, ending, step_limit, vm_steps, limits);
+    row
+}
+
+/// The row of a test from how it ended.
+fn apply_ending(row: &mut TestRow, ending: Ending, step_limit: u64, vm_steps: u64, limits: &Limits) {
+    let fill = |row: &mut TestRow, r: &JsResult| {
+        row.log = r.log.clone();
+        row.steps = r.steps.map_or(vm_steps, |s| if s.is_finite() && s >= 0.0 { s as u64 } else { vm_steps });
+    };
+    match ending {
+        Ending::Settled(r) => {
+            fill(row, &r);
+            row.status = match r.status.as_deref() {
+                Some("pass") => Status::Pass,
+                Some("fail") | Some("timeout") => Status::Fail,
+                Some("skip") => Status::Skip,
+                _ => Status::Error,
+            };
+            if let Some(e) = &r.error {
+                row.set_error(e);
+            }
+            // A test's own `timeout` (Whisker races it against the test) ends it as a fail.
+            row.timed_out = r.status.as_deref() == Some("timeout");
+        }
+        Ending::Limited(limit, r) => {
+            fill(row, &r);
+            row.status = Status::Fail;
+            row.timed_out = true;
+            row.message = match limit {
+                Limit::Steps => format!(
+                    "Timeout: the test did not finish within {step_limit} steps ({} ms of Scratch time)",
+                    crate::report::ms(step_limit as f64 * STEP_MS)
+                ),
+                Limit::Work => {
+                    format!("the project reached the VM's work cap ({} units) in this test", limits.work_per_test)
+                }
+            };
+        }
+        Ending::Budget => {
+            row.steps = vm_steps;
+            row.status = Status::Error;
+            row.message = format!(
+                "the suite's JavaScript ran more than {} ticks in this test (an endless loop?)",
+                limits.js_ticks
+            );
+        }
+        Ending::Failed(m) => {
+            row.steps = vm_steps;
+            row.status = Status::Error;
+            row.message = m;
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! Every random stream of a suite run, seeded in one place.
+//!
+//! A run has one seed (`--seed`, the coordinator's seed of the run). From it come:
+//!
+//! * the VM's project-visible stream ([`vm_seed`]): the same for every test, as Whisker seeds
+//!   Scratch with the same seed before each test; `t.seedScratch(n)` restarts it from
+//!   [`scratch_seed`]`(n)`;
+//! * `Math.random` inside the suite ([`math_random_seed`]), restarted before each test, so a
+//!   test draws the same numbers whether it runs alone or after others;
+//! * the driver's own stream for random inputs ([`driver_seed`]), Whisker's `Randomness`.
+//!
+//! The generator is the VM's SplitMix64. When the `whisker` profile's project stream is made
+//! to match Whisker's `seed-random`, only [`vm_seed`] and [`scratch_seed`] need to follow.
+
+use clowder_vm::rng::SplitMix64;
+
+/// Seed of the VM's project-visible random stream for a run.
+pub fn vm_seed(run_seed: u64) -> u64 {
+    run_seed
+}
+
+/// Seed for `t.seedScratch(seed)` from `String(seed)` (Whisker's seeds may be numbers or
+/// strings, e.g. `t.seedScratch('seed')`): an integer is itself, any other text its FNV-1a
+/// hash, so every value gives a stream.
+pub fn scratch_seed(seed: &str) -> u64 {
+    if let Ok(n) = seed.trim().parse::<i64>() {
+        return n as u64;
+    }
+    seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Seed of `Math.random` for test `index` (0-based) of a run.
+pub fn math_random_seed(run_seed: u64, index: usize) -> u64 {
+    derive(run_seed, 0x4d61_7468, index)
+}
+
+/// Seed of the driver's random inputs for test `index` of a run.
+pub fn driver_seed(run_seed: u64, index: usize) -> u64 {
+    derive(run_seed, 0x4472_6976, index)
+}
+
+/// A generator for one of the streams above.
+pub fn stream(seed: u64) -> SplitMix64 {
+    SplitMix64::new(seed)
+}
+
+/// One SplitMix64 output of (seed, stream tag, test index): distinct, well-mixed seeds.
+fn derive(run_seed: u64, tag: u64, index: usize) -> u64 {
+    let mut g = SplitMix64::new(run_seed ^ tag.rotate_left(32) ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    g.next_u64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_differ_by_test_and_purpose() {
+        assert_ne!(math_random_seed(1, 0), math_random_seed(1, 1));
+        assert_ne!(math_random_seed(1, 0), driver_seed(1, 0));
+        assert_ne!(math_random_seed(1, 0), math_random_seed(2, 0));
+        assert_eq!(math_random_seed(7, 3), math_random_seed(7, 3));
+    }
+
+    #[test]
+    fn scratch_seeds_of_integers_are_the_integers() {
+        assert_eq!(scratch_seed("42"), 42);
+        assert_eq!(scratch_seed("-1"), u64::MAX);
+        assert_ne!(scratch_seed("seed"), scratch_seed("seeds"));
+        assert_ne!(scratch_seed("0.5"), scratch_seed("0.25"));
+    }
+}

@@ -1,0 +1,300 @@
+//! The driver's semantics on small projects built in code: virtual time, old values and
+//! events, inputs, verdicts and their messages, limits, determinism, the output formats.
+
+use std::sync::Arc;
+
+use clowder_suites::{Limits, ProjectResult, Status, Suite};
+use clowder_testgen::testkit::{Arg, ProjectBuilder};
+
+/// Stage variable `score`; sprite `Cat` moves right 1 px per step from x = 0 and counts
+/// space presses; clicking it says "hi"; sprite `Dog` stands still at (100, 0).
+fn project() -> Arc<clowder_vm::Project> {
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    let cat = p.sprite("Cat");
+    let hat = p.t(cat).when_flag();
+    let set = p.t(cat).set_var("score", Arg::n(0.0));
+    let step = p.t(cat).change_x(Arg::n(1.0));
+    let forever = p.t(cat).forever(&[step]);
+    p.t(cat).script(hat, &[set, forever]);
+    let key = p.t(cat).when_key("space");
+    let inc = p.t(cat).change_var("score", Arg::n(1.0));
+    p.t(cat).script(key, &[inc]);
+    let click = p.t(cat).when_clicked();
+    let say = p.t(cat).say(Arg::t("hi"));
+    p.t(cat).script(click, &[say]);
+    let dog = p.sprite("Dog");
+    p.t(dog).xy = (100.0, 0.0);
+    Arc::new(p.load())
+}
+
+fn run_with(src: &str, seed: u64, limits: &Limits) -> ProjectResult {
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    clowder_suites::run_project(&suite, &project(), "p", seed, limits)
+}
+
+fn run(src: &str) -> ProjectResult {
+    run_with(src, 1, &Limits::default())
+}
+
+fn one(body: &str) -> clowder_suites::TestRow {
+    let src = format!("module.exports = [{{name: 't', test: async function (t) {{\n{body}\n}}}}];");
+    let r = run(&src);
+    assert_eq!(r.rows.len(), 1);
+    r.rows[0].clone()
+}
+
+#[track_caller]
+fn passes(body: &str) {
+    let row = one(body);
+    assert_eq!(row.status, Status::Pass, "{}", row.message);
+}
+
+#[test]
+fn run_for_time_counts_steps_on_the_virtual_clock() {
+    // 1000 ms = 30 steps; the green flag of the test's start sets the cat moving.
+    passes(
+        "const cat = t.getSprite('Cat');
+         const ms = await t.runForTime(1000);
+         t.assert.equal(t.getTotalStepsExecuted(), 30);
+         t.assert.equal(cat.x, 30, 'x');
+         t.assert.equal(ms, 30 * (1000 / 30));
+         await t.runForTime(50); // 1.5 steps: two
+         t.assert.equal(cat.x, 32);
+         await t.runForSteps(3);
+         t.assert.equal(cat.x, 35);
+         await t.wait(1);
+         t.assert.equal(t.getTotalTimeElapsed(), 36 * (1000 / 30));",
+    );
+}
+
+#[test]
+fn run_until_stops_on_its_condition_or_its_timeout() {
+    passes(
+        "const cat = t.getSprite('Cat');
+         await t.runUntil(() => cat.x >= 10, 5000);
+         t.assert.equal(cat.x, 10);
+         await t.runUntil(() => false, 100); // 100 / (1000/30) = 2.9999999999999996: three steps
+         t.assert.equal(t.getRunStepsExecuted(), 3);
+         t.assert.equal(cat.x, 13);
+         await t.runUntilChanges(() => cat.x > 15, 1000);
+         t.assert.equal(cat.x, 16);",
+    );
+}
+
+#[test]
+fn old_values_and_move_events_follow_each_step() {
+    passes(
+        "const cat = t.getSprite('Cat');
+         let moves = 0; let lastOld = null;
+         t.onSpriteMoved(s => { if (s.name === 'Cat') { moves++; lastOld = s.old.x; } });
+         await t.runForSteps(5);
+         t.assert.equal(moves, 5);
+         t.assert.equal(lastOld, 4);
+         t.assert.equal(cat.old.x, 4);
+         t.assert.equal(cat.x, 5);
+         let own = 0;
+         cat.onMoved = () => { own++; };
+         await t.runForSteps(2);
+         t.assert.equal(own, 2);",
+    );
+}
+
+#[test]
+fn callbacks_run_before_the_step_unless_asked_after() {
+    passes(
+        "const cat = t.getSprite('Cat');
+         const before = []; const after = [];
+         t.addCallback(() => { before.push(cat.x); });
+         t.addCallback(() => { after.push(cat.x); }, true);
+         await t.runForSteps(3);
+         t.assert.equal(before.join(), '0,1,2');
+         t.assert.equal(after.join(), '1,2,3');
+         const once = t.addCallback(() => true);
+         await t.runForSteps(2);
+         t.assert.ok(!once.isActive());",
+    );
+}
+
+#[test]
+fn inputs_act_at_once_and_keys_can_be_held_for_steps() {
+    passes(
+        "const score = t.getStage().getVariable('score');
+         await t.runForSteps(1);
+         t.keyPress('space', 3);
+         t.assert.ok(t.isKeyDown('space'), 'down at once');
+         await t.runForSteps(1);
+         t.assert.equal(score.value, '1');
+         t.assert.equal(score.old.value, '0');
+         await t.runForSteps(3);
+         t.assert.ok(!t.isKeyDown('space'), 'released after 3 steps');
+         t.clickSprite('Cat');
+         await t.runForSteps(1);
+         t.assert.equal(t.getSprite('Cat').sayText, 'hi');",
+    );
+}
+
+#[test]
+fn direct_changes_reach_the_vm() {
+    passes(
+        "const dog = t.getSprite('Dog');
+         dog.getScratchTarget().setXY(-50, 20);
+         t.assert.equal(dog.x, -50);
+         t.setGlobalVariable('score', 7);
+         t.assert.equal(t.getGlobalVariable('score'), 7);
+         t.dragSprite('Dog', 10, 10);
+         t.assert.equal(dog.y, 10);
+         t.assert.ok(!dog.isTouchingSprite('Cat') || dog.isTouchingSprite('Cat'));",
+    );
+}
+
+#[test]
+fn failed_assertions_fail_with_actual_and_expected() {
+    let row = one("await t.runForSteps(2); t.assert.equal(t.getSprite('Cat').x, 5, 'cat', 'position');");
+    assert_eq!(row.status, Status::Fail);
+    assert_eq!(row.message, "cat position");
+    assert_eq!(row.actual.as_deref(), Some("2"));
+    assert_eq!(row.expected.as_deref(), Some("5"));
+    assert_eq!(row.operator.as_deref(), Some("=="));
+    assert_eq!(row.steps, 2);
+}
+
+#[test]
+fn failed_assumptions_skip() {
+    let row = one("t.assume.ok(t.getSprite('Bowl') !== undefined, 'no bowl');");
+    assert_eq!(row.status, Status::Skip);
+    assert_eq!(row.message, "no bowl");
+}
+
+#[test]
+fn constraints_fail_the_run_with_their_name() {
+    let row = one("const cat = t.getSprite('Cat');
+         t.addConstraint(() => t.assert.less(cat.x, 3, 'too far'), 'bounded');
+         await t.runForTime(1000);");
+    assert_eq!(row.status, Status::Fail);
+    assert_eq!(row.message, "constraint bounded: too far");
+    assert_eq!(row.steps, 3);
+}
+
+#[test]
+fn exceptions_are_errors_with_their_place_in_the_suite() {
+    let row = one("await t.runForSteps(1);\nnull.x;");
+    assert_eq!(row.status, Status::Error);
+    assert!(row.message.starts_with("TypeError:"), "{}", row.message);
+    assert!(row.message.contains("suite.js:3"), "{}", row.message);
+}
+
+#[test]
+fn unknown_driver_methods_are_named() {
+    let row = one("await t.runForSeconds(1);");
+    assert_eq!(row.status, Status::Error);
+    assert!(row.message.contains("t.runForSeconds is not a method of the Whisker test driver"), "{}", row.message);
+}
+
+#[test]
+fn syntax_errors_reject_the_suite_with_line_and_column() {
+    let err = Suite::from_source("bad.js", "const a = 1;\nmodule.exports = [ { test: async (t) => { t. } } ];")
+        .expect_err("a syntax error");
+    let msg = err.to_string();
+    assert!(msg.contains("SyntaxError") && msg.contains("bad.js:2"), "{msg}");
+    let err = Suite::from_source("none.js", "const a = 1;").expect_err("nothing exported");
+    assert!(err.to_string().contains("must export an array of tests"), "{err}");
+}
+
+#[test]
+fn a_test_that_never_finishes_ends_at_its_step_limit() {
+    let limits = Limits { steps_per_test: 50, ..Limits::default() };
+    let r = run_with(
+        "module.exports = [{name: 'forever', test: async t => { await t.runUntil(() => false); }},
+                           {name: 'catches', test: async t => { while (true) { try { await t.runForTime(100); } catch (e) {} } }}];",
+        1,
+        &limits,
+    );
+    for row in &r.rows {
+        assert_eq!(row.status, Status::Fail, "{}", row.test);
+        assert!(row.message.starts_with("Timeout: the test did not finish within 50 steps"), "{}", row.message);
+        assert!(row.timed_out);
+    }
+}
+
+#[test]
+fn an_endless_javascript_loop_ends_at_the_budget() {
+    let limits = Limits { js_ticks: 2_000_000, ..Limits::default() };
+    let r = run_with("module.exports = [{name: 'spin', test: async t => { for (;;) {} }}];", 1, &limits);
+    assert_eq!(r.rows[0].status, Status::Error);
+    assert!(r.rows[0].message.contains("ran more than 2000000 ticks"), "{}", r.rows[0].message);
+}
+
+#[test]
+fn runaway_recursion_and_memory_are_errors() {
+    let r = run(
+        "module.exports = [{name: 'deep', test: async t => { const f = n => f(n + 1) + 1; f(0); }},
+                           {name: 'big', test: async t => { const a = []; for (;;) { a.push(new Array(1e5).fill(1)); } }}];",
+    );
+    assert_eq!(r.rows[0].status, Status::Error);
+    assert!(r.rows[0].message.contains("RangeError"), "{}", r.rows[0].message);
+    assert_eq!(r.rows[1].status, Status::Error, "{}", r.rows[1].message);
+}
+
+#[test]
+fn waiting_for_nothing_is_an_error_and_timers_are_virtual() {
+    let row = one("await new Promise(() => {});");
+    assert_eq!(row.status, Status::Error);
+    assert!(row.message.contains("nothing will resolve"), "{}", row.message);
+    passes(
+        "const start = Date.now();
+         await new Promise(r => setTimeout(r, 5000));
+         t.assert.equal(Date.now() - start, 5000);
+         await t.runForTime(1000);
+         t.assert.equal(Date.now() - start, 5000, 'the run ends before the timer clock');
+         await t.runForTime(5000);
+         t.assert.ok(Date.now() - start >= 6000);",
+    );
+}
+
+#[test]
+fn math_random_is_seeded_by_the_run() {
+    let src = "module.exports = [{name: 'a', test: async t => { t.log(String(Math.random())); }},
+                                {name: 'b', test: async t => { t.log(String(Math.random())); }}];";
+    let a = run_with(src, 1, &Limits::default());
+    let b = run_with(src, 1, &Limits::default());
+    let c = run_with(src, 2, &Limits::default());
+    assert_eq!(a.rows[0].log, b.rows[0].log);
+    assert_ne!(a.rows[0].log, a.rows[1].log, "each test has its own stream");
+    assert_ne!(a.rows[0].log, c.rows[0].log, "the seed changes the stream");
+}
+
+#[test]
+fn es_modules_and_plain_functions_are_suites() {
+    let r = run("export default [async function named(t) { await t.runForSteps(1); }];");
+    assert_eq!(r.rows[0].test, "named");
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+}
+
+#[test]
+fn outputs_are_tap_csv_and_feedback_and_reproduce() {
+    let src = "module.exports = [
+        {name: 'moves', categories: ['motion'], test: async t => { await t.runForSteps(2); t.assert.ok(true); }},
+        {name: 'stays', categories: ['motion'], test: async t => { await t.runForSteps(2); t.assert.equal(t.getSprite('Cat').x, 0, 'still'); }},
+        {name: 'later', skip: true, test: async t => {}}];";
+    let a = run(src);
+    let b = run(src);
+    assert_eq!(a, b);
+    let tap = a.tap();
+    assert!(tap.starts_with("TAP version 13\n"));
+    assert!(tap.contains("\n1..3\nok 1 - moves\nnot ok 2 - stays\n  ---\n  severity: fail\n"), "{tap}");
+    assert!(
+        tap.contains("    message: \"still\"\n    actual: \"2\"\n    expected: \"0\"\n    operator: \"==\"\n"),
+        "{tap}"
+    );
+    assert!(tap.contains("not ok 3 - later # SKIP"), "{tap}");
+    let mut csv = Vec::new();
+    clowder_suites::report::write_csv(&mut csv, std::slice::from_ref(&a)).expect("csv");
+    let csv = String::from_utf8(csv).expect("utf8");
+    assert!(csv.starts_with("project,test,status,message,steps\np,moves,pass,,2\np,stays,fail,still,2\n"), "{csv}");
+    let fb = a.feedback();
+    assert_eq!(fb["judgement"]["status"], "wrong");
+    assert_eq!(fb["judgement"]["groups"][0]["name"], "motion");
+    assert_eq!(fb["judgement"]["groups"][0]["tests"][1]["status"], "wrong");
+    assert_eq!(fb["judgement"]["groups"][1]["tests"][0]["status"], "skipped");
+}

@@ -1,0 +1,65 @@
+//! The 16 example suites of se2p/whisker (`whisker-web/src/examples/*Test.js`, branch
+//! master) on their whisker-rq1 games. The suites are read from `CLOWDER_WHISKER_EXAMPLES`
+//! (a folder of `*Test.js` files extracted from the whisker mirror, outside the repository)
+//! and the games from `CLOWDER_CORPORA/whisker-rq1`; the test skips visibly without them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clowder_suites::{Limits, Status, Suite};
+
+fn dirs() -> Option<(PathBuf, PathBuf)> {
+    let examples = PathBuf::from(std::env::var_os("CLOWDER_WHISKER_EXAMPLES")?);
+    let corpora =
+        std::env::var_os("CLOWDER_CORPORA").map_or_else(|| PathBuf::from("../../shared/corpora"), PathBuf::from);
+    let games = corpora.join("whisker-rq1");
+    (examples.is_dir() && games.is_dir()).then_some((examples, games))
+}
+
+#[test]
+fn example_suites_pass_on_their_games() {
+    let Some((examples, games)) = dirs() else {
+        eprintln!("SKIP: set CLOWDER_WHISKER_EXAMPLES (and CLOWDER_CORPORA) to run the Whisker example suites");
+        return;
+    };
+    let only = std::env::var("CLOWDER_WHISKER_ONLY").ok();
+    let mut names: Vec<String> = std::fs::read_dir(&examples)
+        .expect("examples folder")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| f.strip_suffix("Test.js").map(str::to_string))
+        .filter(|n| only.as_deref().is_none_or(|o| o == n))
+        .collect();
+    names.sort();
+    let (mut pass, mut total, mut errors) = (0, 0, 0);
+    for name in names {
+        let game = games.join(format!("{name}.sb3"));
+        if !game.is_file() {
+            continue;
+        }
+        let suite = Suite::load(&examples.join(format!("{name}Test.js"))).expect("suite loads");
+        let project = Arc::new(clowder_vm::Project::load_path(&game, &Default::default()).expect("game loads"));
+        let r = clowder_suites::run_project(&suite, &project, &name, 1, &Limits::default());
+        for row in &r.rows {
+            if row.status != Status::Pass {
+                eprintln!(
+                    "  {name} #{} {} [{}] {} (steps {})",
+                    row.index,
+                    row.test,
+                    row.status.as_str(),
+                    row.message,
+                    row.steps
+                );
+            }
+        }
+        eprintln!("{name}: {}/{} pass", r.count(Status::Pass), r.rows.len());
+        pass += r.count(Status::Pass);
+        total += r.rows.len();
+        errors += r.count(Status::Error);
+    }
+    eprintln!("all: {pass}/{total} pass");
+    assert_eq!(errors, 0, "no test of an example suite may end in an error");
+    // docs/testing.md explains each of the 14 tests that do not pass (seed 1).
+    if only.is_none() && total == 120 {
+        assert!(pass >= 106, "{pass}/120 example tests pass; 106 did when the failures were explained");
+    }
+}

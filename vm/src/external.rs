@@ -1,0 +1,277 @@
+//! Driving a VM from a test driver (hand-written Whisker suites, `clowder-suites`): the
+//! queries and direct changes Whisker's test driver makes between steps that the step
+//! inputs of [`Vm`] do not cover. Whisker posts its inputs to scratch-vm at once
+//! (`postIOData`), reads sprites through the renderer and sets positions with
+//! `RenderedTarget.setXY`; these methods give the same between-step access.
+//!
+//! Nothing here runs during a step, and nothing here is used by the generator, so the
+//! results of generation runs do not depend on it.
+
+use std::rc::Rc;
+
+use crate::Vm;
+use crate::engine::{TargetId, V};
+use crate::program::{Program, ROT_NAMES};
+use crate::rng::ProjectRng;
+use crate::value::Value;
+
+/// What a target looks like at one moment: enough to put it back there for a query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pose {
+    /// The target.
+    pub target: TargetId,
+    /// Position x.
+    pub x: f64,
+    /// Position y.
+    pub y: f64,
+    /// Direction.
+    pub direction: f64,
+    /// Size in percent.
+    pub size: f64,
+    /// Costume index.
+    pub costume: i64,
+    /// Visibility.
+    pub visible: bool,
+}
+
+/// A target moved during a step (`RenderedTarget.EVENT_TARGET_MOVED`): the target and its
+/// position before the move. Recorded when [`crate::VmOptions::record_moves`] is on; with
+/// [`Vm::record_move_scenes`] on, also the pose of every live sprite right after the move.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MoveEvent {
+    /// The target that moved (or was told to move: scratch-vm emits the event even when
+    /// the position stays the same).
+    pub target: TargetId,
+    /// Its x before the move.
+    pub old_x: f64,
+    /// Its y before the move.
+    pub old_y: f64,
+    /// Its x after the move (fenced).
+    pub x: f64,
+    /// Its y after the move.
+    pub y: f64,
+    /// Whether it was visible then.
+    pub visible: bool,
+    /// Every live sprite's pose right after the move (empty unless scenes are recorded).
+    pub scene: Vec<Pose>,
+}
+
+impl crate::engine::State {
+    pub(crate) fn poses(&self) -> Vec<Pose> {
+        self.targets
+            .runtime_order
+            .iter()
+            .filter_map(|&id| {
+                let t = self.target(id)?;
+                (!t.is_stage).then_some(Pose {
+                    target: id,
+                    x: t.x,
+                    y: t.y,
+                    direction: t.direction,
+                    size: t.size,
+                    costume: t.costume,
+                    visible: t.visible,
+                })
+            })
+            .collect()
+    }
+}
+
+impl TargetId {
+    /// A number naming this target for code outside the VM (a test driver's handle):
+    /// `generation << 21 | slot`, exact in an f64 while the slot is below 2^21 and the
+    /// generation below 2^32. [`TargetId::from_handle`] inverts it; a forged handle names
+    /// no live target.
+    pub fn to_handle(self) -> u64 {
+        (u64::from(self.gn) << 21) | u64::from(self.slot)
+    }
+
+    /// The id a [`TargetId::to_handle`] number names (any number gives some id).
+    pub fn from_handle(h: u64) -> TargetId {
+        TargetId { slot: (h & 0x1F_FFFF) as u32, gn: (h >> 21) as u32 }
+    }
+}
+
+impl Vm {
+    /// Keys down now (Scratch key names), in the order they went down.
+    pub fn keys_down(&self) -> Vec<String> {
+        self.st.io.keys.iter().map(|k| k.to_string()).collect()
+    }
+
+    /// Applies the inputs queued since the last step now instead of at the start of the
+    /// next step, as scratch-vm's `postIOData` does when Whisker posts an input between
+    /// steps: key state, mouse state and started hats are visible at once.
+    pub fn apply_inputs(&mut self) {
+        self.st.apply_pending(&self.prog);
+    }
+
+    /// Takes the move events recorded since the last call (needs `VmOptions::record_moves`).
+    pub fn take_moves(&mut self) -> Vec<MoveEvent> {
+        self.st.observe.move_log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Threads the last step's tick counted: those still running after it plus those that
+    /// finished in it (scratch-vm's argument to `_emitProjectRunStatus`, which decides
+    /// `PROJECT_RUN_START`/`STOP`). 0 before the first step.
+    pub fn last_step_threads(&self) -> usize {
+        self.st.threads.tick_threads
+    }
+
+    /// Restarts the project-visible random stream from `seed` (Whisker's `seedScratch`): the
+    /// profile's own generator, as at load.
+    pub fn reseed(&mut self, seed: u64) {
+        self.st.rng = ProjectRng::new(self.st.opts.profile, seed);
+    }
+
+    /// Targets in `runtime.targets` order: originals in load order, then clones by creation.
+    pub fn runtime_targets(&self) -> Vec<TargetId> {
+        self.st.targets.runtime_order.iter().copied().filter(|&id| self.st.target(id).is_some()).collect()
+    }
+
+    /// Whether key `key` (a Scratch or DOM key name) is down, as `key (key) pressed?` reads it.
+    pub fn is_key_down(&self, key: &str) -> bool {
+        let k = crate::io::keyboard::normalize_key(key);
+        if k == "any" {
+            return !self.st.io.keys.is_empty();
+        }
+        self.st.io.keys.iter().any(|x| **x == *k)
+    }
+
+    /// Rotation style of a live target: `all around`, `left-right` or `don't rotate`.
+    pub fn rotation_style(&self, id: TargetId) -> Option<&'static str> {
+        self.st.target(id).map(|t| ROT_NAMES.get(t.rotation_style as usize).copied().unwrap_or(ROT_NAMES[0]))
+    }
+
+    /// The raw bubble state of a live target: `None` before it ever spoke, else
+    /// `(think, text)` with an empty text once the bubble was cleared (looks' custom state).
+    pub fn bubble_state(&self, id: TargetId) -> Option<(bool, &str)> {
+        let b = self.st.target(id)?.bubble.as_ref()?;
+        Some((b.think, &*b.text))
+    }
+
+    /// Items of list `name` of a live target (its own lists only), as JS values.
+    pub fn list_items(&self, id: TargetId, name: &str) -> Option<Vec<Value>> {
+        let t = self.st.target(id)?;
+        let slot = self.var_slot(id, name, true)?;
+        Some(t.lists.get(slot)?.iter().map(|v| self.prog_value(v)).collect())
+    }
+
+    /// Names of the lists of a live target (declared, then created at run time).
+    pub fn list_names(&self, id: TargetId) -> Vec<&str> {
+        self.list_lengths(id).into_iter().map(|(n, _)| n).collect()
+    }
+
+    /// Sets scalar variable `name` of a live target (its own variables only). Returns
+    /// whether the variable exists.
+    pub fn set_variable(&mut self, id: TargetId, name: &str, value: &Value) -> bool {
+        let Some(slot) = self.var_slot(id, name, false) else { return false };
+        let v = match value {
+            Value::Num(n) => V::Num(*n),
+            Value::Bool(b) => V::Bool(*b),
+            Value::Str(s) => V::Str(Rc::clone(s)),
+            Value::Undefined => V::Undef,
+            Value::Null => V::Null,
+        };
+        match self.st.target_mut(id).and_then(|t| t.vars.get_mut(slot)) {
+            Some(x) => {
+                *x = v;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `RenderedTarget.setXY(x, y)` from outside: fenced by the geometry, pen lines follow,
+    /// a move event is recorded. With `force` it is a drag instead (`setXY(x, y, true)`:
+    /// fenced, no pen line).
+    pub fn set_position(&mut self, id: TargetId, x: f64, y: f64, force: bool) {
+        if force {
+            self.st.drag_to(&self.prog, id, x, y);
+        } else {
+            self.st.set_xy(&self.prog, id, x, y);
+        }
+    }
+
+    /// Whether move events carry the scene (every sprite's pose) right after the move: a
+    /// test driver whose move callbacks ask questions turns it on for the steps it needs.
+    pub fn record_move_scenes(&mut self, on: bool) {
+        self.st.observe.move_scenes = on;
+    }
+
+    /// The pose of every live sprite (not the stage), in `runtime.targets` order.
+    pub fn poses(&self) -> Vec<Pose> {
+        self.st.poses()
+    }
+
+    /// Puts a target back into a recorded pose, without fencing, pen or event: a test
+    /// driver replays a step's moves to its callbacks this way and then restores the step's
+    /// end state.
+    pub fn place(&mut self, pose: &Pose) {
+        if let Some(t) = self.st.target_mut(pose.target)
+            && !t.is_stage
+        {
+            t.x = pose.x;
+            t.y = pose.y;
+            t.direction = pose.direction;
+            t.size = pose.size;
+            t.costume = pose.costume;
+            t.visible = pose.visible;
+        }
+    }
+
+    /// `RenderedTarget.setVisible`.
+    pub fn set_visible(&mut self, id: TargetId, visible: bool) {
+        self.st.set_visible(id, visible);
+    }
+
+    /// `RenderedTarget.setSize` (clamped to the costume like the renderer does).
+    pub fn set_size(&mut self, id: TargetId, size: f64) {
+        self.st.set_size(&self.prog, id, size);
+    }
+
+    /// `RenderedTarget.setDirection`.
+    pub fn set_direction(&mut self, id: TargetId, direction: f64) {
+        self.st.set_direction(id, direction);
+    }
+
+    /// `RenderedTarget.setCostume` (index rounded and wrapped into range).
+    pub fn set_costume(&mut self, id: TargetId, index: f64) {
+        self.st.set_costume_index(&self.prog, id, index);
+    }
+
+    /// Whether a live target touches colour `rgb`, as `touching color?` answers.
+    pub fn touching_color(&mut self, id: TargetId, rgb: [u8; 3]) -> bool {
+        let prog: &Program = &self.prog;
+        let scene = crate::geometry::render_scene!(prog, self.st);
+        self.st.geometry.touching_color(&scene, id, rgb)
+    }
+
+    /// Whether colour `color` of a live target touches colour `mask`, as `color is touching
+    /// color?` answers.
+    pub fn color_touching_color(&mut self, id: TargetId, color: [u8; 3], mask: [u8; 3]) -> bool {
+        let prog: &Program = &self.prog;
+        let scene = crate::geometry::render_scene!(prog, self.st);
+        self.st.geometry.color_touching_color(&scene, id, color, mask)
+    }
+
+    /// Whether a live target touches the mouse pointer, as `touching mouse-pointer?` answers.
+    pub fn touching_mouse(&mut self, id: TargetId) -> bool {
+        let prog: &Program = &self.prog;
+        let (x, y) = (self.st.io.mouse_x, self.st.io.mouse_y);
+        let scene = crate::geometry::render_scene!(prog, self.st);
+        self.st.geometry.touching_point(&scene, id, x, y)
+    }
+
+    /// Slot of the own variable (or list) `name` of a live target.
+    fn var_slot(&self, id: TargetId, name: &str, list: bool) -> Option<usize> {
+        let t = self.st.target(id)?;
+        let def = self.prog.def(t.def);
+        if let Some(s) = def.vars.iter().position(|v| v.is_list == list && &*v.name == name) {
+            return Some(s);
+        }
+        t.dyn_vars.iter().find_map(|&(d, is_list, slot)| {
+            (is_list == list && self.prog.dyn_vars.get(d as usize).is_some_and(|dv| &*dv.name == name))
+                .then_some(slot as usize)
+        })
+    }
+}

@@ -1,0 +1,156 @@
+//! Whisker's scratch-vm (se2p/scratch-vm `emse22`, commit ed4055f, driven by Whisker `emse22`'s
+//! `VMWrapper`) where it departs from scratch-vm: the rules of the `whisker` profile.
+//!
+//! * Randomness: `Math.random` is `seed-random` keyed by the test seed, re-seeded before every
+//!   test execution ([`crate::rng::SeedRandom`]); scratch-vm's internal ids (`util/uid.js`:
+//!   20 draws for every new target and every say/think bubble update) draw from it too.
+//! * Time is counted in steps: `wait`, `say/think for secs`, `glide` and `play sound until
+//!   done` finish when `stepsExecuted - stepOffset >= duration`, the duration converted to
+//!   steps with the accelerated step time; their time arguments are first divided by the
+//!   acceleration factor (`VMWrapper.instrumentPrimitive`). `say/think for secs` is a stack
+//!   timer (no `setTimeout`): the bubble is cleared, unconditionally, in the tick it ends.
+//! * The `timer` reporter is `runtime.stepTimer`: 0.075 added after every step, set to 0 by
+//!   `reset timer` and at the start of a test (not by the green flag).
+//! * Layers are read as Whisker reads them, from the renderer's draw list ([`DrawList`]).
+
+use crate::engine::TargetId;
+use crate::value::js_max;
+
+/// The acceleration factor of the Whisker study (`-a 10`; the paper's RQ1 choice).
+pub const ACCELERATION: f64 = 10.0;
+
+/// What `runtime.stepTimer` gains per step.
+pub const TIMER_INCREMENT: f64 = 0.075;
+
+/// `Math.random` calls of one `uid()` (a new target, a bubble update).
+pub const UID_DRAWS: u32 = 20;
+
+/// `Runtime.THREAD_STEP_INTERVAL` = `runtime.currentStepTime` under Whisker: `1000 / 30 / a`.
+pub fn step_time() -> f64 {
+    1000.0 / 30.0 / ACCELERATION
+}
+
+/// Duration in steps of an instrumented block's time argument of `secs` seconds (`secs` is
+/// the argument as a number, NaN read as 0): the wrapper passes `secs / a`, the fork starts
+/// its stack timer with `max(0, 1000 * that) / stepTime`. Fractional; the block ends in the
+/// first step with `elapsed >= duration`.
+pub fn instrumented_steps(secs: f64) -> f64 {
+    let secs = secs / ACCELERATION;
+    let secs = if secs.is_nan() { 0.0 } else { secs };
+    js_max(0.0, 1000.0 * secs) / step_time()
+}
+
+/// Duration in steps of `play sound until done` for a sound of `secs` seconds: the fork
+/// computes `max(0, 1000 * secs / a)` and starts a stack timer with it.
+pub fn sound_steps(secs: f64) -> f64 {
+    js_max(0.0, 1000.0 * secs / ACCELERATION) / step_time()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_steps_follow_the_forks_doubles() {
+        // node: Math.max(0, 1000 * (S / 10)) / (1000 / 30 / 10)
+        assert_eq!(instrumented_steps(1.0), 30.0);
+        assert_eq!(instrumented_steps(0.05), 1.5);
+        assert_eq!(instrumented_steps(0.7), 20.999999999999996);
+        // node: Math.max(0, 1000 * S / 10) / (1000 / 30 / 10): the sound's order of operations
+        assert_eq!(sound_steps(0.7), 21.0);
+        assert_eq!(instrumented_steps(-3.0), 0.0);
+        assert_eq!(instrumented_steps(f64::NAN), 0.0);
+        assert_eq!(instrumented_steps(f64::INFINITY), f64::INFINITY);
+    }
+}
+
+/// One drawable of scratch-render's sprite layer group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Drawn {
+    Target(TargetId),
+    /// The say/think bubble of a target (a text skin drawn in the sprite group).
+    Bubble(TargetId),
+}
+
+/// scratch-render's sprite layer group, back to front, as Whisker's `layerOrder` reads it
+/// (`getDrawableOrder`): the targets and their say/think bubbles, which
+/// `execution order` (scratch-vm's `executableTargets`) leaves out. A bubble is created on
+/// top of the group when a visible target starts to speak and destroyed when it stops or
+/// hides; relative layer moves count bubbles, so the two orders can differ.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DrawList {
+    items: Vec<Drawn>,
+    /// Drawables below the sprite group: the stage, and the pen layer if the pen extension is
+    /// loaded (scratch-vm creates it with the extension).
+    below: usize,
+}
+
+impl DrawList {
+    /// The sprites back to front, above the stage and (`pen`) the pen layer.
+    pub(crate) fn new(sprites: impl Iterator<Item = TargetId>, pen: bool) -> Self {
+        Self { items: sprites.map(Drawn::Target).collect(), below: 1 + usize::from(pen) }
+    }
+
+    fn position(&self, d: Drawn) -> Option<usize> {
+        self.items.iter().position(|&x| x == d)
+    }
+
+    /// `getDrawableOrder` of a target: its index in the whole draw list.
+    pub(crate) fn layer_order(&self, id: TargetId) -> Option<usize> {
+        self.position(Drawn::Target(id)).map(|i| i + self.below)
+    }
+
+    /// A clone's `initDrawable` (on top) then `goBehindOther(parent)`.
+    pub(crate) fn add_clone(&mut self, clone: TargetId, parent: TargetId) {
+        match self.position(Drawn::Target(parent)) {
+            Some(i) => self.items.insert(i, Drawn::Target(clone)),
+            None => self.items.push(Drawn::Target(clone)),
+        }
+    }
+
+    /// A target's drawable and its bubble are destroyed.
+    pub(crate) fn remove(&mut self, id: TargetId) {
+        self.items.retain(|&x| x != Drawn::Target(id) && x != Drawn::Bubble(id));
+    }
+
+    /// `setDrawableOrder(id, ±Infinity)`: to the front or the back of the group.
+    pub(crate) fn front_back(&mut self, id: TargetId, front: bool) {
+        if let Some(i) = self.position(Drawn::Target(id)) {
+            let d = self.items.remove(i);
+            if front {
+                self.items.push(d);
+            } else {
+                self.items.insert(0, d);
+            }
+        }
+    }
+
+    /// `setDrawableOrder(id, n, group, true)`: `n` places forward (backward if negative),
+    /// bubbles counted, clamped to the group; JS `splice` truncates a fractional index.
+    pub(crate) fn forward(&mut self, id: TargetId, n: f64) {
+        let Some(old) = self.position(Drawn::Target(id)) else { return };
+        let len = self.items.len();
+        let d = self.items.remove(old);
+        // The renderer clamps to [group start, group end] with the end taken before removal.
+        let target = (old as f64 + n).max(0.0).min(len as f64);
+        let idx = crate::value::splice_index(target, self.items.len());
+        self.items.insert(idx, d);
+    }
+
+    /// `_renderBubble`: a bubble is drawn (`shown`: a visible target with text) or destroyed;
+    /// a new one goes on top of the group.
+    pub(crate) fn bubble(&mut self, id: TargetId, shown: bool) {
+        let b = Drawn::Bubble(id);
+        let has = self.position(b).is_some();
+        if shown && !has {
+            self.items.push(b);
+        } else if !shown && has {
+            self.items.retain(|&x| x != b);
+        }
+    }
+
+    /// `stop all` clears every bubble.
+    pub(crate) fn clear_bubbles(&mut self) {
+        self.items.retain(|x| matches!(x, Drawn::Target(_)));
+    }
+}
