@@ -69,21 +69,29 @@ pub fn render(plot: &impl Plot, stem: &Path) -> Result<(), AnalysisError> {
     std::fs::write(&svg_path, svg).map_err(|e| io(&svg_path, e.to_string()))?;
 
     let png_path = stem.with_extension("png");
+    let png = png_bytes(plot).map_err(|e| io(&png_path, e))?;
+    std::fs::write(&png_path, png).map_err(|e| io(&png_path, e.to_string()))?;
+    Ok(())
+}
+
+/// `plot` as PNG bytes ([`SIZE`], RGB, the embedded font).
+pub fn png_bytes(plot: &impl Plot) -> Result<Vec<u8>, String> {
+    init_font();
     let (w, h) = SIZE;
     let mut buf = vec![0u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, SIZE).into_drawing_area();
-        plot.draw(&root, true).map_err(|e| io(&png_path, e))?;
-        root.present().map_err(|e| io(&png_path, e.to_string()))?;
+        plot.draw(&root, true)?;
+        root.present().map_err(e2s)?;
     }
-    let file = std::fs::File::create(&png_path).map_err(|e| io(&png_path, e.to_string()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(file), w, h);
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, w, h);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc.write_header().map_err(|e| io(&png_path, e.to_string()))?;
-    writer.write_image_data(&buf).map_err(|e| io(&png_path, e.to_string()))?;
-    writer.finish().map_err(|e| io(&png_path, e.to_string()))?;
-    Ok(())
+    let mut writer = enc.write_header().map_err(e2s)?;
+    writer.write_image_data(&buf).map_err(e2s)?;
+    writer.finish().map_err(e2s)?;
+    Ok(out)
 }
 
 fn e2s<E: std::fmt::Display>(e: E) -> String {
@@ -532,6 +540,90 @@ impl Plot for Histogram {
     }
 }
 
+/// A histogram on a logarithmic x axis, for counts that span decades (the Whisker paper's
+/// Figure 11: statements per project). Zeros cannot be placed on a log axis; the caption gives
+/// their count.
+pub struct LogHistogram {
+    /// Title (the caption adds n and the zeros).
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// (bin start, bin end, count) from [`log_bins`].
+    pub bins: Vec<(f64, f64, u64)>,
+    /// Values that were zero.
+    pub zeros: u64,
+    /// All values.
+    pub n: usize,
+}
+
+/// Bins per decade of [`LogHistogram`]'s axis.
+const BINS_PER_DECADE: u32 = 5;
+
+/// Counts per logarithmic bin `[10^(i/k), 10^((i+1)/k))` for values ≥ 1; returns (bins,
+/// count of zeros). Bin edges are computed, not accumulated, so the counts are exact and
+/// deterministic.
+pub fn log_bins(values: &[u64]) -> (Vec<(f64, f64, u64)>, u64) {
+    let zeros = values.iter().filter(|&&v| v == 0).count() as u64;
+    let max = values.iter().copied().max().unwrap_or(0);
+    if max == 0 {
+        return (Vec::new(), zeros);
+    }
+    let edge = |i: u32| 10f64.powf(f64::from(i) / f64::from(BINS_PER_DECADE));
+    let mut n = 1;
+    while edge(n) <= max as f64 {
+        n += 1;
+    }
+    let mut bins: Vec<(f64, f64, u64)> = (0..n).map(|i| (edge(i), edge(i + 1), 0)).collect();
+    for &v in values.iter().filter(|&&v| v > 0) {
+        let x = v as f64;
+        // The largest bin whose lower edge is ≤ x.
+        if let Some(b) = bins.iter_mut().rev().find(|b| b.0 <= x) {
+            b.2 += 1;
+        }
+    }
+    (bins, zeros)
+}
+
+impl LogHistogram {
+    /// Bins `values` on the log axis.
+    pub fn from_counts(title: &str, x_label: &str, values: &[u64]) -> Self {
+        let (bins, zeros) = log_bins(values);
+        Self { title: title.into(), x_label: x_label.into(), bins, zeros, n: values.len() }
+    }
+}
+
+impl Plot for LogHistogram {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, _raster: bool) -> Result<(), String> {
+        root.fill(&WHITE).map_err(e2s)?;
+        let x_max = self.bins.last().map(|b| b.1).unwrap_or(10.0);
+        let y_max = self.bins.iter().map(|b| b.2).max().unwrap_or(1).max(1);
+        let caption = format!("{} (n = {}; {} with none not shown)", self.title, self.n, self.zeros);
+        let mut chart = ChartBuilder::on(root)
+            .caption(caption, font(TITLE))
+            .margin(16)
+            .x_label_area_size(60)
+            .y_label_area_size(80)
+            .build_cartesian_2d((1f64..x_max).log_scale(), 0u64..(y_max + y_max / 10 + 1))
+            .map_err(e2s)?;
+        chart
+            .configure_mesh()
+            .x_desc(&self.x_label)
+            .y_desc("projects")
+            .label_style(font(TICK))
+            .axis_desc_style(font(LABEL))
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .disable_x_mesh()
+            .light_line_style(TRANSPARENT)
+            .draw()
+            .map_err(e2s)?;
+        let c = color(0);
+        chart
+            .draw_series(self.bins.iter().map(|&(lo, hi, n)| Rectangle::new([(lo, 0), (hi, n)], c.mix(0.8).filled())))
+            .map_err(e2s)?;
+        Ok(())
+    }
+}
+
 /// Formats tick values without trailing zeros.
 fn trim_float(x: f64) -> String {
     if (x - x.round()).abs() < 1e-9 {
@@ -553,6 +645,30 @@ mod tests {
         assert_eq!(b.outliers, vec![100.0]);
         let all_full = BoxStats::new(&[1.0; 7]).unwrap();
         assert_eq!((all_full.lo, all_full.hi), (1.0, 1.0));
+    }
+
+    #[test]
+    fn log_bins_count_every_positive_value_once() {
+        let values = [0, 1, 1, 2, 9, 10, 11, 99, 100, 1000];
+        let (bins, zeros) = log_bins(&values);
+        assert_eq!(zeros, 1);
+        assert_eq!(bins.iter().map(|b| b.2).sum::<u64>(), 9);
+        assert_eq!(bins[0].2, 2, "1 and 1 in [1, 1.58)");
+        assert!(bins.last().unwrap().1 > 1000.0);
+        // 10 falls in the bin starting at 10, not the one ending there.
+        let ten = bins.iter().find(|b| b.0 <= 10.0 && 10.0 < b.1).unwrap();
+        assert!((ten.0 - 10.0).abs() < 1e-9);
+        assert!(log_bins(&[0, 0]).0.is_empty());
+    }
+
+    #[test]
+    fn log_histogram_is_a_deterministic_png() {
+        let v: Vec<u64> = (0..200).map(|i| (i * 37 % 500) as u64).collect();
+        let h = LogHistogram::from_counts("statements per project", "statements (log scale)", &v);
+        let a = png_bytes(&h).unwrap();
+        let b = png_bytes(&h).unwrap();
+        assert!(a.starts_with(b"\x89PNG"));
+        assert_eq!(a, b);
     }
 
     #[test]

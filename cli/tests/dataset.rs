@@ -78,7 +78,7 @@ fn scan_stats_sample_and_ids_on_the_smoke_projects() {
     ]);
     let text = std::fs::read_to_string(&ids).unwrap();
     assert!(text.starts_with("# clowder dataset ids"));
-    let parsed = clowder_datasets::fetch::parse_ids(&text).unwrap();
+    let parsed = clowder_dataset_tools::fetch::parse_ids(&text).unwrap();
     assert!(!parsed.is_empty() && parsed.len() <= 30 && parsed.iter().all(|i| (1000..2000).contains(i)));
 }
 

@@ -1,7 +1,7 @@
 //! Datasets of Scratch projects: finding the project files of a dataset and
 //! identifying each by the hash of its bytes, dataset manifests
-//! (`dataset.toml`), size statistics, downloading projects from the Scratch
-//! website, and seeded sampling.
+//! (`dataset.toml`) and per-project metrics. This is what the coordinator needs; the
+//! download, sampling and statistics tools of the CLI are in `clowder-dataset-tools`.
 //!
 //! A dataset is a folder of `.sb3` / `project.json` files, optionally with a
 //! manifest ([`manifest::MANIFEST_FILE`]). When the manifest is present it is
@@ -10,13 +10,9 @@
 
 #![warn(missing_docs)]
 
-pub mod fetch;
 pub mod manifest;
 pub mod metrics;
-pub mod plot;
-pub mod sample;
 pub mod sb3;
-pub mod stats;
 
 use std::path::{Path, PathBuf};
 

@@ -9,9 +9,10 @@
 
 use std::rc::Rc;
 
+use crate::Vm;
+use crate::engine::{TargetId, V};
 use crate::program::{Program, ROT_NAMES};
 use crate::rng::ProjectRng;
-use crate::runtime::{TargetId, V, Vm};
 use crate::value::Value;
 
 /// What a target looks like at one moment: enough to put it back there for a query.
@@ -55,9 +56,10 @@ pub struct MoveEvent {
     pub scene: Vec<Pose>,
 }
 
-impl crate::runtime::State {
+impl crate::engine::State {
     pub(crate) fn poses(&self) -> Vec<Pose> {
-        self.rt_targets
+        self.targets
+            .runtime_order
             .iter()
             .filter_map(|&id| {
                 let t = self.target(id)?;
@@ -93,7 +95,7 @@ impl TargetId {
 impl Vm {
     /// Keys down now (Scratch key names), in the order they went down.
     pub fn keys_down(&self) -> Vec<String> {
-        self.st.keys.iter().map(|k| k.to_string()).collect()
+        self.st.io.keys.iter().map(|k| k.to_string()).collect()
     }
 
     /// Applies the inputs queued since the last step now instead of at the start of the
@@ -105,14 +107,14 @@ impl Vm {
 
     /// Takes the move events recorded since the last call (needs `VmOptions::record_moves`).
     pub fn take_moves(&mut self) -> Vec<MoveEvent> {
-        self.st.move_log.as_mut().map(std::mem::take).unwrap_or_default()
+        self.st.observe.move_log.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// Threads the last step's tick counted: those still running after it plus those that
     /// finished in it (scratch-vm's argument to `_emitProjectRunStatus`, which decides
     /// `PROJECT_RUN_START`/`STOP`). 0 before the first step.
     pub fn last_step_threads(&self) -> usize {
-        self.st.tick_threads
+        self.st.threads.tick_threads
     }
 
     /// Restarts the project-visible random stream from `seed` (Whisker's `seedScratch`): the
@@ -123,16 +125,16 @@ impl Vm {
 
     /// Targets in `runtime.targets` order: originals in load order, then clones by creation.
     pub fn runtime_targets(&self) -> Vec<TargetId> {
-        self.st.rt_targets.iter().copied().filter(|&id| self.st.target(id).is_some()).collect()
+        self.st.targets.runtime_order.iter().copied().filter(|&id| self.st.target(id).is_some()).collect()
     }
 
     /// Whether key `key` (a Scratch or DOM key name) is down, as `key (key) pressed?` reads it.
     pub fn is_key_down(&self, key: &str) -> bool {
-        let k = crate::runtime::normalize_key(key);
+        let k = crate::io::keyboard::normalize_key(key);
         if k == "any" {
-            return !self.st.keys.is_empty();
+            return !self.st.io.keys.is_empty();
         }
-        self.st.keys.iter().any(|x| **x == *k)
+        self.st.io.keys.iter().any(|x| **x == *k)
     }
 
     /// Rotation style of a live target: `all around`, `left-right` or `don't rotate`.
@@ -193,7 +195,7 @@ impl Vm {
     /// Whether move events carry the scene (every sprite's pose) right after the move: a
     /// test driver whose move callbacks ask questions turns it on for the steps it needs.
     pub fn record_move_scenes(&mut self, on: bool) {
-        self.st.move_scenes = on;
+        self.st.observe.move_scenes = on;
     }
 
     /// The pose of every live sprite (not the stage), in `runtime.targets` order.
@@ -255,7 +257,7 @@ impl Vm {
     /// Whether a live target touches the mouse pointer, as `touching mouse-pointer?` answers.
     pub fn touching_mouse(&mut self, id: TargetId) -> bool {
         let prog: &Program = &self.prog;
-        let (x, y) = (self.st.mouse_x, self.st.mouse_y);
+        let (x, y) = (self.st.io.mouse_x, self.st.io.mouse_y);
         let scene = crate::geometry::render_scene!(prog, self.st);
         self.st.geometry.touching_point(&scene, id, x, y)
     }

@@ -14,23 +14,37 @@
 #![warn(missing_docs)]
 
 mod blocks;
+mod engine;
+mod extensions;
 mod external;
 pub mod geometry;
 pub mod instrument;
-pub mod jsmath;
+pub mod io;
 mod observe;
 pub(crate) mod program;
 pub mod project;
 pub mod rng;
-pub mod runtime;
 pub mod trace;
+pub mod util;
 pub mod value;
+mod vm;
 pub mod whisker;
 
+pub use util::jsmath;
+
+pub use engine::{Target, TargetId};
 pub use external::{MoveEvent, Pose};
 pub use project::{LoadError, LoadLimits, Project};
-pub use runtime::{Profile, SayEvent, StepOutcome, Target, TargetId, Vm, VmOptions, Waiting};
 pub use value::Value;
+pub use vm::{Profile, SayEvent, StepOutcome, Vm, VmOptions, Waiting};
+
+/// The VM's public types under their former module path (`clowder_vm::runtime::…`), which
+/// earlier versions kept in one `runtime.rs`: now [`Vm`] and the engine's constants.
+pub mod runtime {
+    pub use crate::engine::{MAX_CLONES, MAX_STACK_DEPTH, STEP_MS, Target, TargetId};
+    pub use crate::io::keyboard::normalize_key;
+    pub use crate::vm::{Profile, SayEvent, StepOutcome, Vm, VmOptions, Waiting};
+}
 
 /// Engine version: part of every run's identity, so results from a changed
 /// VM are never mixed with old ones. Bump on any change that alters a run's

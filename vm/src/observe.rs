@@ -3,9 +3,10 @@
 //! project for editing (mutation analysis). Read-only: nothing here changes
 //! what the program does next (touching queries only fill geometry caches).
 
+use crate::Vm;
+use crate::engine::{TargetId, V};
 use crate::program::Program;
 use crate::project::Project;
-use crate::runtime::{TargetId, V, Vm};
 use crate::value::Value;
 
 impl Vm {
@@ -30,9 +31,9 @@ impl Vm {
     /// back to front. Under the `whisker` profile, its index in the renderer's draw list, as
     /// Whisker's `layerOrder` reads it (the pen layer and say/think bubbles count).
     pub fn layer(&self, id: TargetId) -> Option<usize> {
-        match &self.st.draw {
+        match &self.st.targets.draw {
             Some(d) if self.st.target(id).is_some_and(|t| !t.is_stage) => d.layer_order(id),
-            _ => self.st.exec.iter().position(|&t| t == id),
+            _ => self.st.targets.exec.iter().position(|&t| t == id),
         }
     }
 

@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use serde_json::Value as Json;
 
+use crate::engine::V;
 use crate::program::{EFFECT_NAMES, ROT_NAMES};
 use crate::project::Project;
-use crate::runtime::{StepOutcome, V, Vm, VmOptions};
 use crate::value::{compare_utf16, number_to_js_string, write_number};
+use crate::vm::{StepOutcome, Vm, VmOptions};
 
 /// One scheduled input of an input file.
 #[derive(Debug, Clone, PartialEq)]
@@ -222,7 +223,7 @@ pub fn write_trace(
     opts: &TraceOptions,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<TraceEnd> {
-    let prog = crate::runtime::program_of(&project);
+    let prog = crate::vm::program_of(&project);
     if let Some(ext) = prog.unloadable_extensions.first() {
         // scratch-vm cannot load extensions it does not know: the project fails to load.
         out.write_all(
@@ -275,7 +276,7 @@ pub fn write_trace(
             end.reason = "hang";
             end.hang_step = Some(k);
             end.steps = k;
-            let ops = vm.st.ops;
+            let ops = vm.st.budget.ops;
             out.write_all(buf.as_bytes())?;
             out.write_all(end_record(opts.seed, &end, None, Some(ops)).as_bytes())?;
             return Ok(end);
@@ -352,8 +353,8 @@ impl Vm {
         let st = &self.st;
         let prog = &*self.prog;
         let _ = write!(out, r#"{{"step":{step},"targets":["#);
-        let n = st.exec.len();
-        for (i, &id) in st.exec.iter().enumerate().rev() {
+        let n = st.targets.exec.len();
+        for (i, &id) in st.targets.exec.iter().enumerate().rev() {
             let Some(t) = st.target(id) else { continue };
             if i + 1 != n {
                 out.push(',');
@@ -456,8 +457,8 @@ impl Vm {
         let _ = write!(out, r#"],"threads":{},"timer":"#, self.live_threads());
         json_num(out, self.st.timer_value());
         out.push_str(r#","answer":"#);
-        json_str(out, &self.st.answer);
-        if let Some(e) = &self.st.error {
+        json_str(out, &self.st.ask.answer);
+        if let Some(e) = &self.st.budget.error {
             out.push_str(r#","error":"#);
             json_str(out, &e.0);
         }

@@ -13,7 +13,7 @@
 //!   `reset timer` and at the start of a test (not by the green flag).
 //! * Layers are read as Whisker reads them, from the renderer's draw list ([`DrawList`]).
 
-use crate::runtime::TargetId;
+use crate::engine::TargetId;
 use crate::value::js_max;
 
 /// The acceleration factor of the Whisker study (`-a 10`; the paper's RQ1 choice).

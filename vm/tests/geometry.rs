@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use clowder_vm::geometry::drawable::{Placement, RotationStyle};
 use clowder_vm::geometry::effects::Effects;
-use clowder_vm::geometry::motion::{SpriteMotion, if_on_edge_bounce};
 use clowder_vm::geometry::pen::{PenAttributes, PenLayer};
 use clowder_vm::geometry::query::clamp_size;
 use clowder_vm::geometry::render::{Drawable, Scene};
 use clowder_vm::geometry::skin::Skin;
+use clowder_vm::{LoadLimits, Profile, Vm, VmOptions};
+use serde_json::json;
 
 /// A resolution-2 bitmap skin (texture `w × h`, nominal size half that) with opaque red
 /// texels where `f(x, y)` holds; rotation centre in the middle.
@@ -224,14 +225,67 @@ fn fencing_keeps_fifteen_pixels_on_stage_at_each_edge() {
     assert_eq!(small.fenced(1, 0.0, -1000.0), [0.0, -180.0]);
 }
 
+/// An sb3 with one sprite, `Square`, whose costume is an opaque 80×80 PNG at bitmap
+/// resolution 2 (the 40-unit square `square(40)` gives the renderer above), placed at
+/// (x, y, direction) with rotation style `style`, running `when flag clicked → if on edge,
+/// bounce`.
+fn bounce_project(x: f64, y: f64, direction: f64, style: &str) -> Vec<u8> {
+    use std::io::Write as _;
+    let costume = |name: &str, w: u32, h: u32| {
+        json!({"name": name, "dataFormat": "png", "assetId": name, "md5ext": format!("{name}.png"),
+               "rotationCenterX": w / 2, "rotationCenterY": h / 2, "bitmapResolution": 2})
+    };
+    let png = |w: u32, h: u32, rgba: [u8; 4]| {
+        let img = image::RgbaImage::from_pixel(w, h, image::Rgba(rgba));
+        let mut out = Vec::new();
+        img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("PNG encoding");
+        out
+    };
+    let blocks = json!({
+        "flag": {"opcode": "event_whenflagclicked", "next": "bounce", "parent": null, "inputs": {}, "fields": {},
+                 "shadow": false, "topLevel": true, "x": 0, "y": 0},
+        "bounce": {"opcode": "motion_ifonedgebounce", "next": null, "parent": "flag", "inputs": {}, "fields": {},
+                   "shadow": false, "topLevel": false}
+    });
+    let stage = json!({"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {},
+        "blocks": {}, "comments": {}, "currentCostume": 0, "costumes": [costume("backdrop", 960, 720)],
+        "sounds": [], "volume": 100, "layerOrder": 0, "tempo": 60});
+    let sprite = json!({"isStage": false, "name": "Square", "variables": {}, "lists": {}, "broadcasts": {},
+        "blocks": blocks, "comments": {}, "currentCostume": 0, "costumes": [costume("square", 80, 80)],
+        "sounds": [], "volume": 100, "layerOrder": 1, "visible": true, "x": x, "y": y, "size": 100,
+        "direction": direction, "draggable": false, "rotationStyle": style});
+    let pj = json!({"targets": [stage, sprite], "monitors": [], "extensions": [], "meta": {"semver": "3.0.0"}});
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, data) in [
+        ("project.json", serde_json::to_vec(&pj).expect("JSON")),
+        ("backdrop.png", png(960, 720, [255; 4])),
+        ("square.png", png(80, 80, [255, 0, 0, 255])),
+    ] {
+        zip.start_file(name, opts).expect("zip entry");
+        zip.write_all(&data).expect("zip write");
+    }
+    zip.finish().expect("zip").into_inner()
+}
+
+/// Runs the VM's `if on edge, bounce` (the block scripts execute, in the default profile with
+/// the CPU geometry) once on the square of [`bounce_project`]; (direction, x, y) afterwards.
+fn bounce_in_vm(x: f64, y: f64, direction: f64, style: &str) -> (f64, f64, f64) {
+    let sb3 = bounce_project(x, y, direction, style);
+    let project = clowder_vm::project::load(&sb3, "bounce.sb3", &LoadLimits::default()).expect("project loads");
+    let mut vm = Vm::new(Arc::new(project), VmOptions { profile: Profile::Default, ..VmOptions::default() });
+    assert_eq!(vm.geometry_mode(), "exact", "the costume decodes");
+    vm.green_flag();
+    vm.step();
+    let t = vm.find_target("Square", 0).and_then(|id| vm.target(id)).expect("the sprite is live");
+    (t.direction, t.x, t.y)
+}
+
 /// Bounces a 40-unit square that does not rotate (so its bounds stay ±19.5 around it: the
-/// hull's outer grid points lie half a texel inside the costume).
+/// hull's outer grid points lie half a texel inside the costume); `None` when nothing moved.
 fn bounce(x: f64, y: f64, direction: f64) -> Option<(f64, f64, f64)> {
-    let sq = square(40);
-    let style = RotationStyle::DontRotate;
-    let s = scene(vec![sprite_full(&sq, x, y, direction, 100.0, style)]);
-    let m = SpriteMotion { x, y, direction, size: 100.0, style };
-    if_on_edge_bounce(&s, 1, &m).map(|b| (b.direction, b.x, b.y))
+    let after = bounce_in_vm(x, y, direction, "don't rotate");
+    (after != (direction, x, y)).then_some(after)
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -286,10 +340,9 @@ fn bounce_from_each_edge_and_corner() {
     assert_eq!((x, y), (220.5, -160.5));
     // A rotating sprite is pushed back with its rotated bounds.
     let sq = square(40);
-    let s = scene(vec![sprite(&sq, 230.0, 0.0, 60.0)]);
-    let m = SpriteMotion { x: 230.0, y: 0.0, direction: 60.0, size: 100.0, style: RotationStyle::AllAround };
-    let b = if_on_edge_bounce(&s, 1, &m).expect("right edge");
-    let after = scene(vec![sprite(&sq, b.x, b.y, b.direction)]);
+    let (d, x, y) = bounce_in_vm(230.0, 0.0, 60.0, "all around");
+    assert!(close(d, -60.0), "{d}");
+    let after = scene(vec![sprite(&sq, x, y, d)]);
     assert!(after.bounds(1).right <= 240.0 + 1e-9 && !after.touching_edge(1));
 }
 

@@ -399,26 +399,9 @@ fn wait_child(pid: u32) -> std::io::Result<(libc::c_int, u64, f64)> {
     }
 }
 
-impl Executor for ProcessExecutor {
-    fn execute(
-        &self,
-        job: &Job,
-        env: &SlotEnv,
-        on_sample: &mut dyn FnMut(TimelineSample),
-        cancel: &Cancel,
-    ) -> ExecOutcome {
-        let limit = job.spec.memory_limit_bytes;
-        let kind = if limit == 0 { "none" } else { env.memory.kind() };
-        let mut outcome = ExecOutcome { memory_limit_kind: kind, ..Default::default() };
-        let oom_before = match env.memory.prepare(limit) {
-            Ok(n) => n,
-            Err(e) => {
-                outcome.result = failure(RunStatus::InfraFailure, e);
-                return outcome;
-            }
-        };
-        let rlimit = matches!(env.memory, MemoryLimiter::RlimitAs) && limit > 0;
-        let cpu_limit = job.spec.cpu_limit_seconds;
+impl ProcessExecutor {
+    /// Starts the run process with its limits (set between fork and exec).
+    fn spawn(&self, rlimit: bool, limit: u64, cpu_limit: u64) -> std::io::Result<std::process::Child> {
         let mut cmd = Command::new(&self.program);
         cmd.args(&self.args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         // SAFETY: the hook only makes async-signal-safe calls (prctl, getppid,
@@ -445,106 +428,89 @@ impl Executor for ProcessExecutor {
                 Ok(())
             });
         }
-        let mut child = match cmd.spawn() {
-            Ok(c) => c,
-            // Too little address space to even load the program: the limit is the
-            // run's, so this is as deterministic as exceeding it later.
-            Err(e) if rlimit && e.raw_os_error() == Some(libc::ENOMEM) => {
-                outcome.result = failure(
-                    RunStatus::Error,
-                    format!("memory limit of {} MiB exceeded (RLIMIT_AS: the run process cannot start)", limit >> 20),
-                );
-                return outcome;
+        cmd.spawn()
+    }
+}
+
+/// Reads the run process's stderr, keeping the last 8 KiB: enough for a panic message or an
+/// abort reason.
+fn spawn_stderr_tail(mut stderr: std::process::ChildStderr) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = stderr.read(&mut buf) {
+            if n == 0 {
+                break;
             }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 8192 {
+                tail.drain(..tail.len() - 8192);
+            }
+        }
+        String::from_utf8_lossy(&tail).to_string()
+    })
+}
+
+/// Sends the job to the run process, then reads its frames until it closes stdout: the
+/// samples go to `on_sample`; returns the result frame and the first protocol error.
+fn exchange(
+    mut stdin: std::process::ChildStdin,
+    stdout: &mut std::process::ChildStdout,
+    job: &Job,
+    on_sample: &mut dyn FnMut(TimelineSample),
+) -> (Option<RunResult>, Option<String>) {
+    let path = job.project_path.to_string_lossy().to_string();
+    let sent = write_frame(&mut stdin, TAG_PATH, path.as_bytes())
+        .and_then(|_| write_frame(&mut stdin, TAG_SPEC, &job.spec.encode_to_vec()))
+        .and_then(|_| stdin.flush());
+    // EOF on its stdin: the run process has its whole job.
+    drop(stdin);
+    let mut result = None;
+    let mut protocol_error = sent.err().map(|e| format!("sending the job: {e}"));
+    let mut reader = std::io::BufReader::new(stdout);
+    loop {
+        match read_frame(&mut reader) {
+            Ok(Some((TAG_SAMPLE, b))) => {
+                if let Ok(s) = TimelineSample::decode(b.as_slice()) {
+                    on_sample(s);
+                }
+            }
+            Ok(Some((TAG_RESULT, b))) => match RunResult::decode(b.as_slice()) {
+                Ok(r) => result = Some(r),
+                Err(e) => protocol_error = Some(format!("bad result from run process: {e}")),
+            },
+            Ok(Some((tag, _))) => protocol_error = Some(format!("unexpected frame {tag} from run process")),
+            Ok(None) => break,
             Err(e) => {
-                outcome.result =
-                    failure(RunStatus::InfraFailure, format!("starting run process {}: {e}", self.program.display()));
-                return outcome;
-            }
-        };
-        let pid = child.id();
-        cancel.set_child(Some(pid));
-        if cancel.is_cancelled() {
-            cancel.cancel();
-        }
-        let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            cancel.cancel();
-            let _ = wait_child(pid);
-            outcome.result = failure(RunStatus::InfraFailure, "run process without pipes");
-            return outcome;
-        };
-        // Into the cgroup before it reads its job (and allocates anything).
-        if let Err(e) = env.memory.attach(pid) {
-            cancel.cancel();
-            let _ = wait_child(pid);
-            cancel.set_child(None);
-            outcome.result = failure(RunStatus::InfraFailure, e);
-            return outcome;
-        }
-        let stderr_tail = std::thread::spawn(move || {
-            // Keep the last 8 KiB: enough for a panic message or an abort reason.
-            let mut tail: Vec<u8> = Vec::new();
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stderr.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                tail.extend_from_slice(&buf[..n]);
-                if tail.len() > 8192 {
-                    tail.drain(..tail.len() - 8192);
-                }
-            }
-            String::from_utf8_lossy(&tail).to_string()
-        });
-        let path = job.project_path.to_string_lossy().to_string();
-        let sent = write_frame(&mut stdin, TAG_PATH, path.as_bytes())
-            .and_then(|_| write_frame(&mut stdin, TAG_SPEC, &job.spec.encode_to_vec()))
-            .and_then(|_| stdin.flush());
-        drop(stdin);
-        let mut result = None;
-        let mut protocol_error = sent.err().map(|e| format!("sending the job: {e}"));
-        let mut reader = std::io::BufReader::new(&mut stdout);
-        loop {
-            match read_frame(&mut reader) {
-                Ok(Some((TAG_SAMPLE, b))) => {
-                    if let Ok(s) = TimelineSample::decode(b.as_slice()) {
-                        on_sample(s);
-                    }
-                }
-                Ok(Some((TAG_RESULT, b))) => match RunResult::decode(b.as_slice()) {
-                    Ok(r) => result = Some(r),
-                    Err(e) => protocol_error = Some(format!("bad result from run process: {e}")),
-                },
-                Ok(Some((tag, _))) => protocol_error = Some(format!("unexpected frame {tag} from run process")),
-                Ok(None) => break,
-                Err(e) => {
-                    protocol_error.get_or_insert(format!("reading from run process: {e}"));
-                    break;
-                }
+                protocol_error.get_or_insert(format!("reading from run process: {e}"));
+                break;
             }
         }
-        drop(reader);
-        cancel.set_child(None);
-        let waited = wait_child(pid);
-        let tail = stderr_tail.join().unwrap_or_default();
-        let (status, maxrss, cpu_used) = match waited {
-            Ok(w) => w,
-            Err(e) => {
-                outcome.result = failure(RunStatus::InfraFailure, format!("waiting for run process {pid}: {e}"));
-                return outcome;
-            }
-        };
-        let mem = env.memory.report(oom_before, maxrss);
-        outcome.memory_peak_bytes = mem.peak_bytes;
-        outcome.cpu_ms = (cpu_used * 1000.0) as u64;
+    }
+    (result, protocol_error)
+}
+
+/// How a run process that gave no usable result ended.
+struct Ended {
+    /// `wait4` status.
+    status: libc::c_int,
+    /// CPU seconds (user + system).
+    cpu_used: f64,
+    /// Killed by the cgroup's OOM killer.
+    oom_killed: bool,
+    /// The end of its stderr.
+    tail: String,
+    /// The first protocol error, if any.
+    protocol_error: Option<String>,
+}
+
+impl Ended {
+    /// The failure this end means: a memory limit (final), the CPU guard or a kill from
+    /// outside (infrastructure), a crash, or an exit without a result.
+    fn failure(self, rlimit: bool, limit: u64, cpu_limit: u64) -> RunResult {
+        let Ended { status, cpu_used, oom_killed, tail, protocol_error } = self;
         let limit_text = format!("{} MiB", limit >> 20);
-        outcome.result = if cancel.is_cancelled() {
-            failure(RunStatus::Cancelled, "cancelled")
-        } else if let (Some(r), true) = (result, libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-            r
-        } else if mem.oom_killed {
+        if oom_killed {
             // The same run with the same limit exceeds it again: final, not retried.
             failure(
                 RunStatus::Error,
@@ -591,6 +557,91 @@ impl Executor for ProcessExecutor {
                 RunStatus::InfraFailure,
                 format!("run process exited with code {code} without a result {why} {last}"),
             )
+        }
+    }
+}
+
+impl Executor for ProcessExecutor {
+    fn execute(
+        &self,
+        job: &Job,
+        env: &SlotEnv,
+        on_sample: &mut dyn FnMut(TimelineSample),
+        cancel: &Cancel,
+    ) -> ExecOutcome {
+        let limit = job.spec.memory_limit_bytes;
+        let kind = if limit == 0 { "none" } else { env.memory.kind() };
+        let mut outcome = ExecOutcome { memory_limit_kind: kind, ..Default::default() };
+        let oom_before = match env.memory.prepare(limit) {
+            Ok(n) => n,
+            Err(e) => {
+                outcome.result = failure(RunStatus::InfraFailure, e);
+                return outcome;
+            }
+        };
+        let rlimit = matches!(env.memory, MemoryLimiter::RlimitAs) && limit > 0;
+        let cpu_limit = job.spec.cpu_limit_seconds;
+        let mut child = match self.spawn(rlimit, limit, cpu_limit) {
+            Ok(c) => c,
+            // Too little address space to even load the program: the limit is the
+            // run's, so this is as deterministic as exceeding it later.
+            Err(e) if rlimit && e.raw_os_error() == Some(libc::ENOMEM) => {
+                outcome.result = failure(
+                    RunStatus::Error,
+                    format!("memory limit of {} MiB exceeded (RLIMIT_AS: the run process cannot start)", limit >> 20),
+                );
+                return outcome;
+            }
+            Err(e) => {
+                outcome.result =
+                    failure(RunStatus::InfraFailure, format!("starting run process {}: {e}", self.program.display()));
+                return outcome;
+            }
+        };
+        let pid = child.id();
+        cancel.set_child(Some(pid));
+        if cancel.is_cancelled() {
+            cancel.cancel();
+        }
+        let (Some(stdin), Some(mut stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            cancel.cancel();
+            let _ = wait_child(pid);
+            outcome.result = failure(RunStatus::InfraFailure, "run process without pipes");
+            return outcome;
+        };
+        // Into the cgroup before it reads its job (and allocates anything).
+        if let Err(e) = env.memory.attach(pid) {
+            cancel.cancel();
+            let _ = wait_child(pid);
+            cancel.set_child(None);
+            outcome.result = failure(RunStatus::InfraFailure, e);
+            return outcome;
+        }
+        let stderr_tail = spawn_stderr_tail(stderr);
+        let (result, protocol_error) = exchange(stdin, &mut stdout, job, on_sample);
+        cancel.set_child(None);
+        let waited = wait_child(pid);
+        let tail = stderr_tail.join().unwrap_or_default();
+        let (status, maxrss, cpu_used) = match waited {
+            Ok(w) => w,
+            Err(e) => {
+                outcome.result = failure(RunStatus::InfraFailure, format!("waiting for run process {pid}: {e}"));
+                return outcome;
+            }
+        };
+        let mem = env.memory.report(oom_before, maxrss);
+        outcome.memory_peak_bytes = mem.peak_bytes;
+        outcome.cpu_ms = (cpu_used * 1000.0) as u64;
+        let ended = Ended { status, cpu_used, oom_killed: mem.oom_killed, tail, protocol_error };
+        outcome.result = if cancel.is_cancelled() {
+            failure(RunStatus::Cancelled, "cancelled")
+        } else {
+            match result {
+                Some(r) if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 => r,
+                _ => ended.failure(rlimit, limit, cpu_limit),
+            }
         };
         outcome
     }

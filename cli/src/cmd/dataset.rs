@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
-use clowder_datasets::fetch::{self, FetchOptions, Status, SystemClock};
+use clowder_analysis::plots::{LogHistogram, png_bytes};
+use clowder_dataset_tools::fetch::{self, FetchOptions, Status, SystemClock};
+use clowder_dataset_tools::sample::{self, Mode, SampleOptions};
+use clowder_dataset_tools::stats::DatasetStats;
+use clowder_datasets::expand_corpora;
 use clowder_datasets::manifest::{self, MANIFEST_FILE};
-use clowder_datasets::sample::{self, Mode, SampleOptions};
-use clowder_datasets::stats::DatasetStats;
-use clowder_datasets::{expand_corpora, plot};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// The `dataset` subcommands.
@@ -268,8 +269,9 @@ fn stats(dir: &str, png: Option<PathBuf>, no_png: bool, csv: Option<PathBuf>) ->
             .unwrap_or_else(|| "dataset".into());
         let png = png.unwrap_or_else(|| PathBuf::from(format!("{name}-statements.png")));
         let values: Vec<u64> = st.loaded().map(|m| m.statements).collect();
-        let bytes = plot::histogram_png(&values, &format!("{name}: statements per project"), "statements (log scale)")
-            .map_err(anyhow::Error::msg)?;
+        let plot =
+            LogHistogram::from_counts(&format!("{name}: statements per project"), "statements (log scale)", &values);
+        let bytes = png_bytes(&plot).map_err(anyhow::Error::msg)?;
         std::fs::write(&png, bytes).with_context(|| format!("writing {}", png.display()))?;
         println!("histogram: {}", png.display());
     }

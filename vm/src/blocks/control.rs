@@ -1,11 +1,11 @@
 //! Control blocks (scratch-vm `blocks/scratch3_control.js`).
 
-use super::{to_bool, to_number, with_str};
+use crate::engine::value::{to_bool, to_number, with_str};
+use crate::engine::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
 use crate::program::{Cmd, NONE, Program, StopOpt};
-use crate::runtime::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
 use crate::value::{js_max, js_round};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
     match *cmd {
         Cmd::Repeat { sub } => {
             let times = js_round(st.num_arg(prog, base, 0));
@@ -16,7 +16,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
                 _ => times,
             } - 1.0;
             f.ctx = Ctx::Counter(c);
-            if let Some(ins) = &mut st.instrument {
+            if let Some(ins) = &mut st.observe.instrument {
                 ins.loop_remaining(cur, c);
             }
             if c >= 0.0 {
@@ -36,7 +36,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
             }
         }
         Cmd::ForEach { var, sub } => {
-            let limit = super::js_number(prog, st.arg(base, 0));
+            let limit = crate::engine::value::js_number(prog, st.arg(base, 0));
             let Some(f) = st.thm(t).stack.last_mut() else { return };
             let index = match f.ctx {
                 Ctx::Counter(i) => i,
@@ -60,7 +60,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
             StepTimer::Running | StepTimer::Finished => {}
         },
         Cmd::Wait => {
-            let now = st.current_msecs;
+            let now = st.clock.current_msecs;
             let Some(f) = st.thm(t).stack.last_mut() else { return };
             match f.ctx {
                 Ctx::Timer { start, duration } => {
@@ -129,20 +129,20 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
 }
 
 /// `util.startBranch(n, isLoop)`.
-pub(super) fn start_branch(st: &mut State, t: ThRef, sub: u32, is_loop: bool) {
+pub(crate) fn start_branch(st: &mut State, t: ThRef, sub: u32, is_loop: bool) {
     let th = st.thm(t);
     if let Some(f) = th.stack.last_mut() {
         f.is_loop = is_loop;
     }
     if th.stack.len() >= MAX_STACK_DEPTH {
-        st.hung = true;
+        st.budget.hung = true;
         return;
     }
     th.push(sub);
 }
 
 /// `thread.stopThisScript()`: pop until a procedure call (which then acts as return).
-pub(super) fn stop_this_script(st: &mut State, prog: &Program, t: ThRef) {
+pub(crate) fn stop_this_script(st: &mut State, prog: &Program, t: ThRef) {
     let th = st.thm(t);
     while let Some(b) = th.peek() {
         if b != NONE && prog.blocks.get(b as usize).is_some_and(|x| matches!(x.cmd, Cmd::Call(_))) {
@@ -158,10 +158,10 @@ pub(super) fn stop_this_script(st: &mut State, prog: &Program, t: ThRef) {
 impl State {
     /// A control block's CONDITION (slot 0) as a boolean; instrumented when enabled.
     #[inline]
-    pub(super) fn condition(&mut self, prog: &Program, _t: ThRef, cur: u32, base: usize) -> bool {
+    pub(crate) fn condition(&mut self, prog: &Program, _t: ThRef, cur: u32, base: usize) -> bool {
         let v = to_bool(prog, self.arg(base, 0));
-        if let Some(ins) = &mut self.instrument {
-            let (dt, df) = self.cond_dist.take().unwrap_or(if v { (0.0, 1.0) } else { (1.0, 0.0) });
+        if let Some(ins) = &mut self.observe.instrument {
+            let (dt, df) = self.observe.cond_dist.take().unwrap_or(if v { (0.0, 1.0) } else { (1.0, 0.0) });
             ins.condition(cur, v, dt, df);
         }
         v
@@ -172,9 +172,9 @@ impl State {
     /// `rt_targets` starts with the originals in definition order (never disposed); clones are
     /// appended and share their original's name, so the first match is always among the
     /// originals: only those are compared (projects with hundreds of clones ask this per frame).
-    pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::runtime::TargetId> {
-        let originals = self.rt_targets.len().min(prog.defs.len());
-        self.rt_targets[..originals]
+    pub(crate) fn sprite_by_name(&self, prog: &Program, name: &str) -> Option<crate::engine::TargetId> {
+        let originals = self.targets.runtime_order.len().min(prog.defs.len());
+        self.targets.runtime_order[..originals]
             .iter()
             .copied()
             .find(|&id| self.target(id).is_some_and(|x| !x.is_stage && prog.lit_str(prog.def(x.def).name) == name))
@@ -195,7 +195,7 @@ pub(super) enum StepTimer {
 
 /// The phase of the step timer of the block on top of `t`; yields the thread while it runs.
 pub(super) fn step_timer_phase(st: &mut State, t: ThRef) -> StepTimer {
-    let now = st.steps as f64;
+    let now = st.clock.steps as f64;
     match st.th(t).stack.last().map(|f| &f.ctx) {
         Some(Ctx::StepTimer { offset, duration }) if now - offset >= *duration => StepTimer::Finished,
         Some(Ctx::StepTimer { .. }) => {
@@ -208,7 +208,7 @@ pub(super) fn step_timer_phase(st: &mut State, t: ThRef) -> StepTimer {
 
 /// `util.startStackTimer` of the fork (duration in steps), then `util.yield()`.
 pub(super) fn start_step_timer(st: &mut State, t: ThRef, duration: f64) {
-    let offset = st.steps as f64;
+    let offset = st.clock.steps as f64;
     if let Some(f) = st.thm(t).stack.last_mut() {
         f.ctx = Ctx::StepTimer { offset, duration };
     }

@@ -2,9 +2,9 @@
 
 use std::rc::Rc;
 
-use super::{ListIndex, compare, push_str, strict_eq, to_number};
+use crate::engine::value::{ListIndex, compare, push_str, strict_eq, to_number};
+use crate::engine::{State, TargetId, ThRef, V};
 use crate::program::{Cmd, Program, Rep, VarRef};
-use crate::runtime::{State, TargetId, ThRef, V};
 use crate::value::utf16_len;
 
 /// scratch-vm's list length limit.
@@ -16,7 +16,7 @@ pub(crate) const LIST_ITEM_LIMIT: usize = 200_000;
 /// project cannot make one VM use gigabytes; a documented deviation.
 pub(crate) const MAX_STRING_LEN: usize = 1 << 24;
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let target = st.th(t).target;
     match *cmd {
         Cmd::SetVar(r) => {
@@ -93,7 +93,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     }
 }
 
-pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
+pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
     let target = st.th(t).target;
     match *rep {
         Rep::Var(r) => st.get_var(prog, target, r),

@@ -1,12 +1,12 @@
 //! Event blocks (scratch-vm `blocks/scratch3_event.js`): broadcasts and the
 //! edge-activated hat predicates.
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{Ctx, State, ThRef, V};
 use crate::program::{Bcast, Cmd, HatKind, Program};
-use crate::runtime::{Ctx, State, ThRef, V};
 use crate::value::{js_to_lower, js_to_upper};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     match cmd {
         Cmd::Broadcast(b) => {
             if let Some(name) = resolve(st, prog, b, base) {
@@ -52,7 +52,7 @@ fn resolve(st: &State, prog: &Program, b: &Bcast, base: usize) -> Option<String>
 }
 
 /// The wait of `broadcast and wait` / `switch backdrop and wait`.
-pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
+pub(crate) fn wait_for_started(st: &mut State, t: ThRef) {
     let started = match st.th(t).stack.last().map(|f| &f.ctx) {
         Some(Ctx::Started(s)) => s.clone(),
         _ => return,
@@ -60,7 +60,7 @@ pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
     let waiting = started.iter().any(|&x| st.th_valid(x) && st.in_list(x));
     if waiting {
         if started.iter().all(|&x| st.is_waiting_thread(x)) {
-            st.thm(t).status = crate::runtime::Status::YieldTick;
+            st.thm(t).status = crate::engine::Status::YieldTick;
         } else {
             st.yield_thread(t);
         }
@@ -69,7 +69,7 @@ pub(super) fn wait_for_started(st: &mut State, t: ThRef) {
 
 /// Edge-activated hat predicates (`when timer/loudness >`, `when touching`),
 /// with scratch-vm's edge detection per target and hat block.
-pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
+pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
     let target = st.th(t).target;
     // Branch distance of the predicate (instrumentation): numeric for `>`, else 0/1
     // (touching: the geometry's or the centres' distance).
@@ -77,7 +77,7 @@ pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
     let value = match cmd {
         Cmd::HatGreaterThan { timer } => {
             let v = to_number(prog, st.arg(base, 0));
-            let a = if *timer { st.clock_timer() } else { st.loudness };
+            let a = if *timer { st.clock_timer() } else { st.io.loudness };
             let holds = a > v;
             dist = Some(if holds { (0.0, a - v) } else { (v - a + 1.0, 0.0) });
             holds
@@ -85,7 +85,7 @@ pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
         Cmd::HatTouching => {
             let m = st.arg(base, 0).clone();
             let touching = st.touching_object(prog, target, &m);
-            if !touching && st.instrument.is_some() {
+            if !touching && st.observe.instrument.is_some() {
                 dist = Some((st.touching_distance(prog, target, &m), 0.0));
             }
             touching
@@ -112,20 +112,20 @@ pub(super) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
             if parts.len() < 2 {
                 false
             } else {
-                match st.makey_sequences.iter().position(|s| s.0 == seq) {
-                    Some(i) => st.makey_sequences[i].2,
+                match st.ext.makey_sequences.iter().position(|s| s.0 == seq) {
+                    Some(i) => st.ext.makey_sequences[i].2,
                     None => {
-                        st.makey_sequences.push((seq, parts, false));
+                        st.ext.makey_sequences.push((seq, parts, false));
                         false
                     }
                 }
             }
         }
         // No camera: the motion amount is -1.
-        Cmd::HatVideoMotion => -1.0 > super::js_number(prog, st.arg(base, 0)),
+        Cmd::HatVideoMotion => -1.0 > crate::engine::value::js_number(prog, st.arg(base, 0)),
         _ => return,
     };
-    if let Some(ins) = &mut st.instrument {
+    if let Some(ins) = &mut st.observe.instrument {
         let (dt, df) = dist.unwrap_or(if value { (0.0, 1.0) } else { (1.0, 0.0) });
         ins.condition(cur, value, dt, df);
     }

@@ -1,15 +1,17 @@
 //! Looks blocks (scratch-vm `blocks/scratch3_looks.js`, `RenderedTarget`).
 
-use super::{js_number, to_number, with_str};
+use crate::engine::value::{js_number, to_number, with_str};
 use crate::program::{Cmd, HatKind, Program, Rep};
-use crate::runtime::{Ctx, State, StepError, TargetId, ThRef, TimerKind, V};
+use std::rc::Rc;
+
+use crate::engine::{Bubble, Ctx, SayEvent, State, StepError, TargetId, ThRef, TimerKind, V};
 use crate::value::{clamp, is_white_space_str, js_round, js_to_upper, wrap_clamp};
 
 /// Where the exception of `switch backdrop to … and wait` is raised (P10 of the oracle).
 const SWITCH_BACKDROP_WAIT_ERROR: &str = "TypeError: Cannot read properties of undefined (reading 'length') @ \
                                           Scratch3LooksBlocks.switchBackdropAndWait (blocks/scratch3_looks.js:488)";
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         Cmd::Say { think } => {
@@ -33,7 +35,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             st.emit_say(prog, me, think, msg);
             let usage = st.target(me).and_then(|x| x.bubble.as_ref()).map_or(0, |b| b.usage);
             let id = st.add_timer(1000.0 * secs, TimerKind::Bubble { target: me, usage, think, thread: t });
-            st.last_bubble_timer = Some(id);
+            st.timers.last_bubble = Some(id);
             st.promise_wait_external(t);
         }
         // The blocks (not other visibility changes) re-render the bubble.
@@ -74,11 +76,11 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 if n > 0 {
                     // scratch-vm reads `util.stackFrame` after `runtime.startHats` re-pointed the
                     // shared BlockUtility at a started thread, and throws.
-                    st.error = Some(StepError(SWITCH_BACKDROP_WAIT_ERROR.into()));
+                    st.budget.error = Some(StepError(SWITCH_BACKDROP_WAIT_ERROR.into()));
                 }
                 return;
             }
-            super::events::wait_for_started(st, t);
+            crate::blocks::events::wait_for_started(st, t);
         }
         Cmd::ChangeEffect(e) => {
             let change = st.num_arg(prog, base, 0);
@@ -116,7 +118,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             if sprite {
                 let p = if front { f64::INFINITY } else { f64::NEG_INFINITY };
                 st.set_executable_position(me, p);
-                if let Some(d) = &mut st.draw {
+                if let Some(d) = &mut st.targets.draw {
                     d.front_back(me, front);
                 }
             }
@@ -126,7 +128,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             if st.target(me).is_some_and(|x| !x.is_stage) {
                 let n = if forward { n } else { -n };
                 st.move_executable(me, n);
-                if let Some(d) = &mut st.draw {
+                if let Some(d) = &mut st.targets.draw {
                     d.forward(me, n);
                 }
             }
@@ -144,7 +146,7 @@ fn clamp_effect(e: u8, v: f64) -> f64 {
     }
 }
 
-pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep) -> V {
+pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep) -> V {
     let me = st.th(t).target;
     match *rep {
         Rep::Size => V::Num(js_round(st.target(me).map_or(0.0, |x| x.size))),
@@ -188,7 +190,7 @@ impl State {
         x.costume = wrap_clamp(i, 0.0, (n - 1) as f64) as i64;
     }
 
-    fn costume_index_by_name(&self, prog: &Program, id: TargetId, name: &str) -> Option<usize> {
+    pub(crate) fn costume_index_by_name(&self, prog: &Program, id: TargetId, name: &str) -> Option<usize> {
         let x = self.target(id)?;
         prog.def(x.def).costumes.iter().position(|c| prog.lit_str(c.name) == name)
     }
@@ -298,4 +300,51 @@ fn prog_def(_prog: &Program, def: u32) -> usize {
 #[allow(dead_code)]
 fn unused(prog: &Program, v: &V) -> f64 {
     to_number(prog, v)
+}
+
+impl State {
+    /// `runtime.emit('SAY', target, type, message)`: recorded, then the bubble is updated.
+    pub(crate) fn emit_say(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
+        if self.observe.say_log.is_some() {
+            let text = self.to_string(prog, &msg).to_string();
+            if let Some(log) = &mut self.observe.say_log {
+                log.push(SayEvent { target: id, kind: if think { "think" } else { "say" }, text });
+            }
+        }
+        self.update_bubble(prog, id, think, msg);
+    }
+
+    /// Looks `_updateBubble`: formats the text and takes a new usage id.
+    pub(crate) fn update_bubble(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
+        let text: Rc<str> = match &msg {
+            V::Num(n) if n.abs() >= 0.01 && n % 1.0 != 0.0 => Rc::from(crate::value::to_fixed(*n, 2).as_str()),
+            _ => {
+                let s = self.to_string(prog, &msg);
+                if crate::value::utf16_len(&s) > 330 {
+                    Rc::from(crate::value::utf16_prefix(&s, 330).as_str())
+                } else {
+                    s
+                }
+            }
+        };
+        self.uid_draws();
+        self.bubble_usage += 1;
+        let usage = self.bubble_usage;
+        if let Some(t) = self.target_mut(id) {
+            t.bubble = Some(Bubble { think, text, usage });
+        }
+        self.render_bubble(id);
+    }
+
+    /// Looks `_renderBubble`: the bubble's drawable exists while the target is visible and
+    /// has text (only the `whisker` profile keeps the renderer's draw list).
+    pub(crate) fn render_bubble(&mut self, id: TargetId) {
+        if self.targets.draw.is_none() {
+            return;
+        }
+        let shown = self.target(id).is_some_and(|t| t.visible && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()));
+        if let Some(d) = &mut self.targets.draw {
+            d.bubble(id, shown);
+        }
+    }
 }

@@ -1,11 +1,12 @@
 //! Motion blocks (scratch-vm `blocks/scratch3_motion.js`, `RenderedTarget.setXY/setDirection`).
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{Ctx, GlideCtx, State, TargetId, ThRef, V};
 use crate::program::{Cmd, Program, Rep};
-use crate::runtime::{Ctx, GlideCtx, State, TargetId, ThRef, V};
-use crate::value::{js_max, js_round, jsmath, wrap_clamp};
+use crate::util::jsmath;
+use crate::value::{js_max, js_round, wrap_clamp};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     let Some(x) = st.target(me) else { return };
     let (tx, ty, dir) = (x.x, x.y, x.direction);
@@ -43,14 +44,14 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         Cmd::PointTowards => {
             let to = st.arg(base, 0).clone();
             let (px, py) = match kind_of(prog, &to) {
-                Special::Mouse => (st.mouse_x, st.mouse_y),
+                Special::Mouse => (st.io.mouse_x, st.io.mouse_y),
                 Special::Random => {
                     let r = st.rng.next_f64();
                     st.set_direction(me, js_round(r * 360.0) - 180.0);
                     return;
                 }
                 Special::None => {
-                    let name = super::to_rc_string(prog, &to);
+                    let name = crate::engine::value::to_rc_string(prog, &to);
                     let Some(o) = st.sprite_by_name(prog, &name) else { return };
                     let Some(o) = st.target(o) else { return };
                     (o.x, o.y)
@@ -104,7 +105,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
 fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &V, ey: &V) {
     let whisker = st.whisker();
     // Time and the duration's unit: ms and s (`1000 *` below), or steps and steps.
-    let (now, unit) = if whisker { (st.steps as f64, 1.0) } else { (st.clock_now, 1000.0) };
+    let (now, unit) = if whisker { (st.clock.steps as f64, 1.0) } else { (st.clock.now, 1000.0) };
     let ctx = st.th(t).stack.last().map(|f| f.ctx.clone());
     if let Some(Ctx::Glide(g)) = ctx {
         let elapsed = now - g.start;
@@ -143,7 +144,7 @@ fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &
     st.yield_thread(t);
 }
 
-pub(super) fn eval(st: &mut State, t: ThRef, rep: &Rep) -> V {
+pub(crate) fn eval(st: &mut State, t: ThRef, rep: &Rep) -> V {
     let me = st.th(t).target;
     let Some(x) = st.target(me) else { return V::Undef };
     match rep {
@@ -231,13 +232,13 @@ impl State {
 
     /// `EVENT_TARGET_MOVED` for a test driver (only when moves are recorded).
     fn log_move(&mut self, target: TargetId, old_x: f64, old_y: f64) {
-        if self.move_log.is_none() {
+        if self.observe.move_log.is_none() {
             return;
         }
         let Some(t) = self.target(target) else { return };
         let (x, y, visible) = (t.x, t.y, t.visible);
-        let scene = if self.move_scenes { self.poses() } else { Vec::new() };
-        if let Some(log) = &mut self.move_log {
+        let scene = if self.observe.move_scenes { self.poses() } else { Vec::new() };
+        if let Some(log) = &mut self.observe.move_log {
             log.push(crate::external::MoveEvent { target, old_x, old_y, x, y, visible, scene });
         }
     }
@@ -255,14 +256,14 @@ impl State {
     /// `getTargetXY`: mouse, a random position (two draws), or a sprite's position.
     pub(crate) fn target_xy(&mut self, prog: &Program, to: &V) -> Option<(f64, f64)> {
         match kind_of(prog, to) {
-            Special::Mouse => Some((self.mouse_x, self.mouse_y)),
+            Special::Mouse => Some((self.io.mouse_x, self.io.mouse_y)),
             Special::Random => {
                 let x = js_round(480.0 * (self.rng.next_f64() - 0.5));
                 let y = js_round(360.0 * (self.rng.next_f64() - 0.5));
                 Some((x, y))
             }
             Special::None => {
-                let name = super::to_rc_string(prog, to);
+                let name = crate::engine::value::to_rc_string(prog, to);
                 let o = self.sprite_by_name(prog, &name)?;
                 let o = self.target(o)?;
                 Some((o.x, o.y))

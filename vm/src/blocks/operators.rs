@@ -2,13 +2,14 @@
 
 use std::rc::Rc;
 
-use super::data::MAX_STRING_LEN;
-use super::{compare, is_int, push_str, to_bool, to_number, with_str};
+use crate::blocks::data::MAX_STRING_LEN;
+use crate::engine::value::{compare, is_int, push_str, to_bool, to_number, with_str};
+use crate::engine::{State, V};
 use crate::program::{MathOp, Program, Rep};
-use crate::runtime::{State, V};
-use crate::value::{char_at_utf16, js_round, jsmath, round10, utf16_len};
+use crate::util::jsmath;
+use crate::value::{char_at_utf16, js_round, round10, utf16_len};
 
-pub(super) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V {
+pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V {
     let a = |i: usize| -> &V { st.arg(base, i) };
     match rep {
         Rep::Add => V::Num(to_number(prog, a(0)) + to_number(prog, a(1))),
@@ -37,7 +38,7 @@ pub(super) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V 
             push_str(prog, a(0), &mut s);
             push_str(prog, a(1), &mut s);
             if s.len() > MAX_STRING_LEN && utf16_len(&s) > MAX_STRING_LEN {
-                st.error = Some(crate::runtime::StepError("RangeError: Invalid string length".into()));
+                st.budget.error = Some(crate::engine::StepError("RangeError: Invalid string length".into()));
                 return V::Lit(prog.lit_empty);
             }
             V::Str(Rc::from(s))
@@ -107,8 +108,8 @@ pub(crate) fn mathop(op: MathOp, n: f64) -> f64 {
         MathOp::Asin => (jsmath::asin(n) * 180.0) / PI,
         MathOp::Acos => (jsmath::acos(n) * 180.0) / PI,
         MathOp::Atan => (jsmath::atan(n) * 180.0) / PI,
-        MathOp::Ln => jsmath::ln(n),
-        MathOp::Log => jsmath::ln(n) / std::f64::consts::LN_10,
+        MathOp::Ln => jsmath::log(n),
+        MathOp::Log => jsmath::log(n) / std::f64::consts::LN_10,
         MathOp::Exp => jsmath::exp(n),
         MathOp::Pow10 => jsmath::pow(10.0, n),
         MathOp::Zero => 0.0,

@@ -1,11 +1,11 @@
 //! Custom blocks (scratch-vm `blocks/scratch3_procedures.js`, `Sequencer.stepToProcedure`).
 
+use crate::engine::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
 use crate::program::{CallInfo, Cmd, ParamSrc, Program};
-use crate::runtime::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
 
 /// `procedures_call`: binds the parameters on the call's frame and pushes the
 /// definition; yields on a recursive call outside warp mode.
-pub(super) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, base: usize) {
+pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, base: usize) {
     if matches!(st.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::Executed)) {
         return;
     }
@@ -54,7 +54,7 @@ pub(super) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
         }
     }
     if th.stack.len() >= MAX_STACK_DEPTH {
-        st.hung = true;
+        st.budget.hung = true;
         return;
     }
     th.push(def);
@@ -70,7 +70,7 @@ pub(super) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
 }
 
 /// `thread.getParam`: the nearest frame with parameters decides.
-pub(super) fn get_param(st: &State, t: ThRef, name: u32) -> V {
+pub(crate) fn get_param(st: &State, t: ThRef, name: u32) -> V {
     for f in st.th(t).stack.iter().rev() {
         if let Some(p) = &f.params {
             return p.iter().find(|(n, _)| *n == name).map_or(V::Num(0.0), |(_, v)| v.clone());

@@ -2,11 +2,12 @@
 //! oracle's fixed environment (P5): date 2021-03-14 15:09:26, username "",
 //! loudness -1 unless injected.
 
+use std::collections::VecDeque;
 use std::rc::Rc;
 
-use super::{to_number, to_rc_string, with_str};
+use crate::engine::value::{to_number, to_rc_string, with_str};
+use crate::engine::{Resume, State, TargetId, ThRef, V};
 use crate::program::{Cmd, OfProp, Program, Rep};
-use crate::runtime::{Question, State, TargetId, ThRef, V};
 use crate::value::{js_to_upper, to_int32, utf16_len};
 
 /// `(Date.UTC(2021,2,14,15,9,26) - Date.UTC(2000,0,1)) / 86400000`.
@@ -25,23 +26,23 @@ pub(crate) enum Touch {
     Nothing,
 }
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         Cmd::Ask => {
             let q = to_rc_string(prog, st.arg(base, 0));
             let Some(x) = st.target(me) else { return };
             let (was_visible, was_stage) = (x.visible, x.is_stage);
-            let first = st.questions.is_empty();
-            st.questions.push_back(Question { text: q, thread: t, target: me, was_visible, was_stage });
+            let first = st.ask.questions.is_empty();
+            st.ask.questions.push_back(Question { text: q, thread: t, target: me, was_visible, was_stage });
             if first {
                 st.ask_next(prog);
             }
             st.promise_wait_external(t);
         }
         // Whisker's fork resets its step timer only (the clock device keeps running).
-        Cmd::ResetTimer if st.whisker() => st.step_timer = 0.0,
-        Cmd::ResetTimer => st.timer_start = st.current_msecs,
+        Cmd::ResetTimer if st.whisker() => st.clock.step_timer = 0.0,
+        Cmd::ResetTimer => st.clock.timer_start = st.clock.current_msecs,
         Cmd::SetDragMode { draggable } => {
             if let Some(x) = st.target_mut(me)
                 && !x.is_stage
@@ -53,7 +54,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     }
 }
 
-pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
+pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
     let me = st.th(t).target;
     match *rep {
         Rep::TouchingObject => {
@@ -80,7 +81,7 @@ pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
             let m = st.arg(base, 0);
             let is_mouse = matches!(m, V::Lit(_) | V::Str(_)) && with_str(prog, m, |s| s == "_mouse_");
             let (tx, ty) = if is_mouse {
-                (st.mouse_x, st.mouse_y)
+                (st.io.mouse_x, st.io.mouse_y)
             } else {
                 let name = to_rc_string(prog, m);
                 match st.sprite_by_name(prog, &name).and_then(|o| st.target(o)) {
@@ -94,9 +95,9 @@ pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         }
         Rep::Timer => V::Num(st.timer_value()),
         Rep::Of { prop, name } => st.attribute_of(prog, st.arg(base, 0).clone(), prop, name),
-        Rep::MouseX => V::Num(st.mouse_x),
-        Rep::MouseY => V::Num(st.mouse_y),
-        Rep::MouseDown => V::Bool(st.mouse_down),
+        Rep::MouseX => V::Num(st.io.mouse_x),
+        Rep::MouseY => V::Num(st.io.mouse_y),
+        Rep::MouseDown => V::Bool(st.io.mouse_down),
         Rep::KeyPressed => V::Bool(st.key_is_down(prog, st.arg(base, 0))),
         Rep::Current(m) => V::Num(match prog.lit_str(m) {
             "year" => 2021.0,
@@ -109,10 +110,10 @@ pub(super) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
             _ => 0.0,
         }),
         Rep::DaysSince2000 => V::Num(DAYS_SINCE_2000),
-        Rep::Loudness => V::Num(st.loudness),
-        Rep::Loud => V::Bool(st.loudness > 10.0),
-        Rep::Answer => V::Str(st.answer.clone()),
-        Rep::Username => V::Str(st.username.clone()),
+        Rep::Loudness => V::Num(st.io.loudness),
+        Rep::Loud => V::Bool(st.io.loudness > 10.0),
+        Rep::Answer => V::Str(st.ask.answer.clone()),
+        Rep::Username => V::Str(st.io.username.clone()),
         _ => V::Undef,
     }
 }
@@ -148,7 +149,7 @@ fn hex_to_rgb(s: &str) -> Option<[u8; 3]> {
 impl State {
     /// What a `touching` menu value names: the mouse pointer, the edge, a sprite or nothing.
     /// A literal's answer never changes (sprite names are fixed), so it is kept per literal.
-    fn touch_what(&mut self, prog: &Program, what: &V) -> Touch {
+    pub(crate) fn touch_what(&mut self, prog: &Program, what: &V) -> Touch {
         if let V::Lit(l) = what
             && let Some(Some(t)) = self.touch_cache.get(*l as usize)
         {
@@ -178,7 +179,7 @@ impl State {
         let touch = self.touch_what(prog, what);
         let scene = crate::geometry::render_scene!(prog, self);
         match touch {
-            Touch::Mouse => self.geometry.touching_point(&scene, me, self.mouse_x, self.mouse_y),
+            Touch::Mouse => self.geometry.touching_point(&scene, me, self.io.mouse_x, self.io.mouse_y),
             Touch::Edge => self.geometry.touching_edge(&scene, me),
             Touch::Sprite(def) => self.geometry.touching_sprite(&scene, me, def),
             Touch::Nothing => false,
@@ -195,7 +196,7 @@ impl State {
         let scene = crate::geometry::render_scene!(prog, self);
         match touch {
             Touch::Mouse => {
-                let (mx, my) = (self.mouse_x, self.mouse_y);
+                let (mx, my) = (self.io.mouse_x, self.io.mouse_y);
                 self.geometry.point_distance(&scene, me, mx, my).unwrap_or(((x - mx).powi(2) + (y - my).powi(2)).sqrt())
             }
             Touch::Edge => {
@@ -221,14 +222,14 @@ impl State {
     pub(crate) fn key_is_down(&self, prog: &Program, arg: &V) -> bool {
         let is_str = matches!(arg, V::Lit(_) | V::Str(_));
         if is_str && with_str(prog, arg, |s| s == "any") {
-            return !self.keys.is_empty();
+            return !self.io.keys.is_empty();
         }
         let key = key_arg(prog, arg);
-        self.keys.iter().any(|k| **k == *key)
+        self.io.keys.iter().any(|k| **k == *key)
     }
 
     /// `sensing_of`.
-    fn attribute_of(&mut self, prog: &Program, object: V, prop: OfProp, name: u32) -> V {
+    pub(crate) fn attribute_of(&mut self, prog: &Program, object: V, prop: OfProp, name: u32) -> V {
         let is_str = matches!(object, V::Lit(_) | V::Str(_));
         let oname = to_rc_string(prog, &object);
         let target =
@@ -238,7 +239,7 @@ impl State {
         if x.is_stage {
             match prop {
                 OfProp::BackdropNum => return V::Num((x.costume + 1) as f64),
-                OfProp::BackdropName => return super::looks::costume_name(prog, x.def, x.costume),
+                OfProp::BackdropName => return crate::blocks::looks::costume_name(prog, x.def, x.costume),
                 OfProp::Volume => return V::Num(x.volume),
                 _ => {}
             }
@@ -248,7 +249,7 @@ impl State {
                 OfProp::Y => return V::Num(x.y),
                 OfProp::Direction => return V::Num(x.direction),
                 OfProp::CostumeNum => return V::Num((x.costume + 1) as f64),
-                OfProp::CostumeName => return super::looks::costume_name(prog, x.def, x.costume),
+                OfProp::CostumeName => return crate::blocks::looks::costume_name(prog, x.def, x.costume),
                 OfProp::Size => return V::Num(x.size),
                 OfProp::Volume => return V::Num(x.volume),
                 _ => {}
@@ -295,4 +296,46 @@ fn key_arg(prog: &Program, arg: &V) -> Rc<str> {
         return Rc::from("space");
     }
     Rc::from(js_to_upper(&first))
+}
+
+/// A pending `ask`.
+#[derive(Debug, Clone)]
+pub(crate) struct Question {
+    pub text: Rc<str>,
+    pub thread: ThRef,
+    pub target: TargetId,
+    pub was_visible: bool,
+    pub was_stage: bool,
+}
+
+impl State {
+    /// The ANSWER event: set `answer`, release the oldest question, ask the next.
+    pub(crate) fn on_answer(&mut self, prog: &Program, text: Rc<str>) {
+        self.ask.answer = text;
+        if let Some(q) = self.ask.questions.pop_front() {
+            if q.was_visible && !q.was_stage {
+                self.emit_say(prog, q.target, false, V::Lit(prog.lit_empty));
+            }
+            self.microtasks.push((q.thread, Resume::Advance));
+            self.ask_next(prog);
+        }
+    }
+
+    pub(crate) fn ask_next(&mut self, prog: &Program) {
+        if let Some(q) = self.ask.questions.front()
+            && q.was_visible
+            && !q.was_stage
+        {
+            let (t, text) = (q.target, q.text.clone());
+            self.emit_say(prog, t, false, V::Str(text));
+        }
+    }
+}
+
+/// `ask and wait`: the questions waiting to be answered, and the last answer.
+pub(crate) struct Ask {
+    /// The `answer` reporter.
+    pub answer: Rc<str>,
+    /// Pending questions, oldest (the one shown) first.
+    pub questions: VecDeque<Question>,
 }

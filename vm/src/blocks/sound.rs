@@ -2,12 +2,12 @@
 //! (headless) sounds take no time; the profiles with sound durations make
 //! `play sound until done` wait `sampleCount / rate` seconds of virtual time.
 
-use super::{to_number, with_str};
+use crate::engine::value::{to_number, with_str};
+use crate::engine::{Resume, State, ThRef, TimerKind, V};
 use crate::program::{Cmd, Program};
-use crate::runtime::{Resume, State, ThRef, TimerKind, V};
 use crate::value::{clamp, wrap_clamp};
 
-pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
+pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
         // Whisker's fork: `play sound until done` is a stack timer in steps; with no such sound
@@ -44,7 +44,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             {
                 // Stopping a sound ends its "play until done" wait.
                 let mut resumed = Vec::new();
-                st.timers.retain(|tm| match tm.kind {
+                st.timers.list.retain(|tm| match tm.kind {
                     TimerKind::Sound { thread } => {
                         resumed.push(thread);
                         false
@@ -84,7 +84,7 @@ pub(super) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     }
 }
 
-pub(super) fn volume(st: &State, t: ThRef) -> V {
+pub(crate) fn volume(st: &State, t: ThRef) -> V {
     let me = st.th(t).target;
     st.target(me).map_or(V::Undef, |x| V::Num(x.volume))
 }

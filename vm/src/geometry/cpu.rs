@@ -17,8 +17,8 @@ use super::pen::{PenAttributes, PenLayer};
 use super::render::{self, Drawable, Scene as RenderScene};
 use super::skin::CostumeSet;
 use super::{Geometry, Rect, Scene, TargetView};
+use crate::engine::{Target, TargetId};
 use crate::project::Project;
-use crate::runtime::{Target, TargetId};
 
 /// The pixel geometry of one VM: shared costumes, its own pen layer.
 pub struct CpuGeometry {
@@ -400,10 +400,6 @@ pub fn costume_set(project: &Arc<Project>) -> Arc<CostumeSet> {
     }
 }
 
-fn to_rect(r: super::math::Rect) -> Rect {
-    Rect { left: r.left, right: r.right, top: r.top, bottom: r.bottom }
-}
-
 impl Geometry for CpuGeometry {
     fn mode(&self) -> &'static str {
         if self.approximate { "approximate" } else { "exact" }
@@ -451,7 +447,7 @@ impl Geometry for CpuGeometry {
             if cfg!(debug_assertions) {
                 assert_eq!(b, self.scene.bounds(i), "bounds of {i}");
             }
-            to_rect(b)
+            b
         })
     }
 

@@ -3,9 +3,10 @@
 //! centre distances for sprites and the mouse pointer, the distance of the centre to the
 //! nearest stage edge, and a breadth-first colour search on a sample grid for colours.
 
-use super::math::{Rect, hypot};
+use super::Rect;
 use super::render::{STAGE_HEIGHT, STAGE_WIDTH, Scene};
 use super::silhouette::colors_match;
+use crate::util::math::hypot;
 
 /// Whisker's `touching edge` distance: the smallest distance of the sprite's centre to a stage edge.
 pub fn edge_distance(x: f64, y: f64) -> f64 {

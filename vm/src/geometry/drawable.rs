@@ -2,8 +2,10 @@
 //! computes it in `Float32Array`s: model matrix, its inverse, world → texture
 //! coordinates, the rough AABB and the transformed hull points.
 
+use super::Rect;
 use super::effects::Effects;
-use super::math::{Rect, cos, f32r, js_round, sin};
+use crate::util::jsmath::{cos, sin};
+use crate::util::math::{f32r, js_round};
 
 /// Where and how a drawable is drawn (the renderer's view of a target).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -2,7 +2,9 @@
 //! the shape effects move texture sample points, colour, brightness and ghost
 //! change sampled colours.
 
-use super::math::{cos, f32r, js_max, js_min, js_round, pow, sin, u8_clamp};
+use crate::util::color::{shader_hsv_to_rgb, shader_rgb_to_hsv};
+use crate::util::jsmath::{cos, pow, sin};
+use crate::util::math::{f32r, js_max, js_min, js_round, u8_clamp};
 
 /// Bit of each effect in [`Effects::enabled`] (scratch-render's order).
 pub mod bit {
@@ -121,7 +123,7 @@ impl Effects {
                 *v = u8_clamp(*v as f64 / alpha);
             }
             if e & bit::COLOR != 0 {
-                let mut hsv = rgb_to_hsv(out[0], out[1], out[2]);
+                let mut hsv = shader_rgb_to_hsv(out[0], out[1], out[2]);
                 let min_v = 0.11 / 2.0;
                 let min_s = 0.09;
                 if hsv[2] < min_v {
@@ -131,7 +133,7 @@ impl Effects {
                     hsv[1] = min_s;
                 }
                 hsv[0] = self.color + hsv[0] + 1.0;
-                let rgb = hsv_to_rgb(hsv);
+                let rgb = shader_hsv_to_rgb(hsv);
                 out[0] = u8_clamp(rgb[0]);
                 out[1] = u8_clamp(rgb[1]);
                 out[2] = u8_clamp(rgb[2]);
@@ -153,48 +155,6 @@ impl Effects {
         }
         out
     }
-}
-
-/// scratch-render's `rgbToHsv` (components in [0, 1]).
-fn rgb_to_hsv(r: u8, g: u8, b: u8) -> [f64; 3] {
-    let (mut r, mut g, mut b) = (r as f64 / 255.0, g as f64 / 255.0, b as f64 / 255.0);
-    let mut k = 0.0;
-    if g < b {
-        std::mem::swap(&mut g, &mut b);
-        k = -1.0;
-    }
-    if r < g {
-        std::mem::swap(&mut r, &mut g);
-        k = -2.0 / 6.0 - k;
-    }
-    let chroma = r - g.min(b);
-    let h = (k + (g - b) / (6.0 * chroma + f64::EPSILON)).abs();
-    let s = chroma / (r + f64::EPSILON);
-    [h, s, r]
-}
-
-/// scratch-render's `hsvToRgb`: values to store (0..255 plus the 0.5 rounding offset).
-fn hsv_to_rgb([h, s, v]: [f64; 3]) -> [f64; 3] {
-    if s == 0.0 {
-        let x = v * 255.0 + 0.5;
-        return [x, x, x];
-    }
-    let h = h % 1.0;
-    let i = (h * 6.0) as i32;
-    let f = h * 6.0 - i as f64;
-    let p = v * (1.0 - s);
-    let q = v * (1.0 - s * f);
-    let t = v * (1.0 - s * (1.0 - f));
-    let (r, g, b) = match i {
-        0 => (v, t, p),
-        1 => (q, v, p),
-        2 => (p, v, t),
-        3 => (p, q, v),
-        4 => (t, p, v),
-        5 => (v, p, q),
-        _ => (0.0, 0.0, 0.0),
-    };
-    [r * 255.0 + 0.5, g * 255.0 + 0.5, b * 255.0 + 0.5]
 }
 
 #[cfg(test)]

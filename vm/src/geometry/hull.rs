@@ -4,8 +4,8 @@
 //! hull: duplicate and collinear points removed) when there are four points or more.
 
 use super::effects::Effects;
-use super::math::f32r;
 use super::silhouette::Silhouette;
+use crate::util::math::f32r;
 
 /// Hull points `[x, y]` on the skin's nominal pixel grid (y down). The left scan visits
 /// x = 0, 1, 2, …; the right scan starts at `width − 1`, so its x values carry the width's

@@ -30,10 +30,9 @@ pub mod distance;
 pub mod drawable;
 pub mod effects;
 pub mod hull;
-pub mod math;
-pub mod motion;
 pub mod pen;
 pub mod query;
+pub mod rect;
 pub mod render;
 pub mod silhouette;
 pub mod skin;
@@ -44,22 +43,11 @@ use std::any::Any;
 use std::panic::{RefUnwindSafe, UnwindSafe};
 use std::sync::{Arc, OnceLock};
 
+use crate::engine::{Target, TargetId};
 use crate::program::{Program, ROT_NAMES};
 use crate::project::Project;
-use crate::runtime::{Target, TargetId};
 
-/// An axis-aligned rectangle in stage coordinates (y up), like scratch-render's bounds.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rect {
-    /// Smallest x.
-    pub left: f64,
-    /// Largest x.
-    pub right: f64,
-    /// Largest y.
-    pub top: f64,
-    /// Smallest y.
-    pub bottom: f64,
-}
+pub use rect::Rect;
 
 /// What a renderer needs to know about one target.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -117,11 +105,13 @@ pub struct Changes<'a> {
 /// it borrows only the fields it reads and `st.geometry` stays free to be borrowed mutably.
 macro_rules! render_scene {
     ($prog:expr, $st:expr) => {
-        $crate::geometry::Scene::new($prog, &$st.targets, &$st.exec).with_changes($crate::geometry::Changes {
-            log: &$st.render_log,
-            base: $st.render_log_base,
-            layers: $st.layer_epoch,
-        })
+        $crate::geometry::Scene::new($prog, &$st.targets.slots, &$st.targets.exec).with_changes(
+            $crate::geometry::Changes {
+                log: &$st.targets.render_log,
+                base: $st.targets.render_log_base,
+                layers: $st.targets.layer_epoch,
+            },
+        )
     };
 }
 pub(crate) use render_scene;

@@ -10,7 +10,6 @@
 use std::sync::Arc;
 
 use super::cost;
-use super::math::wrap_clamp;
 use super::render::Scene;
 use super::skin::Skin;
 
@@ -70,9 +69,9 @@ impl PenChanges {
 
     /// The stage box of the changed pixels (with a margin for how stage points map to pen
     /// texels), `None` when any pixel may have changed.
-    pub fn stage_box(&self) -> Option<super::math::Rect> {
+    pub fn stage_box(&self) -> Option<super::Rect> {
         match *self {
-            PenChanges::Box { c0, c1, r0, r1 } => Some(super::math::Rect::new(
+            PenChanges::Box { c0, c1, r0, r1 } => Some(super::Rect::new(
                 c0 as f64 - PEN_WIDTH as f64 / 2.0 - 3.0,
                 c1 as f64 - PEN_WIDTH as f64 / 2.0 + 3.0,
                 PEN_HEIGHT as f64 / 2.0 - r1 as f64 - 3.0,
@@ -384,226 +383,9 @@ pub struct PenAttributes {
     pub diameter: f64,
 }
 
-/// A sprite's pen state (`Scratch3PenBlocks.DEFAULT_PEN_STATE` and its blocks).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PenState {
-    /// Pen down?
-    pub down: bool,
-    /// Hue, 0–100.
-    pub color: f64,
-    /// Saturation, 0–100.
-    pub saturation: f64,
-    /// Brightness, 0–100.
-    pub brightness: f64,
-    /// Transparency, 0–100.
-    pub transparency: f64,
-    /// Legacy Scratch 2 shade, 0–200.
-    pub shade: f64,
-    /// What the renderer draws with.
-    pub attributes: PenAttributes,
-}
-
-impl Default for PenState {
-    fn default() -> Self {
-        PenState {
-            down: false,
-            color: 66.66,
-            saturation: 100.0,
-            brightness: 100.0,
-            transparency: 0.0,
-            shade: 50.0,
-            attributes: PenAttributes { color4f: [0.0, 0.0, 1.0, 1.0], diameter: 1.0 },
-        }
-    }
-}
-
-/// Which colour parameter a `set/change pen (…) to/by` block addresses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColorParam {
-    /// `color`
-    Color,
-    /// `saturation`
-    Saturation,
-    /// `brightness`
-    Brightness,
-    /// `transparency`
-    Transparency,
-}
-
-impl ColorParam {
-    /// Parses the menu value; unknown parameters are ignored by scratch-vm (`None`).
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "color" => Some(ColorParam::Color),
-            "saturation" => Some(ColorParam::Saturation),
-            "brightness" => Some(ColorParam::Brightness),
-            "transparency" => Some(ColorParam::Transparency),
-            _ => None,
-        }
-    }
-}
-
-impl PenState {
-    /// `set/change pen (param) to/by (value)`.
-    pub fn set_or_change_param(&mut self, param: ColorParam, value: f64, change: bool) {
-        let clamp = |v: f64| v.clamp(0.0, 100.0);
-        match param {
-            ColorParam::Color => self.color = wrap_clamp(value + if change { self.color } else { 0.0 }, 0.0, 100.0),
-            ColorParam::Saturation => self.saturation = clamp(value + if change { self.saturation } else { 0.0 }),
-            ColorParam::Brightness => self.brightness = clamp(value + if change { self.brightness } else { 0.0 }),
-            ColorParam::Transparency => self.transparency = clamp(value + if change { self.transparency } else { 0.0 }),
-        }
-        self.update_color();
-    }
-
-    /// `set pen color to (colour)` with an RGB(A) colour (`Cast.toRgbColorObject`).
-    pub fn set_color_rgb(&mut self, r: u8, g: u8, b: u8, a: Option<u8>) {
-        let [h, s, v] = rgb_to_hsv([r as f64, g as f64, b as f64]);
-        self.color = h / 360.0 * 100.0;
-        self.saturation = s * 100.0;
-        self.brightness = v * 100.0;
-        self.transparency = match a {
-            Some(a) => 100.0 * (1.0 - a as f64 / 255.0),
-            None => 0.0,
-        };
-        self.shade = self.brightness / 2.0;
-        self.update_color();
-    }
-
-    /// `set pen size to`.
-    pub fn set_size(&mut self, size: f64) {
-        self.attributes.diameter = size.clamp(1.0, 1200.0);
-    }
-
-    /// `change pen size by`.
-    pub fn change_size(&mut self, by: f64) {
-        self.set_size(self.attributes.diameter + by);
-    }
-
-    /// Legacy `set pen hue to` (Scratch 2 hue 0–200).
-    pub fn set_hue_legacy(&mut self, hue: f64) {
-        self.set_or_change_param(ColorParam::Color, hue / 2.0, false);
-        self.set_or_change_param(ColorParam::Transparency, 0.0, false);
-        self.legacy_update_color();
-    }
-
-    /// Legacy `change pen hue by`.
-    pub fn change_hue_legacy(&mut self, by: f64) {
-        self.set_or_change_param(ColorParam::Color, by / 2.0, true);
-        self.legacy_update_color();
-    }
-
-    /// Legacy `set pen shade to`.
-    pub fn set_shade_legacy(&mut self, shade: f64) {
-        let mut s = shade % 200.0;
-        if s < 0.0 {
-            s += 200.0;
-        }
-        self.shade = s;
-        self.legacy_update_color();
-    }
-
-    /// Legacy `change pen shade by`.
-    pub fn change_shade_legacy(&mut self, by: f64) {
-        self.set_shade_legacy(self.shade + by);
-    }
-
-    fn update_color(&mut self) {
-        let [r, g, b] = hsv_to_rgb(self.color * 360.0 / 100.0, self.saturation / 100.0, self.brightness / 100.0);
-        self.attributes.color4f = [r / 255.0, g / 255.0, b / 255.0, 1.0 - self.transparency / 100.0];
-    }
-
-    fn legacy_update_color(&mut self) {
-        let rgb = hsv_to_rgb(self.color * 360.0 / 100.0, 1.0, 1.0);
-        let shade = if self.shade > 100.0 { 200.0 - self.shade } else { self.shade };
-        let rgb = if shade < 50.0 {
-            mix_rgb([0.0; 3], rgb, (10.0 + shade) / 60.0)
-        } else {
-            mix_rgb(rgb, [255.0; 3], (shade - 50.0) / 60.0)
-        };
-        let [h, s, v] = rgb_to_hsv(rgb);
-        self.color = 100.0 * h / 360.0;
-        self.saturation = 100.0 * s;
-        self.brightness = 100.0 * v;
-        self.update_color();
-    }
-}
-
-/// scratch-vm `Color.hsvToRgb` (h in degrees, s and v in [0, 1]; integer results).
-pub fn hsv_to_rgb(h: f64, s: f64, v: f64) -> [f64; 3] {
-    let mut h = h % 360.0;
-    if h < 0.0 {
-        h += 360.0;
-    }
-    let s = s.clamp(0.0, 1.0);
-    let v = v.clamp(0.0, 1.0);
-    let i = (h / 60.0).floor();
-    let f = h / 60.0 - i;
-    let p = v * (1.0 - s);
-    let q = v * (1.0 - s * f);
-    let t = v * (1.0 - s * (1.0 - f));
-    let (r, g, b) = match i as i64 {
-        1 => (q, v, p),
-        2 => (p, v, t),
-        3 => (p, q, v),
-        4 => (t, p, v),
-        5 => (v, p, q),
-        _ => (v, t, p),
-    };
-    [(r * 255.0).floor(), (g * 255.0).floor(), (b * 255.0).floor()]
-}
-
-/// scratch-vm `Color.rgbToHsv` (rgb in 0–255; h in degrees).
-pub fn rgb_to_hsv(rgb: [f64; 3]) -> [f64; 3] {
-    let (r, g, b) = (rgb[0] / 255.0, rgb[1] / 255.0, rgb[2] / 255.0);
-    let x = r.min(g).min(b);
-    let v = r.max(g).max(b);
-    let (mut h, mut s) = (0.0, 0.0);
-    if x != v {
-        let f = if r == x {
-            g - b
-        } else if g == x {
-            b - r
-        } else {
-            r - g
-        };
-        let i = if r == x {
-            3.0
-        } else if g == x {
-            5.0
-        } else {
-            1.0
-        };
-        h = ((i - f / (v - x)) * 60.0) % 360.0;
-        s = (v - x) / v;
-    }
-    [h, s, v]
-}
-
-fn mix_rgb(a: [f64; 3], b: [f64; 3], f1: f64) -> [f64; 3] {
-    if f1 <= 0.0 {
-        return a;
-    }
-    if f1 >= 1.0 {
-        return b;
-    }
-    let f0 = 1.0 - f1;
-    [f0 * a[0] + f1 * b[0], f0 * a[1] + f1 * b[1], f0 * a[2] + f1 * b[2]]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn default_pen_is_blue() {
-        let mut p = PenState::default();
-        assert_eq!(p.attributes.color4f, [0.0, 0.0, 1.0, 1.0]);
-        p.set_or_change_param(ColorParam::Color, 0.0, false);
-        assert_eq!(p.attributes.color4f, [1.0, 0.0, 0.0, 1.0]);
-        p.set_or_change_param(ColorParam::Transparency, 50.0, false);
-        assert_eq!(p.attributes.color4f[3], 0.5);
-    }
 
     #[test]
     fn opaque_stamp_pixels_replace() {

@@ -13,13 +13,14 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value as Json};
 
+use super::Rect;
 use super::accel::{Accel, Candidates};
 use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
-use super::math::{Rect, js_round, wrap_clamp};
 use super::render::{Drawable, Scene, touches_edge};
 use super::skin::CostumeSet;
 use crate::project::Project;
+use crate::util::math::{js_round, wrap_clamp};
 
 /// Most scenes accepted in one query file.
 pub const MAX_SCENES: usize = 100_000;

@@ -10,12 +10,13 @@
 
 use std::sync::Arc;
 
+use super::Rect;
 use super::drawable::{Placement, Xform};
 use super::effects::{Effects, bit};
 use super::hull;
-use super::math::{Rect, ceil_f64, floor_f64, u8_clamp};
 use super::silhouette::{color_key, colors_match};
 use super::skin::{Mip, Skin};
+use crate::util::math::{ceil_f64, floor_f64, u8_clamp};
 
 /// Stage width in Scratch units.
 pub const STAGE_WIDTH: f64 = 480.0;

@@ -1,7 +1,7 @@
 //! A skin's pixels as scratch-render's `Silhouette` holds them: RGBA8 rows,
 //! top row first, sampled with texture coordinates in [0, 1].
 
-use super::math::{floor_i64, u8_clamp};
+use crate::util::math::{floor_i64, u8_clamp};
 
 /// Pixels of one costume rendition (one bitmap, one SVG MIP level or the pen layer).
 #[derive(Debug, Clone, Default)]

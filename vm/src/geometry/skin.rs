@@ -15,11 +15,12 @@ use std::sync::{Arc, OnceLock, Weak};
 use super::distance::WalkCache;
 use super::drawable::Xform;
 use super::hull;
-use super::math::{f32r, log2};
 use super::render::Sampling;
 use super::silhouette::{Palette, Silhouette};
 use super::svg::{SvgImage, svg_rotation_center};
 use crate::project::{Costume, Project};
+use crate::util::jsmath::log2;
+use crate::util::math::f32r;
 
 /// Largest bitmap side decoded (Scratch itself stores at most 960×720 at resolution 2).
 pub const MAX_BITMAP_SIDE: u32 = 4096;

@@ -22,9 +22,9 @@ use std::sync::Arc;
 
 use resvg::{tiny_skia, usvg};
 
-use super::math::f32r;
 use super::silhouette::Silhouette;
 use super::svg_raster;
+use crate::util::math::f32r;
 
 /// Largest SVG source accepted, in bytes.
 pub const MAX_SVG_BYTES: usize = 8 << 20;

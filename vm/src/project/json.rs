@@ -14,6 +14,8 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use crate::util::object::array_index;
+
 /// A JSON value.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum J {
@@ -94,17 +96,6 @@ impl J {
             J::Obj(_) => "an object",
         }
     }
-}
-
-/// Whether `key` is a JS array index (canonical decimal in 0 ..= 2^32 - 2),
-/// which JS enumerates before all other keys.
-fn array_index(key: &str) -> Option<u32> {
-    let b = key.as_bytes();
-    if b.is_empty() || b.len() > 10 || !b.iter().all(u8::is_ascii_digit) || (b.len() > 1 && b[0] == b'0') {
-        return None;
-    }
-    let v: u64 = key.parse().ok()?;
-    if v <= u64::from(u32::MAX - 1) { u32::try_from(v).ok() } else { None }
 }
 
 /// Removes U+0008, as scratch-parser strips `\b` escapes before `JSON.parse`.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value as JsonValue, json};
 
+use super::loader::v8_sort_order;
 use super::*;
 
 fn stage() -> JsonValue {

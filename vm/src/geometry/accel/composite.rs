@@ -8,10 +8,11 @@
 
 use super::super::cost;
 use super::super::effects::Effects;
-use super::super::math::{Rect, u8_clamp};
 use super::super::silhouette::color_key;
 use super::rows::{self, COLS, EMPTY, ROWS, Row, WORDS, X0, X1, Y0, Y1};
 use super::sampler::Sampler;
+use crate::geometry::Rect;
+use crate::util::math::u8_clamp;
 
 /// Colour keys whose match rows are kept at once.
 const TRACKED: usize = 8;

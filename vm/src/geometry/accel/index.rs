@@ -10,8 +10,8 @@
 
 use std::sync::Arc;
 
-use super::super::math::Rect;
 use super::super::skin::Skin;
+use crate::geometry::Rect;
 
 /// Grid cell side in stage units.
 const CELL: i32 = 32;

@@ -29,11 +29,11 @@ pub(crate) mod sampler;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use super::Rect;
 use super::cost;
 use super::distance;
 use super::drawable::{Placement, Xform};
 use super::effects::bit;
-use super::math::Rect;
 use super::render::{BACKGROUND, Drawable, Scene, mask_matches, sample_box_of, touching_bounds_of, uses_nearest};
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;

@@ -6,10 +6,10 @@
 
 use super::super::drawable::Xform;
 use super::super::effects::Effects;
-use super::super::math::floor_i64;
 use super::super::render::Drawable;
 use super::super::silhouette::Silhouette;
 use super::super::skin::Mip;
+use crate::util::math::floor_i64;
 
 /// One drawable at one MIP level, ready to be sampled at integer stage points.
 pub(crate) struct Sampler<'a> {

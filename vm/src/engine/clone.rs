@@ -1,0 +1,111 @@
+//! Clones (scratch-vm's `RenderedTarget.makeClone` and `dispose`): at most [`MAX_CLONES`]
+//! alive, each behind its parent in the layer order.
+
+use super::{State, Target, TargetId};
+use crate::extensions::pen::PenState;
+use crate::program::{HatKind, Program};
+
+/// Most clones alive at once (scratch-vm's limit).
+pub const MAX_CLONES: u32 = 300;
+
+impl State {
+    // ---------------------------------------------------------------- clones
+
+    /// `makeClone` + the create-clone block: a clone of `of` placed behind `behind`.
+    pub(crate) fn create_clone(&mut self, prog: &Program, of: TargetId) -> Option<TargetId> {
+        let src = self.target(of)?;
+        if src.is_stage || self.targets.clone_count >= MAX_CLONES {
+            return None;
+        }
+        let def = src.def as usize;
+        // `new RenderedTarget` takes a `uid()`.
+        self.uid_draws();
+        self.targets.clone_count += 1;
+        let serial = self.targets.clone_serial.get(def).copied().unwrap_or(1);
+        if let Some(s) = self.targets.clone_serial.get_mut(def) {
+            *s += 1;
+        }
+        let src = self.target(of)?;
+        let clone_id = 1 + self
+            .targets
+            .runtime_order
+            .iter()
+            .filter(|&&id| self.target(id).is_some_and(|t| t.def == src.def && !t.is_original))
+            .count() as u32;
+        let clone = Target {
+            def: src.def,
+            is_stage: false,
+            is_original: false,
+            clone_index: serial,
+            clone_id,
+            x: src.x,
+            y: src.y,
+            direction: src.direction,
+            size: src.size,
+            visible: src.visible,
+            costume: src.costume,
+            rotation_style: src.rotation_style,
+            draggable: src.draggable,
+            volume: 100.0,
+            effects: src.effects,
+            bubble: None,
+            vars: src.vars.clone(),
+            lists: src.lists.clone(),
+            dyn_vars: src.dyn_vars.clone(),
+            edge: src.edge.clone(),
+            sound_effects: self.original_of(src.def).map_or([0.0; 2], |o| o.sound_effects),
+            pen: self.original_of(src.def).map_or(PenState::default(), |o| o.pen),
+            instrument: self.original_of(src.def).map_or(0.0, |o| o.instrument),
+            voice: self.original_of(src.def).map_or(0, |o| o.voice),
+        };
+        let id = match self.targets.free.pop() {
+            Some(slot) => {
+                let e = &mut self.targets.slots[slot as usize];
+                e.0 = e.0.wrapping_add(1);
+                e.1 = Some(clone);
+                TargetId { slot, gn: e.0 }
+            }
+            None => {
+                self.targets.slots.push((0, Some(clone)));
+                TargetId { slot: (self.targets.slots.len() - 1) as u32, gn: 0 }
+            }
+        };
+        // `initDrawable` starts "when I start as a clone" before the clone is added.
+        self.start_hats(prog, HatKind::CloneStart, None, Some(id));
+        self.targets.runtime_order.push(id);
+        self.targets.exec.push(id);
+        self.targets.layer_epoch += 1;
+        // goBehindOther(of)
+        let pos = self.targets.exec.iter().position(|&x| x == of).unwrap_or(0);
+        self.set_executable_position(id, pos as f64);
+        if let Some(d) = &mut self.targets.draw {
+            d.add_clone(id, of);
+        }
+        Some(id)
+    }
+
+    /// The original target of a sprite definition.
+    pub(crate) fn original_of(&self, def: u32) -> Option<&Target> {
+        self.targets.slots.get(def as usize).and_then(|(_, t)| t.as_ref()).filter(|t| t.is_original && t.def == def)
+    }
+
+    /// `RenderedTarget.dispose` of a clone (also `control_delete_this_clone`).
+    pub(crate) fn dispose_clone(&mut self, prog: &Program, id: TargetId) {
+        let Some(t) = self.target(id) else { return };
+        if t.is_original {
+            return;
+        }
+        self.targets.clone_count = self.targets.clone_count.saturating_sub(1);
+        self.stop_for_target(prog, id, None);
+        self.targets.exec.retain(|&x| x != id);
+        if let Some(d) = &mut self.targets.draw {
+            d.remove(id);
+        }
+        self.targets.layer_epoch += 1;
+        self.targets.runtime_order.retain(|&x| x != id);
+        if let Some(e) = self.targets.slots.get_mut(id.slot as usize) {
+            e.1 = None;
+            self.targets.free.push(id.slot);
+        }
+    }
+}

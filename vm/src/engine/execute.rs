@@ -1,0 +1,270 @@
+//! Running one block (scratch-vm's `execute`): count it for the hang guard, evaluate its
+//! inputs' reporters in project.json input order (children before parents, scratch-vm's
+//! `_ops` order), then dispatch to the block's implementation in [`crate::blocks`] or
+//! [`crate::extensions`].
+
+use std::rc::Rc;
+
+use super::branch::{eval_args_distance, has_condition};
+use super::resume::eval_args_resumable;
+use super::value::{to_number, to_rc_string};
+use super::{Resume, State, ThRef, V};
+use crate::blocks::{control, data, events, looks, motion, operators, procedures, sensing, sound};
+use crate::extensions::{music, offline, pen};
+use crate::program::{Args, Cmd, ExprId, Program, Rep};
+
+/// Executes the block on top of thread `t` (scratch-vm `execute`): counts one
+/// operation for the hang guard, evaluates inputs, runs the block.
+pub(crate) fn execute(st: &mut State, prog: &Program, t: ThRef) {
+    if st.budget.hung {
+        return;
+    }
+    st.budget.ops += 1;
+    if st.budget.ops > st.opts.max_ops_per_step {
+        st.budget.hung = true;
+        return;
+    }
+    let Some(cur) = st.th(t).peek() else { return };
+    let Some(blk) = prog.blocks.get(cur as usize) else {
+        // A block id that names no block: scratch-vm retires the thread.
+        st.thm(t).retire();
+        return;
+    };
+    st.mark(cur);
+    let base = st.stack.len();
+    let ok = if blk.args.has_promise {
+        eval_args_resumable(st, prog, t, &blk.args, base)
+    } else if st.observe.instrument.is_some() && has_condition(&blk.cmd) {
+        eval_args_distance(st, prog, t, &blk.args, base);
+        true
+    } else {
+        eval_args(st, prog, t, &blk.args, base);
+        true
+    };
+    if ok {
+        run_cmd(st, prog, t, cur, &blk.cmd, base);
+    }
+    st.stack.truncate(base);
+}
+
+/// Makes `stack[base..base + n]` the argument slots of a block (`undefined` until evaluated).
+/// Pushes when the stack ends at `base` (always, in practice): `Vec::resize` passes its fill
+/// value through memory and stalls on reading it back, on the interpreter's hottest path.
+#[inline]
+pub(super) fn arg_slots(stack: &mut Vec<V>, base: usize, n: usize) {
+    if stack.len() == base {
+        for _ in 0..n {
+            stack.push(V::Undef);
+        }
+    } else {
+        stack.resize(base + n, V::Undef);
+    }
+}
+
+/// Evaluates `args` into `st.stack[base..base + n]`.
+#[inline]
+pub(super) fn eval_args(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize) {
+    arg_slots(&mut st.stack, base, args.n as usize);
+    for &(slot, e) in args.list.iter() {
+        let v = eval(st, prog, t, e);
+        if let Some(x) = st.stack.get_mut(base + slot as usize) {
+            *x = v;
+        }
+    }
+}
+
+/// Evaluates a reporter.
+pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
+    st.budget.evals += 1;
+    let Some(x) = prog.exprs.get(e as usize) else { return V::Undef };
+    if let Rep::Const(c) = x.rep {
+        return V::from_const(c);
+    }
+    let base = st.stack.len();
+    eval_args(st, prog, t, &x.args, base);
+    let v = apply_rep(st, prog, t, &x.rep, base);
+    st.stack.truncate(base);
+    v
+}
+
+pub(super) fn apply_rep(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
+    match rep {
+        Rep::Const(c) => V::from_const(*c),
+        Rep::NoFn | Rep::Undefined => V::Undef,
+        Rep::Unknown(name) => {
+            st.note_unknown(prog, *name);
+            V::Undef
+        }
+        Rep::Add
+        | Rep::Sub
+        | Rep::Mul
+        | Rep::Div
+        | Rep::Lt
+        | Rep::Eq
+        | Rep::Gt
+        | Rep::And
+        | Rep::Or
+        | Rep::Not
+        | Rep::Random
+        | Rep::Join
+        | Rep::LetterOf
+        | Rep::Length
+        | Rep::Contains
+        | Rep::Mod
+        | Rep::Round
+        | Rep::MathOp(_) => operators::eval(st, prog, rep, base),
+        Rep::XPos | Rep::YPos | Rep::Direction => motion::eval(st, t, rep),
+        Rep::Size | Rep::CostumeNumName { .. } | Rep::BackdropNumName { .. } => looks::eval(st, prog, t, rep),
+        Rep::Var(_)
+        | Rep::ListContents(_)
+        | Rep::ItemOfList(_)
+        | Rep::ItemNumOfList(_)
+        | Rep::LengthOfList(_)
+        | Rep::ListContains(_) => data::eval(st, prog, t, rep, base),
+        Rep::Volume => sound::volume(st, t),
+        Rep::Arg(name) => procedures::get_param(st, t, *name),
+        Rep::Counter => V::Num(st.counter),
+        Rep::Tempo => V::Num(st.ext.tempo),
+        Rep::Translate | Rep::ViewerLanguage | Rep::VideoOn => offline::eval(st, prog, t, rep, base).0,
+        _ => sensing::eval(st, prog, t, rep, base),
+    }
+}
+
+// ---------------------------------------------------------------- commands
+
+fn run_cmd(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd, base: usize) {
+    match cmd {
+        Cmd::Nop | Cmd::NoFn | Cmd::Hat | Cmd::Definition => {}
+        Cmd::Unknown(name) => st.note_unknown(prog, *name),
+        Cmd::Expr(e) => {
+            if let Some(x) = prog.exprs.get(*e as usize)
+                && x.rep == Rep::Translate
+            {
+                // The reporter is the block's last operation: its promise moves the thread on.
+                let b2 = st.stack.len();
+                eval_args(st, prog, t, &x.args, b2);
+                let (_, promise) = offline::eval(st, prog, t, &x.rep, b2);
+                st.stack.truncate(b2);
+                if promise {
+                    st.promise_wait(t, Resume::Advance);
+                }
+                return;
+            }
+            let _ = eval(st, prog, t, *e);
+        }
+        Cmd::HatGreaterThan { .. } | Cmd::HatTouching | Cmd::HatMakeyKey | Cmd::HatMakeyCode | Cmd::HatVideoMotion => {
+            events::hat_predicate(st, prog, t, cur, cmd, base)
+        }
+        Cmd::Repeat { .. }
+        | Cmd::RepeatUntil { .. }
+        | Cmd::While { .. }
+        | Cmd::ForEach { .. }
+        | Cmd::Forever { .. }
+        | Cmd::Wait
+        | Cmd::WaitUntil
+        | Cmd::If { .. }
+        | Cmd::IfElse { .. }
+        | Cmd::AllAtOnce { .. }
+        | Cmd::Stop(_)
+        | Cmd::CreateClone
+        | Cmd::DeleteClone
+        | Cmd::IncrCounter
+        | Cmd::ClearCounter => control::run(st, prog, t, cur, cmd, base),
+        Cmd::Broadcast(_) | Cmd::BroadcastAndWait(_) => events::run(st, prog, t, cmd, base),
+        Cmd::Say { .. }
+        | Cmd::SayForSecs { .. }
+        | Cmd::Show
+        | Cmd::Hide
+        | Cmd::SwitchCostume
+        | Cmd::SwitchBackdrop
+        | Cmd::SwitchBackdropAndWait
+        | Cmd::NextCostume
+        | Cmd::NextBackdrop
+        | Cmd::ChangeEffect(_)
+        | Cmd::SetEffect(_)
+        | Cmd::ClearEffects
+        | Cmd::ChangeSize
+        | Cmd::SetSize
+        | Cmd::GoFrontBack { .. }
+        | Cmd::GoLayers { .. } => looks::run(st, prog, t, cmd, base),
+        Cmd::MoveSteps
+        | Cmd::GotoXY
+        | Cmd::Goto
+        | Cmd::TurnRight
+        | Cmd::TurnLeft
+        | Cmd::PointInDirection
+        | Cmd::PointTowards
+        | Cmd::Glide
+        | Cmd::GlideTo
+        | Cmd::Bounce
+        | Cmd::SetRotationStyle(_)
+        | Cmd::ChangeX
+        | Cmd::SetX
+        | Cmd::ChangeY
+        | Cmd::SetY => motion::run(st, prog, t, cmd, base),
+        Cmd::PlaySound { .. }
+        | Cmd::StopAllSounds
+        | Cmd::SoundEffect { .. }
+        | Cmd::ClearSoundEffects
+        | Cmd::SetVolume
+        | Cmd::ChangeVolume => sound::run(st, prog, t, cmd, base),
+        Cmd::Ask | Cmd::ResetTimer | Cmd::SetDragMode { .. } => sensing::run(st, prog, t, cmd, base),
+        Cmd::SetVar(_)
+        | Cmd::ChangeVar(_)
+        | Cmd::AddToList(_)
+        | Cmd::DeleteOfList(_)
+        | Cmd::DeleteAllOfList(_)
+        | Cmd::InsertAtList(_)
+        | Cmd::ReplaceItemOfList(_) => data::run(st, prog, t, cmd, base),
+        Cmd::Call(info) => procedures::call(st, prog, t, info, base),
+        Cmd::PenClear
+        | Cmd::PenStamp
+        | Cmd::PenDown
+        | Cmd::PenUp
+        | Cmd::PenSetColor
+        | Cmd::PenParam { .. }
+        | Cmd::PenSize { .. }
+        | Cmd::PenShade { .. }
+        | Cmd::PenHue { .. } => pen::run(st, prog, t, cmd, base),
+        Cmd::MusicDrum | Cmd::MusicRest | Cmd::MusicNote | Cmd::MusicInstrument { .. } | Cmd::MusicTempo { .. } => {
+            music::run(st, prog, t, cmd, base)
+        }
+        Cmd::Speak | Cmd::SetVoice | Cmd::SetLanguage | Cmd::VideoToggle | Cmd::VideoTransparency => {
+            offline::run(st, prog, t, cmd, base)
+        }
+    }
+}
+
+impl State {
+    /// Argument `i` of the running block.
+    #[inline]
+    pub(crate) fn arg(&self, base: usize, i: usize) -> &V {
+        self.stack.get(base + i).unwrap_or(&V::Undef)
+    }
+
+    /// Takes argument `i` of the running block out of the stack.
+    #[inline]
+    pub(crate) fn take_arg(&mut self, base: usize, i: usize) -> V {
+        self.stack.get_mut(base + i).map(|v| std::mem::replace(v, V::Undef)).unwrap_or(V::Undef)
+    }
+
+    #[inline]
+    pub(crate) fn num_arg(&self, prog: &Program, base: usize, i: usize) -> f64 {
+        to_number(prog, self.arg(base, i))
+    }
+
+    /// `Cast.toString` as a shared string.
+    pub(crate) fn to_string(&self, prog: &Program, v: &V) -> Rc<str> {
+        to_rc_string(prog, v)
+    }
+
+    pub(crate) fn note_unknown(&mut self, prog: &Program, name: u32) {
+        let op = prog.lit_str(name);
+        match self.observe.unknown.get_mut(op) {
+            Some(n) => *n += 1,
+            None => {
+                self.observe.unknown.insert(op.to_string(), 1);
+            }
+        }
+    }
+}

@@ -1,0 +1,417 @@
+//! The runtime (scratch-vm's `Runtime`): the whole mutable state of a VM ([`State`]) and the
+//! operations on all of it: start, green flag, stop all, starting hats, stopping a target's
+//! threads.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+use super::target::Targets;
+use super::thread::{NOT_LISTED, Threads};
+use super::timers::{Clock, Timers};
+use super::{Resume, SayEvent, Status, Target, TargetId, ThRef, V};
+use crate::blocks::sensing::Ask;
+use crate::extensions::Extensions;
+use crate::extensions::pen::PenState;
+use crate::geometry::Geometry;
+use crate::instrument::Instrument;
+use crate::io::Io;
+use crate::program::{HatKind, NONE, Program};
+use crate::rng::ProjectRng;
+use crate::vm::{Profile, VmOptions};
+
+/// A JS exception scratch-vm would throw inside a step (P10).
+#[derive(Debug, Clone)]
+pub(crate) struct StepError(pub String);
+
+/// The mutable state of a VM (everything except the shared program): scratch-vm's
+/// `Runtime` with its targets, threads, clock and devices, grouped by concern.
+pub(crate) struct State {
+    /// The options the VM was made with.
+    pub opts: VmOptions,
+    /// Live targets, their orders and the change log the geometry reads.
+    pub targets: Targets,
+    /// Thread objects and `runtime.threads`.
+    pub threads: Threads,
+    /// Step counter and the virtual clock.
+    pub clock: Clock,
+    /// Virtual `setTimeout`s.
+    pub timers: Timers,
+    /// Promise continuations waiting for the next microtask checkpoint.
+    pub microtasks: Vec<(ThRef, Resume)>,
+    /// Queued inputs and the state of the keyboard, mouse and microphone.
+    pub io: Io,
+    /// Pending `ask` questions and the last answer.
+    pub ask: Ask,
+    /// The operation budget of this step, the work done, and this step's hang or exception.
+    pub budget: Budget,
+    /// What test generation observes: executed blocks, unknown opcodes, instrumentation.
+    pub observe: Observe,
+    /// The extensions' global state (music, text to speech, video, Makey Makey).
+    pub ext: Extensions,
+    /// The one seeded generator every project-visible random draw uses (the profile's:
+    /// SplitMix64, or `seed-random` under `whisker`).
+    pub rng: ProjectRng,
+    /// `control_incr_counter`'s counter.
+    pub counter: f64,
+    /// Usage ids of say/think bubbles (a timer only clears the bubble it made).
+    pub bubble_usage: u64,
+    /// Reporter values: the argument slots of the blocks being evaluated.
+    pub stack: Vec<V>,
+    /// Touching, fencing, bounds, pen drawing (nothing in the headless profile).
+    pub geometry: Box<dyn Geometry>,
+    /// Whether `play sound until done` waits for the sound (the profiles with sound).
+    pub sound_durations: bool,
+    /// What each literal used as a `touching` menu value names, once resolved.
+    pub touch_cache: Vec<Option<crate::blocks::sensing::Touch>>,
+}
+
+/// The step's operation budget and the VM's work counters.
+pub(crate) struct Budget {
+    /// Block executions in this step (the hang guard counts these).
+    pub ops: u64,
+    /// Block executions of the steps before the current one (with `ops`, the interpreter's
+    /// part of [`crate::Vm::work`]).
+    pub ops_total: u64,
+    /// Reporter evaluations so far (work only: the operation budget counts blocks, as
+    /// scratch-vm does).
+    pub evals: u64,
+    /// This step exceeded the operation budget (or a thread's stack limit).
+    pub hung: bool,
+    /// The JS exception scratch-vm would have thrown in this step (P10).
+    pub error: Option<StepError>,
+}
+
+/// What test generation and traces observe.
+pub(crate) struct Observe {
+    /// Bitset of the blocks executed since the VM was created.
+    pub executed: Vec<u64>,
+    /// Executed opcodes without an implementation, with counts.
+    pub unknown: BTreeMap<String, u64>,
+    /// Instrumentation for test generation, when enabled.
+    pub instrument: Option<Box<Instrument>>,
+    /// Branch distances (to true, to false) of the condition just evaluated.
+    pub cond_dist: Option<(f64, f64)>,
+    /// SAY events since the last take, when recorded.
+    pub say_log: Option<Vec<SayEvent>>,
+    /// Moves since the last `Vm::take_moves` (`VmOptions::record_moves`).
+    pub move_log: Option<Vec<crate::external::MoveEvent>>,
+    /// Move events carry every sprite's pose (`Vm::record_move_scenes`).
+    pub move_scenes: bool,
+}
+
+impl State {
+    pub(crate) fn new(prog: &Program, opts: VmOptions, geometry: Box<dyn Geometry>) -> State {
+        let n_defs = prog.defs.len();
+        let mut st = State {
+            rng: ProjectRng::new(opts.profile, opts.seed),
+            observe: Observe {
+                executed: vec![0u64; prog.blocks.len().div_ceil(64)],
+                unknown: BTreeMap::new(),
+                instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
+                cond_dist: None,
+                say_log: if opts.record_say { Some(Vec::new()) } else { None },
+                move_log: if opts.record_moves { Some(Vec::new()) } else { None },
+                move_scenes: false,
+            },
+            sound_durations: opts.profile != Profile::Headless,
+            clock: Clock { steps: 0, now: 0.0, current_msecs: 0.0, timer_start: 0.0, step_timer: 0.0 },
+            opts,
+            targets: Targets {
+                slots: Vec::with_capacity(n_defs),
+                free: Vec::new(),
+                runtime_order: Vec::with_capacity(n_defs),
+                exec: Vec::with_capacity(n_defs),
+                render_log: Vec::new(),
+                render_log_base: 0,
+                layer_epoch: 0,
+                clone_count: 0,
+                clone_serial: vec![1; n_defs],
+                stage_slot: prog.stage,
+                draw: None,
+            },
+            threads: Threads {
+                slab: Vec::new(),
+                free_slots: Vec::new(),
+                list: Vec::new(),
+                by_target: Vec::new(),
+                orphans: None,
+                in_tick: false,
+                active: None,
+                tick_threads: 0,
+            },
+            io: Io {
+                pending: Vec::new(),
+                keys: Vec::new(),
+                mouse_x: 0.0,
+                // The oracle posts the mouse at the stage centre: y = round(-360 * (0.5 - 0.5)) = -0.
+                mouse_y: -0.0,
+                mouse_down: false,
+                loudness: -1.0,
+                username: Rc::from(""),
+            },
+            ask: Ask { answer: Rc::from(""), questions: VecDeque::new() },
+            counter: 0.0,
+            timers: Timers { list: Vec::new(), ids: 0, seq: 0, last_bubble: None },
+            microtasks: Vec::new(),
+            bubble_usage: 0,
+            budget: Budget { ops: 0, ops_total: 0, evals: 0, hung: false, error: None },
+            stack: Vec::with_capacity(64),
+            geometry,
+            ext: Extensions {
+                tempo: 60.0,
+                video_state: 0,
+                video_transparency: 50.0,
+                tts_language: None,
+                makey_sequences: Vec::new(),
+                makey_buffer: VecDeque::new(),
+            },
+            touch_cache: Vec::new(),
+        };
+        for (d, def) in prog.defs.iter().enumerate() {
+            let mut vars = Vec::new();
+            let mut lists = Vec::new();
+            for v in &def.vars {
+                if v.is_list {
+                    vars.push(V::Undef);
+                    lists.push(v.items.iter().map(|c| V::from_const(*c)).collect());
+                } else {
+                    vars.push(V::from_const(v.value));
+                    lists.push(Vec::new());
+                }
+            }
+            let t = Target {
+                def: d as u32,
+                is_stage: def.is_stage,
+                is_original: true,
+                clone_index: 0,
+                clone_id: 0,
+                x: def.x,
+                y: def.y,
+                direction: def.direction,
+                size: def.size,
+                visible: def.visible,
+                costume: def.costume,
+                rotation_style: def.rotation_style,
+                draggable: def.draggable,
+                volume: def.volume,
+                effects: [0.0; 7],
+                bubble: None,
+                vars,
+                lists,
+                dyn_vars: Vec::new(),
+                edge: Vec::new(),
+                sound_effects: [0.0; 2],
+                pen: PenState::default(),
+                instrument: 0.0,
+                voice: 0,
+            };
+            if def.is_stage {
+                st.ext.tempo = def.tempo;
+                st.ext.video_transparency = def.video_transparency;
+                st.ext.video_state = def.video_state;
+            }
+            st.targets.slots.push((0, Some(t)));
+            st.targets.runtime_order.push(TargetId { slot: d as u32, gn: 0 });
+        }
+        st.targets.exec = prog.layer_order.iter().map(|&d| TargetId { slot: d, gn: 0 }).collect();
+        if st.whisker() {
+            let stage = st.stage();
+            let sprites = st.targets.exec.iter().copied().filter(|&id| id != stage);
+            st.targets.draw = Some(crate::whisker::DrawList::new(sprites, prog.pen_loaded));
+        }
+        st
+    }
+
+    /// Whether the `whisker` profile's rules apply ([`crate::whisker`]).
+    #[inline]
+    pub(crate) fn whisker(&self) -> bool {
+        self.opts.profile == Profile::Whisker
+    }
+
+    /// A `uid()` of scratch-vm: under Whisker it consumes the project's stream.
+    pub(crate) fn uid_draws(&mut self) {
+        if self.whisker() {
+            for _ in 0..crate::whisker::UID_DRAWS {
+                self.rng.next_f64();
+            }
+        }
+    }
+
+    /// scratch-vm `Runtime.greenFlag`.
+    pub(crate) fn green_flag(&mut self, prog: &Program) {
+        self.stop_all(prog);
+        // PROJECT_START: answer reset, sound effects cleared.
+        self.ask.answer = Rc::from("");
+        for id in self.targets.runtime_order.clone() {
+            if let Some(t) = self.target_mut(id) {
+                t.sound_effects = [0.0; 2];
+            }
+        }
+        self.clock.timer_start = self.clock.current_msecs;
+        for id in self.targets.runtime_order.clone() {
+            if let Some(t) = self.target_mut(id) {
+                t.edge.clear();
+                t.effects = [0.0; 7];
+            }
+        }
+        self.start_hats(prog, HatKind::Flag, None, None);
+    }
+
+    /// scratch-vm `Runtime.stopAll`.
+    pub(crate) fn stop_all(&mut self, prog: &Program) {
+        // PROJECT_STOP_ALL: bubbles reset (and the last say-for-secs timer cleared),
+        // questions dropped, sound effects cleared.
+        for id in self.targets.runtime_order.clone() {
+            if let Some(t) = self.target_mut(id) {
+                if let Some(b) = &mut t.bubble {
+                    b.text = Rc::from("");
+                }
+                t.sound_effects = [0.0; 2];
+            }
+        }
+        if let Some(id) = self.timers.last_bubble.take() {
+            self.timers.list.retain(|t| t.id != id);
+        }
+        if let Some(d) = &mut self.targets.draw {
+            d.clear_bubbles();
+        }
+        self.ask.questions.clear();
+        self.ext.makey_buffer.clear();
+        // Dispose clones; every target clears its graphic effects.
+        let all = self.targets.runtime_order.clone();
+        for id in all {
+            let is_clone = match self.target_mut(id) {
+                Some(t) => {
+                    t.effects = [0.0; 7];
+                    !t.is_original
+                }
+                None => false,
+            };
+            if is_clone {
+                self.dispose_clone(prog, id);
+            }
+        }
+        if let Some(a) = self.threads.active {
+            let th = self.thm(a);
+            th.killed = true;
+            th.retire();
+        }
+        // In a tick, the first `stop all` leaves the tick iterating the old list.
+        let to_orphans = self.threads.in_tick && self.threads.orphans.is_none();
+        self.list_clear(to_orphans);
+    }
+
+    // ------------------------------------------------------------------ hats
+
+    /// scratch-vm `Runtime.startHats`. `field` is already upper-cased.
+    pub(crate) fn start_hats(
+        &mut self,
+        prog: &Program,
+        kind: HatKind,
+        field: Option<&str>,
+        only: Option<TargetId>,
+    ) -> Vec<ThRef> {
+        let mut started: Vec<ThRef> = Vec::new();
+        let restart = kind.restarts();
+        let n = match only {
+            Some(_) => 1,
+            None => self.targets.exec.len(),
+        };
+        for k in 0..n {
+            let tid = match only {
+                Some(t) => t,
+                None => match self.targets.exec.get(n - 1 - k) {
+                    Some(t) => *t,
+                    None => continue,
+                },
+            };
+            let Some(def) = self.target(tid).map(|t| t.def) else { continue };
+            let scripts = &prog.def(def).hats[kind.index()];
+            for s in scripts {
+                if let Some(f) = field
+                    && s.field.as_deref() != Some(f)
+                {
+                    continue;
+                }
+                let top = s.top;
+                // The first listed thread of this script (the list position orders them).
+                let mut first: Option<u32> = None;
+                let mut running = false;
+                self.prune_threads_of(tid);
+                for &t in self.threads_of(tid) {
+                    let th = &self.threads.slab[t.slot as usize];
+                    if th.top != top || th.list_pos == NOT_LISTED {
+                        continue;
+                    }
+                    running |= th.status != Status::Done;
+                    if first.is_none_or(|p| th.list_pos < p) {
+                        first = Some(th.list_pos);
+                    }
+                }
+                if restart {
+                    if let Some(pos) = first {
+                        let nt = self.new_thread(tid, top);
+                        self.list_replace(pos as usize, nt);
+                        started.push(nt);
+                        continue;
+                    }
+                } else if running {
+                    continue;
+                }
+                let nt = self.new_thread(tid, top);
+                self.list_push(nt);
+                started.push(nt);
+            }
+        }
+        if let Some(ins) = &mut self.observe.instrument {
+            for &t in &started {
+                ins.hat_started(self.threads.slab[t.slot as usize].top);
+            }
+        }
+        // Hats are executed right away (predicates of edge-activated hats), then the
+        // threads move on to the block after the hat.
+        for &t in &started {
+            super::execute::execute(self, prog, t);
+            let th = self.thm(t);
+            let top = th.peek();
+            if let Some(b) = top
+                && b != NONE
+            {
+                let next = prog.blocks.get(b as usize).map_or(NONE, |x| x.next);
+                th.reuse_top(next);
+            }
+        }
+        started
+    }
+
+    /// scratch-vm `Runtime.stopForTarget`.
+    pub(crate) fn stop_for_target(&mut self, prog: &Program, id: TargetId, except: Option<ThRef>) {
+        // STOP_FOR_TARGET: questions of the target are dropped.
+        let asking = self.ask.questions.front().is_some_and(|q| q.target == id);
+        self.ask.questions.retain(|q| q.target != id);
+        if asking {
+            self.emit_say(prog, id, false, V::Lit(prog.lit_empty));
+            self.ask_next(prog);
+        }
+        // Threads the current tick iterates after a `stop all` are stopped too.
+        self.prune_threads_of(id);
+        let Some((_, ts)) = self.threads.by_target.get(id.slot as usize).filter(|(owner, _)| *owner == id) else {
+            return;
+        };
+        for &t in ts {
+            let th = &mut self.threads.slab[t.slot as usize];
+            if Some(t) != except {
+                th.killed = true;
+                th.retire();
+            }
+        }
+    }
+
+    /// Marks block `b` executed.
+    #[inline]
+    pub(crate) fn mark(&mut self, b: u32) {
+        if let Some(w) = self.observe.executed.get_mut(b as usize / 64) {
+            *w |= 1u64 << (b % 64);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Targets (scratch-vm's `RenderedTarget`): the live sprites, clones and the stage, and
+//! their layer order (`runtime.executableTargets`).
+
+use std::rc::Rc;
+
+use super::{State, V};
+use crate::extensions::pen::PenState;
+
+/// Identifies a live target (sprite, clone or stage). Stale ids (deleted clones) are never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TargetId {
+    pub(crate) slot: u32,
+    pub(crate) gn: u32,
+}
+
+/// Say/think bubble state (scratch-vm's `Scratch.looks` custom state).
+#[derive(Debug, Clone)]
+pub(crate) struct Bubble {
+    pub think: bool,
+    /// Formatted bubble text; empty = no bubble.
+    pub text: Rc<str>,
+    pub usage: u64,
+}
+
+/// A live sprite, clone or the stage (read-only outside the VM).
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Index of its sprite in `Project::targets`.
+    pub def: u32,
+    /// Whether this is the stage.
+    pub is_stage: bool,
+    /// Whether this is the original (not a clone).
+    pub is_original: bool,
+    /// 0 for the original; the n-th clone of a sprite gets n.
+    pub clone_index: u32,
+    /// Whisker's `cloneID` (its scratch-vm's `cloneRecord`): how many clones of the sprite
+    /// were alive right after this one was created; 0 for the original.
+    pub clone_id: u32,
+    /// Position x.
+    pub x: f64,
+    /// Position y.
+    pub y: f64,
+    /// Direction in degrees.
+    pub direction: f64,
+    /// Size in percent.
+    pub size: f64,
+    /// Visibility.
+    pub visible: bool,
+    /// Current costume index.
+    pub costume: i64,
+    pub(crate) rotation_style: u8,
+    pub(crate) draggable: bool,
+    pub(crate) volume: f64,
+    pub(crate) effects: [f64; 7],
+    pub(crate) bubble: Option<Bubble>,
+    /// Variables and lists, parallel to the definition's declarations.
+    pub(crate) vars: Vec<V>,
+    pub(crate) lists: Vec<Vec<V>>,
+    /// Variables created at run time (id, name, is_list, slot in vars/lists).
+    pub(crate) dyn_vars: Vec<(u32, bool, u32)>,
+    /// Edge-activated hat values by hat block.
+    pub(crate) edge: Vec<(u32, bool)>,
+    pub(crate) sound_effects: [f64; 2],
+    pub(crate) pen: PenState,
+    pub(crate) instrument: f64,
+    pub(crate) voice: u8,
+}
+
+/// Entries of [`State::render_log`] kept before it is emptied (then the geometry re-checks
+/// every target once).
+const RENDER_LOG_CAP: usize = 4096;
+
+impl State {
+    #[inline]
+    pub(crate) fn target(&self, id: TargetId) -> Option<&Target> {
+        match self.targets.slots.get(id.slot as usize) {
+            Some((g, Some(t))) if *g == id.gn => Some(t),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn target_mut(&mut self, id: TargetId) -> Option<&mut Target> {
+        // Every change to a live target goes through here: log it for the geometry.
+        if self.targets.render_log.len() >= RENDER_LOG_CAP {
+            self.targets.render_log_base += self.targets.render_log.len() as u64;
+            self.targets.render_log.clear();
+        }
+        self.targets.render_log.push(id.slot);
+        match self.targets.slots.get_mut(id.slot as usize) {
+            Some((g, Some(t))) if *g == id.gn => Some(t),
+            _ => None,
+        }
+    }
+
+    /// `runtime.getTargetForStage()` (the first stage in load order; never deleted).
+    #[inline]
+    pub(crate) fn stage(&self) -> TargetId {
+        TargetId { slot: self.targets.stage_slot, gn: 0 }
+    }
+
+    /// `runtime.moveExecutable`.
+    pub(crate) fn move_executable(&mut self, id: TargetId, delta: f64) {
+        let Some(old) = self.targets.exec.iter().position(|&x| x == id) else { return };
+        self.targets.layer_epoch += 1;
+        self.targets.exec.remove(old);
+        let len = self.targets.exec.len();
+        let mut ni = old as f64 + delta;
+        if ni > len as f64 {
+            ni = len as f64;
+        }
+        if ni <= 0.0 {
+            let stage_first = self.targets.exec.first().is_some_and(|&x| self.target(x).is_some_and(|t| t.is_stage));
+            ni = if len > 0 && stage_first { 1.0 } else { 0.0 };
+        }
+        let idx = crate::value::splice_index(ni, len);
+        self.targets.exec.insert(idx, id);
+    }
+
+    /// `runtime.setExecutablePosition`.
+    pub(crate) fn set_executable_position(&mut self, id: TargetId, new_index: f64) {
+        let Some(old) = self.targets.exec.iter().position(|&x| x == id) else { return };
+        self.move_executable(id, new_index - old as f64);
+    }
+}
+
+/// The live targets and their orders.
+pub(crate) struct Targets {
+    /// Target slots (generation, target): sprites in load order first, then clones; a freed
+    /// slot is reused with the next generation, so stale ids find nothing.
+    pub slots: Vec<(u32, Option<Target>)>,
+    /// Free slots.
+    pub free: Vec<u32>,
+    /// `runtime.targets`: originals in load order, then clones by creation.
+    pub runtime_order: Vec<TargetId>,
+    /// `runtime.executableTargets`: back (stage) to front.
+    pub exec: Vec<TargetId>,
+    /// Slots of the targets handed out mutably ([`State::target_mut`]) since `render_log_base`
+    /// entries were dropped: the geometry re-checks only these between queries (see
+    /// [`crate::geometry::Changes`]). Bounded; a reader left behind checks everything.
+    pub render_log: Vec<u32>,
+    /// How many log entries were dropped before `render_log[0]`.
+    pub render_log_base: u64,
+    /// Bumped whenever targets are created or disposed or the layer order (`exec`) changes.
+    pub layer_epoch: u64,
+    /// Clones alive (at most [`super::MAX_CLONES`]).
+    pub clone_count: u32,
+    /// Per sprite: the clone index the next clone gets.
+    pub clone_serial: Vec<u32>,
+    /// Slot of the stage (the first stage in load order; never deleted).
+    pub stage_slot: u32,
+    /// The renderer's sprite drawables with bubbles, for Whisker's `layerOrder` (profile
+    /// `whisker` only).
+    pub draw: Option<crate::whisker::DrawList>,
+}

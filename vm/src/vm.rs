@@ -1,0 +1,441 @@
+//! The VM facade (scratch-vm's `virtual-machine.js`): one [`Vm`] runs one loaded project step
+//! by step. Inputs are queued and applied at the start of the next step (fidelity README,
+//! order of operations); queries read the live state. Everything else is the engine's
+//! ([`crate::engine`]).
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use crate::engine::{Ctx, PendingInput, STEP_MS, State, Target, TargetId, TimerKind, V};
+use crate::geometry::{Geometry, NoGeometry};
+use crate::instrument::Instrument;
+use crate::program::{self, Cmd, Program};
+use crate::project::{BlockIdx, Project};
+use crate::value::Value;
+
+/// Which semantics a VM instance follows (DESIGN §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Profile {
+    /// scratch-vm without renderer or audio; what the fidelity oracle runs.
+    #[default]
+    Headless,
+    /// Headless plus geometry, sound durations and pen (studies).
+    Default,
+    /// Default with the semantics of Whisker's scratch-vm fork ([`crate::whisker`]):
+    /// `seed-random` for every draw including internal ids, time counted in steps at
+    /// acceleration 10, the step timer.
+    Whisker,
+}
+
+/// Options of one VM instance.
+#[derive(Debug, Clone)]
+pub struct VmOptions {
+    /// Semantics profile.
+    pub profile: Profile,
+    /// Seed of project-visible randomness: SplitMix64's state, or (profile `whisker`) the
+    /// test seed that keys `seed-random` as Whisker's `-se` does.
+    pub seed: u64,
+    /// Block executions allowed in one step before it is declared a hang.
+    pub max_ops_per_step: u64,
+    /// Record every SAY event (say, think, ask bubbles) for [`Vm::take_say_events`].
+    pub record_say: bool,
+    /// Turn on the instrumentation for test generation (see [`crate::instrument`]).
+    pub instrument: bool,
+    /// Record every move (`setXY`) for [`Vm::take_moves`] (test drivers' `onMoved`).
+    pub record_moves: bool,
+}
+
+impl Default for VmOptions {
+    fn default() -> Self {
+        Self {
+            profile: Profile::Headless,
+            seed: 0,
+            max_ops_per_step: 5_000_000,
+            record_say: false,
+            instrument: false,
+            record_moves: false,
+        }
+    }
+}
+
+/// What one step ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepOutcome {
+    /// The step ran normally.
+    Ran,
+    /// The step exceeded the operation budget; all threads were stopped.
+    Hang,
+}
+
+/// A time-based block a thread is waiting in (see [`Vm::waiting_blocks`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Waiting {
+    /// The block.
+    pub block: BlockIdx,
+    /// The target whose thread waits.
+    pub target: TargetId,
+    /// Virtual time left, in ms (from the start of the next step).
+    pub remaining_ms: f64,
+    /// Total duration, in ms.
+    pub duration_ms: f64,
+}
+
+/// One SAY event (say, think, ask bubbles), for the say protocol.
+#[derive(Debug, Clone)]
+pub struct SayEvent {
+    /// The target that spoke.
+    pub target: TargetId,
+    /// `say` or `think`.
+    pub kind: &'static str,
+    /// `String(message)` before bubble formatting.
+    pub text: String,
+}
+
+/// A deterministic Scratch VM instance running one project.
+pub struct Vm {
+    pub(crate) project: Arc<Project>,
+    pub(crate) prog: Arc<Program>,
+    pub(crate) st: State,
+}
+
+/// The compiled program of a project (compiled once, shared by all its VMs).
+pub(crate) fn program_of(project: &Project) -> Arc<Program> {
+    Arc::clone(project.compiled.get_or_init(|| Arc::new(program::compile(project))))
+}
+
+impl Vm {
+    /// A VM at step 0 with the project in its initial state (no script running).
+    pub fn new(project: Arc<Project>, opts: VmOptions) -> Self {
+        let prog = program_of(&project);
+        let geometry: Box<dyn Geometry> = match opts.profile {
+            Profile::Headless => Box::new(NoGeometry),
+            Profile::Default | Profile::Whisker => crate::geometry::for_project(&project),
+        };
+        let st = State::new(&prog, opts, geometry);
+        Vm { project, prog, st }
+    }
+
+    /// A VM with an explicit geometry implementation (any profile).
+    pub fn with_geometry(project: Arc<Project>, opts: VmOptions, geometry: Box<dyn Geometry>) -> Self {
+        let prog = program_of(&project);
+        let st = State::new(&prog, opts, geometry);
+        Vm { project, prog, st }
+    }
+
+    /// Which geometry backs touching/fencing: `none`, `approximate` or `exact`.
+    pub fn geometry_mode(&self) -> &'static str {
+        self.st.geometry.mode()
+    }
+
+    /// The project this VM runs.
+    pub fn project(&self) -> &Arc<Project> {
+        &self.project
+    }
+
+    /// Steps executed so far.
+    pub fn steps(&self) -> u64 {
+        self.st.clock.steps
+    }
+
+    /// Work done so far, in machine-independent units (`geometry::cost`): block executions
+    /// and reporter evaluations plus the geometry's work (rows searched, pixels tested or
+    /// composited, colour-search points, pen pixels). A run's work cap counts this, so a
+    /// runaway run ends at the same point on every machine.
+    pub fn work(&self) -> u64 {
+        use crate::geometry::cost;
+        (self.st.budget.ops_total + self.st.budget.ops) * cost::BLOCK
+            + self.st.budget.evals * cost::EVAL
+            + self.st.geometry.work()
+    }
+
+    /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).
+    pub fn now(k: u64) -> f64 {
+        k as f64 * STEP_MS
+    }
+
+    /// Whether block `idx` has executed since the VM was created.
+    pub fn was_executed(&self, idx: BlockIdx) -> bool {
+        self.st.observe.executed.get(idx as usize / 64).is_some_and(|w| w & (1u64 << (idx % 64)) != 0)
+    }
+
+    /// Bitset of executed blocks (bit `i` of word `i / 64`, `i` = project block index).
+    pub fn executed_bits(&self) -> &[u64] {
+        &self.st.observe.executed
+    }
+
+    /// Opcodes without an implementation that were executed, with counts.
+    pub fn unknown_opcodes(&self) -> &BTreeMap<String, u64> {
+        &self.st.observe.unknown
+    }
+
+    /// Number of live non-monitor threads (the trace's `threads`).
+    pub fn live_threads(&self) -> usize {
+        self.st
+            .threads
+            .list
+            .iter()
+            .filter(|&&t| self.st.threads.slab[t.slot as usize].live() && !self.st.threads.slab[t.slot as usize].killed)
+            .count()
+    }
+
+    /// The `answer` reporter.
+    pub fn answer(&self) -> &str {
+        &self.st.ask.answer
+    }
+
+    /// Project timer in seconds, as the `timer` block reads it.
+    pub fn timer_secs(&self) -> f64 {
+        self.st.timer_value()
+    }
+
+    /// The stage's target id.
+    pub fn stage_id(&self) -> TargetId {
+        self.st.stage()
+    }
+
+    /// The live target of sprite `name` with `clone_index` (0 = the original).
+    pub fn find_target(&self, name: &str, clone_index: u32) -> Option<TargetId> {
+        self.st.targets.exec.iter().copied().find(|&id| {
+            self.st.target(id).is_some_and(|t| {
+                !t.is_stage && t.clone_index == clone_index && self.prog.lit_str(self.prog.def(t.def).name) == name
+            })
+        })
+    }
+
+    /// Live targets in execution order (front-most sprite first, stage last).
+    pub fn targets_in_execution_order(&self) -> impl Iterator<Item = (TargetId, &Target)> + '_ {
+        self.st.targets.exec.iter().rev().filter_map(|&id| self.st.target(id).map(|t| (id, t)))
+    }
+
+    /// The live target `id`.
+    pub fn target(&self, id: TargetId) -> Option<&Target> {
+        self.st.target(id)
+    }
+
+    /// Sprite name of a target.
+    pub fn target_name(&self, id: TargetId) -> Option<&str> {
+        self.st.target(id).map(|t| self.prog.lit_str(self.prog.def(t.def).name))
+    }
+
+    /// Takes the SAY events recorded since the last call (needs `VmOptions::record_say`).
+    pub fn take_say_events(&mut self) -> Vec<SayEvent> {
+        self.st.observe.say_log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The instrumentation data, when enabled.
+    pub fn instrument(&self) -> Option<&Instrument> {
+        self.st.observe.instrument.as_deref()
+    }
+
+    /// Whether nothing can happen any more without new input: no live thread, no
+    /// pending timer, no edge-activated hat (the oracle's early-end rule minus inputs).
+    pub fn is_quiescent(&self) -> bool {
+        self.live_threads() == 0 && self.st.pending_timeouts(&self.prog) == 0 && !self.prog.has_edge_hats
+    }
+
+    /// The value of variable `name` of a target (scalars), as JS holds it.
+    pub fn variable(&self, id: TargetId, name: &str) -> Option<Value> {
+        let t = self.st.target(id)?;
+        let def = self.prog.def(t.def);
+        let i = def.vars.iter().filter(|v| !v.is_list).position(|v| &*v.name == name)?;
+        let slot = def.vars.iter().enumerate().filter(|(_, v)| !v.is_list).nth(i).map(|(s, _)| s)?;
+        t.vars.get(slot).map(|v| self.prog_value(v))
+    }
+
+    pub(crate) fn prog_value(&self, v: &V) -> Value {
+        match v {
+            V::Num(n) => Value::Num(*n),
+            V::Bool(b) => Value::Bool(*b),
+            V::Lit(l) => Value::Str(Rc::from(self.prog.lit_str(*l))),
+            V::Str(s) => Value::Str(s.clone()),
+            V::Undef => Value::Undefined,
+            V::Null => Value::Null,
+        }
+    }
+
+    // ---------------------------------------------------------------- inputs
+    // Inputs take effect at the start of the next step, after due timers fired
+    // (fidelity README, order of operations), in call order.
+
+    /// Green flag: stop everything, reset the timer, start "when flag clicked".
+    pub fn green_flag(&mut self) {
+        self.st.io.pending.push(PendingInput::GreenFlag);
+    }
+
+    /// The stop sign: kill all threads, delete clones, clear bubbles and effects.
+    pub fn stop_all(&mut self) {
+        self.st.io.pending.push(PendingInput::Stop);
+    }
+
+    /// A key goes down (Scratch or DOM key name): starts "when KEY pressed" and "when any key pressed".
+    pub fn key_down(&mut self, key: &str) {
+        self.st.io.pending.push(PendingInput::KeyDown(key.to_string()));
+    }
+
+    /// A key goes up.
+    pub fn key_up(&mut self, key: &str) {
+        self.st.io.pending.push(PendingInput::KeyUp(key.to_string()));
+    }
+
+    /// Mouse moves to stage coordinates (rounded and clamped like scratch-vm).
+    pub fn mouse_move(&mut self, x: f64, y: f64) {
+        self.st.io.pending.push(PendingInput::MouseMove(x, y));
+    }
+
+    /// Mouse button state (no click: clicks are [`Vm::click_target`]).
+    pub fn mouse_button(&mut self, down: bool) {
+        self.st.io.pending.push(PendingInput::MouseButton(down));
+    }
+
+    /// scratch-vm's `Mouse.postData` with a button state, as a test driver posts a click at
+    /// stage point (x, y): the mouse moves there; if the button state changes (and the point
+    /// is inside the stage), the target drawn at the point (else the stage) gets its click
+    /// hats, on the way down, or on the way up if it is draggable.
+    pub fn mouse_post(&mut self, x: f64, y: f64, down: bool) {
+        self.st.io.pending.push(PendingInput::MousePost(x, y, down));
+    }
+
+    /// Click on a target (sprite, clone or stage): starts its click hats.
+    pub fn click_target(&mut self, id: TargetId) {
+        self.st.io.pending.push(PendingInput::Click(id));
+    }
+
+    /// Click on the sprite `name` with `clone_index` (0 = the original), resolved when the
+    /// input is applied. Returns whether such a target exists now.
+    pub fn click_sprite(&mut self, name: &str, clone_index: u32) -> bool {
+        self.st.io.pending.push(PendingInput::ClickSprite(name.to_string(), clone_index));
+        self.find_target(name, clone_index).is_some()
+    }
+
+    /// Click on the stage.
+    pub fn click_stage(&mut self) {
+        let s = self.st.stage();
+        self.st.io.pending.push(PendingInput::Click(s));
+    }
+
+    /// Answer the oldest pending `ask`.
+    pub fn answer_text(&mut self, text: &str) {
+        self.st.io.pending.push(PendingInput::Answer(text.to_string()));
+    }
+
+    /// Set the virtual loudness (−1 = no microphone).
+    pub fn set_loudness(&mut self, v: f64) {
+        self.st.io.pending.push(PendingInput::Loudness(v));
+    }
+
+    /// Drag a sprite (or clone) to (x, y): the position a drag in the player sets
+    /// (`postSpriteInfo` with `force`: fenced by the geometry, no pen line).
+    pub fn drag(&mut self, id: TargetId, x: f64, y: f64) {
+        self.st.io.pending.push(PendingInput::Drag(id, x, y));
+    }
+
+    /// Broadcast a message by name (case-insensitive), like the oracle's `broadcast` input.
+    pub fn broadcast(&mut self, name: &str) {
+        self.st.io.pending.push(PendingInput::Broadcast(name.to_string()));
+    }
+
+    /// Runs one step (fidelity README, order of operations).
+    pub fn step(&mut self) -> StepOutcome {
+        let out = self.st.step(&self.prog);
+        if out == StepOutcome::Hang {
+            // Nothing of the hung step survives: stop everything so later steps are quiet.
+            self.st.stop_all(&self.prog);
+            self.st.budget.hung = false;
+        }
+        out
+    }
+
+    /// Time-based blocks threads are waiting in now (`wait`, `glide`, `say/think for
+    /// secs`, music beats, `play sound until done` with sound durations), with the
+    /// virtual time left (counted from the start of the next step) and their duration.
+    pub fn waiting_blocks(&self) -> Vec<Waiting> {
+        let st = &self.st;
+        let prog = &*self.prog;
+        let now = Vm::now(st.clock.steps);
+        let mut out = Vec::new();
+        for &t in &st.threads.list {
+            let th = st.th(t);
+            if !th.live() || th.killed {
+                continue;
+            }
+            let Some(f) = th.stack.last() else { continue };
+            let Some(b) = prog.blocks.get(f.block as usize) else { continue };
+            let steps = st.clock.steps as f64;
+            let (remaining, duration) = match (&b.cmd, &f.ctx) {
+                // Whisker's step timers and glides count steps: report them in virtual ms.
+                (_, Ctx::StepTimer { offset, duration }) => {
+                    ((duration - (steps - offset)) * STEP_MS, duration * STEP_MS)
+                }
+                (Cmd::Glide | Cmd::GlideTo, Ctx::Glide(g)) if st.whisker() => {
+                    ((g.duration - (steps - g.start)) * STEP_MS, g.duration * STEP_MS)
+                }
+                (Cmd::Wait, Ctx::Timer { start, duration }) => (duration - (now - start), *duration),
+                (Cmd::MusicDrum | Cmd::MusicRest | Cmd::MusicNote, Ctx::Timer { start, duration }) => {
+                    (duration * 1000.0 - (now - start), duration * 1000.0)
+                }
+                (Cmd::Glide | Cmd::GlideTo, Ctx::Glide(g)) => {
+                    (g.duration * 1000.0 - (now - g.start), g.duration * 1000.0)
+                }
+                (Cmd::SayForSecs { .. } | Cmd::PlaySound { .. }, _) => {
+                    match st.timers.list.iter().find(|x| match x.kind {
+                        TimerKind::Bubble { thread, .. } | TimerKind::Sound { thread } => thread == t,
+                        TimerKind::MakeySequence { .. } => false,
+                    }) {
+                        Some(x) => (x.due - now, x.due - x.created),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
+            out.push(Waiting {
+                block: f.block,
+                target: th.target,
+                remaining_ms: remaining.max(0.0),
+                duration_ms: duration,
+            });
+        }
+        out
+    }
+
+    /// (target, top block) of every live script.
+    pub fn active_scripts(&self) -> Vec<(TargetId, BlockIdx)> {
+        self.st
+            .threads
+            .list
+            .iter()
+            .map(|&t| self.st.th(t))
+            .filter(|th| th.live() && !th.killed)
+            .map(|th| (th.target, th.top))
+            .collect()
+    }
+
+    /// Whether an `ask` is waiting for an answer.
+    pub fn question_pending(&self) -> bool {
+        !self.st.ask.questions.is_empty()
+    }
+
+    /// Bounds of a target as drawn, when the geometry knows them.
+    pub fn bounds(&mut self, id: TargetId) -> Option<crate::geometry::Rect> {
+        let scene = crate::geometry::render_scene!(&self.prog, self.st);
+        self.st.geometry.bounds(&scene, id)
+    }
+
+    /// The target a click at stage point (x, y) reaches: the topmost visible sprite whose
+    /// costume is opaque there, else the stage (scratch-vm `Mouse._pickTarget`).
+    pub fn pick(&mut self, x: f64, y: f64) -> TargetId {
+        let scene = crate::geometry::render_scene!(&self.prog, self.st);
+        let stage = self.st.stage();
+        self.st.geometry.pick(&scene, x, y).unwrap_or(stage)
+    }
+
+    /// The mouse position and button as the sensing blocks read them.
+    pub fn mouse(&self) -> (f64, f64, bool) {
+        (self.st.io.mouse_x, self.st.io.mouse_y, self.st.io.mouse_down)
+    }
+
+    /// The P10 error of the last step, if scratch-vm would have thrown in it.
+    pub fn last_step_error(&self) -> Option<&str> {
+        self.st.budget.error.as_ref().map(|e| e.0.as_str())
+    }
+}
