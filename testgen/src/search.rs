@@ -20,6 +20,7 @@ use crate::config::Params;
 use crate::encoding::{crossover, mutate, random_codons};
 use crate::execution::{Evaluated, Executor};
 use crate::rng::Rng;
+use clowder_vm::value::js_round;
 
 type Test = Rc<Evaluated>;
 
@@ -337,11 +338,6 @@ fn min_by_sampling(keys: impl Iterator<Item = usize>, sampling: &[u64]) -> Optio
         }
     }
     best.map(|(_, k)| k)
-}
-
-/// JavaScript's `Math.round` (halves towards +∞).
-fn js_round(x: f64) -> f64 {
-    (x + 0.5).floor()
 }
 
 struct Mio {
