@@ -51,6 +51,14 @@ pub struct CpuGeometry {
     cands: Vec<usize>,
     /// Work of the queries the accelerated ones do not count (fencing, bounds, points, picks).
     work: u64,
+    /// Keep the MIPs frames and the program's queries create (`scene.floors`): the `whisker`
+    /// profile's live renderer.
+    keep_mips: bool,
+    /// Queries come from an observer and must not change `scene.floors`.
+    observing: bool,
+    /// What the last frame saw of the VM's change log: frames look only at targets changed
+    /// since (an unchanged target's texture was created by an earlier frame).
+    drawn: Option<Synced>,
 }
 
 /// The state of the VM's change log at the last sync.
@@ -146,7 +154,41 @@ impl CpuGeometry {
             accel: Accel::with_walks(walks),
             cands: Vec::new(),
             work: 0,
+            keep_mips: false,
+            observing: false,
+            drawn: None,
         }
+    }
+
+    /// After a program's `touching` or `touching color` query from drawable `i`: the MIPs it
+    /// created (`_touchingBounds` asks `i`'s skin for its 100 % texture, then the query's
+    /// silhouettes) stay, when this geometry keeps them.
+    fn keep_query_mips(&mut self, i: usize) {
+        if !self.keep_mips || self.observing {
+            return;
+        }
+        if let Some(d) = self.scene.drawables.get(i) {
+            self.scene.floors.raise(&d.skin, d.skin.mip_level([100.0, 100.0]));
+        }
+        self.scene.floors.raise_all(self.accel.asked().entries());
+    }
+
+    /// The MIP a frame creates for target `t` (visible, with a costume): its skin's texture at
+    /// the drawable's scale (the stage's is 100 %).
+    fn draw_target(&mut self, t: &Target) {
+        if !t.visible {
+            return;
+        }
+        let Some(costume) = usize::try_from(t.costume).ok() else { return };
+        let Some(skin) = self.costumes.skin_ref(t.def as usize, costume) else { return };
+        if !skin.is_svg() {
+            return;
+        }
+        let size = if t.is_stage { 100.0 } else { t.size };
+        let style = ROTATIONS.get(t.rotation_style as usize).copied().unwrap_or(RotationStyle::AllAround);
+        let scale = Placement::from_target(t.x, t.y, t.direction, size, style).render_scale();
+        let level = skin.mip_level(scale);
+        self.scene.floors.raise(skin, level);
     }
 
     fn drawable(&self, t: &TargetView<'_>, key: &Key) -> Option<Drawable> {
@@ -416,6 +458,7 @@ impl Geometry for CpuGeometry {
             assert_eq!(answer, self.scene.touching_drawables(i, &cands), "touching sprite {sprite} from {i}");
             self.cands = cands;
         }
+        self.keep_query_mips(i);
         answer
     }
 
@@ -434,11 +477,19 @@ impl Geometry for CpuGeometry {
     }
 
     fn touching_color(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> bool {
-        self.scene_with_pen(scene, me).is_some_and(|i| self.accelerated_touching_color(i, rgb, None))
+        self.scene_with_pen(scene, me).is_some_and(|i| {
+            let answer = self.accelerated_touching_color(i, rgb, None);
+            self.keep_query_mips(i);
+            answer
+        })
     }
 
     fn color_touching_color(&mut self, scene: &Scene, me: TargetId, target: [u8; 3], mask: [u8; 3]) -> bool {
-        self.scene_with_pen(scene, me).is_some_and(|i| self.accelerated_touching_color(i, target, Some(mask)))
+        self.scene_with_pen(scene, me).is_some_and(|i| {
+            let answer = self.accelerated_touching_color(i, target, Some(mask));
+            self.keep_query_mips(i);
+            answer
+        })
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
@@ -533,6 +584,49 @@ impl Geometry for CpuGeometry {
         if let Some(i) = self.scene_with(scene, me) {
             self.pen.stamp(&self.scene, i);
         }
+    }
+
+    fn keep_mips(&mut self, on: bool) {
+        self.keep_mips = on;
+    }
+
+    fn set_observing(&mut self, on: bool) {
+        self.observing = on;
+    }
+
+    fn frame_drawn(&mut self, scene: &Scene) {
+        if !self.keep_mips {
+            return;
+        }
+        // Only targets changed since the last frame can have a new texture; the whole scene
+        // when the log cannot tell (first frame, targets created or deleted, entries dropped).
+        let fresh = match (scene.changes(), self.drawn) {
+            (Some(c), Some(last)) if c.layers == last.layers && last.seen >= c.base => {
+                c.log.get((last.seen - c.base) as usize..)
+            }
+            _ => None,
+        };
+        match fresh {
+            Some(slots) => {
+                for &slot in slots {
+                    if let Some(t) = scene.raw_slot(slot) {
+                        self.draw_target(t);
+                    }
+                }
+            }
+            None => {
+                for &id in scene.layer_order() {
+                    if let Some(t) = scene.raw(id) {
+                        self.draw_target(t);
+                    }
+                }
+            }
+        }
+        self.drawn = scene.changes().map(|c| Synced {
+            layers: c.layers,
+            seen: c.base + c.log.len() as u64,
+            pen_layer: self.pen_layer,
+        });
     }
 }
 
