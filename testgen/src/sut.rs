@@ -9,11 +9,9 @@
 //! (`VmOptions::instrument`): branch distances of conditions and `repeat`
 //! come from it, remaining time of time-based blocks from
 //! `Vm::waiting_blocks`, running scripts from `Vm::active_scripts`.
-//! Remaining approximations:
-//! * where the colour of `touching colour` is on the stage is not searched
-//!   ([`Sut::find_color`] is `None`), so there are no colour-based drags;
-//! * touching and sizes come from the VM's geometry (`none`, `approximate` or
-//!   `exact`, see [`Sut::geometry`]); without geometry nothing touches.
+//! Remaining approximation: touching, colours and sizes come from the VM's
+//! geometry (`none`, `approximate` or `exact`, see [`Sut::geometry`]); without
+//! geometry nothing touches and no colour is found.
 
 use std::sync::Arc;
 
@@ -248,9 +246,25 @@ impl Sut {
         self.vm.bounds(id).map(|r| (r.right - r.left, r.top - r.bottom))
     }
 
-    /// Where colour `rgb` is on the stage, when the geometry can tell.
-    pub fn find_color(&self, _rgb: u32) -> Option<(f64, f64)> {
-        None
+    /// Where colour `rgb` is drawn by everything but target `id`, searched outwards from it
+    /// (Whisker's colour search; `known` is tried first); `None` without geometry.
+    pub fn find_color(&mut self, id: TargetId, rgb: [u8; 3], known: Option<(i64, i64)>) -> Option<(i64, i64)> {
+        self.vm.find_color(id, rgb, known)
+    }
+
+    /// The same search on target `id`'s own costume.
+    pub fn find_own_color(&mut self, id: TargetId, rgb: [u8; 3], known: Option<(i64, i64)>) -> Option<(i64, i64)> {
+        self.vm.find_own_color(id, rgb, known)
+    }
+
+    /// Whether target `id` touches colour `rgb` (false without geometry).
+    pub fn touching_color(&mut self, id: TargetId, rgb: [u8; 3]) -> bool {
+        self.vm.touching_color(id, rgb)
+    }
+
+    /// `colorIsTouchingColor(color, mask)` of target `id` (false without geometry).
+    pub fn color_touching_color(&mut self, id: TargetId, color: [u8; 3], mask: [u8; 3]) -> bool {
+        self.vm.color_touching_color(id, color, mask)
     }
 
     /// Executed-block bits so far.

@@ -15,6 +15,7 @@ use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
 use super::pen::{PenAttributes, PenLayer};
 use super::render::{self, Drawable, Scene as RenderScene};
+use super::silhouette::colors_match;
 use super::skin::CostumeSet;
 use super::{Geometry, Rect, Scene, TargetView};
 use crate::engine::{Target, TargetId};
@@ -558,6 +559,63 @@ impl Geometry for CpuGeometry {
             assert_eq!(d.to_bits(), fresh.to_bits(), "an accelerated colour search differs from the reference");
         }
         Some(d)
+    }
+
+    fn find_color(
+        &mut self,
+        scene: &Scene,
+        me: TargetId,
+        rgb: [u8; 3],
+        known: Option<(i64, i64)>,
+    ) -> Option<(i64, i64)> {
+        let i = self.scene_with_pen(scene, me)?;
+        let p = self.scene.drawables.get(i)?.placement;
+        let mut samples = self.scene.color_sampler(Some(i));
+        let matches =
+            |s: &mut render::ColorSampler<'_>, (x, y): (i64, i64)| colors_match(rgb, s.sample(x as f64, y as f64));
+        if let Some(k) = known
+            && matches(&mut samples, k)
+        {
+            return Some(k);
+        }
+        if !samples.may_show(rgb) {
+            return None;
+        }
+        let mut visited = 0u64;
+        let found = distance::fuzzy_find_color((p.x, p.y), &distance::stage_bounds(), rgb, |x, y| {
+            visited += 1;
+            samples.sample(x, y)
+        });
+        self.work += super::cost::WALK * visited;
+        found.found
+    }
+
+    fn find_own_color(
+        &mut self,
+        scene: &Scene,
+        me: TargetId,
+        rgb: [u8; 3],
+        known: Option<(i64, i64)>,
+    ) -> Option<(i64, i64)> {
+        let i = self.scene_with(scene, me)?;
+        let p = self.scene.drawables.get(i)?.placement;
+        let bounds = self.scene.bounds(i);
+        let mut own = self.scene.own_color_sampler(i);
+        if let Some((x, y)) = known
+            && colors_match(rgb, own.sample(x as f64, y as f64))
+        {
+            return Some((x, y));
+        }
+        if !own.may_show(rgb) {
+            return None;
+        }
+        let mut visited = 0u64;
+        let found = distance::fuzzy_find_color((p.x, p.y), &bounds, rgb, |x, y| {
+            visited += 1;
+            own.sample(x, y)
+        });
+        self.work += super::cost::WALK * visited;
+        found.found
     }
 
     fn work(&self) -> u64 {
