@@ -5,12 +5,15 @@
 //! * the VM's project-visible stream ([`vm_seed`]): the same for every test, as Whisker seeds
 //!   Scratch with the same seed before each test; `t.seedScratch(n)` restarts it from
 //!   [`scratch_seed`]`(n)`;
-//! * `Math.random` inside the suite ([`math_random_seed`]), restarted before each test, so a
-//!   test draws the same numbers whether it runs alone or after others;
+//! * `Math.random` inside the suite: as in Whisker, which replaces the page's one global
+//!   `Math.random` with the seeded stream, the test code draws from the VM's project stream
+//!   (`Vm::math_random`), shared with the project's own draws and restarted with the VM
+//!   before each test; only when a test has no VM (no project) it draws from
+//!   [`math_random_seed`], restarted before each test;
 //! * the driver's own stream for random inputs ([`driver_seed`]), Whisker's `Randomness`.
 //!
-//! The generator is the VM's SplitMix64. When the `whisker` profile's project stream is made
-//! to match Whisker's `seed-random`, only [`vm_seed`] and [`scratch_seed`] need to follow.
+//! Suites run in the `whisker` profile, whose project stream is Whisker's `seed-random`
+//! keyed with [`vm_seed`]; the other streams are SplitMix64.
 
 use clowder_vm::rng::SplitMix64;
 

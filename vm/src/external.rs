@@ -123,6 +123,13 @@ impl Vm {
         self.st.rng = ProjectRng::new(self.st.opts.profile, seed);
     }
 
+    /// Draws the next number of the project-visible random stream for a test's own
+    /// `Math.random`: Whisker replaces the page's one global `Math.random` with its seeded
+    /// stream, so the test code and the project (and scratch-vm's internal ids) share it.
+    pub fn math_random(&mut self) -> f64 {
+        self.st.rng.next_f64()
+    }
+
     /// Targets in `runtime.targets` order: originals in load order, then clones by creation.
     pub fn runtime_targets(&self) -> Vec<TargetId> {
         self.st.targets.runtime_order.iter().copied().filter(|&id| self.st.target(id).is_some()).collect()
