@@ -301,6 +301,13 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
         }),
     )?;
     let s = Rc::clone(shared);
+    n.set(
+        "seedScratchNumber",
+        Func::from(move |seed: f64| {
+            with_vm_mut(&s, |vm| vm.reseed(seed));
+        }),
+    )?;
+    let s = Rc::clone(shared);
     n.set("inputHints", Func::from(move || input_hints(&s)))?;
     Ok(())
 }

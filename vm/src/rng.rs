@@ -53,7 +53,13 @@ impl SeedRandom {
     /// parsed with `parseInt`). The package flattens a number to `String(n) + "\0"`; a seed
     /// above 2^53 is the JavaScript number nearest to it, as `parseInt` reads it.
     pub fn for_whisker_seed(seed: u64) -> Self {
-        let mut key = crate::value::number_to_js_string(seed as f64);
+        Self::for_js_number(seed as f64)
+    }
+
+    /// The stream of `seed(n, {global: true})` for the JavaScript number `n` (any sign or
+    /// fraction: what a test's `t.seedScratch(n)` hands over).
+    pub fn for_js_number(n: f64) -> Self {
+        let mut key = crate::value::number_to_js_string(n);
         key.push('\0');
         Self::from_string_seed(&key)
     }
@@ -148,6 +154,18 @@ impl ProjectRng {
         match profile {
             crate::Profile::Whisker => ProjectRng::SeedRandom(Box::new(SeedRandom::for_whisker_seed(seed))),
             crate::Profile::Headless | crate::Profile::Default => ProjectRng::SplitMix64(SplitMix64::new(seed)),
+        }
+    }
+
+    /// The stream a test driver's re-seed with the JavaScript number `n` starts (Whisker's
+    /// `seedScratch`): `seed-random` keyed with `String(n)` under `whisker`; otherwise
+    /// SplitMix64 from `n` truncated to an integer.
+    pub fn for_js_seed(profile: crate::Profile, n: f64) -> Self {
+        match profile {
+            crate::Profile::Whisker => ProjectRng::SeedRandom(Box::new(SeedRandom::for_js_number(n))),
+            crate::Profile::Headless | crate::Profile::Default => {
+                ProjectRng::SplitMix64(SplitMix64::new(n as i64 as u64))
+            }
         }
     }
 
