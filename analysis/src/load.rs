@@ -62,7 +62,25 @@ pub struct Run {
     pub mutants_timeout: Option<u64>,
     /// Mutation score as exported.
     pub mutation_score: Option<f64>,
+    /// Size of the run's event alphabet for sequence coverage (`seq_alphabet`).
+    pub seq_alphabet: Option<u64>,
+    /// Sequence coverage, one value per [`SEQ_METRICS`] column (empty in exports made before
+    /// it existed).
+    pub seq: [Option<f64>; SEQ_METRICS.len()],
 }
+
+/// The sequence-coverage columns of `runs` (issue 20, `docs/exports.md`): Kuhn–Higdon and
+/// window coverage for t = 2, 3 of the final suite, then of the suite before minimisation.
+pub const SEQ_METRICS: [&str; 8] = [
+    "seq_kh2",
+    "seq_kh3",
+    "seq_win2",
+    "seq_win3",
+    "seq_kh2_unmin",
+    "seq_kh3_unmin",
+    "seq_win2_unmin",
+    "seq_win3_unmin",
+];
 
 /// Status of a run that finished normally.
 pub const STATUS_OK: &str = "ok";
@@ -222,7 +240,7 @@ fn schema_columns(table: &Table, names: &[(&'static str, bool)]) -> Result<Vec<C
 /// The columns of `runs` the analysis reads, and whether it must have them. Others (`digest`,
 /// `work`, …) are never parsed, so exports with more columns than the analysis knows, or fewer
 /// optional ones, load alike.
-const RUNS_READ: [(&str, bool); 21] = [
+const RUNS_READ: [(&str, bool); 30] = [
     ("run_id", false),
     ("dataset", false),
     ("project", true),
@@ -244,6 +262,15 @@ const RUNS_READ: [(&str, bool); 21] = [
     ("mutants_excluded", false),
     ("mutants_timeout", false),
     ("mutation_score", false),
+    ("seq_alphabet", false),
+    ("seq_kh2", false),
+    ("seq_kh3", false),
+    ("seq_win2", false),
+    ("seq_win3", false),
+    ("seq_kh2_unmin", false),
+    ("seq_kh3_unmin", false),
+    ("seq_win2_unmin", false),
+    ("seq_win3_unmin", false),
 ];
 
 /// The columns of `timeline` the analysis reads.
@@ -431,6 +458,9 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
     let excluded = f.u64("mutants_excluded")?;
     let timeout = f.u64("mutants_timeout")?;
     let mscore = f.f64("mutation_score")?;
+    let alphabet = f.u64("seq_alphabet")?;
+    let seq = SEQ_METRICS.map(|m| f.f64(m));
+    let seq: Vec<Option<Vec<Option<f64>>>> = seq.into_iter().collect::<Result<_, _>>()?;
 
     let mut runs = Vec::with_capacity(n);
     for i in 0..n {
@@ -464,6 +494,8 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
             mutants_excluded: get(&excluded, i),
             mutants_timeout: get(&timeout, i),
             mutation_score: get(&mscore, i),
+            seq_alphabet: get(&alphabet, i),
+            seq: std::array::from_fn(|k| get(&seq[k], i)),
         });
     }
     runs.sort_by_key(|r| (r.dataset, r.project, r.algorithm, r.seed));

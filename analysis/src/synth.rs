@@ -8,6 +8,8 @@ use std::path::Path;
 
 use clowder_schema::{Formats, MUTANTS, RUNS, TIMELINE, TableWriter, Value, WriteError};
 
+use crate::load::SEQ_METRICS;
+
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SynthSpec {
@@ -76,6 +78,22 @@ fn hex_id(a: u64, b: u64) -> String {
 }
 
 const OPS: [&str; 8] = ["KRM", "SBD", "SDM", "AOR", "LOR", "ROR", "NCM", "VRM"];
+
+/// Sequence coverage of a run (`seq_alphabet`, then the [`crate::load::SEQ_METRICS`] values),
+/// from its own stream so that the rest of the study is drawn as before these columns existed.
+/// Grows with the run's coverage, with noise; the unminimised suite covers at least as much.
+fn sequence(run_key: u64, coverage: f64) -> (u32, [f64; 8]) {
+    let mut r = Rng(run_key ^ 0x5EC0_5EC0_5EC0_5EC0);
+    let alphabet = 2 + r.below(30) as u32;
+    let mut v = [0.0; 8];
+    for k in 0..4 {
+        // Longer tuples are harder to cover.
+        let shrink = if k % 2 == 0 { 0.9 } else { 0.6 };
+        v[k] = (coverage * shrink * (0.7 + 0.3 * r.unit())).min(1.0);
+        v[k + 4] = (v[k] + (1.0 - v[k]) * 0.5 * r.unit()).min(1.0);
+    }
+    (alphabet, v)
+}
 
 /// Writes `runs.csv`, `timeline.csv` and (with mutants) `mutants.csv` into `dir`, through the
 /// exports' own writer and tables (`clowder_schema`), CSV only: the benchmark and the tests
@@ -165,8 +183,9 @@ pub fn write_study(dir: &Path, spec: &SynthSpec) -> Result<(), WriteError> {
                 let score = (mutants > excluded).then(|| killed as f64 / (mutants - excluded) as f64);
                 let tests = 1 + rng.below(5);
                 let coverage = final_cov as f64 / total as f64;
+                let (alphabet, seq) = sequence(run_key ^ seed, coverage);
                 let exe = 100 + rng.below(900);
-                let cells: Vec<(&str, Value)> = vec![
+                let mut cells: Vec<(&str, Value)> = vec![
                     ("run_id", run_id.as_str().into()),
                     ("dataset", ds.into()),
                     ("project", project.as_str().into()),
@@ -196,11 +215,13 @@ pub fn write_study(dir: &Path, spec: &SynthSpec) -> Result<(), WriteError> {
                     ("mutants_excluded", Value::U(excluded)),
                     ("mutants_timeout", Value::U(0)),
                     ("mutation_score", score.into()),
+                    ("seq_alphabet", alphabet.into()),
                     ("geometry", "exact".into()),
                     ("reproducible", true.into()),
                     ("digest", hex_id(p as u64, seed << 8 | ai as u64).into()),
                     ("duration_ms", (1000 + rng.below(100_000)).into()),
                 ];
+                cells.extend(SEQ_METRICS.iter().zip(seq).map(|(&m, x)| (m, x.into())));
                 runs.push(&RUNS.row(cells)?)?;
             }
         }

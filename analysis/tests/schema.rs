@@ -20,7 +20,7 @@ fn cell(table: &Table, name: &str, i: u64) -> Value {
         ("operator", _) => "SBD".into(),
         (_, Kind::Str) => format!("{name}-{i}").into(),
         (_, Kind::U64 | Kind::U32) => Value::U(10 * i + name.len() as u64),
-        // Fractions, as coverage and scores are.
+        // Fractions, as coverage, scores and sequence criteria are.
         (_, Kind::F64) => Value::F((i as f64 + name.len() as f64 / 100.0) / 10.0),
         (_, Kind::Bool) => Value::B(i % 2 == 0),
     }
@@ -93,10 +93,14 @@ fn check(dir: &Path, format: &str) {
             (r.mutants_killed, "mutants_killed"),
             (r.mutants_excluded, "mutants_excluded"),
             (r.mutants_timeout, "mutants_timeout"),
+            (r.seq_alphabet, "seq_alphabet"),
         ] {
             assert_eq!(got, u(want(name)), "{format}: {name}");
         }
         assert_eq!(r.mutation_score, f(want("mutation_score")));
+        for (k, name) in clowder_analysis::load::SEQ_METRICS.iter().enumerate() {
+            assert_eq!(r.seq[k], f(want(name)), "{format}: {name}");
+        }
     }
     let tl = res.timeline.as_ref().unwrap();
     let points: Vec<(u64, u32)> = tl.points(0).collect();

@@ -170,11 +170,23 @@ fn runs_row(row: &StoredRun) -> Vec<Value> {
                 r.mutants_excluded.into(),
                 r.mutants_timeout.into(),
                 (if analysed { r.mutation_score.into() } else { Value::Null }),
-                r.geometry.clone().into(),
-                r.reproducible.into(),
-                r.digest.clone().into(),
-                r.duration_ms.into(),
             ]);
+            // Results stored before sequence coverage existed have none: empty, not 0.
+            match &r.sequence {
+                Some(s) => v.extend([
+                    s.alphabet.into(),
+                    s.kh2.into(),
+                    s.kh3.into(),
+                    s.win2.into(),
+                    s.win3.into(),
+                    s.kh2_unmin.into(),
+                    s.kh3_unmin.into(),
+                    s.win2_unmin.into(),
+                    s.win3_unmin.into(),
+                ]),
+                None => v.extend(std::iter::repeat_n(Value::Null, 9)),
+            }
+            v.extend([r.geometry.clone().into(), r.reproducible.into(), r.digest.clone().into(), r.duration_ms.into()]);
         }
         other => {
             let n = RUNS.columns.len() - v.len();
@@ -211,3 +223,6 @@ fn write_determinism_failures(store: &Store, out_dir: &Path) -> Result<Vec<PathB
     }
     Ok(w.finish()?)
 }
+
+#[cfg(test)]
+mod tests;
