@@ -1075,7 +1075,7 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
         }
     }
 
-    sequence_section(&mut s, an, &t.sequence);
+    sequence::markdown_section(&mut s, an, &t.sequence);
 
     let _ = writeln!(s, "## Project size\n");
     if an.datasets.iter().all(|d| d.sizes.is_empty()) {
@@ -1086,31 +1086,4 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
         let _ = writeln!(s, "\nSizes per project: `project_sizes.csv`.\n");
     }
     s
-}
-
-/// The "Event-sequence coverage" section of `report.md`.
-fn sequence_section(s: &mut String, an: &Analysis, t: &SequenceTables) {
-    let _ = writeln!(s, "## Event-sequence coverage\n");
-    if t.coverage.rows.is_empty() {
-        let _ = writeln!(s, "Not available (no `seq_*` values in `runs`: results made before sequence coverage).\n");
-        return;
-    }
-    s.push_str(&t.coverage.markdown());
-    let _ = writeln!(
-        s,
-        "\nΣ is each run's event alphabet (the events its search tried, with their parameters; docs/testgen.md): a \
-         run's values are relative to its own Σ.\n"
-    );
-    if !t.table6.rows.is_empty() {
-        let _ = writeln!(s, "### Pairwise comparison per criterion (Table 6)\n");
-        s.push_str(&t.table6.markdown());
-        let _ = writeln!(s, "\nSame conventions as Table 6 (`--incomplete {}`).\n", an.options.incomplete.name());
-    }
-    let _ = writeln!(s, "### Correlation with the mutation score\n");
-    if t.correlation.rows.is_empty() {
-        let _ = writeln!(s, "No mutation data.\n");
-    } else {
-        s.push_str(&t.correlation.markdown());
-        s.push('\n');
-    }
 }

@@ -8,6 +8,7 @@
 //! Mann-Whitney, [`crate::compute`]'s Table 6 with the same `--incomplete` rule).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use crate::AnalysisError;
 use crate::compute::{self, Analysis, Cell, Comparison, Options};
@@ -260,4 +261,31 @@ pub fn tables(an: &Analysis) -> SequenceTables {
         }
     }
     SequenceTables { coverage, table6, correlation }
+}
+
+/// The "Event-sequence coverage" section of `report.md`.
+pub(crate) fn markdown_section(s: &mut String, an: &Analysis, t: &SequenceTables) {
+    let _ = writeln!(s, "## Event-sequence coverage\n");
+    if t.coverage.rows.is_empty() {
+        let _ = writeln!(s, "Not available (no `seq_*` values in `runs`: results made before sequence coverage).\n");
+        return;
+    }
+    s.push_str(&t.coverage.markdown());
+    let _ = writeln!(
+        s,
+        "\nΣ is each run's event alphabet (the events its search tried, with their parameters; docs/testgen.md): a \
+         run's values are relative to its own Σ.\n"
+    );
+    if !t.table6.rows.is_empty() {
+        let _ = writeln!(s, "### Pairwise comparison per criterion (Table 6)\n");
+        s.push_str(&t.table6.markdown());
+        let _ = writeln!(s, "\nSame conventions as Table 6 (`--incomplete {}`).\n", an.options.incomplete.name());
+    }
+    let _ = writeln!(s, "### Correlation with the mutation score\n");
+    if t.correlation.rows.is_empty() {
+        let _ = writeln!(s, "No mutation data.\n");
+    } else {
+        s.push_str(&t.correlation.markdown());
+        s.push('\n');
+    }
 }
