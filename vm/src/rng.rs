@@ -33,6 +33,20 @@ impl SplitMix64 {
     }
 }
 
+#[cfg(test)]
+impl SplitMix64 {
+    /// A value in `0..n` (`n > 0`), for tests' random inputs (the modulo bias does not matter
+    /// there): the one generator of the crate's randomised tests.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// True about once in `one_in` draws.
+    pub(crate) fn coin(&mut self, one_in: u64) -> bool {
+        self.below(one_in) == 0
+    }
+}
+
 /// `seed-random` (npm, 2.2.0): Whisker's `Math.random` during test execution.
 #[derive(Clone)]
 pub struct SeedRandom {
