@@ -186,6 +186,28 @@ impl MutationReport {
     }
 }
 
+/// What one test of a suite does on one mutant ([`Baseline::kill_row`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TestOutcome {
+    /// An assertion fails on the mutant: the test kills it.
+    Kills,
+    /// Every assertion holds.
+    Passes,
+    /// The replay ran away (step, hang or work limit) before any assertion failed.
+    RanAway,
+    /// The test fails on the original project, so it judges no mutant.
+    Excluded,
+}
+
+/// Every test's outcome on one mutant, in suite order, and the VM steps the replays took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KillRow {
+    /// One outcome per test of the suite.
+    pub outcomes: Vec<TestOutcome>,
+    /// VM steps replayed on the mutant.
+    pub steps: u64,
+}
+
 /// What one replay of a test showed.
 #[derive(Debug, Clone, Copy, Default)]
 struct TestRun {
@@ -337,6 +359,26 @@ impl<'s, 'a> Baseline<'s, 'a> {
         (self.suite.len() - self.valid.len()) as u32
     }
 
+    /// What every test of the suite does on `m` (the kill matrix row of the mutant): unlike
+    /// [`Baseline::judge`], which stops at the first killing test, every valid test is judged
+    /// (a test that never reaches the edit passes without a replay, as in `judge`).
+    /// Same replays, limits and kill rule as `judge`; `None` when the mutant does not fit the
+    /// project (it cannot be judged).
+    pub fn kill_row(&self, m: &Mutant) -> Option<KillRow> {
+        let mut row = KillRow { outcomes: vec![TestOutcome::Excluded; self.suite.len()], steps: 0 };
+        row.steps = replay_on_mutant(self.subject, self.suite, &self.valid, self.skip_unreached, m, &mut |i, r| {
+            row.outcomes[i] = if r.failed_at.is_some() {
+                TestOutcome::Kills
+            } else if r.ran_away {
+                TestOutcome::RanAway
+            } else {
+                TestOutcome::Passes
+            };
+            true
+        })?;
+        Some(row)
+    }
+
     /// The verdict of `m` and the VM steps its replays took.
     pub fn judge(&self, m: &Mutant) -> (MutantVerdict, u64) {
         let (verdict, test, event, used) = judge(self.subject, self.suite, &self.valid, self.skip_unreached, m);
@@ -473,30 +515,55 @@ fn judge(
     if valid.is_empty() {
         return (Verdict::Excluded, None, None, 0);
     }
-    let Ok(program) = mutate(&subject.project, m) else {
+    let mut killer = None;
+    let mut ran_away = false;
+    let Some(used) = replay_on_mutant(subject, suite, valid, skip_unreached, m, &mut |i, r| {
+        if let Some(k) = r.failed_at {
+            killer = Some((i as u32, k as u32));
+            return false;
+        }
+        ran_away |= r.ran_away;
+        true
+    }) else {
         // Enumerated from this very project, so every edit fits; a misfit would
         // be a bug, and "cannot be judged" is the honest verdict for it.
         return (Verdict::Excluded, None, None, 0);
     };
+    match killer {
+        Some((i, k)) => (Verdict::Killed, Some(i), Some(k), used),
+        None => (if ran_away { Verdict::Timeout } else { Verdict::Survived }, None, None, used),
+    }
+}
+
+/// Replays the valid tests of `suite` in order on the mutant `m`, passing each test's index and
+/// replay to `each` until it returns false; the steps used, or `None` when the mutant does not
+/// fit the project.
+fn replay_on_mutant(
+    subject: &Subject<'_>,
+    suite: &[Test],
+    valid: &[Valid],
+    skip_unreached: bool,
+    m: &Mutant,
+    each: &mut dyn FnMut(usize, &TestRun) -> bool,
+) -> Option<u64> {
+    let program = mutate(&subject.project, m).ok()?;
     let mut sink = |_: &TimelinePoint| {};
     let mut exec = subject.executor(Arc::new(program), &mut sink);
     let mut used = 0;
-    let mut ran_away = false;
     for v in valid {
         let (i, limits) = (v.test, v.limits);
-        if skip_unreached && v.executed.as_ref().is_some_and(|e| !reaches(&subject.project, &m.edit, e)) {
-            // Unreached: the replay would be the original's (module docs).
-            used += limits.steps;
-            continue;
-        }
-        let r = run_test(&mut exec, &suite[i], Some(limits), None);
+        let r = if skip_unreached && v.executed.as_ref().is_some_and(|e| !reaches(&subject.project, &m.edit, e)) {
+            // Unreached: the replay would be the original's, which passed (module docs).
+            TestRun { steps: limits.steps, ..TestRun::default() }
+        } else {
+            run_test(&mut exec, &suite[i], Some(limits), None)
+        };
         used += r.steps;
-        if let Some(k) = r.failed_at {
-            return (Verdict::Killed, Some(i as u32), Some(k as u32), used);
+        if !each(i, &r) {
+            break;
         }
-        ran_away |= r.ran_away;
     }
-    (if ran_away { Verdict::Timeout } else { Verdict::Survived }, None, None, used)
+    Some(used)
 }
 
 #[cfg(test)]
