@@ -82,8 +82,11 @@ fn same_pool(a: &Pool, b: &Pool) -> bool {
         && a.steps == b.steps
 }
 
+/// A study's deterministic parts: universe sizes, cells and risk points.
+type Deterministic<'a> = (&'a [(Ranking, usize, u128)], &'a [Cell], &'a [RiskPoint]);
+
 /// Everything of a study but the times.
-fn deterministic(s: &ProjectStudy) -> (&[(Ranking, usize, u128)], &[Cell], &[RiskPoint]) {
+fn deterministic(s: &ProjectStudy) -> Deterministic<'_> {
     (&s.universe, &s.cells, &s.risk)
 }
 
