@@ -61,7 +61,7 @@ pub fn detection(o: &ProjectOut, c: &Cell, repetitions: u32) -> Detection {
     }
 }
 
-fn cell<'a>(o: &'a ProjectOut, r: Ranking, m: Method, n: usize) -> Option<&'a Cell> {
+fn cell(o: &ProjectOut, r: Ranking, m: Method, n: usize) -> Option<&Cell> {
     o.study.cells.iter().find(|c| c.ranking == r && c.method == m && c.n == n)
 }
 
