@@ -18,7 +18,7 @@ use crate::sequence::Alphabet;
 use crate::{Prepared, assertions};
 
 /// The random stream the pool's tests are drawn from (distinct from a run's search stream).
-const POOL_PURPOSE: u64 = 0x5E1E_C7_9001;
+const POOL_PURPOSE: u64 = 0x005E_1EC7_9001;
 
 /// How to build a pool.
 #[derive(Debug, Clone)]

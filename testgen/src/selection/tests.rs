@@ -83,7 +83,9 @@ fn same_pool(a: &Pool, b: &Pool) -> bool {
 }
 
 /// Everything of a study but the times.
-fn deterministic(s: &ProjectStudy) -> (&[(Ranking, usize, u128)], &[Cell], &[RiskPoint]) {
+type Deterministic<'a> = (&'a [(Ranking, usize, u128)], &'a [Cell], &'a [RiskPoint]);
+
+fn deterministic(s: &ProjectStudy) -> Deterministic<'_> {
     (&s.universe, &s.cells, &s.risk)
 }
 
