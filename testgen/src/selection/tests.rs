@@ -82,10 +82,9 @@ fn same_pool(a: &Pool, b: &Pool) -> bool {
         && a.steps == b.steps
 }
 
-/// A study's deterministic parts: universe sizes, cells and risk points.
+/// Everything of a study but the times.
 type Deterministic<'a> = (&'a [(Ranking, usize, u128)], &'a [Cell], &'a [RiskPoint]);
 
-/// Everything of a study but the times.
 fn deterministic(s: &ProjectStudy) -> Deterministic<'_> {
     (&s.universe, &s.cells, &s.risk)
 }
