@@ -50,13 +50,16 @@ fn the_selection_study_is_reproducible_and_the_ga_ranks_higher() {
 
     let cells = rows(&a.path().join("cells.csv"));
     let col = |n: &str| cells[0].iter().position(|c| c == n).unwrap_or_else(|| panic!("no column {n}"));
-    let (project, ranking, method, n, rank) = (col("project"), col("ranking"), col("method"), col("n"), col("rank_mean"));
+    let (project, ranking, method, n, rank) =
+        (col("project"), col("ranking"), col("method"), col("n"), col("rank_mean"));
     // 2 projects × 2 sizes × 5 rankings × 3 methods.
     assert_eq!(cells.len() - 1, 60);
     for ga in cells[1..].iter().filter(|r| r[method] == "ga") {
         let unranked = cells[1..]
             .iter()
-            .find(|r| r[method] == "unranked" && r[project] == ga[project] && r[ranking] == ga[ranking] && r[n] == ga[n])
+            .find(|r| {
+                r[method] == "unranked" && r[project] == ga[project] && r[ranking] == ga[ranking] && r[n] == ga[n]
+            })
             .expect("unranked cell");
         let (g, u): (f64, f64) = (ga[rank].parse().unwrap(), unranked[rank].parse().unwrap());
         assert!(g >= u, "{ga:?}: GA rank {g} below unranked {u}");
