@@ -12,6 +12,7 @@ use crate::AnalysisError;
 use crate::curves::{self, Curve, Grid};
 use crate::estimate::{self, Estimate, Stratum};
 use crate::load::{Results, Run, Verdicts};
+use crate::sequence::{self, SequenceAnalysis};
 use crate::stats::{self, Magnitude, PMethod, PairCounts, Thresholds};
 
 /// What to compute and how.
@@ -329,6 +330,8 @@ pub struct DatasetAnalysis {
     pub correlations: Vec<CorrelationRow>,
     /// Coverage over time per algorithm (empty without timeline).
     pub curves: Vec<Curve>,
+    /// Event-sequence coverage (`None` when the runs have no sequence values).
+    pub sequence: Option<SequenceAnalysis>,
 }
 
 /// The whole analysis.
@@ -370,12 +373,14 @@ fn groups(res: &Results) -> Vec<Group> {
 
 /// Per (project, algorithm) state within a dataset.
 #[derive(Debug, Clone)]
-struct Cell {
-    range: Range<usize>,
-    /// Coverage of the runs with a result (`ok` or `limit`), in seed order.
-    values: Vec<f64>,
+pub(crate) struct Cell {
+    /// The runs of the cell in `Results::runs`.
+    pub(crate) range: Range<usize>,
+    /// Coverage (or the compared measure) of the runs with a result (`ok` or `limit`), in
+    /// seed order.
+    pub(crate) values: Vec<f64>,
     /// Every expected seed has a result.
-    complete: bool,
+    pub(crate) complete: bool,
 }
 
 /// Runs the analysis.
@@ -517,6 +522,7 @@ fn analyze_dataset(
     let alg_id = |n: &str| res.algorithms.iter().position(|x| x == n).map(|i| i as u32);
     let mut comparisons = Vec::new();
     let mut skipped_comparisons = Vec::new();
+    let mut compared = Vec::new();
     for (a, b) in &pairs {
         let (Some(ia), Some(ib)) = (alg_id(a), alg_id(b)) else { continue };
         if !alg_ids.contains(&ia) || !alg_ids.contains(&ib) {
@@ -524,6 +530,7 @@ fn analyze_dataset(
             continue;
         }
         comparisons.push(compare(options, &cells, &project_ids, ia, ib, a, b, &res.projects)?);
+        compared.push((ia, ib));
     }
 
     // Time to full coverage.
@@ -615,6 +622,8 @@ fn analyze_dataset(
         }
     }
 
+    let sequence = sequence::analyze(res, options, &cells, &project_ids, &alg_ids, &compared)?;
+
     Ok(DatasetAnalysis {
         name: name.to_string(),
         algorithms: alg_ids.iter().map(|&a| alg_name(a)).collect(),
@@ -632,6 +641,7 @@ fn analyze_dataset(
         sizes,
         correlations,
         curves: curve_list,
+        sequence,
     })
 }
 
@@ -667,8 +677,10 @@ fn timeline_full_at(res: &Results, i: usize, r: &Run) -> Option<u64> {
     tl.points(i).find(|&(_, c)| c as u64 >= total).map(|(s, _)| s)
 }
 
+/// Table 6 row "A vs B" over the projects' cells (any measure: coverage, or a sequence
+/// criterion).
 #[allow(clippy::too_many_arguments)]
-fn compare(
+pub(crate) fn compare(
     options: &Options,
     cells: &BTreeMap<(u32, u32), Cell>,
     projects: &BTreeSet<u32>,
@@ -866,6 +878,13 @@ fn run_strata(res: &Results, i: usize) -> Vec<(Option<usize>, Stratum)> {
             .collect(),
         None => run_verdicts(res, i).map(|v| vec![(None, stratum(&v, 0))]).unwrap_or_default(),
     }
+}
+
+/// Mutation score of run `i` (the pooled estimate over its strata, exact when every mutant
+/// was analysed), as the per-project means of [`MutationRow`] use it.
+pub(crate) fn run_score(res: &Results, i: usize) -> Option<f64> {
+    let strata: Vec<Stratum> = run_strata(res, i).into_iter().map(|(_, s)| s).collect();
+    estimate::pooled(&strata).map(|e| e.score)
 }
 
 fn mutation(

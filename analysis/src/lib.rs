@@ -14,6 +14,7 @@ pub mod estimate;
 pub mod load;
 pub mod plots;
 pub mod report;
+pub mod sequence;
 pub mod stats;
 pub mod synth;
 pub mod table;

@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
+use clowder_schema::{Kind, MUTANTS, RUNS, TIMELINE, Table};
+
 use crate::AnalysisError;
 
 /// Label used for the dataset when `runs` has no `dataset` column.
@@ -60,7 +62,25 @@ pub struct Run {
     pub mutants_timeout: Option<u64>,
     /// Mutation score as exported.
     pub mutation_score: Option<f64>,
+    /// Size of the run's event alphabet for sequence coverage (`seq_alphabet`).
+    pub seq_alphabet: Option<u64>,
+    /// Sequence coverage, one value per [`SEQ_METRICS`] column (empty in exports made before
+    /// it existed).
+    pub seq: [Option<f64>; SEQ_METRICS.len()],
 }
+
+/// The sequence-coverage columns of `runs` (issue 20, `docs/exports.md`): Kuhn–Higdon and
+/// window coverage for t = 2, 3 of the final suite, then of the suite before minimisation.
+pub const SEQ_METRICS: [&str; 8] = [
+    "seq_kh2",
+    "seq_kh3",
+    "seq_win2",
+    "seq_win3",
+    "seq_kh2_unmin",
+    "seq_kh3_unmin",
+    "seq_win2_unmin",
+    "seq_win3_unmin",
+];
 
 /// Status of a run that finished normally.
 pub const STATUS_OK: &str = "ok";
@@ -191,39 +211,84 @@ struct Col {
     required: bool,
 }
 
-const fn col_spec(name: &'static str, dtype: DataType, required: bool) -> Col {
-    Col { name, dtype, required }
+/// The polars type a column of `kind` is read as.
+fn dtype(kind: Kind) -> DataType {
+    match kind {
+        Kind::Str => DataType::String,
+        Kind::U64 => DataType::UInt64,
+        Kind::U32 => DataType::UInt32,
+        Kind::F64 => DataType::Float64,
+        Kind::Bool => DataType::Boolean,
+    }
 }
 
-/// The columns of `runs` the analysis reads. Others (`digest`, `work`, …) are never parsed, so
-/// exports with more columns than the analysis knows, or fewer optional ones, load alike.
-fn runs_columns() -> Vec<Col> {
-    use DataType::*;
-    vec![
-        col_spec("run_id", String, false),
-        col_spec("dataset", String, false),
-        col_spec("project", String, true),
-        col_spec("algorithm", String, true),
-        col_spec("seed", UInt64, true),
-        col_spec("status", String, true),
-        col_spec("error", String, false),
-        col_spec("budget_unit", String, false),
-        col_spec("budget", UInt64, false),
-        col_spec("coverage", Float64, true),
-        col_spec("covered", UInt64, false),
-        col_spec("total_targets", UInt64, false),
-        col_spec("steps", UInt64, false),
-        col_spec("tests_after_min", UInt64, false),
-        col_spec("events_after_min", UInt64, false),
-        col_spec("steps_to_full_coverage", UInt64, false),
-        col_spec("mutants", UInt64, false),
-        col_spec("mutants_killed", UInt64, false),
-        col_spec("mutants_excluded", UInt64, false),
-        col_spec("mutants_timeout", UInt64, false),
-        col_spec("mutation_score", Float64, false),
-        // Early exports (before docs/exports.md) called the final suite size `tests`.
-        col_spec("tests", UInt64, false),
-    ]
+/// The columns called `names` (with whether a file must have them) of `table`, typed as the
+/// schema (`clowder_schema`) says the writers write them.
+fn schema_columns(table: &Table, names: &[(&'static str, bool)]) -> Result<Vec<Col>, AnalysisError> {
+    names
+        .iter()
+        .map(|&(name, required)| {
+            let c = table.column(name).ok_or_else(|| AnalysisError::Input {
+                path: format!("{}.csv", table.name),
+                msg: format!("internal: the export schema has no column {name}"),
+            })?;
+            Ok(Col { name, dtype: dtype(c.kind), required })
+        })
+        .collect()
+}
+
+/// The columns of `runs` the analysis reads, and whether it must have them. Others (`digest`,
+/// `work`, …) are never parsed, so exports with more columns than the analysis knows, or fewer
+/// optional ones, load alike.
+const RUNS_READ: [(&str, bool); 30] = [
+    ("run_id", false),
+    ("dataset", false),
+    ("project", true),
+    ("algorithm", true),
+    ("seed", true),
+    ("status", true),
+    ("error", false),
+    ("budget_unit", false),
+    ("budget", false),
+    ("coverage", true),
+    ("covered", false),
+    ("total_targets", false),
+    ("steps", false),
+    ("tests_after_min", false),
+    ("events_after_min", false),
+    ("steps_to_full_coverage", false),
+    ("mutants", false),
+    ("mutants_killed", false),
+    ("mutants_excluded", false),
+    ("mutants_timeout", false),
+    ("mutation_score", false),
+    ("seq_alphabet", false),
+    ("seq_kh2", false),
+    ("seq_kh3", false),
+    ("seq_win2", false),
+    ("seq_win3", false),
+    ("seq_kh2_unmin", false),
+    ("seq_kh3_unmin", false),
+    ("seq_win2_unmin", false),
+    ("seq_win3_unmin", false),
+];
+
+/// The columns of `timeline` the analysis reads.
+const TIMELINE_READ: [(&str, bool); 4] =
+    [("run_id", true), ("steps", true), ("covered", true), ("total_targets", false)];
+
+/// The columns of `mutants` the analysis reads.
+const MUTANTS_READ: [(&str, bool); 4] =
+    [("run_id", true), ("operator", true), ("verdict", true), ("stratum_size", false)];
+
+/// Early exports (before docs/exports.md) called the final suite size `tests`; read when
+/// `tests_after_min` is absent. Not in the schema: nothing writes it any more.
+const LEGACY_TESTS: &str = "tests";
+
+fn runs_columns() -> Result<Vec<Col>, AnalysisError> {
+    let mut cols = schema_columns(&RUNS, &RUNS_READ)?;
+    cols.push(Col { name: LEGACY_TESTS, dtype: DataType::UInt64, required: false });
+    Ok(cols)
 }
 
 /// Finds `<stem>.parquet` or `<stem>.csv` (Parquet first: same data, faster to read).
@@ -298,8 +363,9 @@ impl Frame<'_> {
         if !self.has(name) {
             return Ok(None);
         }
-        let c = self.df.column(name).and_then(|c| c.u64()).map_err(|e| err(self.path, e))?;
-        Ok(Some(c.iter().collect()))
+        // u32 columns are widened: the analysis counts in u64.
+        let c = self.df.column(name).and_then(|c| c.cast(&DataType::UInt64)).map_err(|e| err(self.path, e))?;
+        Ok(Some(c.u64().map_err(|e| err(self.path, e))?.iter().collect()))
     }
     fn f64(&self, name: &str) -> Result<Option<Vec<Option<f64>>>, AnalysisError> {
         if !self.has(name) {
@@ -349,7 +415,7 @@ pub fn load(dir: &Path) -> Result<Results, AnalysisError> {
 }
 
 fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
-    let (df, mut missing) = read_columns(path, &runs_columns())?;
+    let (df, mut missing) = read_columns(path, &runs_columns()?)?;
     let f = Frame { df: &df, path };
     let n = df.height();
     let mut notes = Vec::new();
@@ -378,13 +444,13 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
     let steps = f.u64("steps")?;
     let mut tests = f.u64("tests_after_min")?;
     if tests.is_none() {
-        if let Some(t) = f.u64("tests")? {
+        if let Some(t) = f.u64(LEGACY_TESTS)? {
             notes.push("runs: `tests_after_min` missing; using the legacy `tests` column (same value)".into());
             missing.retain(|m| m != "tests_after_min");
             tests = Some(t);
         }
     }
-    missing.retain(|m| m != "tests");
+    missing.retain(|m| m != LEGACY_TESTS);
     let events = f.u64("events_after_min")?;
     let to_full = f.u64("steps_to_full_coverage")?;
     let mutants = f.u64("mutants")?;
@@ -392,6 +458,9 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
     let excluded = f.u64("mutants_excluded")?;
     let timeout = f.u64("mutants_timeout")?;
     let mscore = f.f64("mutation_score")?;
+    let alphabet = f.u64("seq_alphabet")?;
+    let seq = SEQ_METRICS.map(|m| f.f64(m));
+    let seq: Vec<Option<Vec<Option<f64>>>> = seq.into_iter().collect::<Result<_, _>>()?;
 
     let mut runs = Vec::with_capacity(n);
     for i in 0..n {
@@ -425,6 +494,8 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
             mutants_excluded: get(&excluded, i),
             mutants_timeout: get(&timeout, i),
             mutation_score: get(&mscore, i),
+            seq_alphabet: get(&alphabet, i),
+            seq: std::array::from_fn(|k| get(&seq[k], i)),
         });
     }
     runs.sort_by_key(|r| (r.dataset, r.project, r.algorithm, r.seed));
@@ -502,14 +573,7 @@ fn load_timeline(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
         res.notes.push(format!("{}: ignored, runs has no `run_id` column to join on", file_name(path)));
         return Ok(());
     }
-    use DataType::*;
-    let cols = [
-        col_spec("run_id", String, true),
-        col_spec("steps", UInt64, true),
-        col_spec("covered", UInt32, true),
-        col_spec("total_targets", UInt32, false),
-    ];
-    let (df, missing) = read_columns(path, &cols)?;
+    let (df, missing) = read_columns(path, &schema_columns(&TIMELINE, &TIMELINE_READ)?)?;
     let n = df.height();
     let e = |x: PolarsError| err(path, x);
     let ids = df.column("run_id").and_then(|c| c.str()).map_err(e)?;
@@ -589,14 +653,7 @@ fn load_mutants(path: &Path, res: &mut Results) -> Result<(), AnalysisError> {
         res.notes.push(format!("{}: ignored, runs has no `run_id` column to join on", file_name(path)));
         return Ok(());
     }
-    use DataType::*;
-    let cols = [
-        col_spec("run_id", String, true),
-        col_spec("operator", String, true),
-        col_spec("verdict", String, true),
-        col_spec("stratum_size", UInt64, false),
-    ];
-    let (df, missing) = read_columns(path, &cols)?;
+    let (df, missing) = read_columns(path, &schema_columns(&MUTANTS, &MUTANTS_READ)?)?;
     let n = df.height();
     let e = |x: PolarsError| err(path, x);
     let ids = df.column("run_id").and_then(|c| c.str()).map_err(e)?;

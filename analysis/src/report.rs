@@ -10,7 +10,8 @@ use crate::compute::{Analysis, Comparison, DatasetAnalysis, FullCoverageSource};
 use crate::curves::{self, Grid, GridUnit, STEPS_PER_SECOND};
 use crate::load::Results;
 use crate::plots::{self, BarPlot, BoxPlot, Histogram, LinePlot, Series};
-use crate::stats::PMethod;
+use crate::sequence::{self, SequenceTables};
+use crate::stats::{PMethod, Thresholds};
 use crate::table::{Cell, Table, csv_quote, float_csv};
 
 /// What to write besides the tables.
@@ -51,10 +52,31 @@ pub struct Tables {
     pub mutation_operators_wide: Table,
     /// Project size vs coverage.
     pub size_correlation: Table,
+    /// Event-sequence coverage (rows only for datasets with sequence values).
+    pub sequence: SequenceTables,
 }
 
 fn comparison_label(c: &Comparison) -> String {
     format!("{} vs {}", c.a, c.b)
+}
+
+/// A Table-6 row after its dataset (and criterion) cells: label, A, B, mean Â12, magnitude,
+/// counts, projects compared and excluded.
+pub(crate) fn comparison_cells(c: &Comparison, th: Thresholds) -> Vec<Cell> {
+    vec![
+        Cell::text(comparison_label(c)),
+        Cell::text(&c.a),
+        Cell::text(&c.b),
+        Cell::opt(c.mean_a12, 2),
+        Cell::text(c.mean_a12.map(|a| th.magnitude_of(a).label()).unwrap_or("–")),
+        Cell::int(c.sig_better as u64),
+        Cell::int(c.better as u64),
+        Cell::int(c.equal as u64),
+        Cell::int(c.worse as u64),
+        Cell::int(c.sig_worse as u64),
+        Cell::int(c.projects.len() as u64),
+        Cell::int(c.excluded.len() as u64),
+    ]
 }
 
 /// Builds every table.
@@ -243,21 +265,9 @@ pub fn tables(an: &Analysis) -> Tables {
             ]);
         }
         for c in &d.comparisons {
-            table6.push(vec![
-                ds(),
-                Cell::text(comparison_label(c)),
-                Cell::text(&c.a),
-                Cell::text(&c.b),
-                Cell::opt(c.mean_a12, 2),
-                Cell::text(c.mean_a12.map(|a| th.magnitude_of(a).label()).unwrap_or("–")),
-                Cell::int(c.sig_better as u64),
-                Cell::int(c.better as u64),
-                Cell::int(c.equal as u64),
-                Cell::int(c.worse as u64),
-                Cell::int(c.sig_worse as u64),
-                Cell::int(c.projects.len() as u64),
-                Cell::int(c.excluded.len() as u64),
-            ]);
+            let mut row = vec![ds()];
+            row.extend(comparison_cells(c, th));
+            table6.push(row);
             for p in &c.projects {
                 let sig = p.p_used < an.options.alpha;
                 let verdict = match p.counts.a12_vs_half() {
@@ -408,6 +418,7 @@ pub fn tables(an: &Analysis) -> Tables {
         mutation,
         mutation_operators,
         size_correlation,
+        sequence: sequence::tables(an),
     }
 }
 
@@ -543,12 +554,23 @@ pub fn write(an: &Analysis, res: &Results, out: &Path, wo: &WriteOptions) -> Res
     if !t.limit_runs.rows.is_empty() {
         csv_tables.push(&t.limit_runs);
     }
+    // Likewise only studies whose runs carry sequence coverage get its tables.
+    let seq = &t.sequence;
+    let has_seq = !seq.coverage.rows.is_empty();
+    if has_seq {
+        csv_tables.extend([&seq.coverage, &seq.table6, &seq.correlation]);
+    }
     for table in csv_tables {
         let name = format!("{}.csv", table.name);
         write_file(&out.join(&name), table.csv().as_bytes())?;
         written.push(name.into());
     }
-    for table in [&t.coverage, &t.table6, &t.full_coverage, &t.suite_size, &t.mutation, &t.mutation_operators_wide] {
+    let mut tex_tables =
+        vec![&t.coverage, &t.table6, &t.full_coverage, &t.suite_size, &t.mutation, &t.mutation_operators_wide];
+    if has_seq {
+        tex_tables.extend([&seq.coverage, &seq.table6]);
+    }
+    for table in tex_tables {
         let name = format!("{}.tex", table.name);
         write_file(&out.join(&name), table.latex().as_bytes())?;
         written.push(name.into());
@@ -1052,6 +1074,8 @@ fn markdown(an: &Analysis, res: &Results, t: &Tables, images: &[Vec<(String, Str
             s.push_str(&img("mutation"));
         }
     }
+
+    sequence::markdown_section(&mut s, an, &t.sequence);
 
     let _ = writeln!(s, "## Project size\n");
     if an.datasets.iter().all(|d| d.sizes.is_empty()) {

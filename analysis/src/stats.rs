@@ -1,4 +1,5 @@
-//! Statistics for comparing algorithms: Vargha-Delaney Â12, Mann-Whitney U, Holm, Pearson.
+//! Statistics for comparing algorithms: Vargha-Delaney Â12, Mann-Whitney U, Holm, Pearson, the
+//! sign test.
 //!
 //! Conventions (DESIGN §6): for "A vs B", A is the first sample. Â12 = P(A>B) + ½·P(A=B),
 //! computed exactly by counting pairs (ties detected with `==`, counted as one half). The
@@ -324,6 +325,18 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<Pearson> {
     Some(Pearson { r, p, n })
 }
 
+/// The exact two-sided sign test of paired comparisons: `wins` pairs where A is larger,
+/// `losses` where B is (ties dropped, as the test prescribes). p = min(1, 2·P(X ≤ min)) with
+/// X ~ Binomial(wins + losses, ½); 1 without untied pairs.
+pub fn sign_test(wins: u64, losses: u64) -> f64 {
+    use statrs::distribution::{Binomial, DiscreteCDF};
+    let n = wins + losses;
+    match Binomial::new(0.5, n) {
+        Ok(b) if n > 0 => (2.0 * b.cdf(wins.min(losses))).min(1.0),
+        _ => 1.0,
+    }
+}
+
 /// Magnitude of an effect size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Magnitude {
@@ -440,6 +453,17 @@ pub fn mean(v: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sign_test_is_the_exact_binomial() {
+        // 9 of 10 pairs favour A: p = 2·(1 + 10)/1024.
+        assert!((sign_test(9, 1) - 22.0 / 1024.0).abs() < 1e-12);
+        assert!((sign_test(1, 9) - 22.0 / 1024.0).abs() < 1e-12);
+        assert_eq!(sign_test(5, 5), 1.0);
+        assert_eq!(sign_test(0, 0), 1.0);
+        // 6 of 6: 2/64.
+        assert!((sign_test(6, 0) - 2.0 / 64.0).abs() < 1e-12);
+    }
 
     #[test]
     fn a12_counts_ties_as_half() {

@@ -4,8 +4,11 @@
 //! many ties (easy projects fully covered by everyone) and clear differences elsewhere, and
 //! every run has about `points` coverage change points over its step budget.
 
-use std::io::{BufWriter, Write};
 use std::path::Path;
+
+use clowder_schema::{Formats, MUTANTS, RUNS, TIMELINE, TableWriter, Value, WriteError};
+
+use crate::load::SEQ_METRICS;
 
 /// What to generate.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,27 +79,32 @@ fn hex_id(a: u64, b: u64) -> String {
 
 const OPS: [&str; 8] = ["KRM", "SBD", "SDM", "AOR", "LOR", "ROR", "NCM", "VRM"];
 
-/// Writes `runs.csv`, `timeline.csv` and (with mutants) `mutants.csv` into `dir`.
-pub fn write_study(dir: &Path, spec: &SynthSpec) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let mut runs = BufWriter::with_capacity(1 << 20, std::fs::File::create(dir.join("runs.csv"))?);
-    let mut tl = BufWriter::with_capacity(1 << 22, std::fs::File::create(dir.join("timeline.csv"))?);
-    let mut mu = if spec.mutants > 0 {
-        Some(BufWriter::with_capacity(1 << 20, std::fs::File::create(dir.join("mutants.csv"))?))
-    } else {
-        None
-    };
-    writeln!(
-        runs,
-        "run_id,dataset,project,project_hash,algorithm,config,seed,budget_unit,budget,status,error,coverage,covered,\
-         total_targets,steps,executions,evaluations,tests_before_min,tests_after_min,events_before_min,\
-         events_after_min,full_coverage,steps_to_full_coverage,mutants,mutants_killed,mutants_excluded,\
-         mutants_timeout,mutation_score,geometry,reproducible,digest,duration_ms"
-    )?;
-    writeln!(tl, "run_id,dataset,project,algorithm,seed,status,steps,executions,covered,total_targets")?;
-    if let Some(m) = mu.as_mut() {
-        writeln!(m, "run_id,dataset,project,algorithm,seed,status,mutant_id,operator,block_id,verdict")?;
+/// Sequence coverage of a run (`seq_alphabet`, then the [`crate::load::SEQ_METRICS`] values),
+/// from its own stream so that the rest of the study is drawn as before these columns existed.
+/// Grows with the run's coverage, with noise; the unminimised suite covers at least as much.
+fn sequence(run_key: u64, coverage: f64) -> (u32, [f64; 8]) {
+    let mut r = Rng(run_key ^ 0x5EC0_5EC0_5EC0_5EC0);
+    let alphabet = 2 + r.below(30) as u32;
+    let mut v = [0.0; 8];
+    for k in 0..4 {
+        // Longer tuples are harder to cover.
+        let shrink = if k % 2 == 0 { 0.9 } else { 0.6 };
+        v[k] = (coverage * shrink * (0.7 + 0.3 * r.unit())).min(1.0);
+        v[k + 4] = (v[k] + (1.0 - v[k]) * 0.5 * r.unit()).min(1.0);
     }
+    (alphabet, v)
+}
+
+/// Writes `runs.csv`, `timeline.csv` and (with mutants) `mutants.csv` into `dir`, through the
+/// exports' own writer and tables (`clowder_schema`), CSV only: the benchmark and the tests
+/// make the Parquet form themselves.
+pub fn write_study(dir: &Path, spec: &SynthSpec) -> Result<(), WriteError> {
+    std::fs::create_dir_all(dir).map_err(|source| WriteError::Io { path: dir.to_path_buf(), source })?;
+    let mut runs = TableWriter::create_as(dir, RUNS, Formats::CsvOnly)?;
+    let mut tl = TableWriter::create_as(dir, TIMELINE, Formats::CsvOnly)?;
+    let mut mu = if spec.mutants > 0 { Some(TableWriter::create_as(dir, MUTANTS, Formats::CsvOnly)?) } else { None };
+    // Mutants per operator in every run (all analysed: each stratum is complete).
+    let strata: Vec<u32> = (0..OPS.len()).map(|o| (o..spec.mutants).step_by(OPS.len()).count() as u32).collect();
     let mut rng = Rng(spec.seed);
     let nds = spec.datasets.len().max(1);
     let per_ds = spec.projects.div_ceil(nds);
@@ -112,7 +120,8 @@ pub fn write_study(dir: &Path, spec: &SynthSpec) -> std::io::Result<()> {
         for (ai, alg) in spec.algorithms.iter().enumerate() {
             let strength = 0.04 * ai as f64;
             for seed in 1..=spec.seeds {
-                let run_id = hex_id((p as u64) << 20 | (ai as u64) << 10, seed);
+                let run_key = (p as u64) << 20 | (ai as u64) << 10;
+                let run_id = hex_id(run_key, seed);
                 let final_cov = if easy {
                     total
                 } else {
@@ -137,9 +146,17 @@ pub fn write_study(dir: &Path, spec: &SynthSpec) -> std::io::Result<()> {
                 }
                 let full_at = (final_cov == total).then(|| *steps_buf.last().unwrap_or(&0));
                 let used = if full_at.is_some() { last_step } else { spec.budget };
-                writeln!(tl, "{run_id},{ds},{project},{alg},{seed},ok,0,0,0,{total}")?;
-                for (k, (&s, &c)) in steps_buf.iter().zip(&cov_buf).enumerate() {
-                    writeln!(tl, "{run_id},{ds},{project},{alg},{seed},ok,{s},{},{c},{total}", k + 1)?;
+                let ctx = |v: &mut Vec<Value>| {
+                    v.extend([run_id.as_str().into(), ds.into(), project.as_str().into(), alg.as_str().into()]);
+                    v.extend([seed.into(), "ok".into()]);
+                };
+                let points = std::iter::once((0, 0, 0))
+                    .chain(steps_buf.iter().zip(&cov_buf).enumerate().map(|(k, (&s, &c))| (s, k as u64 + 1, c)));
+                for (s, executions, c) in points {
+                    let mut v = Vec::with_capacity(TIMELINE.columns.len());
+                    ctx(&mut v);
+                    v.extend([s.into(), executions.into(), Value::U(c), Value::U(total)]);
+                    tl.push(&v)?;
                 }
                 let (mut killed, mut excluded) = (0u64, 0u64);
                 if let Some(m) = mu.as_mut() {
@@ -155,40 +172,64 @@ pub fn write_study(dir: &Path, spec: &SynthSpec) -> std::io::Result<()> {
                         } else {
                             "survived"
                         };
-                        writeln!(m, "{run_id},{ds},{project},{alg},{seed},ok,m{k},{op},b{k},{verdict}")?;
+                        let mut v = Vec::with_capacity(MUTANTS.columns.len());
+                        ctx(&mut v);
+                        v.extend([format!("m{k}").into(), op.into(), format!("b{k}").into(), verdict.into()]);
+                        v.push(strata[k % OPS.len()].into());
+                        m.push(&v)?;
                     }
                 }
                 let mutants = spec.mutants as u64;
-                let score = if mutants > excluded {
-                    format!("{}", killed as f64 / (mutants - excluded) as f64)
-                } else {
-                    String::new()
-                };
+                let score = (mutants > excluded).then(|| killed as f64 / (mutants - excluded) as f64);
                 let tests = 1 + rng.below(5);
-                writeln!(
-                    runs,
-                    "{run_id},{ds},{project},{ph},{alg},\"{{\"\"algorithm\"\":\"\"{alg}\"\"}}\",{seed},steps,{budget},ok,,\
-                     {cov},{final_cov},{total},{used},{exe},{exe},{tb},{tests},{eb},{ev},{full},{sf},{mutants},{killed},\
-                     {excluded},0,{score},exact,true,{dig},{dur}",
-                    ph = hex_id(p as u64, 0),
-                    budget = spec.budget,
-                    cov = final_cov as f64 / total as f64,
-                    exe = 100 + rng.below(900),
-                    tb = tests + rng.below(10),
-                    eb = 20 + rng.below(80),
-                    ev = 2 * tests + rng.below(20),
-                    full = full_at.is_some(),
-                    sf = full_at.map(|s| s.to_string()).unwrap_or_default(),
-                    dig = hex_id(p as u64, seed << 8 | ai as u64),
-                    dur = 1000 + rng.below(100_000),
-                )?;
+                let coverage = final_cov as f64 / total as f64;
+                let (alphabet, seq) = sequence(run_key ^ seed, coverage);
+                let exe = 100 + rng.below(900);
+                let mut cells: Vec<(&str, Value)> = vec![
+                    ("run_id", run_id.as_str().into()),
+                    ("dataset", ds.into()),
+                    ("project", project.as_str().into()),
+                    ("project_hash", hex_id(p as u64, 0).into()),
+                    ("algorithm", alg.as_str().into()),
+                    ("config", format!("{{\"algorithm\":\"{alg}\"}}").into()),
+                    ("seed", seed.into()),
+                    ("budget_unit", "steps".into()),
+                    ("budget", spec.budget.into()),
+                    ("status", "ok".into()),
+                    ("error", "".into()),
+                    ("coverage", coverage.into()),
+                    ("covered", Value::U(final_cov)),
+                    ("total_targets", Value::U(total)),
+                    ("steps", used.into()),
+                    ("executions", exe.into()),
+                    ("evaluations", exe.into()),
+                    ("work", used.into()),
+                    ("tests_before_min", Value::U(tests + rng.below(10))),
+                    ("tests_after_min", Value::U(tests)),
+                    ("events_before_min", Value::U(20 + rng.below(80))),
+                    ("events_after_min", Value::U(2 * tests + rng.below(20))),
+                    ("full_coverage", full_at.is_some().into()),
+                    ("steps_to_full_coverage", full_at.into()),
+                    ("mutants", Value::U(mutants)),
+                    ("mutants_killed", Value::U(killed)),
+                    ("mutants_excluded", Value::U(excluded)),
+                    ("mutants_timeout", Value::U(0)),
+                    ("mutation_score", score.into()),
+                    ("seq_alphabet", alphabet.into()),
+                    ("geometry", "exact".into()),
+                    ("reproducible", true.into()),
+                    ("digest", hex_id(p as u64, seed << 8 | ai as u64).into()),
+                    ("duration_ms", (1000 + rng.below(100_000)).into()),
+                ];
+                cells.extend(SEQ_METRICS.iter().zip(seq).map(|(&m, x)| (m, x.into())));
+                runs.push(&RUNS.row(cells)?)?;
             }
         }
     }
-    runs.flush()?;
-    tl.flush()?;
-    if let Some(mut m) = mu {
-        m.flush()?;
+    runs.finish()?;
+    tl.finish()?;
+    if let Some(m) = mu {
+        m.finish()?;
     }
     Ok(())
 }

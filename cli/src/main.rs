@@ -39,6 +39,8 @@ enum Command {
     Mutate(cmd::mutate::MutateArgs),
     /// Mutation analysis as a follow-up on the suites a finished study stored (writes an analysable copy).
     MutateStudy(cmd::mutate_study::Args),
+    /// Suite selection by coverage criteria (GA, best of 1 000, unranked) and the mutants the suites catch.
+    SelectStudy(cmd::select_study::Args),
     /// Analyse the results of an experiment: statistics, tables, plots, report folder.
     Analyze(cmd::analyze::AnalyzeArgs),
     /// Serve an experiment to remote workers (durable, resumable).
@@ -93,6 +95,7 @@ fn main() -> ExitCode {
             | Command::Mutate(_)
             | Command::Test(_)
             | Command::MutateStudy(_)
+            | Command::SelectStudy(_)
             | Command::Dataset { .. }
             | Command::Vm { .. }
     ) {
@@ -114,6 +117,7 @@ fn main() -> ExitCode {
         Command::Test(args) => cmd::test::run(args),
         Command::Mutate(args) => cmd::mutate::run(args),
         Command::MutateStudy(args) => cmd::mutate_study::run(args),
+        Command::SelectStudy(args) => cmd::select_study::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
         Command::Vm { command } => cmd::vm::run(command),
     };

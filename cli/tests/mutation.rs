@@ -142,6 +142,27 @@ fn follow_up_analysis_of_stored_suites_equals_in_run_analysis() {
     assert_eq!(counts(&followed.join("runs.csv")), counts(&on.path().join("out/mut/runs.csv")));
     let failures = read_csv(&followed.join("mutation_failures.csv"));
     assert_eq!(failures.len(), 1, "no failures, header only: {failures:?}");
+    // Written by the exports' writer: Parquet next to every CSV, and the study's own columns
+    // (sequence coverage among them) carried over unchanged.
+    for t in ["runs", "mutants", "mutation_failures", "timeline", "provenance"] {
+        assert!(followed.join(format!("{t}.parquet")).is_file(), "{t}.parquet written");
+    }
+    let kept = |path: &Path| {
+        let rows = read_csv(path);
+        let c: Vec<usize> = ["run_id", "coverage", "seq_alphabet", "seq_kh2", "seq_win3_unmin", "digest"]
+            .iter()
+            .map(|n| col(&rows, n))
+            .collect();
+        rows[1..].iter().map(|r| c.iter().map(|&i| r[i].clone()).collect::<Vec<_>>()).collect::<Vec<_>>()
+    };
+    let study = kept(&off.path().join("out/mut/runs.csv"));
+    assert!(study.iter().all(|r| !r[2].is_empty() && !r[3].is_empty()), "the study has sequence coverage");
+    assert_eq!(kept(&followed.join("runs.csv")), study);
+    // The analysis reads the follow-up's Parquet files (preferred over CSV).
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder")).arg("analyze").arg(&followed).status().expect("start");
+    assert!(st.success(), "clowder analyze failed: {st}");
+    let md = std::fs::read_to_string(followed.join("report/report.md")).unwrap();
+    assert!(md.contains("runs.parquet") && md.contains("### Correlation with the mutation score"), "{md}");
     // A second follow-up never overwrites a folder with results in it.
     let again = Command::new(env!("CARGO_BIN_EXE_clowder"))
         .args(["mutate-study", "--out"])

@@ -1,6 +1,7 @@
 //! Result exports (the contract with `analysis`, docs/exports.md): `runs`,
 //! `timeline`, `mutants`, `provenance` and `determinism_failures`, each as CSV
-//! and Parquet, read from the study's store.
+//! and Parquet, read from the study's store. The tables' columns are defined once, in
+//! `clowder_schema::tables`; this module fills their rows from stored results.
 //!
 //! Rows are sorted by project, algorithm, seed (then the row's own key), and
 //! nothing but `duration_ms` depends on timing, so identical studies give
@@ -9,111 +10,29 @@
 use std::path::{Path, PathBuf};
 
 use clowder_proto::{MutantVerdict, RunResult};
-use prost::Message;
+use clowder_schema::{DETERMINISM_FAILURES, MUTANTS, PROVENANCE, RUNS, TIMELINE, TableWriter, Value, WriteError};
 
-use crate::store::Store;
-use crate::tabular::{Column, Kind, TableWriter, Value, col, opt};
+use crate::store::{RunQuery, Store, StoreError, StoredRun};
 
-/// Columns of `runs.csv` / `runs.parquet`.
-pub const RUNS_COLUMNS: &[Column] = &[
-    col("run_id", Kind::Str),
-    col("dataset", Kind::Str),
-    col("project", Kind::Str),
-    col("project_hash", Kind::Str),
-    col("algorithm", Kind::Str),
-    col("config", Kind::Str),
-    col("seed", Kind::U64),
-    col("budget_unit", Kind::Str),
-    col("budget", Kind::U64),
-    col("status", Kind::Str),
-    col("error", Kind::Str),
-    opt("coverage", Kind::F64),
-    opt("covered", Kind::U32),
-    opt("total_targets", Kind::U32),
-    opt("steps", Kind::U64),
-    opt("executions", Kind::U64),
-    opt("evaluations", Kind::U64),
-    opt("work", Kind::U64),
-    opt("tests_before_min", Kind::U32),
-    opt("tests_after_min", Kind::U32),
-    opt("events_before_min", Kind::U32),
-    opt("events_after_min", Kind::U32),
-    opt("full_coverage", Kind::Bool),
-    opt("steps_to_full_coverage", Kind::U64),
-    opt("mutants", Kind::U32),
-    opt("mutants_killed", Kind::U32),
-    opt("mutants_excluded", Kind::U32),
-    opt("mutants_timeout", Kind::U32),
-    opt("mutation_score", Kind::F64),
-    opt("geometry", Kind::Str),
-    opt("reproducible", Kind::Bool),
-    opt("digest", Kind::Str),
-    opt("duration_ms", Kind::U64),
-];
-
-/// Columns of `timeline.csv` / `timeline.parquet`.
-pub const TIMELINE_COLUMNS: &[Column] = &[
-    col("run_id", Kind::Str),
-    col("dataset", Kind::Str),
-    col("project", Kind::Str),
-    col("algorithm", Kind::Str),
-    col("seed", Kind::U64),
-    col("status", Kind::Str),
-    col("steps", Kind::U64),
-    col("executions", Kind::U64),
-    col("covered", Kind::U32),
-    col("total_targets", Kind::U32),
-];
-
-/// Columns of `mutants.csv` / `mutants.parquet`.
-pub const MUTANTS_COLUMNS: &[Column] = &[
-    col("run_id", Kind::Str),
-    col("dataset", Kind::Str),
-    col("project", Kind::Str),
-    col("algorithm", Kind::Str),
-    col("seed", Kind::U64),
-    col("status", Kind::Str),
-    col("mutant_id", Kind::Str),
-    col("operator", Kind::Str),
-    col("block_id", Kind::Str),
-    col("verdict", Kind::Str),
-    col("stratum_size", Kind::U32),
-];
-
-/// Columns of `provenance.csv` / `provenance.parquet` (one row per finished run;
-/// differs between identical studies by nature).
-pub const PROVENANCE_COLUMNS: &[Column] = &[
-    col("run_id", Kind::Str),
-    col("host", Kind::Str),
-    col("worker_id", Kind::Str),
-    opt("core", Kind::U32),
-    col("pinned", Kind::Bool),
-    col("engine_version", Kind::Str),
-    col("memory_limit_bytes", Kind::U64),
-    col("memory_limit_kind", Kind::Str),
-    col("attempts", Kind::U32),
-    col("duration_ms", Kind::U64),
-    col("memory_peak_bytes", Kind::U64),
-    col("cpu_ms", Kind::U64),
-    col("isolation", Kind::Str),
-    col("peer", Kind::Str),
-    col("clowder_version", Kind::Str),
-];
-
-/// Columns of `determinism_failures.csv` / `.parquet`: second completions of a
-/// run whose status or digest differed from the stored (first) one.
-pub const DETERMINISM_COLUMNS: &[Column] = &[
-    col("run_id", Kind::Str),
-    col("project", Kind::Str),
-    col("algorithm", Kind::Str),
-    col("seed", Kind::U64),
-    col("stored_status", Kind::Str),
-    col("stored_digest", Kind::Str),
-    col("reported_status", Kind::Str),
-    col("reported_digest", Kind::Str),
-    col("reported_host", Kind::Str),
-    col("reported_worker_id", Kind::Str),
-];
+/// Why the exports could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// Reading the store.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Writing a table.
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    /// Creating the output folder.
+    #[error("{path}: {source}")]
+    Io {
+        /// The folder.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// What to export.
 #[derive(Debug, Clone, Default)]
@@ -124,92 +43,35 @@ pub struct ExportOptions {
     pub out_dir: Option<PathBuf>,
 }
 
-/// A run row as read from the store.
-struct Row {
-    run_id: String,
-    dataset: String,
-    project: String,
-    project_hash: String,
-    algorithm: String,
-    config: String,
-    seed: u64,
-    budget_unit: String,
-    budget: u64,
-    status: String,
-    error: String,
-    attempts: u32,
-    result: Option<RunResult>,
-}
-
 fn verdict_key(m: &MutantVerdict) -> (&str, &str, &str) {
     (m.mutant_id.as_str(), m.operator.as_str(), m.block_id.as_str())
 }
 
 /// Writes all exports of the study in `results_dir`; returns the files written.
-pub fn export_results(results_dir: &Path, opts: &ExportOptions) -> Result<Vec<PathBuf>, String> {
-    let store = Store::open_read_only(results_dir).map_err(|e| e.to_string())?;
+pub fn export_results(results_dir: &Path, opts: &ExportOptions) -> Result<Vec<PathBuf>, ExportError> {
+    let store = Store::open_read_only(results_dir)?;
     let out_dir = opts.out_dir.clone().unwrap_or_else(|| results_dir.to_path_buf());
-    std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    let generation = store.current_generation().map_err(|e| e.to_string())?;
-    let conn = store.conn();
-    // One read transaction: a consistent snapshot even while a coordinator writes.
-    conn.execute_batch("BEGIN").map_err(|e| e.to_string())?;
-    let result = write_all(&store, &out_dir, generation, opts.all);
-    let _ = conn.execute_batch("COMMIT");
-    result
+    std::fs::create_dir_all(&out_dir).map_err(|source| ExportError::Io { path: out_dir.clone(), source })?;
+    let generation = store.current_generation()?;
+    let q = RunQuery { generation: (!opts.all).then_some(generation), statuses: &[], with_result: true };
+    store.snapshot(|store| write_all(store, &out_dir, &q))
 }
 
-fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Result<Vec<PathBuf>, String> {
-    let conn = store.conn();
-    let sql = format!(
-        "SELECT run_id, dataset, project, project_hash, algorithm, config_json, seed, budget_unit, budget, status,
-                error, attempts, result
-         FROM runs {}
-         ORDER BY project, algorithm, (seed < 0), seed, run_id",
-        if all { "" } else { "WHERE generation = ?1" }
-    );
-    let mut st = conn.prepare(&sql).map_err(|e| e.to_string())?;
-    let map = |r: &rusqlite::Row<'_>| -> rusqlite::Result<(Row, Option<Vec<u8>>)> {
-        Ok((
-            Row {
-                run_id: r.get(0)?,
-                dataset: r.get(1)?,
-                project: r.get(2)?,
-                project_hash: r.get(3)?,
-                algorithm: r.get(4)?,
-                config: r.get(5)?,
-                seed: r.get::<_, i64>(6)? as u64,
-                budget_unit: r.get(7)?,
-                budget: r.get::<_, i64>(8)? as u64,
-                status: r.get(9)?,
-                error: r.get(10)?,
-                attempts: r.get::<_, i64>(11)? as u32,
-                result: None,
-            },
-            r.get(12)?,
-        ))
-    };
-    let rows =
-        if all { st.query_map([], map) } else { st.query_map([generation as i64], map) }.map_err(|e| e.to_string())?;
-
-    let mut runs = TableWriter::create(out_dir, "runs", RUNS_COLUMNS)?;
-    let mut timeline = TableWriter::create(out_dir, "timeline", TIMELINE_COLUMNS)?;
-    let mut mutants = TableWriter::create(out_dir, "mutants", MUTANTS_COLUMNS)?;
-    let mut provenance = TableWriter::create(out_dir, "provenance", PROVENANCE_COLUMNS)?;
-    for row in rows {
-        let (mut row, blob) = row.map_err(|e| e.to_string())?;
-        if let Some(b) = blob {
-            row.result =
-                Some(RunResult::decode(b.as_slice()).map_err(|e| format!("run {}: stored result: {e}", row.run_id))?);
-        }
+fn write_all(store: &Store, out_dir: &Path, q: &RunQuery<'_>) -> Result<Vec<PathBuf>, ExportError> {
+    let mut runs = TableWriter::create(out_dir, RUNS)?;
+    let mut timeline = TableWriter::create(out_dir, TIMELINE)?;
+    let mut mutants = TableWriter::create(out_dir, MUTANTS)?;
+    let mut provenance = TableWriter::create(out_dir, PROVENANCE)?;
+    store.for_each_run(q, |row: StoredRun| -> Result<(), ExportError> {
         runs.push(&runs_row(&row))?;
-        let Some(r) = &row.result else { continue };
+        let Some(r) = &row.result else { return Ok(()) };
+        let run = &row.run;
         let ctx = |v: &mut Vec<Value>| {
-            v.push(row.run_id.clone().into());
-            v.push(row.dataset.clone().into());
-            v.push(row.project.clone().into());
-            v.push(row.algorithm.clone().into());
-            v.push(row.seed.into());
+            v.push(run.run_id.clone().into());
+            v.push(run.dataset.clone().into());
+            v.push(run.project.clone().into());
+            v.push(run.algorithm.clone().into());
+            v.push(run.seed.into());
             v.push(row.status.clone().into());
         };
         if !r.timeline.is_empty() {
@@ -220,7 +82,7 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
                 points.insert(0, (0, 0, 0));
             }
             for (steps, executions, covered) in points {
-                let mut v = Vec::with_capacity(TIMELINE_COLUMNS.len());
+                let mut v = Vec::with_capacity(TIMELINE.columns.len());
                 ctx(&mut v);
                 v.extend([steps.into(), executions.into(), covered.into(), r.total_targets.into()]);
                 timeline.push(&v)?;
@@ -229,7 +91,7 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
         let mut verdicts: Vec<&MutantVerdict> = r.mutants.iter().collect();
         verdicts.sort_by(|a, b| verdict_key(a).cmp(&verdict_key(b)));
         for m in verdicts {
-            let mut v = Vec::with_capacity(MUTANTS_COLUMNS.len());
+            let mut v = Vec::with_capacity(MUTANTS.columns.len());
             ctx(&mut v);
             v.extend([
                 m.mutant_id.clone().into(),
@@ -242,7 +104,7 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
         }
         let p = r.provenance.clone().unwrap_or_default();
         provenance.push(&[
-            row.run_id.clone().into(),
+            run.run_id.clone().into(),
             p.host.into(),
             p.worker_id.into(),
             (if p.core >= 0 { Value::U(p.core as u64) } else { Value::Null }),
@@ -258,8 +120,8 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
             p.peer.into(),
             p.clowder_version.into(),
         ])?;
-    }
-    drop(st);
+        Ok(())
+    })?;
     let mut written = Vec::new();
     written.extend(runs.finish()?);
     written.extend(timeline.finish()?);
@@ -269,17 +131,18 @@ fn write_all(store: &Store, out_dir: &Path, generation: u64, all: bool) -> Resul
     Ok(written)
 }
 
-fn runs_row(row: &Row) -> Vec<Value> {
+fn runs_row(row: &StoredRun) -> Vec<Value> {
+    let run = &row.run;
     let mut v: Vec<Value> = vec![
-        row.run_id.clone().into(),
-        row.dataset.clone().into(),
-        row.project.clone().into(),
-        row.project_hash.clone().into(),
-        row.algorithm.clone().into(),
-        row.config.clone().into(),
-        row.seed.into(),
-        row.budget_unit.clone().into(),
-        row.budget.into(),
+        run.run_id.clone().into(),
+        run.dataset.clone().into(),
+        run.project.clone().into(),
+        run.project_hash.clone().into(),
+        run.algorithm.clone().into(),
+        run.config_json.clone().into(),
+        run.seed.into(),
+        run.budget.unit().into(),
+        run.budget.amount().into(),
         row.status.clone().into(),
         row.error.replace(['\n', '\r'], " ").into(),
     ];
@@ -307,14 +170,26 @@ fn runs_row(row: &Row) -> Vec<Value> {
                 r.mutants_excluded.into(),
                 r.mutants_timeout.into(),
                 (if analysed { r.mutation_score.into() } else { Value::Null }),
-                r.geometry.clone().into(),
-                r.reproducible.into(),
-                r.digest.clone().into(),
-                r.duration_ms.into(),
             ]);
+            // Results stored before sequence coverage existed have none: empty, not 0.
+            match &r.sequence {
+                Some(s) => v.extend([
+                    s.alphabet.into(),
+                    s.kh2.into(),
+                    s.kh3.into(),
+                    s.win2.into(),
+                    s.win3.into(),
+                    s.kh2_unmin.into(),
+                    s.kh3_unmin.into(),
+                    s.win2_unmin.into(),
+                    s.win3_unmin.into(),
+                ]),
+                None => v.extend(std::iter::repeat_n(Value::Null, 9)),
+            }
+            v.extend([r.geometry.clone().into(), r.reproducible.into(), r.digest.clone().into(), r.duration_ms.into()]);
         }
         other => {
-            let n = RUNS_COLUMNS.len() - v.len();
+            let n = RUNS.columns.len() - v.len();
             v.extend(std::iter::repeat_n(Value::Null, n));
             if let Some(r) = other {
                 // Keep the wall-clock time of a give-up if there is one.
@@ -329,47 +204,25 @@ fn runs_row(row: &Row) -> Vec<Value> {
     v
 }
 
-fn write_determinism_failures(store: &Store, out_dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut st = store
-        .conn()
-        .prepare(
-            "SELECT d.run_id, r.project, r.algorithm, r.seed, d.stored_status, d.stored_digest, d.reported_status,
-                    d.reported_digest, d.result
-             FROM determinism_failures d JOIN runs r ON r.run_id = d.run_id
-             ORDER BY r.project, r.algorithm, (r.seed < 0), r.seed, d.run_id, d.reported_digest, d.id",
-        )
-        .map_err(|e| e.to_string())?;
-    let rows = st
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, i64>(3)? as u64,
-                r.get::<_, String>(4)?,
-                r.get::<_, String>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, String>(7)?,
-                r.get::<_, Vec<u8>>(8)?,
-            ))
-        })
-        .map_err(|e| e.to_string())?;
-    let mut w = TableWriter::create(out_dir, "determinism_failures", DETERMINISM_COLUMNS)?;
-    for row in rows {
-        let (run_id, project, algorithm, seed, ss, sd, rs, rd, blob) = row.map_err(|e| e.to_string())?;
-        let p = RunResult::decode(blob.as_slice()).ok().and_then(|r| r.provenance).unwrap_or_default();
+fn write_determinism_failures(store: &Store, out_dir: &Path) -> Result<Vec<PathBuf>, ExportError> {
+    let mut w = TableWriter::create(out_dir, DETERMINISM_FAILURES)?;
+    for d in store.determinism_failures()? {
+        let p = d.reported.and_then(|r: RunResult| r.provenance).unwrap_or_default();
         w.push(&[
-            run_id.into(),
-            project.into(),
-            algorithm.into(),
-            seed.into(),
-            ss.into(),
-            sd.into(),
-            rs.into(),
-            rd.into(),
+            d.run_id.into(),
+            d.project.into(),
+            d.algorithm.into(),
+            d.seed.into(),
+            d.stored_status.into(),
+            d.stored_digest.into(),
+            d.reported_status.into(),
+            d.reported_digest.into(),
             p.host.into(),
             p.worker_id.into(),
         ])?;
     }
-    w.finish()
+    Ok(w.finish()?)
 }
+
+#[cfg(test)]
+mod tests;

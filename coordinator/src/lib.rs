@@ -14,10 +14,6 @@ pub mod service;
 pub mod store;
 pub mod summary;
 pub mod table;
-pub mod tabular;
-
-/// The CSV text of a float in the exports (so derived tables match them byte for byte).
-pub use tabular::float_text;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -93,6 +89,9 @@ pub enum CoordinatorError {
     /// The store cannot be opened or written.
     #[error(transparent)]
     Store(#[from] store::StoreError),
+    /// The exports cannot be written.
+    #[error(transparent)]
+    Export(#[from] export::ExportError),
     /// Other I/O.
     #[error("{0}")]
     Io(String),
@@ -352,7 +351,7 @@ impl Coordinator {
     /// the files written. Call [`Coordinator::flush`] first.
     pub fn export(&self) -> Result<Vec<PathBuf>, CoordinatorError> {
         export::export_results(&self.experiment.results_dir, &export::ExportOptions::default())
-            .map_err(CoordinatorError::Io)
+            .map_err(CoordinatorError::from)
     }
 
     /// The per-algorithm summary table.

@@ -238,7 +238,17 @@ pub(crate) fn install(ctx: &Ctx<'_>, shared: &Shared) -> rquickjs::Result<()> {
 
 fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     let s = Rc::clone(shared);
-    n.set("mathRandom", Func::from(move || s.borrow_mut().math_rng.next_f64()))?;
+    // Whisker's one global seeded `Math.random`: the VM's stream whenever there is a VM.
+    n.set(
+        "mathRandom",
+        Func::from(move || {
+            let mut b = s.borrow_mut();
+            match b.vm.as_mut() {
+                Some(vm) => vm.math_random(),
+                None => b.math_rng.next_f64(),
+            }
+        }),
+    )?;
     let s = Rc::clone(shared);
     n.set("driverRandom", Func::from(move || s.borrow_mut().driver_rng.next_f64()))?;
     let s = Rc::clone(shared);
@@ -288,6 +298,13 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
         "seedScratch",
         Func::from(move |seed: String| {
             with_vm_mut(&s, |vm| vm.reseed(seeding::scratch_seed(&seed)));
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
+        "seedScratchNumber",
+        Func::from(move |seed: f64| {
+            with_vm_mut(&s, |vm| vm.reseed(seed));
         }),
     )?;
     let s = Rc::clone(shared);

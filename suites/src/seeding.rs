@@ -5,12 +5,15 @@
 //! * the VM's project-visible stream ([`vm_seed`]): the same for every test, as Whisker seeds
 //!   Scratch with the same seed before each test; `t.seedScratch(n)` restarts it from
 //!   [`scratch_seed`]`(n)`;
-//! * `Math.random` inside the suite ([`math_random_seed`]), restarted before each test, so a
-//!   test draws the same numbers whether it runs alone or after others;
+//! * `Math.random` inside the suite: as in Whisker, which replaces the page's one global
+//!   `Math.random` with the seeded stream, the test code draws from the VM's project stream
+//!   (`Vm::math_random`), shared with the project's own draws and restarted with the VM
+//!   before each test; only when a test has no VM (no project) it draws from
+//!   [`math_random_seed`], restarted before each test;
 //! * the driver's own stream for random inputs ([`driver_seed`]), Whisker's `Randomness`.
 //!
-//! The generator is the VM's SplitMix64. When the `whisker` profile's project stream is made
-//! to match Whisker's `seed-random`, only [`vm_seed`] and [`scratch_seed`] need to follow.
+//! Suites run in the `whisker` profile, whose project stream is Whisker's `seed-random`
+//! keyed with [`vm_seed`]; the other streams are SplitMix64.
 
 use clowder_vm::rng::SplitMix64;
 
@@ -19,14 +22,21 @@ pub fn vm_seed(run_seed: u64) -> u64 {
     run_seed
 }
 
-/// Seed for `t.seedScratch(seed)` from `String(seed)` (Whisker's seeds may be numbers or
-/// strings, e.g. `t.seedScratch('seed')`): an integer is itself, any other text its FNV-1a
-/// hash, so every value gives a stream.
-pub fn scratch_seed(seed: &str) -> u64 {
-    if let Ok(n) = seed.trim().parse::<i64>() {
-        return n as u64;
+/// The number Whisker seeds Scratch with for `t.seedScratch(seed)`, from `String(seed)`
+/// (its `Randomness.convertSeed`): `parseInt(seed, 10)` (leading blanks, a sign and the
+/// longest run of digits; `'12abc'` is 12), else, for text without a leading number such as
+/// `'seed'`, the sum of its UTF-16 code units (417).
+pub fn scratch_seed(seed: &str) -> f64 {
+    let t = seed.trim_start();
+    let (sign, rest) = match t.strip_prefix('-') {
+        Some(r) => (-1.0, r),
+        None => (1.0, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    match digits.parse::<f64>() {
+        Ok(n) => sign * n,
+        Err(_) => seed.encode_utf16().map(f64::from).sum(),
     }
-    seed.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Seed of `Math.random` for test `index` (0-based) of a run.
@@ -63,10 +73,13 @@ mod tests {
     }
 
     #[test]
-    fn scratch_seeds_of_integers_are_the_integers() {
-        assert_eq!(scratch_seed("42"), 42);
-        assert_eq!(scratch_seed("-1"), u64::MAX);
-        assert_ne!(scratch_seed("seed"), scratch_seed("seeds"));
-        assert_ne!(scratch_seed("0.5"), scratch_seed("0.25"));
+    fn scratch_seeds_are_whiskers_converted_seeds() {
+        assert_eq!(scratch_seed("42"), 42.0);
+        assert_eq!(scratch_seed("-1"), -1.0);
+        assert_eq!(scratch_seed(" 12abc"), 12.0);
+        assert_eq!(scratch_seed("0.5"), 0.0);
+        // 's' 115 + 'e' 101 + 'e' 101 + 'd' 100: FruitCatchingTest.js's t.seedScratch('seed').
+        assert_eq!(scratch_seed("seed"), 417.0);
+        assert_eq!(scratch_seed("ab"), 97.0 + 98.0);
     }
 }

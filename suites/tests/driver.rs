@@ -274,15 +274,40 @@ fn waiting_for_nothing_is_an_error_and_timers_are_virtual() {
 }
 
 #[test]
-fn math_random_is_seeded_by_the_run() {
+fn math_random_is_the_projects_seeded_stream() {
     let src = "module.exports = [{name: 'a', test: async t => { t.log(String(Math.random())); }},
                                 {name: 'b', test: async t => { t.log(String(Math.random())); }}];";
     let a = run_with(src, 1, &Limits::default());
     let b = run_with(src, 1, &Limits::default());
     let c = run_with(src, 2, &Limits::default());
     assert_eq!(a.rows[0].log, b.rows[0].log);
-    assert_ne!(a.rows[0].log, a.rows[1].log, "each test has its own stream");
+    // Whisker re-seeds its one global stream before every test.
+    assert_eq!(a.rows[0].log, a.rows[1].log, "each test restarts the seeded stream");
     assert_ne!(a.rows[0].log, c.rows[0].log, "the seed changes the stream");
+    let mut stream = clowder_vm::rng::SeedRandom::for_whisker_seed(1);
+    let first = stream.next_f64();
+    let drawn = |log: &[String]| log.iter().map(|l| l.parse::<f64>().unwrap_or(f64::NAN)).collect::<Vec<_>>();
+    assert_eq!(drawn(&a.rows[0].log), vec![first], "Whisker's seed-random keyed with the run's seed");
+    // The project draws from the same stream: a `pick random` before the test's own draw
+    // moves it on by one number.
+    let src = "module.exports = [{name: 'a', test: async t => { t.seedScratch(7); t.keyPress('space');
+                 await t.runForSteps(1); t.log(String(Math.random())); }}];";
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    let cat = p.sprite("Cat");
+    let hat = p.t(cat).when_key("space");
+    let pick = p.t(cat).block(
+        "operator_random",
+        serde_json::json!({"FROM": [1, [4, "1"]], "TO": [1, [4, "1000"]]}),
+        serde_json::json!({}),
+    );
+    let set = p.t(cat).set_var("score", Arg::b(&pick));
+    p.t(cat).script(hat, &[set]);
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
+    let mut stream = clowder_vm::rng::SeedRandom::for_whisker_seed(7);
+    stream.next_f64();
+    assert_eq!(drawn(&r.rows[0].log), vec![stream.next_f64()], "{:?}", r.rows[0]);
 }
 
 #[test]

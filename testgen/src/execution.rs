@@ -533,6 +533,19 @@ impl<'a> Executor<'a> {
         self.finish(&live, codons, events, improved)
     }
 
+    /// Decode-and-execute `codons` outside the search's budget, as [`Executor::execute`]
+    /// otherwise: the test is never cut short by the step budget or by full coverage (only
+    /// a work cap ends it), counts no execution and adds no timeline point. For pools of
+    /// independent random tests ([`crate::selection`]), where every test must run to its end
+    /// whatever the tests before it covered.
+    pub fn execute_outside_budget(&mut self, codons: Vec<u32>) -> Evaluated {
+        let mut live = self.start(false);
+        let mut events = Vec::new();
+        let improved = self.decode(&mut live, &codons, &mut events, false);
+        self.end(&live);
+        self.finish(&live, codons, events, improved)
+    }
+
     /// Extension local search (Algorithm 10): re-executes `orig`, then keeps
     /// appending — an answer if a question waits, a newly available event with
     /// probability `extension_new_event_probability`, otherwise a long wait

@@ -24,6 +24,7 @@ pub mod mutation;
 pub mod result;
 pub mod rng;
 mod search;
+pub mod selection;
 pub mod sequence;
 pub mod sut;
 pub mod targets;

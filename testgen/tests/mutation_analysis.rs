@@ -245,3 +245,47 @@ fn a_mutant_of_a_compiled_project_runs_its_own_program() {
     assert_eq!(x_after_a(&mutant), expected, "{}", aor.detail);
     assert_eq!(x_after_a(&original), 60.0, "the original is untouched");
 }
+
+/// Skipping the tests that never reach a mutant's edit changes nothing in the report: the
+/// same verdicts, killing tests and events, and replayed steps as replaying every test.
+#[test]
+fn skipping_unreached_tests_gives_the_exhaustive_report() {
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    let c = p.sprite("Cat");
+    let t = p.t(c);
+    let flag = t.when_flag();
+    let set = t.set_var("score", Arg::n(0.0));
+    let score = t.var("score");
+    let gt = t.gt(Arg::b(&score), Arg::n(1.0));
+    let add = t.block("operator_add", json!({"NUM1": [1, [4, "1"]], "NUM2": [1, [4, "2"]]}), json!({}));
+    let then = t.change_x(Arg::b(&add));
+    let els = t.move_steps(10.0);
+    let branch = t.if_else(&gt, &[then], &[els]);
+    let forever = t.forever(&[branch]);
+    t.script(flag, &[set, forever]);
+    let key_a = t.when_key("a");
+    let mul = t.block("operator_multiply", json!({"NUM1": [1, [4, "30"]], "NUM2": [1, [4, "2"]]}), json!({}));
+    let change = t.change_x(Arg::b(&mul));
+    let more = t.change_var("score", Arg::n(1.0));
+    t.script(key_a, &[change, more]);
+    let key_b = t.when_key("b");
+    let hi = t.say(Arg::t("hi"));
+    t.script(key_b, &[hi]);
+    let run = Run::new(p.load(), 5);
+    let b = vec![Event::KeyPress { key: "b".into(), steps: 1 }, Event::Wait { steps: 2 }];
+    let idle = vec![Event::Wait { steps: 4 }];
+    let twice = [press_a(), press_a()].concat();
+    let suite = run.with_assertions(vec![idle, press_a(), twice, b]);
+    let subject = Subject {
+        project: Arc::clone(&run.project),
+        model: &run.prepared.model,
+        info: &run.info,
+        params: &run.params,
+        seed: run.seed,
+    };
+    let fast = mutation::analyse(&subject, &suite, MutationMode::All).expect("on");
+    let every = mutation::analysis::analyse_exhaustive(&subject, &suite, MutationMode::All).expect("on");
+    assert_eq!(fast, every);
+    assert!(fast.total.killed > 0 && fast.total.survived > 0, "both verdicts occur: {:?}", fast.total);
+}

@@ -117,10 +117,17 @@ impl Vm {
         self.st.threads.tick_threads
     }
 
-    /// Restarts the project-visible random stream from `seed` (Whisker's `seedScratch`): the
-    /// profile's own generator, as at load.
-    pub fn reseed(&mut self, seed: u64) {
-        self.st.rng = ProjectRng::new(self.st.opts.profile, seed);
+    /// Restarts the project-visible random stream from the JavaScript number `seed`
+    /// (Whisker's `seedScratch`): the profile's own generator, as at load.
+    pub fn reseed(&mut self, seed: f64) {
+        self.st.rng = ProjectRng::for_js_seed(self.st.opts.profile, seed);
+    }
+
+    /// Draws the next number of the project-visible random stream for a test's own
+    /// `Math.random`: Whisker replaces the page's one global `Math.random` with its seeded
+    /// stream, so the test code and the project (and scratch-vm's internal ids) share it.
+    pub fn math_random(&mut self) -> f64 {
+        self.st.rng.next_f64()
     }
 
     /// Targets in `runtime.targets` order: originals in load order, then clones by creation.

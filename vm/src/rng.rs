@@ -33,6 +33,20 @@ impl SplitMix64 {
     }
 }
 
+#[cfg(test)]
+impl SplitMix64 {
+    /// A value in `0..n` (`n > 0`), for tests' random inputs (the modulo bias does not matter
+    /// there): the one generator of the crate's randomised tests.
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// True about once in `one_in` draws.
+    pub(crate) fn coin(&mut self, one_in: u64) -> bool {
+        self.below(one_in) == 0
+    }
+}
+
 /// `seed-random` (npm, 2.2.0): Whisker's `Math.random` during test execution.
 #[derive(Clone)]
 pub struct SeedRandom {
@@ -53,7 +67,13 @@ impl SeedRandom {
     /// parsed with `parseInt`). The package flattens a number to `String(n) + "\0"`; a seed
     /// above 2^53 is the JavaScript number nearest to it, as `parseInt` reads it.
     pub fn for_whisker_seed(seed: u64) -> Self {
-        let mut key = crate::value::number_to_js_string(seed as f64);
+        Self::for_js_number(seed as f64)
+    }
+
+    /// The stream of `seed(n, {global: true})` for the JavaScript number `n` (any sign or
+    /// fraction: what a test's `t.seedScratch(n)` hands over).
+    pub fn for_js_number(n: f64) -> Self {
+        let mut key = crate::value::number_to_js_string(n);
         key.push('\0');
         Self::from_string_seed(&key)
     }
@@ -148,6 +168,18 @@ impl ProjectRng {
         match profile {
             crate::Profile::Whisker => ProjectRng::SeedRandom(Box::new(SeedRandom::for_whisker_seed(seed))),
             crate::Profile::Headless | crate::Profile::Default => ProjectRng::SplitMix64(SplitMix64::new(seed)),
+        }
+    }
+
+    /// The stream a test driver's re-seed with the JavaScript number `n` starts (Whisker's
+    /// `seedScratch`): `seed-random` keyed with `String(n)` under `whisker`; otherwise
+    /// SplitMix64 from `n` truncated to an integer.
+    pub fn for_js_seed(profile: crate::Profile, n: f64) -> Self {
+        match profile {
+            crate::Profile::Whisker => ProjectRng::SeedRandom(Box::new(SeedRandom::for_js_number(n))),
+            crate::Profile::Headless | crate::Profile::Default => {
+                ProjectRng::SplitMix64(SplitMix64::new(n as i64 as u64))
+            }
         }
     }
 

@@ -189,6 +189,17 @@ pub fn outcome_to_result(o: &RunOutcome, work_cap: u64) -> RunResult {
         mutants_excluded: o.mutation.as_ref().map_or(0, |r| r.total.excluded),
         mutants_timeout: o.mutation.as_ref().map_or(0, |r| r.total.timeout),
         mutation_score: o.mutation.as_ref().and_then(|r| r.score()),
+        sequence: o.seq_alphabet.map(|alphabet| clowder_proto::SequenceCoverage {
+            alphabet,
+            kh2: o.seq_kh2,
+            kh3: o.seq_kh3,
+            win2: o.seq_win2,
+            win3: o.seq_win3,
+            kh2_unmin: o.seq_kh2_unmin,
+            kh3_unmin: o.seq_kh3_unmin,
+            win2_unmin: o.seq_win2_unmin,
+            win3_unmin: o.seq_win3_unmin,
+        }),
         ..Default::default()
     }
 }

@@ -20,8 +20,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let files = export_results(&args.results, &ExportOptions { all: args.all, out_dir: args.out })
-        .map_err(anyhow::Error::msg)?;
+    let files = export_results(&args.results, &ExportOptions { all: args.all, out_dir: args.out })?;
     for f in files {
         println!("{}", f.display());
     }

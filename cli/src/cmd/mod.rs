@@ -11,6 +11,8 @@ pub mod geometry_query;
 pub mod mutate;
 pub mod mutate_study;
 pub mod run;
+pub mod select_study;
+pub mod select_tables;
 pub mod slurm;
 pub mod status;
 pub mod test;

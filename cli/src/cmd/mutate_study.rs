@@ -7,13 +7,14 @@
 //! in-run analysis would have used too) is replayed on the project's mutants with the run's
 //! configuration and seed, exactly as the run would have done with mutation analysis on
 //! (`clowder_testgen::analyse_suite`; the verdicts are equal, see its test). The study's store
-//! is only read. The output folder is a copy of the study's export (`runs.csv`, `timeline.csv`,
-//! `provenance.csv`) with the mutation columns of `runs.csv` filled in and a `mutants.csv`, so
-//! `clowder analyze DIR` reports mutation scores per algorithm and operator. Run digests are
+//! is only read. The output folder is a copy of the study's export (`runs`, `timeline`,
+//! `provenance`) with the mutation columns of `runs` filled in, a `mutants` table and a
+//! `mutation_failures` table, each as CSV and Parquet written by the exports' own writer
+//! (`clowder_schema`), so `clowder analyze DIR` reports mutation scores per algorithm and
+//! operator. Run digests are
 //! left as the study recorded them (they describe the runs as executed, mutation off).
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,14 +22,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use clowder_coordinator::store::Store;
-use clowder_proto::RunResult;
+use clowder_coordinator::store::{RunQuery, Store, StoredRun};
 use clowder_testgen::mutation::MutationReport;
 use clowder_testgen::{AlgorithmConfig, MutationMode, Prepared, Test};
 use clowder_vm::project::{LoadLimits, Project};
-
-use super::mutate::csv_field;
-use prost::Message;
 
 /// Arguments of `clowder mutate-study`.
 #[derive(clap::Args, Debug)]
@@ -165,7 +162,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let failed = write_outputs(&args.results, &args.out, &by_run, mode)?;
-    for f in ["timeline.csv", "provenance.csv"] {
+    for f in ["timeline.csv", "timeline.parquet", "provenance.csv", "provenance.parquet"] {
         let from = args.results.join(f);
         if from.is_file() {
             std::fs::copy(&from, args.out.join(f)).with_context(|| format!("copying {}", from.display()))?;
@@ -186,42 +183,41 @@ fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
     let store = Store::open_read_only(results)?;
     let projects = store.projects()?;
     let engine = clowder_vm::ENGINE_VERSION;
-    let mut st = store.conn().prepare(
-        "SELECT run_id, project_hash, config_json, seed, engine_version FROM runs
-         WHERE status IN ('ok', 'limit') ORDER BY project_hash, run_id",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, i64>(3)? as u64,
-            r.get::<_, String>(4)?,
-        ))
-    })?;
     let mut jobs = Vec::new();
-    for row in rows {
-        let (run_id, hash, config_json, seed, run_engine) = row?;
+    let q = RunQuery { generation: None, statuses: &["ok", "limit"], with_result: false };
+    store.for_each_run(&q, |row: StoredRun| -> anyhow::Result<()> {
+        let run = row.run;
         // Verdicts come from replays in this binary's VM: they are the run's only if the run
         // was made by the same engine.
-        if run_engine != engine {
-            bail!("run {run_id} was made by engine {run_engine}, this is {engine}: use the binary that ran the study");
+        if row.engine_version != engine {
+            bail!(
+                "run {} was made by engine {}, this is {engine}: use the binary that ran the study",
+                run.run_id,
+                row.engine_version
+            );
         }
-        let Some(p) = projects.get(&hash) else { bail!("run {run_id}: project {hash} not recorded in the store") };
-        jobs.push(Job { run_id, hash, path: p.path.clone(), file_name: p.file_name.clone(), config_json, seed });
-    }
+        let Some(p) = projects.get(&run.project_hash) else {
+            bail!("run {}: project {} not recorded in the store", run.run_id, run.project_hash)
+        };
+        jobs.push(Job {
+            path: p.path.clone(),
+            file_name: p.file_name.clone(),
+            run_id: run.run_id,
+            hash: run.project_hash,
+            config_json: run.config_json,
+            seed: run.seed,
+        });
+        Ok(())
+    })?;
+    // One project after the other: each thread keeps one loaded project (see `run`).
+    jobs.sort_by(|a, b| (&a.hash, &a.run_id).cmp(&(&b.hash, &b.run_id)));
     Ok(jobs)
 }
 
 /// The suite an `ok` or `limit` run stored (JSON, with its regression assertions).
 fn stored_suite(store: &Store, run_id: &str) -> Result<String, String> {
-    let blob: Option<Vec<u8>> = store
-        .conn()
-        .query_row("SELECT result FROM runs WHERE run_id = ?1", [run_id], |r| r.get(0))
-        .map_err(|e| format!("reading the stored result: {e}"))?;
-    let blob = blob.ok_or("finished but no stored result")?;
-    let result = RunResult::decode(blob.as_slice()).map_err(|e| format!("stored result does not decode: {e}"))?;
-    Ok(result.suite_json)
+    let result = store.run_result(run_id).map_err(|e| format!("reading the stored result: {e}"))?;
+    Ok(result.ok_or("finished but no stored result")?.suite_json)
 }
 
 fn analyse(
@@ -266,50 +262,42 @@ fn analyse(
     }
 }
 
-/// `runs` with the mutation columns filled in, and `mutants` (each as CSV and Parquet, with
-/// the export's own columns and writer); returns the failed count.
+/// `runs` with the mutation columns filled in, `mutants`, and `mutation_failures` (each as
+/// CSV and Parquet, with the export's own tables and writer); returns the failed count.
 fn write_outputs(
     results: &Path,
     out: &Path,
     by_run: &BTreeMap<String, Outcome>,
     mode: MutationMode,
 ) -> anyhow::Result<usize> {
-    use clowder_coordinator::export::{MUTANTS_COLUMNS, RUNS_COLUMNS};
-    use clowder_coordinator::tabular::{TableWriter, Value};
+    use clowder_schema::{CONTEXT, MUTANTS, MUTATION_FAILURES, RUNS, TableWriter, Value};
     let mut rd = csv::Reader::from_path(results.join("runs.csv")).context("reading runs.csv")?;
     let header = rd.headers()?.clone();
     let pos = |name: &str| header.iter().position(|h| h == name);
-    // Where each export column is in the study's runs.csv (absent optional columns are null).
-    let source: Vec<Option<usize>> = RUNS_COLUMNS.iter().map(|c| pos(c.name)).collect();
-    for (c, p) in RUNS_COLUMNS.iter().zip(&source) {
+    // Where each export column is in the study's runs.csv (absent optional columns are null:
+    // an export made before a column existed).
+    let source: Vec<Option<usize>> = RUNS.columns.iter().map(|c| pos(c.name)).collect();
+    for (c, p) in RUNS.columns.iter().zip(&source) {
         if p.is_none() && !c.nullable {
             bail!("runs.csv has no {} column", c.name);
         }
     }
-    let at = |name: &str| RUNS_COLUMNS.iter().position(|c| c.name == name).with_context(|| format!("no {name} column"));
+    let at = |name: &str| RUNS.position(name).with_context(|| format!("no {name} column"));
     let [id, generated, killed, excluded, timeout, score] =
         ["run_id", "mutants", "mutants_killed", "mutants_excluded", "mutants_timeout", "mutation_score"].map(at);
     let (id, generated, killed, excluded, timeout, score) = (id?, generated?, killed?, excluded?, timeout?, score?);
-    let context: Vec<usize> = ["run_id", "dataset", "project", "algorithm", "seed", "status"]
-        .iter()
-        .map(|n| at(n))
-        .collect::<Result<_, _>>()?;
-    let text = |e: String| anyhow::anyhow!(e);
-    let mut runs = TableWriter::create(out, "runs", RUNS_COLUMNS).map_err(text)?;
-    let mut mutants = TableWriter::create(out, "mutants", MUTANTS_COLUMNS).map_err(text)?;
+    let context: Vec<usize> = CONTEXT.iter().map(|n| at(n)).collect::<Result<_, _>>()?;
+    let mut runs = TableWriter::create(out, RUNS)?;
+    let mut mutants = TableWriter::create(out, MUTANTS)?;
     // Runs whose analysis failed keep the study's (empty) mutation columns and are listed here.
-    let mut failures = std::io::BufWriter::new(std::fs::File::create(out.join("mutation_failures.csv"))?);
-    writeln!(failures, "run_id,error")?;
+    let mut failures = TableWriter::create(out, MUTATION_FAILURES)?;
     let mut failed = 0;
     for (line, rec) in rd.records().enumerate() {
         let rec = rec?;
-        let mut row = Vec::with_capacity(RUNS_COLUMNS.len());
-        for (c, p) in RUNS_COLUMNS.iter().zip(&source) {
+        let mut row = Vec::with_capacity(RUNS.columns.len());
+        for (c, p) in RUNS.columns.iter().zip(&source) {
             let field = p.and_then(|i| rec.get(i)).unwrap_or("");
-            row.push(
-                Value::parse(c.kind, field)
-                    .map_err(|e| anyhow::anyhow!("runs.csv line {}: {}: {e}", line + 2, c.name))?,
-            );
+            row.push(Value::parse(c.kind, field).with_context(|| format!("runs.csv line {}: {}", line + 2, c.name))?);
         }
         let run_id = match &row[id] {
             Value::Str(s) => s.clone(),
@@ -331,20 +319,20 @@ fn write_outputs(
                         (*verdict).into(),
                         (*stratum).into(),
                     ]);
-                    mutants.push(&m).map_err(text)?;
+                    mutants.push(&m)?;
                 }
             }
             Some(Outcome::Nothing) | None => {}
             Some(Outcome::Failed(e)) => {
                 failed += 1;
                 eprintln!("mutate-study: run {run_id}: mutation analysis ({}) failed: {e}", mode.as_string());
-                writeln!(failures, "{},{}", csv_field(&run_id), csv_field(e))?;
+                failures.push(&[run_id.as_str().into(), e.as_str().into()])?;
             }
         }
-        runs.push(&row).map_err(text)?;
+        runs.push(&row)?;
     }
-    runs.finish().map_err(text)?;
-    mutants.finish().map_err(text)?;
-    failures.flush()?;
+    runs.finish()?;
+    mutants.finish()?;
+    failures.finish()?;
     Ok(failed)
 }

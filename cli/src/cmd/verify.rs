@@ -13,12 +13,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clowder_coordinator::experiment::Experiment;
-use clowder_coordinator::store::Store;
+use clowder_coordinator::store::{RunQuery, Store, StoredRun};
 use clowder_coordinator::table::status_name;
-use clowder_proto::{Budget as PBudget, BudgetKind, RunResult, RunSpec, RunStatus};
-use prost::Message;
+use clowder_proto::{Budget as PBudget, BudgetKind, RunSpec, RunStatus};
+use clowder_testgen::Budget;
 
 /// Arguments of `clowder verify`.
 #[derive(clap::Args, Debug)]
@@ -48,110 +47,65 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     // Each submission's mutation and work-cap settings: a run is re-executed as its generation
     // ran it (with mutation analysis on, the suite carries its assertions and so does the
     // digest; the work cap decides where a `limit` run ends).
-    let mut setting_of: BTreeMap<i64, (String, u64)> = BTreeMap::new();
-    {
-        let mut subs = store.conn().prepare("SELECT generation, experiment_toml FROM submissions")?;
-        let rows = subs.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-        for row in rows {
-            let (generation, toml) = row?;
-            let e = Experiment::parse(&toml, &args.results.join("experiment.toml"))
-                .map_err(|e| anyhow::anyhow!("submission {generation}: stored experiment does not parse: {e}"))?;
-            setting_of.insert(generation, (e.mutation().run_spec(), e.work_cap_spec()));
-        }
+    let mut setting_of: BTreeMap<u64, (String, u64)> = BTreeMap::new();
+    for sub in store.submissions()? {
+        let e = Experiment::parse(&sub.experiment_toml, &args.results.join("experiment.toml"))
+            .map_err(|e| anyhow::anyhow!("submission {}: stored experiment does not parse: {e}", sub.generation))?;
+        setting_of.insert(sub.generation, (e.mutation().run_spec(), e.work_cap_spec()));
     }
-    let mut st = store.conn().prepare(
-        "SELECT run_id, project, project_hash, algorithm, config_json, seed, budget_unit, budget, status, digest,
-                engine_version, result, generation, error
-         FROM runs WHERE status IN ('ok', 'limit', 'error', 'project_rejected', 'infra_failure')",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, String>(4)?,
-            r.get::<_, i64>(5)? as u64,
-            r.get::<_, String>(6)?,
-            r.get::<_, i64>(7)? as u64,
-            r.get::<_, String>(8)?,
-            r.get::<_, String>(9)?,
-            r.get::<_, String>(10)?,
-            r.get::<_, Option<Vec<u8>>>(11)?,
-            r.get::<_, i64>(12)?,
-            r.get::<_, String>(13)?,
-        ))
-    })?;
+    let finished = ["ok", "limit", "error", "project_rejected", "infra_failure"];
+    // Results are decoded (a corrupt row is reported, not verified) and dropped at once.
+    let q = RunQuery { generation: None, statuses: &finished, with_result: true };
     let mut cands = Vec::new();
     let mut cpu_limited = 0usize;
-    for row in rows {
-        let (
-            run_id,
-            project,
-            hash,
-            algorithm,
-            config_json,
-            seed,
-            unit,
-            amount,
-            status,
-            digest,
-            engine,
-            blob,
-            generation,
-            error,
-        ) = row?;
+    store.for_each_run(&q, |row: StoredRun| -> anyhow::Result<()> {
+        let StoredRun { run, status, error, digest, engine_version, generation, .. } = row;
         // Stopped by the CPU time limit (an infrastructure failure; `error` in older stores): a
         // property of the machine, not of the run, and re-executing it without the limit would
         // take as long as the limit was meant to cut.
         if error.starts_with(clowder_proto::CPU_LIMIT_REASON) {
             cpu_limited += 1;
-            continue;
+            return Ok(());
         }
         // Other infrastructure give-ups have no result to compare.
         if status == status_name(RunStatus::InfraFailure) {
-            continue;
+            return Ok(());
         }
         let Some((mutation, work_cap)) = setting_of.get(&generation).cloned() else {
-            anyhow::bail!("run {run_id}: no submission {generation} in the store");
+            anyhow::bail!("run {}: no submission {generation} in the store", run.run_id);
         };
-        let kind = match unit.as_str() {
-            "steps" => BudgetKind::Steps,
-            "executions" => BudgetKind::Executions,
-            "evaluations" => BudgetKind::Evaluations,
-            "seconds" => BudgetKind::Seconds,
-            other => anyhow::bail!("run {run_id}: unknown budget unit {other}"),
+        let kind = match run.budget {
+            Budget::Steps(_) => BudgetKind::Steps,
+            Budget::Executions(_) => BudgetKind::Executions,
+            Budget::Evaluations(_) => BudgetKind::Evaluations,
+            Budget::Seconds(_) => BudgetKind::Seconds,
         };
-        // The stored result must decode: a corrupt row is reported, not verified.
-        if let Some(b) = &blob {
-            RunResult::decode(b.as_slice()).with_context(|| format!("run {run_id}: stored result"))?;
-        }
-        let file_name = projects.get(&hash).map(|p| p.file_name.clone()).unwrap_or_default();
+        let file_name = projects.get(&run.project_hash).map(|p| p.file_name.clone()).unwrap_or_default();
         cands.push(Candidate {
-            key: blake3::hash(format!("clowder-verify\0{run_id}").as_bytes()).to_hex().to_string(),
+            key: blake3::hash(format!("clowder-verify\0{}", run.run_id).as_bytes()).to_hex().to_string(),
             spec: RunSpec {
-                run_id: run_id.clone(),
-                project_hash: hash,
-                project_name: project.clone(),
-                algorithm: algorithm.clone(),
-                config_json,
-                seed,
-                budget: Some(PBudget { kind: kind as i32, amount }),
+                run_id: run.run_id.clone(),
+                project_hash: run.project_hash,
+                project_name: run.project.clone(),
+                algorithm: run.algorithm.clone(),
+                config_json: run.config_json,
+                seed: run.seed,
+                budget: Some(PBudget { kind: kind as i32, amount: run.budget.amount() }),
                 file_name,
                 mutation,
                 work_cap,
                 ..Default::default()
             },
-            run_id,
-            project,
-            algorithm,
-            seed,
+            run_id: run.run_id,
+            project: run.project,
+            algorithm: run.algorithm,
+            seed: run.seed,
             status,
             digest,
-            engine,
+            engine: engine_version,
         });
-    }
-    drop(st);
+        Ok(())
+    })?;
     cands.sort_by(|a, b| a.key.cmp(&b.key));
     let engine = clowder_vm::ENGINE_VERSION;
     let (mut checked, mut mismatches, mut skipped) = (0usize, 0usize, 0usize);

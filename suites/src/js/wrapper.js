@@ -613,7 +613,8 @@
             'detectRandomInputs']);
         bind(w.constraints, ['addConstraint', 'reAddConstraint', 'removeConstraint', 'clearConstraints']);
         bind(w.callbacks, ['addCallback', 'reAddCallback', 'removeCallback', 'clearCallbacks']);
-        t.seedScratch = seed => N.seedScratch(String(seed));
+        // Whisker's convertSeed keeps a number as it is and converts text (seeding.rs).
+        t.seedScratch = seed => typeof seed === 'number' ? N.seedScratchNumber(seed) : N.seedScratch(String(seed));
         t.getTotalRealTimeElapsed = () => t.getTotalTimeElapsed() / w.accelerationFactor;
         t.getRealRunTimeElapsed = () => t.getRunTimeElapsed() / w.accelerationFactor;
         t.getAccelerationFactor = () => w.accelerationFactor;

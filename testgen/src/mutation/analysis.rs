@@ -23,16 +23,25 @@
 //!   not killed by any test but ran away in one is a `timeout`. Runaways never
 //!   hang the analysis.
 //! * Otherwise the mutant **survived**. A suite without tests kills nothing.
+//! * **Unreached mutants are not replayed.** Until a thread first executes an edited
+//!   block, a mutant's run is the original's, step for step. So a test whose replay on
+//!   the original never executed the statement holding the edited block (nor the
+//!   statements and C blocks around it, see [`reaches`]) passes on the mutant exactly as
+//!   on the original: it is counted with the original's steps and not run. KRM mutants
+//!   are always replayed (the edited hat fires on another key), and so is every test
+//!   whose original replay hit the operation budget (a hat started in a cut-short step
+//!   is not marked executed). Verdicts, steps and digests are the same as with every
+//!   replay run; only the time differs.
 //! * Score = killed / (generated − excluded), overall and per operator
 //!   (`None` when nothing can be judged); timeouts count in the denominator,
 //!   not as killed.
 
 use std::sync::Arc;
 
-use clowder_vm::project::Project;
+use clowder_vm::project::{BlockIdx, Input, Project};
 use serde::{Deserialize, Serialize};
 
-use super::operators::{Mutant, Operator};
+use super::operators::{Edit, Mutant, Operator};
 use super::{MutationMode, mutate, select};
 use crate::assertions;
 use crate::config::{Budget, Params};
@@ -177,6 +186,28 @@ impl MutationReport {
     }
 }
 
+/// What one test of a suite does on one mutant ([`Baseline::kill_row`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TestOutcome {
+    /// An assertion fails on the mutant: the test kills it.
+    Kills,
+    /// Every assertion holds.
+    Passes,
+    /// The replay ran away (step, hang or work limit) before any assertion failed.
+    RanAway,
+    /// The test fails on the original project, so it judges no mutant.
+    Excluded,
+}
+
+/// Every test's outcome on one mutant, in suite order, and the VM steps the replays took.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KillRow {
+    /// One outcome per test of the suite.
+    pub outcomes: Vec<TestOutcome>,
+    /// VM steps replayed on the mutant.
+    pub steps: u64,
+}
+
 /// What one replay of a test showed.
 #[derive(Debug, Clone, Copy, Default)]
 struct TestRun {
@@ -211,13 +242,23 @@ impl Limits {
     }
 }
 
-fn run_test(exec: &mut Executor<'_>, test: &Test, limits: Option<Limits>) -> TestRun {
+/// Replays `test`; with `executed`, also keeps the VM's executed-block bits at the end.
+fn run_test(
+    exec: &mut Executor<'_>,
+    test: &Test,
+    limits: Option<Limits>,
+    mut executed: Option<&mut Vec<u64>>,
+) -> TestRun {
     let mut run = TestRun::default();
     let bound = limits.map(|l| l.work_bound());
     exec.cap_work("mutant replay", bound.map(|b| exec.work().saturating_add(b)));
     let steps = exec.replay_observed(&test.events, &mut |k, sut| {
         run.hangs = sut.hangs();
         run.work = sut.work();
+        if let Some(bits) = executed.as_deref_mut() {
+            bits.clear();
+            bits.extend_from_slice(sut.executed_bits());
+        }
         if let Some(l) = limits
             && (sut.hangs() > l.hangs || sut.vm().steps() > l.steps || bound.is_some_and(|b| sut.work() >= b))
         {
@@ -267,7 +308,9 @@ impl Subject<'_> {
 pub struct Baseline<'s, 'a> {
     subject: &'s Subject<'a>,
     suite: &'s [Test],
-    valid: Vec<(usize, Limits)>,
+    valid: Vec<Valid>,
+    /// Whether tests that never reach a mutant's edit are skipped (module docs).
+    skip_unreached: bool,
     /// Steps the replays on the original took.
     pub steps: u64,
 }
@@ -275,18 +318,40 @@ pub struct Baseline<'s, 'a> {
 impl<'s, 'a> Baseline<'s, 'a> {
     /// Replays `suite` on `subject`'s original project.
     pub fn new(subject: &'s Subject<'a>, suite: &'s [Test]) -> Self {
+        Self::with_skipping(subject, suite, true)
+    }
+
+    /// As [`Baseline::new`], but every mutant replays every test, reached or not: the
+    /// reference that the skipping of unreached tests is checked against.
+    pub fn exhaustive(subject: &'s Subject<'a>, suite: &'s [Test]) -> Self {
+        Self::with_skipping(subject, suite, false)
+    }
+
+    fn with_skipping(subject: &'s Subject<'a>, suite: &'s [Test], skip_unreached: bool) -> Self {
         let mut sink = |_: &TimelinePoint| {};
         let mut exec = subject.executor(Arc::clone(&subject.project), &mut sink);
-        let originals: Vec<TestRun> = suite.iter().map(|t| run_test(&mut exec, t, None)).collect();
-        drop(exec);
-        let steps = originals.iter().map(|r| r.steps).sum::<u64>();
-        let valid = originals
+        let originals: Vec<(TestRun, Vec<u64>)> = suite
             .iter()
-            .enumerate()
-            .filter(|(_, r)| r.failed_at.is_none())
-            .map(|(i, r)| (i, Limits { steps: r.steps, hangs: r.hangs, work: r.work }))
+            .map(|t| {
+                let mut bits = Vec::new();
+                let r = run_test(&mut exec, t, None, Some(&mut bits));
+                (r, bits)
+            })
             .collect();
-        Baseline { subject, suite, valid, steps }
+        drop(exec);
+        let steps = originals.iter().map(|(r, _)| r.steps).sum::<u64>();
+        let valid = originals
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (r, _))| r.failed_at.is_none())
+            .map(|(test, (r, executed))| Valid {
+                test,
+                limits: Limits { steps: r.steps, hangs: r.hangs, work: r.work },
+                // A test that hit the operation budget is always replayed (see the module docs).
+                executed: (r.hangs == 0).then_some(executed),
+            })
+            .collect();
+        Baseline { subject, suite, valid, skip_unreached, steps }
     }
 
     /// Tests of the suite that fail on the original (false positives).
@@ -294,9 +359,29 @@ impl<'s, 'a> Baseline<'s, 'a> {
         (self.suite.len() - self.valid.len()) as u32
     }
 
+    /// What every test of the suite does on `m` (the kill matrix row of the mutant): unlike
+    /// [`Baseline::judge`], which stops at the first killing test, every valid test is judged
+    /// (a test that never reaches the edit passes without a replay, as in `judge`).
+    /// Same replays, limits and kill rule as `judge`; `None` when the mutant does not fit the
+    /// project (it cannot be judged).
+    pub fn kill_row(&self, m: &Mutant) -> Option<KillRow> {
+        let mut row = KillRow { outcomes: vec![TestOutcome::Excluded; self.suite.len()], steps: 0 };
+        row.steps = replay_on_mutant(self.subject, self.suite, &self.valid, self.skip_unreached, m, &mut |i, r| {
+            row.outcomes[i] = if r.failed_at.is_some() {
+                TestOutcome::Kills
+            } else if r.ran_away {
+                TestOutcome::RanAway
+            } else {
+                TestOutcome::Passes
+            };
+            true
+        })?;
+        Some(row)
+    }
+
     /// The verdict of `m` and the VM steps its replays took.
     pub fn judge(&self, m: &Mutant) -> (MutantVerdict, u64) {
-        let (verdict, test, event, used) = judge(self.subject, self.suite, &self.valid, m);
+        let (verdict, test, event, used) = judge(self.subject, self.suite, &self.valid, self.skip_unreached, m);
         let row = MutantVerdict {
             mutant_id: m.id.clone(),
             operator: m.operator,
@@ -313,6 +398,21 @@ impl<'s, 'a> Baseline<'s, 'a> {
 /// Mutation analysis of `suite` (with its assertions) on `subject`'s project.
 /// `None` when `mode` is off.
 pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
+    analyse_with(subject, suite, mode, true)
+}
+
+/// [`analyse`] with every test replayed on every mutant (no skipping of unreached tests):
+/// the same report, slower; the reference for checks.
+pub fn analyse_exhaustive(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
+    analyse_with(subject, suite, mode, false)
+}
+
+fn analyse_with(
+    subject: &Subject<'_>,
+    suite: &[Test],
+    mode: MutationMode,
+    skip_unreached: bool,
+) -> Option<MutationReport> {
     if mode == MutationMode::Off {
         return None;
     }
@@ -320,7 +420,7 @@ pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Opt
     let chosen = select(&all, mode, subject.seed);
 
     // The original: false positives and the per-test limits.
-    let baseline = Baseline::new(subject, suite);
+    let baseline = Baseline::with_skipping(subject, suite, skip_unreached);
     let mut steps = baseline.steps;
     let excluded_tests = baseline.excluded_tests();
 
@@ -357,11 +457,56 @@ pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Opt
     })
 }
 
+/// A test that passes on the original, with what its original replay showed.
+struct Valid {
+    /// Index in the suite.
+    test: usize,
+    /// The mutant replay's limits.
+    limits: Limits,
+    /// Executed-block bits at the end of the original replay; `None`: always replay.
+    executed: Option<Vec<u64>>,
+}
+
+/// Whether a replay that executed the blocks in `executed` may have evaluated `edit`'s
+/// block. Only commands are marked executed, and a command evaluates its inputs only when
+/// it executes: so the edited block is reached only if the first command at or above it
+/// executed, where "above" follows reporter nesting up to the command holding it. A C
+/// block's substack starts a command of its own, and a stack's next block too. Errs towards
+/// `true` (replay) on anything unexpected, and always for KRM (another key fires the hat).
+fn reaches(project: &Project, edit: &Edit, executed: &[u64]) -> bool {
+    let marked = |b: BlockIdx| executed.get(b as usize / 64).is_some_and(|w| w & (1u64 << (b % 64)) != 0);
+    if matches!(edit, Edit::SetKey { .. }) {
+        return true;
+    }
+    let mut x = edit.block();
+    // Reporter nesting is bounded by the project's block count (the loader rejects cycles;
+    // the bound keeps a malformed chain from looping).
+    for _ in 0..=project.blocks.len() {
+        if marked(x) {
+            return true;
+        }
+        let Some(block) = project.blocks.get(x as usize) else { return true };
+        let Some(p) = block.parent else { return false };
+        let Some(parent) = project.blocks.get(p as usize) else { return true };
+        if parent.next == Some(x) {
+            return false; // x is a command in a stack
+        }
+        let slot = parent.inputs.iter().find(|(_, i)| *i == Input::Block(x)).map(|(n, _)| n.as_str());
+        match slot {
+            Some(n) if n.starts_with("SUBSTACK") => return false, // x starts a substack
+            Some(_) => x = p,                                     // x is a reporter in p
+            None => return true,
+        }
+    }
+    true
+}
+
 /// The verdict of one mutant, the killing test and event, and the steps used.
 fn judge(
     subject: &Subject<'_>,
     suite: &[Test],
-    valid: &[(usize, Limits)],
+    valid: &[Valid],
+    skip_unreached: bool,
     m: &Mutant,
 ) -> (Verdict, Option<u32>, Option<u32>, u64) {
     if suite.is_empty() {
@@ -370,22 +515,110 @@ fn judge(
     if valid.is_empty() {
         return (Verdict::Excluded, None, None, 0);
     }
-    let Ok(program) = mutate(&subject.project, m) else {
+    let mut killer = None;
+    let mut ran_away = false;
+    let Some(used) = replay_on_mutant(subject, suite, valid, skip_unreached, m, &mut |i, r| {
+        if let Some(k) = r.failed_at {
+            killer = Some((i as u32, k as u32));
+            return false;
+        }
+        ran_away |= r.ran_away;
+        true
+    }) else {
         // Enumerated from this very project, so every edit fits; a misfit would
         // be a bug, and "cannot be judged" is the honest verdict for it.
         return (Verdict::Excluded, None, None, 0);
     };
+    match killer {
+        Some((i, k)) => (Verdict::Killed, Some(i), Some(k), used),
+        None => (if ran_away { Verdict::Timeout } else { Verdict::Survived }, None, None, used),
+    }
+}
+
+/// Replays the valid tests of `suite` in order on the mutant `m`, passing each test's index and
+/// replay to `each` until it returns false; the steps used, or `None` when the mutant does not
+/// fit the project.
+fn replay_on_mutant(
+    subject: &Subject<'_>,
+    suite: &[Test],
+    valid: &[Valid],
+    skip_unreached: bool,
+    m: &Mutant,
+    each: &mut dyn FnMut(usize, &TestRun) -> bool,
+) -> Option<u64> {
+    let program = mutate(&subject.project, m).ok()?;
     let mut sink = |_: &TimelinePoint| {};
     let mut exec = subject.executor(Arc::new(program), &mut sink);
     let mut used = 0;
-    let mut ran_away = false;
-    for &(i, limits) in valid {
-        let r = run_test(&mut exec, &suite[i], Some(limits));
+    for v in valid {
+        let (i, limits) = (v.test, v.limits);
+        let r = if skip_unreached && v.executed.as_ref().is_some_and(|e| !reaches(&subject.project, &m.edit, e)) {
+            // Unreached: the replay would be the original's, which passed (module docs).
+            TestRun { steps: limits.steps, ..TestRun::default() }
+        } else {
+            run_test(&mut exec, &suite[i], Some(limits), None)
+        };
         used += r.steps;
-        if let Some(k) = r.failed_at {
-            return (Verdict::Killed, Some(i as u32), Some(k as u32), used);
+        if !each(i, &r) {
+            break;
         }
-        ran_away |= r.ran_away;
     }
-    (if ran_away { Verdict::Timeout } else { Verdict::Survived }, None, None, used)
+    Some(used)
+}
+
+#[cfg(test)]
+mod tests {
+    use clowder_vm::project::BlockIdx;
+    use serde_json::json;
+
+    use super::{Edit, reaches};
+    use crate::testkit::{Arg, ProjectBuilder};
+
+    /// Cat: `when flag clicked: if <score > 5> then [change x by (1 + 2)] else [move 10]`
+    /// and `when b key pressed: change x by (3 * 4)`.
+    #[test]
+    fn an_edit_is_reached_only_through_the_command_holding_it() {
+        let mut p = ProjectBuilder::new();
+        p.global_var("score");
+        let c = p.sprite("Cat");
+        let t = p.t(c);
+        let score = t.var("score");
+        let gt = t.gt(Arg::b(&score), Arg::n(5.0));
+        let add = t.block("operator_add", json!({"NUM1": [1, [4, "1"]], "NUM2": [1, [4, "2"]]}), json!({}));
+        let then = t.change_x(Arg::b(&add));
+        let els = t.move_steps(10.0);
+        let branch = t.if_else(&gt, std::slice::from_ref(&then), std::slice::from_ref(&els));
+        let flag = t.when_flag();
+        t.script(flag.clone(), std::slice::from_ref(&branch));
+        let mul = t.block("operator_multiply", json!({"NUM1": [1, [4, "3"]], "NUM2": [1, [4, "4"]]}), json!({}));
+        let unreached = t.change_x(Arg::b(&mul));
+        let key = t.when_key("b");
+        t.script(key.clone(), std::slice::from_ref(&unreached));
+        let project = p.load();
+        let idx = |id: &str| project.blocks.iter().position(|b| b.id == id).expect("block") as BlockIdx;
+
+        // The green-flag script ran and took the else branch.
+        let mut executed = vec![0u64; project.blocks.len().div_ceil(64)];
+        for id in [&flag, &branch, &els] {
+            let b = idx(id);
+            executed[b as usize / 64] |= 1 << (b % 64);
+        }
+        let op = |id: &str| Edit::SetOpcode { block: idx(id), opcode: "operator_subtract".into() };
+        let reached = |e: Edit| reaches(&project, &e, &executed);
+
+        assert!(reached(Edit::SetOpcode { block: idx(&gt), opcode: "operator_lt".into() }), "condition of a run if");
+        assert!(reached(Edit::Negate { block: idx(&gt) }));
+        assert!(!reached(op(&add)), "reporter in the branch not taken");
+        assert!(!reached(Edit::DeleteBlock { block: idx(&then) }), "first command of a substack not taken");
+        assert!(reached(Edit::DeleteBlock { block: idx(&els) }));
+        assert!(!reached(op(&mul)), "reporter in a script whose hat never fired");
+        assert!(!reached(Edit::DeleteScript { block: idx(&key) }));
+        assert!(reached(Edit::DeleteScript { block: idx(&flag) }));
+        // KRM: the edited hat may fire on its new key although it never fired before.
+        assert!(reached(Edit::SetKey { block: idx(&key), key: "space".into() }));
+        // Nothing executed at all: nothing is reached, except through a key change.
+        let none = vec![0u64; executed.len()];
+        assert!(!reaches(&project, &Edit::DeleteBlock { block: idx(&els) }, &none));
+        assert!(reaches(&project, &Edit::SetKey { block: idx(&key), key: "a".into() }, &none));
+    }
 }

@@ -11,7 +11,7 @@ pub mod operators;
 use clowder_vm::project::Project;
 use serde::{Deserialize, Serialize};
 
-pub use analysis::{Baseline, MutantVerdict, MutationReport, OperatorSummary, Verdict, analyse};
+pub use analysis::{Baseline, KillRow, MutantVerdict, MutationReport, OperatorSummary, TestOutcome, Verdict, analyse};
 pub use operators::{Edit, MisfitMutant, Mutant, Operator, enumerate};
 
 use crate::rng::Rng;

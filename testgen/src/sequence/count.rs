@@ -143,6 +143,34 @@ impl SequenceCounter {
         gained
     }
 
+    /// The covered items as codes, in increasing order: a Kuhn–Higdon tuple `(a, b)` is
+    /// `a·k + b` and `(a, b, c)` is `(a·k + b)·k + c`; a window is the same code of its
+    /// symbols. Equal codes are equal items, so suites can be compared item by item (the
+    /// suite selection of [`crate::selection`] unions the items of single tests).
+    pub fn items(&self) -> Vec<u128> {
+        let k = self.k as u128;
+        let mut out = Vec::with_capacity(usize::try_from(self.covered).unwrap_or(0));
+        match &self.imp {
+            Imp::KhDense(d) => {
+                // Row `c` (t = 2) or `b·k + c` (t = 3) holds the `a` of the covered tuples.
+                for (row, words) in d.cov.chunks(d.w.max(1)).enumerate() {
+                    let row = row as u128;
+                    for_each_bit(words, |a| {
+                        let a = a as u128;
+                        out.push(if d.three { a * k * k + row } else { a * k + row });
+                    });
+                }
+                out.sort_unstable();
+            }
+            Imp::KhSparse(s) => out.extend(s.set.iter().copied()),
+            Imp::Window(w) => match &w.dense {
+                Some(bits) => for_each_bit(bits, |code| out.push(code as u128)),
+                None => out.extend(w.sparse.iter().copied()),
+            },
+        }
+        out
+    }
+
     /// Items covered by the tests added so far.
     pub fn covered(&self) -> u64 {
         self.covered

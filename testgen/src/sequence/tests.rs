@@ -409,3 +409,70 @@ fn large_alphabets_use_the_sparse_sets() {
         }
     }
 }
+
+/// The codes of the items of `suite` by brute force over positions (see
+/// [`SequenceCounter::items`] for the code of an item).
+fn brute_force_items(c: Criterion, k: usize, t: usize, suite: &[Vec<u32>]) -> BTreeSet<u128> {
+    let code = |tuple: &[u32]| tuple.iter().fold(0u128, |acc, &s| acc * k as u128 + u128::from(s));
+    let mut set = BTreeSet::new();
+    for test in suite {
+        match c {
+            KH => {
+                let v: Vec<u32> = test.iter().copied().filter(|&s| (s as usize) < k).collect();
+                for i in 0..v.len() {
+                    for j in i + 1..v.len() {
+                        if t == 2 {
+                            if v[i] != v[j] {
+                                set.insert(code(&[v[i], v[j]]));
+                            }
+                            continue;
+                        }
+                        for l in j + 1..v.len() {
+                            if v[i] != v[j] && v[j] != v[l] && v[i] != v[l] {
+                                set.insert(code(&[v[i], v[j], v[l]]));
+                            }
+                        }
+                    }
+                }
+            }
+            WIN => {
+                for win in test.windows(t) {
+                    if win.iter().all(|&s| (s as usize) < k) {
+                        set.insert(code(win));
+                    }
+                }
+            }
+        }
+    }
+    set
+}
+
+#[test]
+fn items_are_the_covered_tuples_in_order() {
+    let mut rng = Rng::new(23, 0x5E3);
+    for round in 0..300 {
+        // Small alphabets, and a few across word boundaries and in the sparse representation.
+        let k = if round % 10 == 9 { [65usize, 130][round % 2] } else { rng.below(9) };
+        let tests = rng.below(6);
+        let suite = random_suite(&mut rng, k, tests, 14);
+        for c in [KH, WIN] {
+            for s in [Two, Three] {
+                let want: Vec<u128> = brute_force_items(c, k, s.t(), &suite).into_iter().collect();
+                for mut counter in [SequenceCounter::new(c, k, s), SequenceCounter::new_sparse(c, k, s)] {
+                    for test in &suite {
+                        counter.add(test);
+                    }
+                    assert_eq!(counter.items(), want, "{c:?} t={} k={k}: {suite:?}", s.t());
+                    assert_eq!(counter.items().len() as u64, counter.covered());
+                }
+            }
+        }
+    }
+    // A hand-made case: (a b a c) covers the pairs ab, ac, ba, bc and the windows ab, ba, ac.
+    let mut kh = SequenceCounter::new(KH, 3, Two);
+    kh.add(&[0, 1, 0, 2]);
+    assert_eq!(kh.items(), vec![1, 2, 3, 5]);
+    let mut win = SequenceCounter::new(WIN, 3, Two);
+    win.add(&[0, 1, 0, 2]);
+    assert_eq!(win.items(), vec![1, 2, 3]);
+}

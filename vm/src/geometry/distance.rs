@@ -287,6 +287,7 @@ pub fn color_touching_color_distance(scene: &Scene, me: usize, mine: [u8; 3], ta
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::SplitMix64;
 
     #[test]
     fn edge_distance_is_the_nearest_edge() {
@@ -298,7 +299,7 @@ mod tests {
     /// The dense walk over grid steps visits the stage exactly as Whisker's walk does.
     #[test]
     fn stage_walk_steps_equal_the_walk() {
-        let mut rng = Lcg(3);
+        let mut rng = SplitMix64::new(3);
         let mut starts =
             vec![(0.0, 0.0), (-240.0, -180.0), (240.0, 180.0), (-239.9, 179.99), (-0.5, 0.7), (239.0, -1.0)];
         for _ in 0..300 {
@@ -332,22 +333,9 @@ mod tests {
         assert_eq!(none, ColorSearch { distance: 1.0, found: None });
     }
 
-    /// A small deterministic generator for random scenes (no test dependency needed).
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            self.0 >> 33
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
-
     /// Random scenes of boxes: solid ones (fully opaque, so their palette is known) in a few
     /// colours, some with soft (half-transparent) edges, some with colour, ghost or shape effects.
-    fn random_scene(rng: &mut Lcg) -> (Scene, Vec<[u8; 3]>) {
+    fn random_scene(rng: &mut SplitMix64) -> (Scene, Vec<[u8; 3]>) {
         use crate::geometry::drawable::Placement;
         use crate::geometry::effects::Effects;
         use crate::geometry::render::Drawable;
@@ -390,7 +378,7 @@ mod tests {
                 2 => fx[1] = 30.0,
                 _ => {}
             }
-            let xy = |r: &mut Lcg, half: u64| r.below(2 * half) as f64 - half as f64;
+            let xy = |r: &mut SplitMix64, half: u64| r.below(2 * half) as f64 - half as f64;
             drawables.push(Drawable {
                 skin: Arc::new(Skin::from_rgba_res2(w, h, rgba, None)),
                 placement: Placement::from_target(
@@ -413,7 +401,7 @@ mod tests {
     /// out, no stage pixel composites to it; and the distances equal a full search's.
     #[test]
     fn colour_search_shortcut_matches_the_full_search() {
-        let mut rng = Lcg(7);
+        let mut rng = SplitMix64::new(7);
         let (mut ruled_out, mut searched) = (0, 0);
         for _ in 0..60 {
             let (scene, probe) = random_scene(&mut rng);

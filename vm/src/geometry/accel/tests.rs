@@ -10,27 +10,12 @@ use crate::geometry::effects::Effects;
 use crate::geometry::pen::{PenAttributes, PenLayer};
 use crate::geometry::render::{Drawable, Scene};
 use crate::geometry::skin::Skin;
-
-/// A small deterministic generator (no test dependency needed).
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn coin(&mut self, one_in: u64) -> bool {
-        self.below(one_in) == 0
-    }
-}
+use crate::rng::SplitMix64;
 
 const COLOURS: [[u8; 3]; 5] = [[255, 0, 0], [0, 160, 255], [20, 200, 40], [128, 128, 128], [250, 250, 250]];
 
 /// A bitmap skin: solid, with holes, or with soft (half-transparent) edges.
-fn bitmap(rng: &mut Lcg) -> Arc<Skin> {
+fn bitmap(rng: &mut SplitMix64) -> Arc<Skin> {
     let (w, h) = (1 + rng.below(60) as u32, 1 + rng.below(60) as u32);
     let c = COLOURS[rng.below(5) as usize];
     let kind = rng.below(3);
@@ -51,7 +36,7 @@ fn bitmap(rng: &mut Lcg) -> Arc<Skin> {
 }
 
 /// An SVG skin (anti-aliased edges; MIP levels depend on the drawable's size).
-fn svg(rng: &mut Lcg) -> Arc<Skin> {
+fn svg(rng: &mut SplitMix64) -> Arc<Skin> {
     let (w, h) = (4 + rng.below(50), 4 + rng.below(50));
     let c = COLOURS[rng.below(5) as usize];
     let text = format!(
@@ -67,7 +52,7 @@ fn svg(rng: &mut Lcg) -> Arc<Skin> {
     Arc::new(Skin::from_svg(text.as_bytes(), None).expect("valid svg"))
 }
 
-fn effects(rng: &mut Lcg) -> Effects {
+fn effects(rng: &mut SplitMix64) -> Effects {
     let mut fx = [0.0; 7];
     match rng.below(10) {
         0 => fx[0] = 25.0,
@@ -81,8 +66,8 @@ fn effects(rng: &mut Lcg) -> Effects {
     Effects::from_values(fx)
 }
 
-fn placement(rng: &mut Lcg) -> Placement {
-    let xy = |r: &mut Lcg, half: u64| r.below(2 * half) as f64 - half as f64 + if r.coin(4) { 0.5 } else { 0.0 };
+fn placement(rng: &mut SplitMix64) -> Placement {
+    let xy = |r: &mut SplitMix64, half: u64| r.below(2 * half) as f64 - half as f64 + if r.coin(4) { 0.5 } else { 0.0 };
     let direction = match rng.below(4) {
         0 => 90.0,
         1 => -90.0,
@@ -100,7 +85,7 @@ fn placement(rng: &mut Lcg) -> Placement {
 }
 
 /// A stage backdrop, then sprites; some sprites share skins (clones at other sizes).
-fn random_scene(rng: &mut Lcg) -> Scene {
+fn random_scene(rng: &mut SplitMix64) -> Scene {
     let stage_colour = COLOURS[rng.below(5) as usize];
     // Half the scenes have a real backdrop (480 × 360 at resolution 2, drawn where the stage
     // is, so its colours come from the per-project plane), half a scaled-up small bitmap.
@@ -140,7 +125,7 @@ fn random_scene(rng: &mut Lcg) -> Scene {
     Scene::new(drawables)
 }
 
-fn probe_colours(scene: &Scene, rng: &mut Lcg) -> Vec<[u8; 3]> {
+fn probe_colours(scene: &Scene, rng: &mut SplitMix64) -> Vec<[u8; 3]> {
     let mut c: Vec<[u8; 3]> = COLOURS.to_vec();
     c.extend([[255, 255, 255], [0, 0, 0]]);
     for _ in 0..4 {
@@ -170,7 +155,7 @@ fn sprite_of(scene: &Scene, pos: usize) -> Option<u32> {
     })
 }
 
-fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut Lcg, counts: &mut [usize; 4]) {
+fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut SplitMix64, counts: &mut [usize; 4]) {
     let n = scene.drawables.len();
     let all: Vec<usize> = (0..n).collect();
     let colours = probe_colours(scene, rng);
@@ -214,7 +199,7 @@ fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut Lcg, counts: &mut [usiz
 
 #[test]
 fn accelerated_queries_equal_the_reference() {
-    let mut rng = Lcg(11);
+    let mut rng = SplitMix64::new(11);
     let mut counts = [0usize; 4];
     for round in 0..40 {
         let mut scene = random_scene(&mut rng);
@@ -298,7 +283,7 @@ fn accelerated_queries_follow_kept_mips() {
 /// the boxes whose order changed.
 #[test]
 fn accelerated_queries_follow_rearrangements() {
-    let mut rng = Lcg(23);
+    let mut rng = SplitMix64::new(23);
     let mut counts = [0usize; 4];
     for _ in 0..30 {
         let mut scene = random_scene(&mut rng);
@@ -309,7 +294,7 @@ fn accelerated_queries_follow_rearrangements() {
             let n = scene.drawables.len();
             // The stage stays at 0; `order` lists old positions (None: a new drawable).
             let mut order: Vec<Option<usize>> = (0..n).map(Some).collect();
-            let pick = |rng: &mut Lcg| 1 + rng.below(n as u64 - 1) as usize;
+            let pick = |rng: &mut SplitMix64| 1 + rng.below(n as u64 - 1) as usize;
             match rng.below(5) {
                 0 => {
                     let d = order.remove(pick(&mut rng));
@@ -364,13 +349,13 @@ fn out_of_order_leaves_a_longest_ordered_run() {
 }
 
 /// A random pen line (thick or thin, any colour, partly transparent).
-fn draw(pen: &mut PenLayer, rng: &mut Lcg) {
+fn draw(pen: &mut PenLayer, rng: &mut SplitMix64) {
     let c = COLOURS[rng.below(5) as usize];
     let attrs = PenAttributes {
         color4f: [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, if rng.coin(3) { 0.5 } else { 1.0 }],
         diameter: 1.0 + rng.below(20) as f64,
     };
-    let xy = |r: &mut Lcg| (r.below(520) as f64 - 260.0, r.below(400) as f64 - 200.0);
+    let xy = |r: &mut SplitMix64| (r.below(520) as f64 - 260.0, r.below(400) as f64 - 200.0);
     let ((x0, y0), (x1, y1)) = (xy(rng), xy(rng));
     pen.draw_line(&attrs, x0, y0, x1, y1);
 }
@@ -379,7 +364,7 @@ fn draw(pen: &mut PenLayer, rng: &mut Lcg) {
 /// composites follow the boxes the pen layer reports.
 #[test]
 fn accelerated_colours_follow_the_pen_layer() {
-    let mut rng = Lcg(23);
+    let mut rng = SplitMix64::new(23);
     let mut counts = [0usize; 4];
     for _ in 0..12 {
         let mut scene = random_scene(&mut rng);

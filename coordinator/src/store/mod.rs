@@ -18,6 +18,9 @@ use tokio::sync::{mpsc, oneshot};
 use crate::experiment::Run;
 use clowder_testgen::Budget;
 
+mod queries;
+pub use queries::{DeterminismFailure, RunQuery, StoredRun, Submission};
+
 /// File name of the store inside the results folder.
 pub const STORE_FILE: &str = "study.sqlite";
 /// Schema version written into `meta`; a store with another version is refused.
@@ -35,7 +38,7 @@ pub struct StoreError {
     pub msg: String,
 }
 
-/// A project as recorded in the store (for serving and for `clowder verify`).
+/// A project as recorded in the store (for serving, `clowder verify` and `clowder mutate-study`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectRow {
     /// Content hash (blake3, hex).
@@ -223,11 +226,6 @@ impl Store {
     /// Path of the database file.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// The underlying connection (exports read through it).
-    pub fn conn(&self) -> &Connection {
-        &self.conn
     }
 
     /// A `meta` value.
@@ -710,3 +708,6 @@ impl StoreWriter {
         rx.await.map_err(|_| "store writer stopped".to_string())?
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests;
