@@ -25,7 +25,6 @@
 //! search's random stream). Drags towards a colour go where Whisker's grid search
 //! finds it ([`clowder_vm::Vm::find_color`]), remembered per colour for the run.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use clowder_vm::TargetId;
@@ -325,9 +324,6 @@ pub struct EventInfo {
     /// Codons per event: the event codon plus the most parameters any event of
     /// the project needs.
     pub reserved: usize,
-    /// Whisker's `_knownColors`: where each colour (by its text) was last found, tried first
-    /// by the next search for it; kept for the whole run, as the extractor is.
-    known_colors: RefCell<BTreeMap<String, (i64, i64)>>,
 }
 
 impl EventInfo {
@@ -422,34 +418,13 @@ impl EventInfo {
                 most = most.max(n);
             }
         }
-        Self {
-            scripts,
-            by_def,
-            procedures,
-            snippets,
-            compares_numbers,
-            reserved: most + 1,
-            known_colors: RefCell::new(BTreeMap::new()),
-        }
+        Self { scripts, by_def, procedures, snippets, compares_numbers, reserved: most + 1 }
     }
 
-    /// Whisker's `_fuzzyFindColor` for colour `text`, on the canvas around target `id` or
-    /// (`own`) on its costume: the known point if it still shows the colour, else a search;
-    /// the result becomes the known point (a miss forgets it).
-    fn find_color(&self, sut: &mut Sut, id: TargetId, text: &str, own: bool) -> Option<(f64, f64)> {
-        let rgb = rgb_color_list(text);
-        let known = self.known_colors.borrow().get(text).copied();
-        let found = if own { sut.find_own_color(id, rgb, known) } else { sut.find_color(id, rgb, known) };
-        let mut map = self.known_colors.borrow_mut();
-        match found {
-            Some(p) => {
-                map.insert(text.to_string(), p);
-            }
-            None => {
-                map.remove(text);
-            }
-        }
-        found.map(|(x, y)| (x as f64, y as f64))
+    /// Where colour `text` is found around target `id` or (`own`) on its costume
+    /// ([`Sut::find_color`], which remembers the last point per test as Whisker's extractor).
+    fn find_color(sut: &mut Sut, id: TargetId, text: &str, own: bool) -> Option<(f64, f64)> {
+        sut.find_color(id, text, rgb_color_list(text), own).map(|(x, y)| (x as f64, y as f64))
     }
 
     /// The events available in the current state of `sut` (Algorithm 2), in a
@@ -579,7 +554,7 @@ impl EventInfo {
                     let rgb = rgb_color_list(text);
                     if !tv.is_stage
                         && !sut.touching_color(tv.id, rgb)
-                        && let Some((x, y)) = self.find_color(sut, tv.id, text, false)
+                        && let Some((x, y)) = Self::find_color(sut, tv.id, text, false)
                     {
                         out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x, y });
                     }
@@ -590,8 +565,8 @@ impl EventInfo {
                     // its own colour lands on the target colour.
                     if !tv.is_stage
                         && !sut.color_touching_color(tv.id, rgb_color_list(own), rgb_color_list(target))
-                        && let Some((ox, oy)) = self.find_color(sut, tv.id, own, true)
-                        && let Some((tx, ty)) = self.find_color(sut, tv.id, target, false)
+                        && let Some((ox, oy)) = Self::find_color(sut, tv.id, own, true)
+                        && let Some((tx, ty)) = Self::find_color(sut, tv.id, target, false)
                     {
                         let (x, y) = (tx + (tv.x - ox), ty + (tv.y - oy));
                         out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x, y });

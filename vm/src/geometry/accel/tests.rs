@@ -242,7 +242,7 @@ fn accelerated_queries_equal_the_reference() {
 /// rows, composites and bounds must follow the silhouettes' levels.
 #[test]
 fn accelerated_queries_follow_kept_mips() {
-    let mut rng = Lcg(31);
+    let mut rng = SplitMix64::new(31);
     let mut counts = [0usize; 4];
     let mut raised = 0;
     for _ in 0..30 {
