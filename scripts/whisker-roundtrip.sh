@@ -2,7 +2,7 @@
 # Round trip of generated suites through the real Whisker (issue 22, acceptance 1).
 #
 #   scripts/whisker-roundtrip.sh [--steps 30000] [--seed 1] [--algorithm mio] [--jobs N]
-#                                [--out DIR] [--only REGEX] [PROJECT.sb3 | FOLDER ...]
+#                                [--out DIR] [--only REGEX] [--reuse] [--dump-state] [PROJECT.sb3 | FOLDER ...]
 #
 # 1. builds clowder (release; CLOWDER_ROUNDTRIP_PROFILE=dev for a dev build);
 # 2. exports a suite for every project (default: the 16 games of <corpora>/whisker-rq1) with
@@ -13,6 +13,9 @@
 # 4. prints the pass rate per game and, for every test that did not pass, its first failure
 #    (the runner is given a copy of each suite whose tests log the error they throw).
 #
+# --reuse keeps suites already exported in --out (runs Whisker only). A Whisker run that left no
+# verdicts (page not loaded in time, CSV not written on a loaded machine) is tried up to 3 times;
+# without a CSV the verdicts come from a complete TAP text in its log.
 # Everything lands in --out (default /tmp/whisker-roundtrip): per game the clowder run
 # (tests.js, suite.json, result.json) and whisker/ (Whisker's CSV and log).
 # Exit status 0 when every exported test passed.

@@ -66,7 +66,10 @@ def logged_copy(src, dst, dump_state=False):
 def verdicts(csv_path):
     """{test name: pass/fail/error/skip} from Whisker's CSV (its last header and row)."""
     lines = [ln for ln in open(csv_path, encoding="utf-8").read().splitlines() if ln.strip()]
-    header_i = max(i for i, ln in enumerate(lines) if ln.startswith("projectName,"))
+    heads = [i for i, ln in enumerate(lines) if ln.startswith("projectName,")]
+    if not heads:
+        return {}
+    header_i = heads[-1]
     rows = list(csv.reader(io.StringIO("\n".join(lines[header_i:header_i + 2]))))
     if len(rows) < 2:
         return {}
@@ -75,11 +78,48 @@ def verdicts(csv_path):
     return {header[i]: row[i] for i in range(4, stop) if i < len(row)}
 
 
+TAP_LINE = re.compile(r"(not )?ok \d+ - (.+?)(?: # (SKIP|skip).*)?$")
+TAP_SEVERITY = re.compile(r"^\s*severity: (fail|error)\s*$")
+
+
+def tap_verdicts(log_path):
+    """{test name: verdict} from the TAP13 text in Whisker's log (the servant sometimes fails to
+    write its CSV after the tests ran: then their verdicts are only there); {} unless the log
+    has a verdict for every test of the plan (`1..N`: it does not always forward them all)."""
+    out = {}
+    text = open(log_path, encoding="utf-8", errors="replace").read()
+    plan = re.search(r"^1\.\.(\d+)$", text, re.M)
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        m = TAP_LINE.search(ln)
+        if not m or m.group(2) in out:
+            continue
+        if m.group(3):
+            out[m.group(2)] = "skip"
+        elif not m.group(1):
+            out[m.group(2)] = "pass"
+        else:
+            sev = next((s.group(1) for s in map(TAP_SEVERITY.match, lines[i + 1:i + 6]) if s), "fail")
+            out[m.group(2)] = sev
+    return out if plan and len(out) == int(plan.group(1)) else {}
+
+
+def whisker_verdicts(wdir):
+    """Whisker's verdicts from its CSV, else from the TAP text of its log; {} when neither has them."""
+    csv_path = os.path.join(wdir, "whisker.csv")
+    if os.path.exists(csv_path):
+        return verdicts(csv_path)
+    log = os.path.join(wdir, "whisker.out")
+    return tap_verdicts(log) if os.path.exists(log) else {}
+
+
 def generate(args, project):
     """`clowder gen --out` into <out>/<name>; returns an error text or None."""
     name = os.path.splitext(os.path.basename(project))[0]
     out = os.path.join(args.out, name)
     os.makedirs(out, exist_ok=True)
+    if args.reuse and os.path.exists(os.path.join(out, "tests.js")):
+        return None
     gen = subprocess.run(
         [args.clowder, "gen", project, "--algorithm", args.algorithm, "--seed", str(args.seed),
          "--budget-steps", str(args.steps), "--out", out],
@@ -89,6 +129,18 @@ def generate(args, project):
     return None
 
 
+def run_whisker(oracle, project, tests, wdir, seed, tries=3):
+    """The whisker-oracle's run.sh, tried again (the tests are deterministic) when it left no
+    verdicts: on a loaded machine Chromium sometimes does not load Whisker's page within
+    puppeteer's 30 s, or the servant fails to write its CSV."""
+    for _ in range(tries):
+        run = subprocess.run([os.path.join(oracle, "run.sh"), project, tests, wdir, str(seed), "10"],
+                             capture_output=True, text=True)
+        if whisker_verdicts(wdir):
+            break
+    return run
+
+
 def replay(args, project):
     """Runs <out>/<name>/tests.js in Whisker; returns ((verdicts, first failures), error)."""
     name = os.path.splitext(os.path.basename(project))[0]
@@ -96,16 +148,15 @@ def replay(args, project):
     logged = os.path.join(out, "tests.logged.js")
     logged_copy(os.path.join(out, "tests.js"), logged, args.dump_state)
     wdir = os.path.join(out, "whisker")
-    run = subprocess.run([os.path.join(args.oracle, "run.sh"), project, logged, wdir, str(args.seed), "10"],
-                         capture_output=True, text=True)
-    csv_path = os.path.join(wdir, "whisker.csv")
-    if not os.path.exists(csv_path):
-        return None, f"Whisker wrote no CSV (run.sh exit {run.returncode}; see {wdir}/whisker.out)"
+    run = run_whisker(args.oracle, project, logged, wdir, args.seed)
+    v = whisker_verdicts(wdir)
+    if not v:
+        return None, f"Whisker gave no verdicts (run.sh exit {run.returncode}; see {wdir}/whisker.out)"
     first = {}
     log = open(os.path.join(wdir, "whisker.out"), encoding="utf-8", errors="replace").read()
     for m in FAIL_LINE.finditer(log):
         first.setdefault(m.group(1), m.group(2).strip())
-    return (verdicts(csv_path), first), None
+    return (v, first), None
 
 
 def main():
@@ -119,6 +170,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="parallel clowder runs")
     ap.add_argument("--out", default="/tmp/whisker-roundtrip")
     ap.add_argument("--only", default=None, help="regex on the project file name")
+    ap.add_argument("--reuse", action="store_true", help="keep suites already exported in --out (run Whisker only)")
     ap.add_argument("--dump-state", action="store_true",
                     help="log every sprite's state (name, clone, x, y, direction, size, costume, visible, "
                          "layer, bubble) in Whisker's log when a test fails")

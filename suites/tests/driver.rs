@@ -148,6 +148,27 @@ fn direct_changes_reach_the_vm() {
     );
 }
 
+/// Whisker-generated suites assert on `getClone(i)`, which in Whisker is scratch-vm's
+/// `sprite.clones[i]` (index 0 the original): a RenderedTarget with `effects`, `volume` and
+/// `getLayerOrder()`, and no `sayText`.
+#[test]
+fn get_clone_is_a_rendered_target_as_whisker_generated_suites_read_it() {
+    passes(
+        "const cat = t.getSprite('Cat');
+         const c = cat.getClone(0);
+         t.assert.equal(c.effects.ghost, 0);
+         t.assert.equal(c.effects.color, 0);
+         t.assert.equal(c.volume, 100);
+         t.assert.equal(c.getLayerOrder(), cat.layerOrder);
+         t.assert.ok(c.getLayerOrder() > 0);
+         t.clickSprite('Cat');
+         await t.runForSteps(1);
+         t.assert.equal(cat.sayText, 'hi');
+         t.assert.equal(c.sayText, undefined);
+         t.assert.equal(cat.getClone(1), undefined);",
+    );
+}
+
 #[test]
 fn failed_assertions_fail_with_actual_and_expected() {
     let row = one("await t.runForSteps(2); t.assert.equal(t.getSprite('Cat').x, 5, 'cat', 'position');");

@@ -22,12 +22,14 @@
 //! conditions); a script is active per target (Whisker: if any target runs it);
 //! a drag towards the edge goes to the nearest edge point (Whisker draws a
 //! random edge point during extraction, which would make decoding depend on the
-//! search's random stream).
+//! search's random stream). Drags towards a colour go where Whisker's grid search
+//! finds it ([`clowder_vm::Vm::find_color`]), remembered per colour for the run.
 
 use std::collections::BTreeMap;
 
 use clowder_vm::TargetId;
 use clowder_vm::project::{BlockIdx, Input, Lit, Project};
+use clowder_vm::util::color::rgb_color_list;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Params;
@@ -280,7 +282,10 @@ enum Point {
     TouchMouse,
     TouchEdge,
     TouchSprite(String),
-    TouchColor,
+    /// `touching color`, with the colour picker's text (`None`: not a literal colour).
+    TouchColor(Option<String>),
+    /// `color (own) is touching (target)?`, with both colour texts when literal.
+    ColorTouchingColor(Option<(String, String)>),
     MouseDown,
     Ask,
     Sound(f64),
@@ -402,7 +407,11 @@ impl EventInfo {
             for pt in &s.points {
                 let n = match pt {
                     Point::MouseMove | Point::TouchMouse => 2,
-                    Point::Key(_) | Point::TouchEdge | Point::TouchSprite(_) | Point::TouchColor => 1,
+                    Point::Key(_)
+                    | Point::TouchEdge
+                    | Point::TouchSprite(_)
+                    | Point::TouchColor(_)
+                    | Point::ColorTouchingColor(_) => 1,
                     Point::Ask => usize::from(compares_numbers),
                     _ => 0,
                 };
@@ -410,6 +419,12 @@ impl EventInfo {
             }
         }
         Self { scripts, by_def, procedures, snippets, compares_numbers, reserved: most + 1 }
+    }
+
+    /// Where colour `text` is found around target `id` or (`own`) on its costume
+    /// ([`Sut::find_color`], which remembers the last point per test as Whisker's extractor).
+    fn find_color(sut: &mut Sut, id: TargetId, text: &str, own: bool) -> Option<(f64, f64)> {
+        sut.find_color(id, text, rgb_color_list(text), own).map(|(x, y)| (x as f64, y as f64))
     }
 
     /// The events available in the current state of `sut` (Algorithm 2), in a
@@ -534,10 +549,31 @@ impl EventInfo {
                         out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x: s.x, y: s.y });
                     }
                 }
-                Point::TouchColor => {
-                    // Needs the renderer to find the colour on the stage; without
-                    // geometry there is nowhere to drag to.
+                Point::TouchColor(Some(text)) => {
+                    // Drag to where the colour is drawn, if the sprite does not touch it yet.
+                    let rgb = rgb_color_list(text);
+                    if !tv.is_stage
+                        && !sut.touching_color(tv.id, rgb)
+                        && let Some((x, y)) = Self::find_color(sut, tv.id, text, false)
+                    {
+                        out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x, y });
+                    }
                 }
+                Point::ColorTouchingColor(Some((own, target))) => {
+                    // Whisker asks whether `own` touches, masked by `target` (the block's two
+                    // colours the other way round), then drags the sprite so that a pixel of
+                    // its own colour lands on the target colour.
+                    if !tv.is_stage
+                        && !sut.color_touching_color(tv.id, rgb_color_list(own), rgb_color_list(target))
+                        && let Some((ox, oy)) = Self::find_color(sut, tv.id, own, true)
+                        && let Some((tx, ty)) = Self::find_color(sut, tv.id, target, false)
+                    {
+                        let (x, y) = (tx + (tv.x - ox), ty + (tv.y - oy));
+                        out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x, y });
+                    }
+                }
+                // No literal colour: Whisker's extractor cannot read one either.
+                Point::TouchColor(None) | Point::ColorTouchingColor(None) => {}
                 Point::MouseDown => out.push(Cand::MouseDown(!sut.mouse().2)),
                 Point::Ask => {
                     if sut.question_pending() {
@@ -585,6 +621,14 @@ fn nearest_edge_point(x: f64, y: f64) -> (f64, f64) {
 /// The JS string of a literal.
 pub(crate) fn lit_string(l: &Lit) -> String {
     l.to_js_string()
+}
+
+/// The text of a colour picker input (`fields.COLOUR.value`), when it is a literal.
+fn color_text(input: Option<&Input>) -> Option<String> {
+    match input {
+        Some(Input::Lit(l)) => Some(lit_string(l)),
+        _ => None,
+    }
 }
 
 fn hat_event(project: &Project, top: BlockIdx) -> Hat {
@@ -654,7 +698,10 @@ fn point_of(project: &Project, b: BlockIdx) -> Option<Point> {
             "_edge_" => Point::TouchEdge,
             name => Point::TouchSprite(name.to_string()),
         },
-        "sensing_touchingcolor" | "sensing_coloristouchingcolor" => Point::TouchColor,
+        "sensing_touchingcolor" => Point::TouchColor(color_text(block.input("COLOR"))),
+        "sensing_coloristouchingcolor" => {
+            Point::ColorTouchingColor(color_text(block.input("COLOR")).zip(color_text(block.input("COLOR2"))))
+        }
         "sensing_mousedown" => Point::MouseDown,
         "sensing_askandwait" => Point::Ask,
         "sensing_loudness" => Point::Sound(loudness_threshold(project, b)),

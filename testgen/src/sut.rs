@@ -9,12 +9,11 @@
 //! (`VmOptions::instrument`): branch distances of conditions and `repeat`
 //! come from it, remaining time of time-based blocks from
 //! `Vm::waiting_blocks`, running scripts from `Vm::active_scripts`.
-//! Remaining approximations:
-//! * where the colour of `touching colour` is on the stage is not searched
-//!   ([`Sut::find_color`] is `None`), so there are no colour-based drags;
-//! * touching and sizes come from the VM's geometry (`none`, `approximate` or
-//!   `exact`, see [`Sut::geometry`]); without geometry nothing touches.
+//! Remaining approximation: touching, colours and sizes come from the VM's
+//! geometry (`none`, `approximate` or `exact`, see [`Sut::geometry`]); without
+//! geometry nothing touches and no colour is found.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use clowder_vm::project::{BlockIdx, Project};
@@ -56,6 +55,11 @@ pub struct Sut {
     hangs: u64,
     /// `(slot, minimum remaining fraction)` of the time-based blocks waited in so far.
     waits: Vec<(usize, f64)>,
+    /// Whisker's `_knownColors`: where each colour (by its text) was last found, tried first by
+    /// the next search for it. Kept per test execution (a fresh `Sut`), not per run as in
+    /// Whisker's extractor: a replay then decodes its events the same way whatever ran before
+    /// it, and parallel replays (mutants, selection pools) stay deterministic.
+    known_colors: BTreeMap<String, (i64, i64)>,
 }
 
 impl Sut {
@@ -70,7 +74,7 @@ impl Sut {
     /// only observe states (mutation analysis).
     pub fn with_instrumentation(project: Arc<Project>, seed: u64, profile: Profile, instrument: bool) -> Self {
         let vm = Vm::new(project, VmOptions { seed, profile, instrument, ..VmOptions::default() });
-        Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0, waits: Vec::new() }
+        Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0, waits: Vec::new(), known_colors: BTreeMap::new() }
     }
 
     /// Clicks the green flag.
@@ -248,9 +252,32 @@ impl Sut {
         self.vm.bounds(id).map(|r| (r.right - r.left, r.top - r.bottom))
     }
 
-    /// Where colour `rgb` is on the stage, when the geometry can tell.
-    pub fn find_color(&self, _rgb: u32) -> Option<(f64, f64)> {
-        None
+    /// Where colour `text` (`rgb`) is drawn: by everything but target `id`, searched outwards
+    /// from it, or (`own`) on `id`'s own costume (Whisker's `_fuzzyFindColor`): the known point
+    /// if it still shows the colour, else a search; the result becomes the known point (a miss
+    /// forgets it). `None` without geometry.
+    pub fn find_color(&mut self, id: TargetId, text: &str, rgb: [u8; 3], own: bool) -> Option<(i64, i64)> {
+        let known = self.known_colors.get(text).copied();
+        let found = if own { self.vm.find_own_color(id, rgb, known) } else { self.vm.find_color(id, rgb, known) };
+        match found {
+            Some(p) => {
+                self.known_colors.insert(text.to_string(), p);
+            }
+            None => {
+                self.known_colors.remove(text);
+            }
+        }
+        found
+    }
+
+    /// Whether target `id` touches colour `rgb` (false without geometry).
+    pub fn touching_color(&mut self, id: TargetId, rgb: [u8; 3]) -> bool {
+        self.vm.touching_color(id, rgb)
+    }
+
+    /// `colorIsTouchingColor(color, mask)` of target `id` (false without geometry).
+    pub fn color_touching_color(&mut self, id: TargetId, color: [u8; 3], mask: [u8; 3]) -> bool {
+        self.vm.color_touching_color(id, color, mask)
     }
 
     /// Executed-block bits so far.

@@ -246,19 +246,26 @@ impl Vm {
         self.st.set_costume_index(&self.prog, id, index);
     }
 
-    /// Whether a live target touches colour `rgb`, as `touching color?` answers.
+    /// Whether a live target touches colour `rgb`, as `touching color?` answers. An
+    /// observation: the renderer's state stays as it was.
     pub fn touching_color(&mut self, id: TargetId, rgb: [u8; 3]) -> bool {
         let prog: &Program = &self.prog;
         let scene = crate::geometry::render_scene!(prog, self.st);
-        self.st.geometry.touching_color(&scene, id, rgb)
+        self.st.geometry.set_observing(true);
+        let answer = self.st.geometry.touching_color(&scene, id, rgb);
+        self.st.geometry.set_observing(false);
+        answer
     }
 
     /// Whether colour `color` of a live target touches colour `mask`, as `color is touching
-    /// color?` answers.
+    /// color?` answers. An observation: the renderer's state stays as it was.
     pub fn color_touching_color(&mut self, id: TargetId, color: [u8; 3], mask: [u8; 3]) -> bool {
         let prog: &Program = &self.prog;
         let scene = crate::geometry::render_scene!(prog, self.st);
-        self.st.geometry.color_touching_color(&scene, id, color, mask)
+        self.st.geometry.set_observing(true);
+        let answer = self.st.geometry.color_touching_color(&scene, id, color, mask);
+        self.st.geometry.set_observing(false);
+        answer
     }
 
     /// Whether a live target touches the mouse pointer, as `touching mouse-pointer?` answers.

@@ -61,5 +61,8 @@ pub mod runtime {
 /// say/think for secs and sounds counted in steps, the step timer, layers as the renderer
 /// orders them); clone clicks, mouse-down events and drags act as Whisker's driver does;
 /// assertions name clones by their index among the live ones. The `headless` and `default`
-/// profiles are unchanged.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem6");
+/// profiles are unchanged. `sem7`: in the `whisker` profile SVG silhouettes keep the largest
+/// MIP made so far, as Whisker's live renderer does (a frame after every step makes each visible
+/// sprite's MIP at its size), which moves touching answers at costume edges; touching-colour
+/// events are offered where Whisker's extractor finds the colour. `headless`/`default` unchanged.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem7");

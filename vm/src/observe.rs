@@ -50,11 +50,31 @@ impl Vm {
     }
 
     /// Whether a live target touches any instance of sprite `sprite` (index in
-    /// `Project::targets`), as `touching (sprite)?` answers.
+    /// `Project::targets`), as `touching (sprite)?` answers. An observation: the renderer's
+    /// state stays as it was.
     pub fn touching_sprite(&mut self, id: TargetId, sprite: usize) -> bool {
         let prog: &Program = &self.prog;
         let scene = crate::geometry::render_scene!(prog, self.st);
-        self.st.geometry.touching_sprite(&scene, id, sprite)
+        self.st.geometry.set_observing(true);
+        let answer = self.st.geometry.touching_sprite(&scene, id, sprite);
+        self.st.geometry.set_observing(false);
+        answer
+    }
+
+    /// Whisker's colour search for drag events: the first grid point, walking out from a live
+    /// target's position over the stage, where everything else drawn shows `rgb`; `known`
+    /// (where the colour was found before) is tried first. `None` without geometry.
+    pub fn find_color(&mut self, id: TargetId, rgb: [u8; 3], known: Option<(i64, i64)>) -> Option<(i64, i64)> {
+        let prog: &Program = &self.prog;
+        let scene = crate::geometry::render_scene!(prog, self.st);
+        self.st.geometry.find_color(&scene, id, rgb, known)
+    }
+
+    /// The same search over a live target's own costume, within its bounds.
+    pub fn find_own_color(&mut self, id: TargetId, rgb: [u8; 3], known: Option<(i64, i64)>) -> Option<(i64, i64)> {
+        let prog: &Program = &self.prog;
+        let scene = crate::geometry::render_scene!(prog, self.st);
+        self.st.geometry.find_own_color(&scene, id, rgb, known)
     }
 
     /// Whether a live target touches the stage edge, as `touching edge?` answers.

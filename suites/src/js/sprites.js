@@ -319,6 +319,17 @@
                 get rotationStyle() {
                     return s.rotationStyle;
                 },
+                // What Whisker-generated assertions read on `getClone(i)` (a RenderedTarget).
+                // A RenderedTarget has no `sayText`: it stays undefined, as in Whisker.
+                get effects() {
+                    return s.effects;
+                },
+                get volume() {
+                    return s.volume;
+                },
+                getLayerOrder() {
+                    return s.layerOrder;
+                },
                 sprite: {name: s.name},
                 setXY(x, y, force) {
                     N.setXY(h, Number(x), Number(y), Boolean(force));

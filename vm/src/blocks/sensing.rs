@@ -121,7 +121,9 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
 /// `Cast.toRgbColorList`.
 pub(crate) fn color_arg(prog: &Program, v: &V) -> [u8; 3] {
     let hex = match v {
-        V::Lit(_) | V::Str(_) => with_str(prog, v, |s| if s.starts_with('#') { Some(hex_to_rgb(s)) } else { None }),
+        V::Lit(_) | V::Str(_) => {
+            with_str(prog, v, |s| if s.starts_with('#') { Some(crate::util::color::hex_to_rgb(s)) } else { None })
+        }
         _ => None,
     };
     if let Some(c) = hex {
@@ -129,21 +131,6 @@ pub(crate) fn color_arg(prog: &Program, v: &V) -> [u8; 3] {
     }
     let d = to_int32(to_number(prog, v));
     [((d >> 16) & 0xff) as u8, ((d >> 8) & 0xff) as u8, (d & 0xff) as u8]
-}
-
-/// `Color.hexToRgb` (`#rgb` or `#rrggbb`, case-insensitive).
-fn hex_to_rgb(s: &str) -> Option<[u8; 3]> {
-    let h = s.strip_prefix('#').unwrap_or(s);
-    let full: String = if h.len() == 3 && h.chars().all(|c| c.is_ascii_hexdigit()) {
-        h.chars().flat_map(|c| [c, c]).collect()
-    } else {
-        h.to_string()
-    };
-    if full.len() != 6 || !full.chars().all(|c| c.is_ascii_hexdigit()) {
-        return None;
-    }
-    let p = |i: usize| u8::from_str_radix(&full[i..i + 2], 16).ok();
-    Some([p(0)?, p(2)?, p(4)?])
 }
 
 impl State {

@@ -119,11 +119,15 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64
                     let scene = crate::geometry::render_scene!(prog, st);
                     // `touching color` was just found false for this colour; `color is touching`
                     // measures from its first colour, which the sprite may still be touching.
-                    if x.rep == Rep::ColorTouchingColor && st.geometry.touching_color(&scene, me, rgb) {
+                    // A distance observes the run: it leaves the renderer's state as it was.
+                    st.geometry.set_observing(true);
+                    let d = if x.rep == Rep::ColorTouchingColor && st.geometry.touching_color(&scene, me, rgb) {
                         0.0
                     } else {
                         st.geometry.color_distance(&scene, me, rgb).unwrap_or(1.0)
-                    }
+                    };
+                    st.geometry.set_observing(false);
+                    d
                 }
             };
             (v, d, 0.0)

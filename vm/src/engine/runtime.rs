@@ -218,6 +218,8 @@ impl State {
             let stage = st.stage();
             let sprites = st.targets.exec.iter().copied().filter(|&id| id != stage);
             st.targets.draw = Some(crate::whisker::DrawList::new(sprites, prog.pen_loaded));
+            // Whisker's renderer lives as long as the project: the MIPs it creates stay.
+            st.geometry.keep_mips(true);
         }
         st
     }

@@ -27,8 +27,11 @@ impl State {
         self.apply_pending(prog);
         if !self.budget.hung {
             self.runtime_step(prog);
-            // The fork adds to its step timer at the end of `_step` (an exception skips it).
+            // The fork draws a frame and adds to its step timer at the end of `_step` (an
+            // exception skips both).
             if self.whisker() && !self.budget.hung && self.budget.error.is_none() {
+                let scene = crate::geometry::render_scene!(prog, self);
+                self.geometry.frame_drawn(&scene);
                 self.clock.step_timer += crate::whisker::TIMER_INCREMENT;
             }
         }

@@ -15,6 +15,7 @@ use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
 use super::pen::{PenAttributes, PenLayer};
 use super::render::{self, Drawable, Scene as RenderScene};
+use super::silhouette::colors_match;
 use super::skin::CostumeSet;
 use super::{Geometry, Rect, Scene, TargetView};
 use crate::engine::{Target, TargetId};
@@ -51,6 +52,14 @@ pub struct CpuGeometry {
     cands: Vec<usize>,
     /// Work of the queries the accelerated ones do not count (fencing, bounds, points, picks).
     work: u64,
+    /// Keep the MIPs frames and the program's queries create (`scene.floors`): the `whisker`
+    /// profile's live renderer.
+    keep_mips: bool,
+    /// Queries come from an observer and must not change `scene.floors`.
+    observing: bool,
+    /// What the last frame saw of the VM's change log: frames look only at targets changed
+    /// since (an unchanged target's texture was created by an earlier frame).
+    drawn: Option<Synced>,
 }
 
 /// The state of the VM's change log at the last sync.
@@ -146,7 +155,41 @@ impl CpuGeometry {
             accel: Accel::with_walks(walks),
             cands: Vec::new(),
             work: 0,
+            keep_mips: false,
+            observing: false,
+            drawn: None,
         }
+    }
+
+    /// After a program's `touching` or `touching color` query from drawable `i`: the MIPs it
+    /// created (`_touchingBounds` asks `i`'s skin for its 100 % texture, then the query's
+    /// silhouettes) stay, when this geometry keeps them.
+    fn keep_query_mips(&mut self, i: usize) {
+        if !self.keep_mips || self.observing {
+            return;
+        }
+        if let Some(d) = self.scene.drawables.get(i) {
+            self.scene.floors.raise(&d.skin, d.skin.mip_level([100.0, 100.0]));
+        }
+        self.scene.floors.raise_all(self.accel.asked().entries());
+    }
+
+    /// The MIP a frame creates for target `t` (visible, with a costume): its skin's texture at
+    /// the drawable's scale (the stage's is 100 %).
+    fn draw_target(&mut self, t: &Target) {
+        if !t.visible {
+            return;
+        }
+        let Some(costume) = usize::try_from(t.costume).ok() else { return };
+        let Some(skin) = self.costumes.skin_ref(t.def as usize, costume) else { return };
+        if !skin.is_svg() {
+            return;
+        }
+        let size = if t.is_stage { 100.0 } else { t.size };
+        let style = ROTATIONS.get(t.rotation_style as usize).copied().unwrap_or(RotationStyle::AllAround);
+        let scale = Placement::from_target(t.x, t.y, t.direction, size, style).render_scale();
+        let level = skin.mip_level(scale);
+        self.scene.floors.raise(skin, level);
     }
 
     fn drawable(&self, t: &TargetView<'_>, key: &Key) -> Option<Drawable> {
@@ -439,6 +482,7 @@ impl Geometry for CpuGeometry {
             assert_eq!(answer, self.scene.touching_drawables(i, &cands), "touching sprite {sprite} from {i}");
             self.cands = cands;
         }
+        self.keep_query_mips(i);
         answer
     }
 
@@ -457,11 +501,19 @@ impl Geometry for CpuGeometry {
     }
 
     fn touching_color(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> bool {
-        self.scene_with_pen(scene, me).is_some_and(|i| self.accelerated_touching_color(i, rgb, None))
+        self.scene_with_pen(scene, me).is_some_and(|i| {
+            let answer = self.accelerated_touching_color(i, rgb, None);
+            self.keep_query_mips(i);
+            answer
+        })
     }
 
     fn color_touching_color(&mut self, scene: &Scene, me: TargetId, target: [u8; 3], mask: [u8; 3]) -> bool {
-        self.scene_with_pen(scene, me).is_some_and(|i| self.accelerated_touching_color(i, target, Some(mask)))
+        self.scene_with_pen(scene, me).is_some_and(|i| {
+            let answer = self.accelerated_touching_color(i, target, Some(mask));
+            self.keep_query_mips(i);
+            answer
+        })
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
@@ -532,6 +584,63 @@ impl Geometry for CpuGeometry {
         Some(d)
     }
 
+    fn find_color(
+        &mut self,
+        scene: &Scene,
+        me: TargetId,
+        rgb: [u8; 3],
+        known: Option<(i64, i64)>,
+    ) -> Option<(i64, i64)> {
+        let i = self.scene_with_pen(scene, me)?;
+        let p = self.scene.drawables.get(i)?.placement;
+        let mut samples = self.scene.color_sampler(Some(i));
+        let matches =
+            |s: &mut render::ColorSampler<'_>, (x, y): (i64, i64)| colors_match(rgb, s.sample(x as f64, y as f64));
+        if let Some(k) = known
+            && matches(&mut samples, k)
+        {
+            return Some(k);
+        }
+        if !samples.may_show(rgb) {
+            return None;
+        }
+        let mut visited = 0u64;
+        let found = distance::fuzzy_find_color((p.x, p.y), &distance::stage_bounds(), rgb, |x, y| {
+            visited += 1;
+            samples.sample(x, y)
+        });
+        self.work += super::cost::WALK * visited;
+        found.found
+    }
+
+    fn find_own_color(
+        &mut self,
+        scene: &Scene,
+        me: TargetId,
+        rgb: [u8; 3],
+        known: Option<(i64, i64)>,
+    ) -> Option<(i64, i64)> {
+        let i = self.scene_with(scene, me)?;
+        let p = self.scene.drawables.get(i)?.placement;
+        let bounds = self.scene.bounds(i);
+        let mut own = self.scene.own_color_sampler(i);
+        if let Some((x, y)) = known
+            && colors_match(rgb, own.sample(x as f64, y as f64))
+        {
+            return Some((x, y));
+        }
+        if !own.may_show(rgb) {
+            return None;
+        }
+        let mut visited = 0u64;
+        let found = distance::fuzzy_find_color((p.x, p.y), &bounds, rgb, |x, y| {
+            visited += 1;
+            own.sample(x, y)
+        });
+        self.work += super::cost::WALK * visited;
+        found.found
+    }
+
     fn work(&self) -> u64 {
         self.accel.work() + self.pen.work() + self.work
     }
@@ -556,6 +665,49 @@ impl Geometry for CpuGeometry {
         if let Some(i) = self.scene_with(scene, me) {
             self.pen.stamp(&self.scene, i);
         }
+    }
+
+    fn keep_mips(&mut self, on: bool) {
+        self.keep_mips = on;
+    }
+
+    fn set_observing(&mut self, on: bool) {
+        self.observing = on;
+    }
+
+    fn frame_drawn(&mut self, scene: &Scene) {
+        if !self.keep_mips {
+            return;
+        }
+        // Only targets changed since the last frame can have a new texture; the whole scene
+        // when the log cannot tell (first frame, targets created or deleted, entries dropped).
+        let fresh = match (scene.changes(), self.drawn) {
+            (Some(c), Some(last)) if c.layers == last.layers && last.seen >= c.base => {
+                c.log.get((last.seen - c.base) as usize..)
+            }
+            _ => None,
+        };
+        match fresh {
+            Some(slots) => {
+                for &slot in slots {
+                    if let Some(t) = scene.raw_slot(slot) {
+                        self.draw_target(t);
+                    }
+                }
+            }
+            None => {
+                for &id in scene.layer_order() {
+                    if let Some(t) = scene.raw(id) {
+                        self.draw_target(t);
+                    }
+                }
+            }
+        }
+        self.drawn = scene.changes().map(|c| Synced {
+            layers: c.layers,
+            seen: c.base + c.log.len() as u64,
+            pen_layer: self.pen_layer,
+        });
     }
 }
 

@@ -165,6 +165,12 @@ impl<'a> Scene<'a> {
         t.as_ref().filter(|_| *g == id.gn)
     }
 
+    /// The live target in a slot, whatever its generation (a frame looks at every target the
+    /// change log names).
+    pub(crate) fn raw_slot(&self, slot: u32) -> Option<&'a Target> {
+        self.targets.get(slot as usize)?.1.as_ref()
+    }
+
     /// All live targets of a sprite (original and clones), back to front.
     pub fn instances_of(&self, sprite: usize) -> impl Iterator<Item = TargetId> + '_ {
         self.exec.iter().copied().filter(move |&id| self.raw(id).is_some_and(|t| t.def as usize == sprite))
@@ -236,6 +242,29 @@ pub trait Geometry {
     fn color_distance(&mut self, _scene: &Scene, _me: TargetId, _rgb: [u8; 3]) -> Option<f64> {
         None
     }
+    /// Whisker's colour search for its drag events (`ScratchEventExtractor._findColorOnCanvas`):
+    /// the first point of the grid walk from `me`'s position over the stage where the other
+    /// visible drawables show `rgb`, after `known` (where the colour was found before), which
+    /// is tried first. `None`: nowhere, or no renderer.
+    fn find_color(
+        &mut self,
+        _scene: &Scene,
+        _me: TargetId,
+        _rgb: [u8; 3],
+        _known: Option<(i64, i64)>,
+    ) -> Option<(i64, i64)> {
+        None
+    }
+    /// The same search over `me`'s own costume within its bounds (`_findColorOnSprite`).
+    fn find_own_color(
+        &mut self,
+        _scene: &Scene,
+        _me: TargetId,
+        _rgb: [u8; 3],
+        _known: Option<(i64, i64)>,
+    ) -> Option<(i64, i64)> {
+        None
+    }
     /// Geometry work done so far by this VM's queries, in machine-independent units (rows
     /// searched, pixels tested or composited, colour-search points); part of a run's work count.
     fn work(&self) -> u64 {
@@ -249,6 +278,16 @@ pub trait Geometry {
     fn pen_line(&mut self, _rgba: [f64; 4], _size: f64, _x0: f64, _y0: f64, _x1: f64, _y1: f64) {}
     /// Stamps `me` onto the pen layer.
     fn pen_stamp(&mut self, _scene: &Scene, _me: TargetId) {}
+    /// Keep the SVG MIPs that frames and the program's queries create, as a live renderer
+    /// does (the `whisker` profile; see [`render::SilhouetteFloors`]); otherwise every query
+    /// starts from a fresh renderer.
+    fn keep_mips(&mut self, _on: bool) {}
+    /// The renderer drew a frame (scratch-vm's `_step` ends with `renderer.draw()`): every
+    /// visible drawable's texture at its scale.
+    fn frame_drawn(&mut self, _scene: &Scene) {}
+    /// While on, queries come from outside the program (instrumentation, assertions, test
+    /// drivers) and leave the renderer's state as it was, so observing a run never changes it.
+    fn set_observing(&mut self, _on: bool) {}
 }
 
 /// No renderer: touching is always false, nothing is fenced (the `headless` profile).

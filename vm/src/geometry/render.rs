@@ -1,12 +1,13 @@
 //! The CPU renderer: scratch-render's collision, bounds, fencing, picking and
 //! colour queries over a [`Scene`] of drawables.
 //!
-//! Every query starts from a *fresh* renderer state, as the render oracle does
-//! (`ORACLE_RESET=question`): SVG silhouettes are the MIP level the query's own
-//! calls request (the largest one requested for a skin wins, as
-//! `SVGSkin.createMIP` only ever upgrades a silhouette), and convex hulls are
-//! recomputed, so `getFastBounds` is the rough AABB. Real Scratch keeps both
-//! caches across frames; being history-free keeps the VM deterministic.
+//! Every query starts from the renderer state in [`Scene::floors`]: SVG silhouettes are the
+//! largest MIP level created so far for their skin or requested by the query's own calls
+//! (`SVGSkin.createMIP` only ever upgrades a silhouette). With no floors (what the render
+//! oracle's `ORACLE_RESET=question` answers, and the `default` profile) that is a fresh
+//! renderer; the `whisker` profile keeps the MIPs its frames and queries created
+//! ([`super::cpu`]), as Whisker's live renderer does. Convex hulls are recomputed, so
+//! `getFastBounds` is the rough AABB.
 
 use std::sync::Arc;
 
@@ -42,11 +43,60 @@ pub struct Drawable {
     pub effects: Effects,
 }
 
+/// Per SVG skin, the largest MIP level scratch-render has created for it so far
+/// (`SVGSkin._largestMIPScale`): its silhouette is that MIP until a larger one is created.
+/// Keyed by the skin's address, which its costume set keeps alive; nothing iterates it in an
+/// order that could reach a result.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SilhouetteFloors(Vec<(usize, i32)>);
+
+impl SilhouetteFloors {
+    /// The level of `skin`'s silhouette, if a MIP was created for it.
+    pub fn level(&self, skin: &Arc<Skin>) -> Option<i32> {
+        let key = skin_key(skin);
+        self.0.iter().find(|(k, _)| *k == key).map(|&(_, l)| l)
+    }
+
+    /// A MIP of `skin` at `level` was created (bitmaps have one silhouette: ignored).
+    pub fn raise(&mut self, skin: &Arc<Skin>, level: i32) {
+        if skin.is_svg() {
+            raise(&mut self.0, skin_key(skin), level);
+        }
+    }
+
+    /// Every (skin key, level).
+    pub(crate) fn entries(&self) -> &[(usize, i32)] {
+        &self.0
+    }
+
+    /// Raises the floors to `levels` ((skin key, level) of SVG skins).
+    pub(crate) fn raise_all(&mut self, levels: &[(usize, i32)]) {
+        for &(k, l) in levels {
+            raise(&mut self.0, k, l);
+        }
+    }
+}
+
+/// `levels[key] := max(levels[key], level)`.
+fn raise(levels: &mut Vec<(usize, i32)>, key: usize, level: i32) {
+    match levels.iter_mut().find(|(k, _)| *k == key) {
+        Some((_, l)) => *l = (*l).max(level),
+        None => levels.push((key, level)),
+    }
+}
+
+/// A skin's identity in level lists: its address.
+pub(crate) fn skin_key(skin: &Arc<Skin>) -> usize {
+    Arc::as_ptr(skin) as usize
+}
+
 /// Drawables back to front: the stage first, then the pen layer (if any), then sprites in layer order.
 #[derive(Debug, Clone, Default)]
 pub struct Scene {
     /// The drawables.
     pub drawables: Vec<Drawable>,
+    /// MIPs created before the queries now asked (none: a fresh renderer).
+    pub floors: SilhouetteFloors,
     /// Transforms computed ahead of queries ([`Scene::new`], [`Scene::refresh_transforms`]), each
     /// with the exact inputs (bit patterns) it came from: a query uses one only while its
     /// drawable still has those inputs, so editing `drawables` can never make an answer stale.
@@ -71,7 +121,7 @@ fn xform_key(d: &Drawable) -> [u64; 9] {
 impl Scene {
     /// A scene of `drawables` with every transform computed once up front.
     pub fn new(drawables: Vec<Drawable>) -> Self {
-        let mut s = Scene { drawables, xforms: Vec::new() };
+        let mut s = Scene { drawables, floors: SilhouetteFloors::default(), xforms: Vec::new() };
         s.refresh_transforms();
         s
     }
@@ -148,14 +198,16 @@ struct Ctx<'a> {
     checked: Vec<u64>,
     /// Transforms this query computed itself (drawables edited since the precomputation).
     own_xf: Vec<(usize, Xform)>,
-    levels: Vec<(*const Skin, i32)>,
+    /// Per SVG skin (by [`skin_key`]), the level of its silhouette: the floor, raised by
+    /// the query's requests.
+    levels: Vec<(usize, i32)>,
     /// MIPs fetched during this query (sized on first use), borrowed from the skins.
     mips: Vec<Option<&'a Mip>>,
 }
 
 impl<'a> Ctx<'a> {
     fn new(s: &'a Scene) -> Self {
-        Ctx { s, checked: Vec::new(), own_xf: Vec::new(), levels: Vec::new(), mips: Vec::new() }
+        Ctx { s, checked: Vec::new(), own_xf: Vec::new(), levels: s.floors.0.clone(), mips: Vec::new() }
     }
 
     fn d(&self, i: usize) -> &'a Drawable {
@@ -189,7 +241,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn request_level(&mut self, skin: &Arc<Skin>, level: i32) {
-        let key = Arc::as_ptr(skin);
+        let key = skin_key(skin);
         match self.levels.iter_mut().find(|(k, _)| *k == key) {
             Some((_, l)) => {
                 if level > *l {
@@ -228,7 +280,7 @@ impl<'a> Ctx<'a> {
         let d = self.d(i);
         let levels = &self.levels;
         self.mips[i].get_or_insert_with(|| {
-            let key = Arc::as_ptr(&d.skin);
+            let key = skin_key(&d.skin);
             let level = levels.iter().find(|(k, _)| *k == key).map(|(_, l)| *l).unwrap_or(0);
             d.skin.mip_ref(level)
         })
@@ -698,9 +750,12 @@ impl Scene {
         self.own_colors(me).at(x, y)
     }
 
-    /// [`Scene::sample_own_color`] at many points (the renderer's state prepared once).
+    /// [`Scene::sample_own_color`] at many points (the renderer's state prepared once). The
+    /// MIP is the one for the drawable's scale whatever the floors: a stamp draws the texture
+    /// `getTexture(scale)` returns, not the silhouette.
     pub fn own_colors(&self, me: usize) -> OwnColors<'_> {
         let mut ctx = Ctx::new(self);
+        ctx.levels.clear();
         ctx.update_cpu(me);
         OwnColors { ctx, me, memo: [None; MEMO] }
     }

@@ -484,15 +484,19 @@ impl CostumeSet {
 
     /// The skin of costume `costume` of target definition `def` (decoded on first use).
     pub fn skin(&self, def: usize, costume: usize) -> Option<Arc<Skin>> {
+        self.skin_ref(def, costume).cloned()
+    }
+
+    /// [`CostumeSet::skin`] borrowed from the set (no reference count per call: frames look
+    /// up every changed target's skin).
+    pub fn skin_ref(&self, def: usize, costume: usize) -> Option<&Arc<Skin>> {
         let cell = self.skins.get(def)?.get(costume)?;
         if let Some(s) = cell.get() {
-            return Some(s.clone());
+            return Some(s);
         }
         let project = self.project.upgrade()?;
         let c = project.targets.get(def)?.costumes.get(costume)?;
-        Some(
-            cell.get_or_init(|| Arc::new(Skin::decode(c, project.assets.get(&c.md5ext).map(|v| v.as_slice())))).clone(),
-        )
+        Some(cell.get_or_init(|| Arc::new(Skin::decode(c, project.assets.get(&c.md5ext).map(|v| v.as_slice())))))
     }
 
     /// Whether the project's geometry is approximate: no assets at all (bare `project.json`)

@@ -103,6 +103,31 @@ pub fn shader_hsv_to_rgb([h, s, v]: [f64; 3]) -> [f64; 3] {
     [r * 255.0 + 0.5, g * 255.0 + 0.5, b * 255.0 + 0.5]
 }
 
+/// `Color.hexToRgb` (`#rgb` or `#rrggbb`, case-insensitive); `None` when not a hex colour.
+pub fn hex_to_rgb(s: &str) -> Option<[u8; 3]> {
+    let h = s.strip_prefix('#').unwrap_or(s);
+    let full: String = if h.len() == 3 && h.chars().all(|c| c.is_ascii_hexdigit()) {
+        h.chars().flat_map(|c| [c, c]).collect()
+    } else {
+        h.to_string()
+    };
+    if full.len() != 6 || !full.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let p = |i: usize| u8::from_str_radix(&full[i..i + 2], 16).ok();
+    Some([p(0)?, p(2)?, p(4)?])
+}
+
+/// `Cast.toRgbColorList` of a text (a colour picker's value): `#rrggbb` (black when not a hex
+/// colour), else the number as `0xRRGGBB`.
+pub fn rgb_color_list(s: &str) -> [u8; 3] {
+    if s.starts_with('#') {
+        return hex_to_rgb(s).unwrap_or([0, 0, 0]);
+    }
+    let d = crate::util::math::to_int32(crate::util::cast::js_string_to_number(s));
+    [((d >> 16) & 0xff) as u8, ((d >> 8) & 0xff) as u8, (d & 0xff) as u8]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

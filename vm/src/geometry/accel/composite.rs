@@ -122,7 +122,7 @@ pub(crate) struct Composite {
     colors: Vec<[u8; 3]>,
     tracked: Vec<Tracked>,
     /// Per SVG skin: the MIP level its drawables' colours were sampled at.
-    levels: Vec<(*const super::super::skin::Skin, i32)>,
+    levels: Vec<(usize, i32)>,
     clock: u64,
     /// Work of the pixels composited since creation (see [`cost`]).
     pub(crate) filled: u64,
@@ -210,12 +210,7 @@ impl Composite {
 
     /// Records that the drawables of `skin` are sampled at MIP `level` from now on; when that
     /// changes, the pixels under them (`boxes()`) are forgotten.
-    pub(crate) fn require_skin_level(
-        &mut self,
-        skin: *const super::super::skin::Skin,
-        level: i32,
-        boxes: impl FnOnce() -> Vec<Rect>,
-    ) {
+    pub(crate) fn require_skin_level(&mut self, skin: usize, level: i32, boxes: impl FnOnce() -> Vec<Rect>) {
         match self.levels.iter_mut().find(|(k, _)| *k == skin) {
             Some((_, l)) if *l == level => {}
             Some((_, l)) => {

@@ -34,7 +34,9 @@ use super::cost;
 use super::distance;
 use super::drawable::{Placement, Xform};
 use super::effects::bit;
-use super::render::{BACKGROUND, Drawable, Scene, mask_matches, sample_box_of, touching_bounds_of, uses_nearest};
+use super::render::{
+    BACKGROUND, Drawable, Scene, mask_matches, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
+};
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;
 use composite::{Composite, Layer, Lazy};
@@ -75,8 +77,8 @@ struct Info {
     /// Cached touching rows (allocated on first use) and the key each was computed under.
     rows: Vec<Row>,
     row_key: Vec<u64>,
-    /// `getBounds`, once asked.
-    bounds: Option<Rect>,
+    /// `getBounds`, once asked, with the floor of the skin's silhouette it was computed at.
+    bounds: Option<(Option<i32>, Rect)>,
 }
 
 impl Info {
@@ -107,16 +109,22 @@ impl Info {
     }
 }
 
-/// The MIP levels one query requests (per SVG skin the largest; bitmaps have one level).
+/// The MIP levels of one query's silhouettes: per SVG skin (by [`skin_key`]) the largest of
+/// its floor and the levels the query requests (bitmaps have one level).
 #[derive(Default)]
-struct Levels(Vec<(*const Skin, i32)>);
+pub(crate) struct Levels(Vec<(usize, i32)>);
 
 impl Levels {
+    /// The floors of `scene` (the MIPs created before the query).
+    fn seeded(scene: &Scene) -> Levels {
+        Levels(scene.floors.entries().to_vec())
+    }
+
     fn request(&mut self, skin: &Arc<Skin>, level: i32) {
         if !skin.is_svg() {
             return;
         }
-        let key = Arc::as_ptr(skin);
+        let key = skin_key(skin);
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some((_, l)) => *l = (*l).max(level),
             None => self.0.push((key, level)),
@@ -124,14 +132,20 @@ impl Levels {
     }
 
     fn of(&self, skin: &Arc<Skin>) -> i32 {
-        let key = Arc::as_ptr(skin);
+        let key = skin_key(skin);
         self.0.iter().find(|(k, _)| *k == key).map_or(0, |(_, l)| *l)
     }
 
+    /// (skin key, level) of every SVG skin with a silhouette in this query.
+    pub(crate) fn entries(&self) -> &[(usize, i32)] {
+        &self.0
+    }
+
     /// The levels of a composite of every visible drawable but `me` (from the index: per SVG
-    /// skin the largest level its visible drawables ask for, without `me`'s own request).
-    fn of_scene(index: &SceneIndex, me_skin: &Arc<Skin>, me_own: Option<i32>) -> Levels {
-        let mut levels = Levels::default();
+    /// skin the largest level its visible drawables ask for, without `me`'s own request),
+    /// over the scene's floors.
+    fn of_scene(scene: &Scene, index: &SceneIndex, me_skin: &Arc<Skin>, me_own: Option<i32>) -> Levels {
+        let mut levels = Levels::seeded(scene);
         for (skin, max) in index.skins() {
             let l = if Arc::ptr_eq(skin, me_skin) { index.level(skin, me_own) } else { max };
             if let Some(l) = l {
@@ -173,6 +187,8 @@ pub(crate) struct Accel {
     pen_texels: Option<(Xform, Rc<Vec<u32>>)>,
     /// Geometry work done so far (rows searched, pixels tested or composited, walk points).
     work: u64,
+    /// The levels of the last `touching` or `touching color` query.
+    asked: Levels,
 }
 
 /// A change to the pen layer since the last refresh: the affected stage box, if known.
@@ -353,8 +369,9 @@ impl Accel {
     /// candidates listed or, for [`Candidates::Sprite`], every instance of the sprite.
     pub(crate) fn touching_drawables(&mut self, scene: &Scene, me: usize, candidates: Candidates) -> bool {
         self.work += cost::QUERY;
+        self.asked.0.clear();
         let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
-        let mut levels = Levels::default();
+        let mut levels = Levels::seeded(scene);
         let me_skin = &scene.drawables[me].skin;
         levels.request(me_skin, self.infos[me].l100);
         let mut list = std::mem::take(&mut self.list);
@@ -415,6 +432,7 @@ impl Accel {
             self.rows_meet(scene, me, &levels, &list)
         };
         self.list = list;
+        self.asked = levels;
         answer
     }
 
@@ -478,7 +496,7 @@ impl Accel {
                 infos
                     .iter()
                     .enumerate()
-                    .filter(|&(i, info)| info.visible && i != me && Arc::as_ptr(&scene.drawables[i].skin) == skin)
+                    .filter(|&(i, info)| info.visible && i != me && skin_key(&scene.drawables[i].skin) == skin)
                     .map(|(_, info)| info.sbox)
                     .collect()
             });
@@ -489,6 +507,7 @@ impl Accel {
     /// `isTouchingColor(me, color, mask)`, as [`Scene::touching_color`].
     pub(crate) fn touching_color(&mut self, scene: &Scene, me: usize, color: [u8; 3], mask: Option<[u8; 3]>) -> bool {
         self.work += cost::QUERY;
+        self.asked.0.clear();
         let Some(mb) = self.infos.get(me).and_then(|i| i.tbounds) else { return false };
         let mut list = std::mem::take(&mut self.list);
         list.clear();
@@ -531,7 +550,7 @@ impl Accel {
             return scene.touching_color(me, color, mask);
         }
         let me_skin = &scene.drawables[me].skin;
-        let mut levels = Levels::of_scene(&self.index, me_skin, None);
+        let mut levels = Levels::of_scene(scene, &self.index, me_skin, None);
         levels.request(me_skin, self.infos[me].l100);
         levels.request(me_skin, self.infos[me].own);
         let key = color_key(color);
@@ -542,6 +561,7 @@ impl Accel {
                     || d.skin.mip_ref(levels.of(&d.skin)).palette().may_show(key)
             });
         if !may_show {
+            self.asked = levels;
             return false;
         }
         let ci = self.prepare_composite(scene, me, &levels);
@@ -600,6 +620,7 @@ impl Accel {
         self.near = near;
         self.touched = touched;
         self.work += work;
+        self.asked = levels;
         hit
     }
 
@@ -612,7 +633,7 @@ impl Accel {
         }
         let me_skin = &scene.drawables[me].skin;
         let me_own = self.infos[me].visible.then_some(self.infos[me].own);
-        let levels = Levels::of_scene(&self.index, me_skin, me_own);
+        let levels = Levels::of_scene(scene, &self.index, me_skin, me_own);
         let key = color_key(color);
         let me_fx = self.index.entry(me).is_some_and(|e| e.colour_effects());
         let may_show = colors_match(color, BACKGROUND)
@@ -653,16 +674,26 @@ impl Accel {
         found
     }
 
-    /// `getBounds` of drawable `me`, as [`Scene::bounds`] (kept while it is unchanged).
+    /// `getBounds` of drawable `me`, as [`Scene::bounds`] (kept while it and the floor of its
+    /// skin are unchanged).
     pub(crate) fn bounds(&mut self, scene: &Scene, me: usize) -> Rect {
-        if let Some(b) = self.infos.get(me).and_then(|i| i.bounds) {
+        let floor = scene.drawables.get(me).and_then(|d| scene.floors.level(&d.skin));
+        if let Some((f, b)) = self.infos.get(me).and_then(|i| i.bounds)
+            && f == floor
+        {
             return b;
         }
         let b = scene.bounds(me);
         if let Some(info) = self.infos.get_mut(me) {
-            info.bounds = Some(b);
+            info.bounds = Some((floor, b));
         }
         b
+    }
+
+    /// The levels the last `touching` or `touching color` query gave its silhouettes: the
+    /// MIPs it created (see [`Scene::floors`]).
+    pub(crate) fn asked(&self) -> &Levels {
+        &self.asked
     }
 }
 

@@ -237,6 +237,47 @@ fn accelerated_queries_equal_the_reference() {
     assert!(counts.iter().all(|&c| c > 20), "positive answers per kind: {counts:?}");
 }
 
+/// With the MIPs a live renderer keeps (the `whisker` profile): floors raised between queries,
+/// by hand and by what the queries asked, with the drawables unchanged or changed. The kept
+/// rows, composites and bounds must follow the silhouettes' levels.
+#[test]
+fn accelerated_queries_follow_kept_mips() {
+    let mut rng = SplitMix64::new(31);
+    let mut counts = [0usize; 4];
+    let mut raised = 0;
+    for _ in 0..30 {
+        let mut scene = random_scene(&mut rng);
+        let mut accel = Accel::default();
+        accel.refresh(&scene, &[], None, &|p| sprite_of(&scene, p));
+        check_all(&scene, &mut accel, &mut rng, &mut counts);
+        for _ in 0..4 {
+            let before = scene.floors.clone();
+            // What the last query created stays; some skins were drawn larger in between.
+            let asked = accel.asked().entries().to_vec();
+            scene.floors.raise_all(&asked);
+            for i in 1..scene.drawables.len() {
+                let skin = scene.drawables[i].skin.clone();
+                if rng.coin(3) {
+                    let level = skin.mip_level(scene.drawables[i].placement.render_scale()) + rng.below(3) as i32;
+                    scene.floors.raise(&skin, level);
+                }
+            }
+            raised += usize::from(scene.floors != before);
+            let mut changed = Vec::new();
+            if rng.coin(2) {
+                let i = 1 + rng.below(scene.drawables.len() as u64 - 1) as usize;
+                scene.drawables[i].placement = placement(&mut rng);
+                changed.push(i);
+            }
+            scene.refresh_transforms_of(&changed);
+            accel.refresh(&scene, &changed, None, &|p| sprite_of(&scene, p));
+            check_all(&scene, &mut accel, &mut rng, &mut counts);
+        }
+    }
+    assert!(raised > 20, "floors raised in {raised} rounds");
+    assert!(counts.iter().all(|&c| c > 20), "positive answers per kind: {counts:?}");
+}
+
 /// Layer changes between queries (a drawable to the front or back, two swapped, one deleted or
 /// added in the middle): the kept data moves with the drawables and the composites forget only
 /// the boxes whose order changed.
