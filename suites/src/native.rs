@@ -362,6 +362,8 @@ fn install_targets(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
                     4 => t.costume as f64,
                     5 => vm.volume(id)?,
                     6 => vm.layer(id)? as f64,
+                    // Whisker's `cloneID` (0 for the original, which Whisker gives `null`).
+                    7 => f64::from(t.clone_id),
                     _ => return None,
                 })
             })

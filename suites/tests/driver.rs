@@ -344,3 +344,34 @@ fn outputs_are_tap_csv_and_feedback_and_reproduce() {
     assert_eq!(fb["judgement"]["groups"][0]["tests"][1]["status"], "wrong");
     assert_eq!(fb["judgement"]["groups"][1]["tests"][0]["status"], "skipped");
 }
+
+#[test]
+fn drag_sprite_finds_a_clone_by_whiskers_clone_id() {
+    // Sprite `Ball` makes three clones at once: Whisker's cloneIDs 1, 2, 3 (the number of live
+    // clones right after each was made). `getClone(i)` indexes the sprite's instances, the
+    // original first.
+    let mut p = ProjectBuilder::new();
+    let ball = p.sprite("Ball");
+    let flag = p.t(ball).when_flag();
+    let c1 = p.t(ball).create_clone("_myself_");
+    let c2 = p.t(ball).create_clone("_myself_");
+    let c3 = p.t(ball).create_clone("_myself_");
+    p.t(ball).script(flag, &[c1, c2, c3]);
+    let project = Arc::new(p.load());
+    let src = "module.exports = [{name: 'drag', test: async t => {
+        await t.runForSteps(1);
+        const ball = t.getSprite('Ball');
+        t.assert.equal(ball.getCloneCount(), 3);
+        t.dragSprite('Ball', 77, -20, 2);
+        t.dragSprite('Ball', 11, 12, null);
+        t.assert.equal(ball.getClone(2).x, 77, 'the clone with cloneID 2 moved');
+        t.assert.equal(ball.getClone(1).x, 0, 'cloneID 1 stays');
+        t.assert.equal(ball.getClone(3).x, 0, 'cloneID 3 stays');
+        t.assert.equal(ball.x, 11, 'no cloneID: the original');
+        t.dragSprite('Ball', 5, 5, 4);
+        t.assert.equal([1, 2, 3].map(i => ball.getClone(i).x).join(), '0,77,0', 'no clone has cloneID 4');
+    }}];";
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    let r = clowder_suites::run_project(&suite, &project, "p", 1, &Limits::default());
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+}

@@ -233,8 +233,10 @@
         }
         dragSprite(spriteName, x, y, cloneID) {
             let h = N.find(String(spriteName));
+            // As Whisker (master): a clone by its `cloneID` (the number of the sprite's live
+            // clones right after it was created), the first in creation order.
             if (h !== undefined && cloneID) {
-                h = N.instances(h).find(c => `t${c}` === cloneID || c === cloneID);
+                h = N.instances(h).find(c => !N.isOriginal(c) && N.num(c, 7) === Number(cloneID));
             }
             if (h !== undefined) {
                 N.setXY(h, Number(x), Number(y), true);
