@@ -166,7 +166,7 @@ fn killed_worker_tool_run_is_leased_again_once() {
     assert!(coord.wait(Duration::from_secs(20)).success(), "coordinator failed:\n{}", coord.log_text());
     let rows = csv_rows(&out.join("kill/runs.csv"));
     assert_eq!(rows.len(), 1, "exactly one row: {rows:?}");
-    assert_eq!((rows[0]["status"].as_str(), rows[0]["coverage"].as_str()), ("ok", "1"), "{:?}", rows[0]);
+    assert_eq!((rows[0]["status"].as_str(), rows[0]["coverage"].as_str()), ("ok", "1.0"), "{:?}", rows[0]);
     let prov = csv_rows(&out.join("kill/provenance.csv"));
     assert_eq!(prov[0]["attempts"], "2", "leased again");
     assert!(prov[0]["worker_id"].ends_with("-b"), "{:?}", prov[0]);
