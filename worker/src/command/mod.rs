@@ -10,6 +10,7 @@
 pub mod parsers;
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -48,14 +49,19 @@ fn work_root(cfg: &CommandConfig) -> PathBuf {
     }
 }
 
-/// The last `TAIL_BYTES` of a file, trimmed to whole lines.
+/// The last `TAIL_BYTES` of a file (however large the file), trimmed to whole lines.
 fn tail_of(path: &Path) -> String {
-    let text = parsers::read_bounded(path).unwrap_or_default();
-    let start = text.len().saturating_sub(TAIL_BYTES);
-    let start = (start..text.len()).find(|&i| text.is_char_boundary(i)).unwrap_or(text.len());
-    let tail = &text[start..];
-    let tail = if start > 0 { tail.split_once('\n').map_or(tail, |x| x.1) } else { tail };
-    tail.trim().to_string()
+    use std::io::{Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else { return String::new() };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = len.saturating_sub(TAIL_BYTES as u64);
+    let mut buf = Vec::with_capacity(TAIL_BYTES);
+    if f.seek(SeekFrom::Start(start)).is_err() || f.take(TAIL_BYTES as u64).read_to_end(&mut buf).is_err() {
+        return String::new();
+    }
+    let text = String::from_utf8_lossy(&buf);
+    let text = if start > 0 { text.split_once('\n').map_or(&*text, |x| x.1) } else { &text };
+    text.trim().to_string()
 }
 
 /// A prepared run: argv, environment, folders.
