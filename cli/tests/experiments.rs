@@ -71,7 +71,7 @@ fn every_experiment_file_parses_and_expands() {
         };
         let runs = expand(&exp, &projects);
         assert!(!projects.is_empty(), "{}: no projects", f.display());
-        assert_eq!(runs.len(), projects.len() * exp.algorithms.len() * exp.seeds.len(), "{}", f.display());
+        assert_eq!(runs.len(), projects.len() * exp.configuration_count() * exp.seeds.len(), "{}", f.display());
         let mut ids: Vec<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();

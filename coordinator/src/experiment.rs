@@ -35,6 +35,8 @@ use std::path::{Path, PathBuf};
 use clowder_testgen::{Algorithm, AlgorithmConfig, Budget};
 use serde::Deserialize;
 
+pub mod command;
+
 /// An error in an experiment file.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
@@ -259,6 +261,10 @@ pub struct ExperimentSpec {
     /// Resource limits per run.
     #[serde(default)]
     pub limits: LimitsSpec,
+    /// An external generator as the engine (`[engine] kind = "command"`, docs/engines.md);
+    /// absent: clowder's own.
+    #[serde(default)]
+    pub engine: Option<command::EngineSpec>,
 }
 
 fn default_output() -> String {
@@ -282,6 +288,8 @@ pub struct Experiment {
     pub seeds: Vec<u64>,
     /// The file's text as read (stored with the study for provenance).
     pub source: String,
+    /// The command engine, when the file has one (then `algorithms` is empty).
+    pub command: Option<command::CommandEngine>,
 }
 
 /// Replaces a leading `$CLOWDER_CORPORA` / `${CLOWDER_CORPORA}` with the
@@ -319,7 +327,11 @@ impl Experiment {
         let mut names = BTreeSet::new();
         let mut algorithms = Vec::new();
         let base_dir = path.parent().unwrap_or(Path::new("."));
-        for a in &spec.algorithms {
+        let command = match &spec.engine {
+            Some(e) => Some(command::resolve(e, &spec, base_dir).map_err(&invalid)?),
+            None => None,
+        };
+        for a in spec.algorithms.iter().filter(|_| command.is_none()) {
             let (kind, base_params) = match &a.whisker_config {
                 Some(rel) => {
                     let expanded = expand_corpora(rel);
@@ -390,11 +402,16 @@ impl Experiment {
         if spec.limits.memory_mb == 0 {
             return Err(invalid("limits.memory_mb must be positive".into()));
         }
-        Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds, source: text.to_string() })
+        Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds, source: text.to_string(), command })
     }
 }
 
 impl Experiment {
+    /// Configurations compared (algorithm entries with sweeps expanded; of either engine).
+    pub fn configuration_count(&self) -> usize {
+        self.command.as_ref().map_or(self.algorithms.len(), |c| c.configs.len())
+    }
+
     /// The mutation-analysis setting (validated when the file was parsed).
     pub fn mutation(&self) -> Mutation {
         self.spec.mutation.resolve().unwrap_or(Mutation::Off)
@@ -491,6 +508,9 @@ pub fn dataset_name(path: &Path) -> String {
 /// Expands an experiment over its dataset's projects: projects × algorithms × seeds,
 /// in that (deterministic) order.
 pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> Vec<Run> {
+    if let Some(c) = &exp.command {
+        return command::expand(exp, c, projects);
+    }
     let engine = clowder_vm::ENGINE_VERSION;
     let dataset = dataset_name(&exp.dataset_path);
     // Mutation analysis changes a run's result (its verdicts are in the digest),

@@ -143,6 +143,11 @@ impl Coordinator {
         let runs = experiment::expand(&experiment, &projects);
         let dataset = experiment::dataset_name(&experiment.dataset_path);
         let lock = lock_results(&experiment.results_dir)?;
+        // An external engine's tool is installed before anything is handed out (the lock
+        // keeps two coordinators from running the set-up at once).
+        if let Some(done) = experiment::command::run_setup(&experiment).map_err(CoordinatorError::Io)? {
+            eprintln!("clowder: {done}");
+        }
         let mut st = store::Store::open(&experiment.results_dir)?;
         let rows: Vec<store::ProjectRow> = projects
             .iter()

@@ -22,7 +22,7 @@ pub const MAX_PROJECT_BYTES: u64 = 256 << 20;
 /// One project file of a dataset.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProjectFile {
-    /// Name used in results: the file name without `.sb3` / `.json` / `.project.json`.
+    /// Name used in results: the file name without `.sb3` / `.json` / `.project.json` / `.py`.
     pub name: String,
     /// Where the file is.
     pub path: PathBuf,
@@ -61,7 +61,8 @@ pub fn is_project_file(name: &str) -> bool {
 
 /// The display name of a project file.
 pub fn project_name(file_name: &str) -> String {
-    for ext in [".project.json", ".sb3", ".json"] {
+    // `.py`: modules of datasets for external generators (engine kind `command`).
+    for ext in [".project.json", ".sb3", ".json", ".py"] {
         if let Some(stem) = file_name.strip_suffix(ext) {
             return stem.to_string();
         }

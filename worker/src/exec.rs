@@ -280,10 +280,13 @@ impl Executor for ThreadExecutor {
     fn execute(
         &self,
         job: &Job,
-        _env: &SlotEnv,
+        env: &SlotEnv,
         on_sample: &mut dyn FnMut(TimelineSample),
-        _c: &Cancel,
+        cancel: &Cancel,
     ) -> ExecOutcome {
+        if let Some(out) = crate::command::dispatch(job, env, cancel) {
+            return out;
+        }
         let cpu0 = thread_cpu_ms();
         let result = run_in_process(&job.spec, &job.project_path, on_sample);
         let cpu_ms = thread_cpu_ms().saturating_sub(cpu0);
@@ -580,6 +583,9 @@ impl Executor for ProcessExecutor {
         on_sample: &mut dyn FnMut(TimelineSample),
         cancel: &Cancel,
     ) -> ExecOutcome {
+        if let Some(out) = crate::command::dispatch(job, env, cancel) {
+            return out;
+        }
         let limit = job.spec.memory_limit_bytes;
         let kind = if limit == 0 { "none" } else { env.memory.kind() };
         let mut outcome = ExecOutcome { memory_limit_kind: kind, ..Default::default() };

@@ -17,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod cache;
+pub mod command;
 pub mod cores;
 pub mod exec;
 mod inner;

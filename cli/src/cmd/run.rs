@@ -105,7 +105,7 @@ async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result
         "clowder: {} — {} runs ({} algorithm configurations × {} seeds, {} {}) on {} slots; {} new, {} already done",
         exp.spec.name,
         first.total,
-        exp.algorithms.len(),
+        exp.configuration_count(),
         exp.seeds.len(),
         exp.budget.amount(),
         exp.budget.unit(),

@@ -609,7 +609,10 @@ impl RunTable {
                 RunStatus::Ok | RunStatus::Limit | RunStatus::Error | RunStatus::ProjectRejected,
             ) if stored.status != "infra_failure" => {
                 let reported_status = status_name(status);
-                if stored.status == reported_status && stored.digest == result.digest {
+                // A result marked non-reproducible (wall-clock budget, a tool not declared
+                // deterministic) is not expected to repeat: the first one stands.
+                let unrepeatable = !result.reproducible && matches!(status, RunStatus::Ok | RunStatus::Limit);
+                if unrepeatable || (stored.status == reported_status && stored.digest == result.digest) {
                     ReportDecision::Duplicate
                 } else {
                     ReportDecision::Mismatch(MismatchWrite {
