@@ -1,6 +1,7 @@
 //! The gRPC contract between a clowder coordinator and its workers.
 //!
-//! Generated from `proto/clowder/v1/clowder.proto`; nothing else lives here.
+//! Generated from `proto/clowder/v1/clowder.proto`, plus the few conventions both sides of
+//! the contract read (limits' reasons, the work cap's sentinel, a test run's configuration).
 
 #![allow(missing_docs)]
 
@@ -10,6 +11,8 @@ pub mod v1 {
 }
 
 pub use v1::*;
+
+pub mod test_run;
 
 /// How a worker's reason for a run stopped by its CPU time limit starts:
 /// `CPU time limit of N s exceeded …`. That limit is an infrastructure guard whose outcome

@@ -19,6 +19,7 @@
 pub mod cache;
 pub mod cores;
 pub mod exec;
+pub mod grading;
 mod inner;
 pub mod limits;
 mod report;
