@@ -186,6 +186,26 @@ pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> V
     runs
 }
 
+/// Every suite entry runs on some project, and every project it names exists (a misspelt
+/// name would silently drop runs).
+pub fn check_projects(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> Result<(), String> {
+    let known: BTreeSet<&str> = projects.iter().map(|p| p.name.as_str()).collect();
+    for s in &exp.suites {
+        let named = s.projects.iter().flatten().chain(&s.exclude);
+        if let Some(missing) = named.into_iter().find(|n| !known.contains(n.as_str())) {
+            return Err(format!(
+                "suite {:?}: the dataset {} has no project {missing:?}",
+                s.name,
+                exp.dataset_path.display()
+            ));
+        }
+        if !projects.iter().any(|p| s.applies_to(&p.name)) {
+            return Err(format!("suite {:?} runs on no project of the dataset", s.name));
+        }
+    }
+    Ok(())
+}
+
 /// The suite files workers fetch by hash (empty for a generation experiment).
 pub fn sources(exp: &Experiment) -> Vec<(String, ProjectSource)> {
     exp.suites
@@ -265,6 +285,9 @@ file = "BTest.js"
         assert_ne!(again[0].run_id, runs[0].run_id);
         assert_eq!(again[2].run_id, runs[2].run_id, "the other suite's runs keep their ids");
         assert_eq!(sources(&e).len(), 2);
+        assert_eq!(check_projects(&e, &projects), Ok(()));
+        let err = check_projects(&e, &projects[1..]).unwrap_err();
+        assert!(err.contains("no project \"a\""), "{err}");
     }
 
     #[test]

@@ -141,6 +141,7 @@ impl Coordinator {
                 experiment.dataset_path.display()
             )));
         }
+        grading::check_projects(&experiment, &projects).map_err(CoordinatorError::Io)?;
         let runs = experiment::expand(&experiment, &projects);
         let dataset = experiment::dataset_name(&experiment.dataset_path);
         let lock = lock_results(&experiment.results_dir)?;
