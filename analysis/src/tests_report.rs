@@ -277,7 +277,8 @@ fn e2s<E: std::fmt::Display>(e: E) -> String {
 }
 
 fn write_file(path: &Path, content: &[u8]) -> Result<(), AnalysisError> {
-    std::fs::write(path, content).map_err(|e| AnalysisError::Output { path: path.display().to_string(), msg: e.to_string() })
+    std::fs::write(path, content)
+        .map_err(|e| AnalysisError::Output { path: path.display().to_string(), msg: e.to_string() })
 }
 
 fn stem(suite: &str) -> String {
@@ -293,7 +294,8 @@ fn stem(suite: &str) -> String {
 /// matrix plot per suite); returns the files written (relative to `out`), sorted.
 pub fn write(study: &TestStudy, out: &Path, title: &str, plots: bool) -> Result<Vec<PathBuf>, AnalysisError> {
     let mk = |p: &Path| {
-        std::fs::create_dir_all(p).map_err(|e| AnalysisError::Output { path: p.display().to_string(), msg: e.to_string() })
+        std::fs::create_dir_all(p)
+            .map_err(|e| AnalysisError::Output { path: p.display().to_string(), msg: e.to_string() })
     };
     mk(out)?;
     let mut written: Vec<PathBuf> = Vec::new();

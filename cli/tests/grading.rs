@@ -64,11 +64,21 @@ fn a_test_experiment_grades_every_project_the_same_for_any_worker_count() {
     for s in ["1", "2"] {
         assert_eq!(
             verdicts("arrows", s),
-            expect([("moves right", "pass"), ("says right side", "pass"), ("counts space", "skip"), ("says many", "skip")])
+            expect([
+                ("moves right", "pass"),
+                ("says right side", "pass"),
+                ("counts space", "skip"),
+                ("says many", "skip")
+            ])
         );
         assert_eq!(
             verdicts("counter", s),
-            expect([("moves right", "skip"), ("says right side", "skip"), ("counts space", "pass"), ("says many", "fail")])
+            expect([
+                ("moves right", "skip"),
+                ("says right side", "skip"),
+                ("counts space", "pass"),
+                ("says many", "fail")
+            ])
         );
         for p in ["clicker", "guess", "relay"] {
             assert!(verdicts(p, s).iter().all(|(_, v)| v == "skip"), "{p}: no Player, no Cat");
