@@ -18,6 +18,7 @@ pub mod sequence;
 pub mod stats;
 pub mod synth;
 pub mod table;
+pub mod tests_report;
 
 pub use compute::{Analysis, Incomplete, Options, analyze};
 pub use curves::{Grid, GridUnit};

@@ -205,7 +205,7 @@ pub struct Results {
 }
 
 /// A column the analysis reads.
-struct Col {
+pub(crate) struct Col {
     name: &'static str,
     dtype: DataType,
     required: bool,
@@ -224,7 +224,7 @@ fn dtype(kind: Kind) -> DataType {
 
 /// The columns called `names` (with whether a file must have them) of `table`, typed as the
 /// schema (`clowder_schema`) says the writers write them.
-fn schema_columns(table: &Table, names: &[(&'static str, bool)]) -> Result<Vec<Col>, AnalysisError> {
+pub(crate) fn schema_columns(table: &Table, names: &[(&'static str, bool)]) -> Result<Vec<Col>, AnalysisError> {
     names
         .iter()
         .map(|&(name, required)| {
@@ -292,7 +292,7 @@ fn runs_columns() -> Result<Vec<Col>, AnalysisError> {
 }
 
 /// Finds `<stem>.parquet` or `<stem>.csv` (Parquet first: same data, faster to read).
-fn find(dir: &Path, stem: &str) -> Option<PathBuf> {
+pub(crate) fn find(dir: &Path, stem: &str) -> Option<PathBuf> {
     [format!("{stem}.parquet"), format!("{stem}.csv")].into_iter().map(|n| dir.join(n)).find(|p| p.is_file())
 }
 
@@ -300,13 +300,13 @@ fn file_name(path: &Path) -> String {
     path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
-fn err(path: &Path, msg: impl std::fmt::Display) -> AnalysisError {
+pub(crate) fn err(path: &Path, msg: impl std::fmt::Display) -> AnalysisError {
     AnalysisError::Input { path: path.display().to_string(), msg: msg.to_string() }
 }
 
 /// Reads the wanted columns of one file; absent optional columns are listed, absent required
 /// ones are an error naming them.
-fn read_columns(path: &Path, cols: &[Col]) -> Result<(DataFrame, Vec<String>), AnalysisError> {
+pub(crate) fn read_columns(path: &Path, cols: &[Col]) -> Result<(DataFrame, Vec<String>), AnalysisError> {
     let is_parquet = path.extension().is_some_and(|e| e == "parquet");
     let pl_path = PlRefPath::new(path.to_string_lossy().to_string());
     let mut lf = if is_parquet {
@@ -343,23 +343,23 @@ fn read_columns(path: &Path, cols: &[Col]) -> Result<(DataFrame, Vec<String>), A
 }
 
 /// Column accessors that turn polars errors into input errors.
-struct Frame<'a> {
-    df: &'a DataFrame,
-    path: &'a Path,
+pub(crate) struct Frame<'a> {
+    pub(crate) df: &'a DataFrame,
+    pub(crate) path: &'a Path,
 }
 
 impl Frame<'_> {
     fn has(&self, name: &str) -> bool {
         self.df.column(name).is_ok()
     }
-    fn str(&self, name: &str) -> Result<Option<Vec<Option<&str>>>, AnalysisError> {
+    pub(crate) fn str(&self, name: &str) -> Result<Option<Vec<Option<&str>>>, AnalysisError> {
         if !self.has(name) {
             return Ok(None);
         }
         let c = self.df.column(name).and_then(|c| c.str()).map_err(|e| err(self.path, e))?;
         Ok(Some(c.iter().collect()))
     }
-    fn u64(&self, name: &str) -> Result<Option<Vec<Option<u64>>>, AnalysisError> {
+    pub(crate) fn u64(&self, name: &str) -> Result<Option<Vec<Option<u64>>>, AnalysisError> {
         if !self.has(name) {
             return Ok(None);
         }

@@ -47,10 +47,18 @@ fn every_experiment_file_parses_and_expands() {
         assert!(names.iter().any(|n| n == expected), "experiments/{expected}.toml is missing: {names:?}");
     }
     for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        // Test experiments read Whisker's suites from outside the repository.
+        if text.contains("$CLOWDER_WHISKER_EXAMPLES") && std::env::var_os("CLOWDER_WHISKER_EXAMPLES").is_none() {
+            drop(std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("SKIP: {}: set CLOWDER_WHISKER_EXAMPLES to load its suites\n", f.display()),
+            ));
+            continue;
+        }
         let exp = Experiment::load(f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
         let stem = f.file_stem().unwrap().to_string_lossy();
         assert_eq!(exp.spec.name, stem, "{}: name should match the file name", f.display());
-        let text = std::fs::read_to_string(f).unwrap();
         assert!(text.starts_with('#'), "{}: starts with a comment header saying what it reproduces", f.display());
         // A split's manifest may be committed while the files it references are absent.
         let files_dir = match Manifest::read(&exp.dataset_path) {
@@ -71,7 +79,22 @@ fn every_experiment_file_parses_and_expands() {
         };
         let runs = expand(&exp, &projects);
         assert!(!projects.is_empty(), "{}: no projects", f.display());
-        assert_eq!(runs.len(), projects.len() * exp.configuration_count() * exp.seeds.len(), "{}", f.display());
+        // A test experiment runs each suite on its projects (every one must match a project).
+        let entries: usize = if exp.suites.is_empty() {
+            projects.len() * exp.configuration_count()
+        } else {
+            exp.suites
+                .iter()
+                .map(|s| {
+                    let n = projects.iter().filter(|p| s.applies_to(&p.name)).count();
+                    let named = s.projects.as_ref().map_or(n, |p| p.len());
+                    assert!(n > 0 && n == named, "{}: suite {} runs on {n} projects", f.display(), s.name);
+                    assert!(s.exclude.iter().all(|x| projects.iter().any(|p| &p.name == x)), "{}", f.display());
+                    n
+                })
+                .sum()
+        };
+        assert_eq!(runs.len(), entries * exp.seeds.len(), "{}", f.display());
         let mut ids: Vec<&str> = runs.iter().map(|r| r.run_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();

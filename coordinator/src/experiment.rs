@@ -96,7 +96,7 @@ impl Seeds {
 }
 
 /// Budget as written in the file.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpec {
     /// VM steps (the default unit).
@@ -246,11 +246,20 @@ pub struct ExperimentSpec {
     pub description: String,
     /// Folder of projects (or one project), relative to the experiment file.
     pub dataset: String,
+    /// What a run does: `"generate"` (the default: test generation with `algorithms`) or
+    /// `"test"` (hand-written suites, `suites`; [`crate::grading`]).
+    #[serde(default)]
+    pub kind: Option<String>,
     /// Algorithm entries.
+    #[serde(default)]
     pub algorithms: Vec<AlgorithmSpec>,
+    /// Suite entries of a `kind = "test"` experiment.
+    #[serde(default)]
+    pub suites: Vec<crate::grading::SuiteSpec>,
     /// Seeds.
     pub seeds: Seeds,
-    /// Budget per run.
+    /// Budget per run (of a test experiment: `{ steps = N }` per test, optional).
+    #[serde(default)]
     pub budget: BudgetSpec,
     /// Mutation analysis of the final suites (default off).
     #[serde(default)]
@@ -282,6 +291,8 @@ pub struct Experiment {
     pub results_dir: PathBuf,
     /// Algorithm entries with validated configurations.
     pub algorithms: Vec<(String, AlgorithmConfig)>,
+    /// Suites of a `kind = "test"` experiment (then `algorithms` is empty).
+    pub suites: Vec<crate::grading::SuiteEntry>,
     /// Budget per run.
     pub budget: Budget,
     /// Seeds.
@@ -321,12 +332,13 @@ impl Experiment {
         if spec.name.is_empty() || spec.name.contains(['/', '\\']) || spec.name.starts_with('.') {
             return Err(invalid(format!("name {:?} must be non-empty and usable as a folder name", spec.name)));
         }
-        if spec.algorithms.is_empty() {
+        let base_dir = path.parent().unwrap_or(Path::new("."));
+        let tests = crate::grading::parse(&spec, base_dir).map_err(&invalid)?;
+        if spec.algorithms.is_empty() && tests.is_none() {
             return Err(invalid("no [[algorithms]] entries".into()));
         }
         let mut names = BTreeSet::new();
         let mut algorithms = Vec::new();
-        let base_dir = path.parent().unwrap_or(Path::new("."));
         let command = match &spec.engine {
             Some(e) => Some(command::resolve(e, &spec, base_dir).map_err(&invalid)?),
             None => None,
@@ -376,6 +388,7 @@ impl Experiment {
         }
         let b = &spec.budget;
         let budget = match (b.steps, b.executions, b.evaluations, b.seconds) {
+            _ if tests.is_some() => tests.as_ref().map_or(Budget::Steps(0), |t| t.budget),
             (Some(s), None, None, None) => Budget::Steps(s),
             (None, Some(e), None, None) => Budget::Executions(e),
             (None, None, Some(e), None) => Budget::Evaluations(e),
@@ -402,7 +415,8 @@ impl Experiment {
         if spec.limits.memory_mb == 0 {
             return Err(invalid("limits.memory_mb must be positive".into()));
         }
-        Ok(Self { spec, dataset_path, results_dir, algorithms, budget, seeds, source: text.to_string(), command })
+        let suites = tests.map(|t| t.suites).unwrap_or_default();
+        Ok(Self { spec, dataset_path, results_dir, algorithms, suites, budget, seeds, source: text.to_string(), command })
     }
 }
 
@@ -510,6 +524,9 @@ pub fn dataset_name(path: &Path) -> String {
 pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> Vec<Run> {
     if let Some(c) = &exp.command {
         return command::expand(exp, c, projects);
+    }
+    if !exp.suites.is_empty() {
+        return crate::grading::expand(exp, projects);
     }
     let engine = clowder_vm::ENGINE_VERSION;
     let dataset = dataset_name(&exp.dataset_path);

@@ -1,5 +1,5 @@
 //! Result exports (the contract with `analysis`, docs/exports.md): `runs`,
-//! `timeline`, `mutants`, `provenance` and `determinism_failures`, each as CSV
+//! `timeline`, `mutants`, `provenance`, `determinism_failures` and (test studies) `tests`, each as CSV
 //! and Parquet, read from the study's store. The tables' columns are defined once, in
 //! `clowder_schema::tables`; this module fills their rows from stored results.
 //!
@@ -62,6 +62,7 @@ fn write_all(store: &Store, out_dir: &Path, q: &RunQuery<'_>) -> Result<Vec<Path
     let mut timeline = TableWriter::create(out_dir, TIMELINE)?;
     let mut mutants = TableWriter::create(out_dir, MUTANTS)?;
     let mut provenance = TableWriter::create(out_dir, PROVENANCE)?;
+    let mut tests = None;
     store.for_each_run(q, |row: StoredRun| -> Result<(), ExportError> {
         runs.push(&runs_row(&row))?;
         let Some(r) = &row.result else { return Ok(()) };
@@ -102,6 +103,7 @@ fn write_all(store: &Store, out_dir: &Path, q: &RunQuery<'_>) -> Result<Vec<Path
             ]);
             mutants.push(&v)?;
         }
+        test_rows::push(&mut tests, out_dir, &row, r)?;
         let p = r.provenance.clone().unwrap_or_default();
         provenance.push(&[
             run.run_id.clone().into(),
@@ -127,6 +129,9 @@ fn write_all(store: &Store, out_dir: &Path, q: &RunQuery<'_>) -> Result<Vec<Path
     written.extend(timeline.finish()?);
     written.extend(mutants.finish()?);
     written.extend(provenance.finish()?);
+    if let Some(t) = tests {
+        written.extend(t.finish()?);
+    }
     written.extend(write_determinism_failures(store, out_dir)?);
     Ok(written)
 }
@@ -224,5 +229,6 @@ fn write_determinism_failures(store: &Store, out_dir: &Path) -> Result<Vec<PathB
     Ok(w.finish()?)
 }
 
+mod test_rows;
 #[cfg(test)]
 mod tests;

@@ -10,6 +10,7 @@
 
 pub mod experiment;
 pub mod export;
+pub mod grading;
 pub mod service;
 pub mod store;
 pub mod summary;
@@ -140,6 +141,7 @@ impl Coordinator {
                 experiment.dataset_path.display()
             )));
         }
+        grading::check_projects(&experiment, &projects).map_err(CoordinatorError::Io)?;
         let runs = experiment::expand(&experiment, &projects);
         let dataset = experiment::dataset_name(&experiment.dataset_path);
         let lock = lock_results(&experiment.results_dir)?;
@@ -193,10 +195,12 @@ impl Coordinator {
         // Any earlier coordinator process on this folder may have left workers
         // backing off (even if the study is complete now).
         let resumed_unfinished = submitted.generation > 1;
-        let sources: BTreeMap<String, table::ProjectSource> = rows
+        let mut sources: BTreeMap<String, table::ProjectSource> = rows
             .into_iter()
             .map(|r| (r.hash, table::ProjectSource { path: r.path, file_name: r.file_name, size: r.size }))
             .collect();
+        // Suites of a test experiment are served like projects (by content hash).
+        sources.extend(grading::sources(&experiment));
         let now = Instant::now();
         let table = table::RunTable::new(
             table::TableConfig {

@@ -1,7 +1,8 @@
 //! The gRPC contract between a clowder coordinator and its workers.
 //!
-//! Generated from `proto/clowder/v1/clowder.proto`, plus the few constants and the JSON
-//! configuration of external-tool runs ([`command`]) that both sides must agree on.
+//! Generated from `proto/clowder/v1/clowder.proto`, plus the few conventions both sides of
+//! the contract read (limits' reasons, the work cap's sentinel, the JSON configuration of
+//! external-tool runs ([`command`]) and of test runs ([`test_run`])).
 
 #![allow(missing_docs)]
 
@@ -13,6 +14,7 @@ pub mod v1 {
 pub use v1::*;
 
 pub mod command;
+pub mod test_run;
 
 /// How a worker's reason for a run stopped by its CPU time limit starts:
 /// `CPU time limit of N s exceeded …`. That limit is an infrastructure guard whose outcome

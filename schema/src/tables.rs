@@ -93,6 +93,27 @@ pub const MUTANTS: Table = Table {
     ],
 };
 
+/// `tests.csv` / `tests.parquet`: one row per test of a test run (experiment kind `test`,
+/// docs/testing.md); `algorithm` is the suite entry's name, `status` the run's, `verdict` the
+/// test's (`pass`, `fail`, `error`, `skip`).
+pub const TESTS: Table = Table {
+    name: "tests",
+    columns: &[
+        col("run_id", Str),
+        col("dataset", Str),
+        col("project", Str),
+        col("algorithm", Str),
+        col("seed", U64),
+        col("status", Str),
+        col("suite", Str),
+        col("index", U32),
+        col("test", Str),
+        col("verdict", Str),
+        col("message", Str),
+        col("steps", U64),
+    ],
+};
+
 /// `provenance.csv` / `provenance.parquet`: one row per finished run (differs between
 /// identical studies by nature).
 pub const PROVENANCE: Table = Table {
@@ -140,7 +161,7 @@ pub const MUTATION_FAILURES: Table =
     Table { name: "mutation_failures", columns: &[col("run_id", Str), col("error", Str)] };
 
 /// Every table, for checks that go over all of them.
-pub const ALL: [Table; 6] = [RUNS, TIMELINE, MUTANTS, PROVENANCE, DETERMINISM_FAILURES, MUTATION_FAILURES];
+pub const ALL: [Table; 7] = [RUNS, TIMELINE, MUTANTS, TESTS, PROVENANCE, DETERMINISM_FAILURES, MUTATION_FAILURES];
 
 #[cfg(test)]
 mod tests {
@@ -159,7 +180,7 @@ mod tests {
 
     #[test]
     fn context_columns_lead_timeline_and_mutants_and_are_in_runs() {
-        for t in [TIMELINE, MUTANTS] {
+        for t in [TIMELINE, MUTANTS, TESTS] {
             let lead: Vec<&str> = t.columns.iter().take(CONTEXT.len()).map(|c| c.name).collect();
             assert_eq!(lead, CONTEXT, "{}", t.name);
         }

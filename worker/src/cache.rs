@@ -45,7 +45,15 @@ impl ProjectCache {
         if !is_hex_hash(hash) {
             return Err(format!("project hash {hash:?} is not a blake3 hex digest"));
         }
-        let ext = if file_name.to_ascii_lowercase().ends_with(".sb3") { "sb3" } else { "json" };
+        let lower = file_name.to_ascii_lowercase();
+        // `.js`: the suite of a test run (crate::grading), fetched like a project.
+        let ext = if lower.ends_with(".sb3") {
+            "sb3"
+        } else if lower.ends_with(".js") {
+            "js"
+        } else {
+            "json"
+        };
         Ok(self.dir.join(format!("{hash}.{ext}")))
     }
 

@@ -215,7 +215,7 @@ pub fn budget_of(spec: &RunSpec) -> Result<Budget, String> {
     }
 }
 
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| p.downcast_ref::<String>().cloned())
@@ -233,6 +233,11 @@ pub fn run_in_process(spec: &RunSpec, project_path: &Path, on_sample: &mut dyn F
     };
     if blake3::hash(&bytes).to_hex().as_str() != spec.project_hash {
         return failure(RunStatus::InfraFailure, format!("cached project {name} does not match its hash"));
+    }
+    match clowder_proto::test_run::TestRunConfig::parse(&spec.config_json) {
+        Some(Ok(t)) => return crate::grading::run(spec, &t, &bytes, &crate::grading::suite_path(project_path, &t)),
+        Some(Err(e)) => return failure(RunStatus::Error, e),
+        None => {}
     }
     let project = match clowder_vm::project::load(&bytes, &name, &LoadLimits::default()) {
         Ok(p) => Arc::new(p),

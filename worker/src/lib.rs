@@ -20,6 +20,7 @@ pub mod cache;
 pub mod command;
 pub mod cores;
 pub mod exec;
+pub mod grading;
 mod inner;
 pub mod limits;
 mod report;

@@ -286,33 +286,54 @@ fn spawn_heartbeat(inner: Arc<Inner>, mut client: Client, every: Duration) -> to
     })
 }
 
-/// The project of a run in the local cache (fetched once per machine).
+/// The project of a run in the local cache (fetched once per machine), and the suite of a test
+/// run beside it (`crate::grading::suite_path`).
 async fn ensure_project(
     client: &mut Client,
     cache: &cache::ProjectCache,
     spec: &RunSpec,
 ) -> Result<PathBuf, RunResult> {
-    let infra = |m: String| exec::failure(RunStatus::InfraFailure, m);
     let file_name =
         if spec.file_name.is_empty() { format!("{}.json", spec.project_name) } else { spec.file_name.clone() };
-    if let Some(p) = cache.get(&spec.project_hash, &file_name) {
+    let what = format!("project {}", spec.project_name);
+    let path = ensure_file(client, cache, &spec.project_hash, &file_name, &what, max_project_bytes()).await?;
+    match clowder_proto::test_run::TestRunConfig::parse(&spec.config_json) {
+        Some(Ok(t)) => {
+            let what = format!("suite {}", t.suite);
+            ensure_file(client, cache, &t.suite_hash, "suite.js", &what, clowder_suites::MAX_SUITE_BYTES).await?;
+        }
+        // A malformed configuration is the run's own (deterministic) error, reported when it runs.
+        Some(Err(_)) | None => {}
+    }
+    Ok(path)
+}
+
+/// A file the coordinator serves by content hash, in the local cache.
+async fn ensure_file(
+    client: &mut Client,
+    cache: &cache::ProjectCache,
+    hash: &str,
+    file_name: &str,
+    what: &str,
+    max_bytes: u64,
+) -> Result<PathBuf, RunResult> {
+    let infra = |m: String| exec::failure(RunStatus::InfraFailure, m);
+    if let Some(p) = cache.get(hash, file_name) {
         return Ok(p);
     }
     let mut stream = client
-        .fetch_project(FetchProjectRequest { project_hash: spec.project_hash.clone() })
+        .fetch_project(FetchProjectRequest { project_hash: hash.to_string() })
         .await
-        .map_err(|e| infra(format!("fetching project {}: {}", spec.project_name, e.message())))?
+        .map_err(|e| infra(format!("fetching {what}: {}", e.message())))?
         .into_inner();
     let mut bytes = Vec::new();
-    while let Some(chunk) =
-        stream.message().await.map_err(|e| infra(format!("fetching project {}: {}", spec.project_name, e.message())))?
-    {
-        if chunk.total_size > max_project_bytes() || (bytes.len() + chunk.data.len()) as u64 > max_project_bytes() {
-            return Err(infra(format!("project {} is larger than the limit", spec.project_name)));
+    while let Some(chunk) = stream.message().await.map_err(|e| infra(format!("fetching {what}: {}", e.message())))? {
+        if chunk.total_size > max_bytes || (bytes.len() + chunk.data.len()) as u64 > max_bytes {
+            return Err(infra(format!("{what} is larger than the limit")));
         }
         bytes.extend_from_slice(&chunk.data);
     }
-    cache.put(&spec.project_hash, &file_name, &bytes).map_err(infra)
+    cache.put(hash, file_name, &bytes).map_err(infra)
 }
 
 /// Largest project accepted over the wire (the loader's own limit).

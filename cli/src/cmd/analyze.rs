@@ -145,6 +145,9 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
             IncompleteRule::Compare => Incomplete::Compare,
         },
     };
+    if clowder_analysis::tests_report::is_test_study(&args.results) {
+        return test_study(&args);
+    }
     let results = clowder_analysis::load(&args.results)?;
     let analysis = clowder_analysis::analyze(&results, &options)?;
     let out = args.out.unwrap_or_else(|| args.results.join("report"));
@@ -162,6 +165,27 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
         for n in &results.notes {
             eprintln!("note: {n}");
         }
+        eprintln!("report: {} ({} files)", out.join("report.md").display(), files.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The report of a test study (`tests.csv`: verdicts of hand-written suites): pass rates per
+/// test and per project, and a project × test matrix per suite.
+fn test_study(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    use clowder_analysis::tests_report;
+    let study = tests_report::load(&args.results)?;
+    let out = args.out.clone().unwrap_or_else(|| args.results.join("report"));
+    let title = args
+        .results
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "results".into());
+    let files = tests_report::write(&study, &out, &title, !args.no_plots)
+        .with_context(|| format!("writing the report to {}", out.display()))?;
+    if !args.quiet {
+        print!("{}", tests_report::headline(&study));
         eprintln!("report: {} ({} files)", out.join("report.md").display(), files.len());
     }
     Ok(ExitCode::SUCCESS)

@@ -101,11 +101,15 @@ async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result
     let mut progress = coord.progress();
     let first = coord.progress_now();
     let sub = coord.submitted();
+    let (entries, per) = if exp.suites.is_empty() {
+        (format!("{} algorithm configurations", exp.configuration_count()), "")
+    } else {
+        (format!("{} suites on their projects", exp.suites.len()), " per test")
+    };
     eprintln!(
-        "clowder: {} — {} runs ({} algorithm configurations × {} seeds, {} {}) on {} slots; {} new, {} already done",
+        "clowder: {} — {} runs ({entries} × {} seeds, {} {}{per}) on {} slots; {} new, {} already done",
         exp.spec.name,
         first.total,
-        exp.configuration_count(),
         exp.seeds.len(),
         exp.budget.amount(),
         exp.budget.unit(),

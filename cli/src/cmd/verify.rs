@@ -119,6 +119,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             skipped += 1;
             continue;
         }
+        // The store does not keep a test run's suite file (it is served from the experiment's
+        // path while the study runs): `clowder test SUITE PROJECT --seed N` re-runs one.
+        if clowder_proto::test_run::TestRunConfig::parse(&c.spec.config_json).is_some() {
+            println!("skip  {label}: a test run (re-run it with `clowder test`)");
+            skipped += 1;
+            continue;
+        }
         let Some(p) = projects.get(&c.spec.project_hash) else {
             println!("skip  {label}: project not recorded in the store");
             skipped += 1;

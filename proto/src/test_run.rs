@@ -1,0 +1,70 @@
+//! The configuration of a test run (experiment kind `test`, docs/testing.md): what
+//! [`crate::RunSpec::config_json`] carries when the run is (project, suite, seed) instead of
+//! (project, algorithm, seed). The coordinator writes it and the worker reads it, so its JSON
+//! form lives here, once.
+//!
+//! The suite itself travels like a project: by content hash, fetched with `FetchProject` and
+//! cached by the worker, so that a suite of a few MiB is not repeated in every run's spec (nor
+//! in the store and `runs.csv`, which keep `config_json`).
+
+use serde::{Deserialize, Serialize};
+
+/// The `kind` of a test run's configuration.
+pub const KIND: &str = "test";
+
+/// A test run's configuration. Fields are declared in key order, so the JSON is canonical
+/// (it is part of the run's identity).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TestRunConfig {
+    /// Always [`KIND`].
+    pub kind: String,
+    /// Steps a test may run before it ends as a timeout (`fail`).
+    pub max_steps: u64,
+    /// The suite's file name (`FruitCatchingTest.js`): names it in messages and stack traces.
+    pub suite: String,
+    /// blake3 of the suite file's bytes (hex): how the worker fetches and checks it.
+    pub suite_hash: String,
+}
+
+impl TestRunConfig {
+    /// A configuration of kind [`KIND`].
+    pub fn new(suite: &str, suite_hash: &str, max_steps: u64) -> Self {
+        Self { kind: KIND.to_string(), max_steps, suite: suite.to_string(), suite_hash: suite_hash.to_string() }
+    }
+
+    /// The canonical JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// The test configuration in `config_json`: `None` when it is not one (a generation run),
+    /// `Some(Err)` when it says `"kind":"test"` but is malformed.
+    pub fn parse(config_json: &str) -> Option<Result<Self, String>> {
+        #[derive(Deserialize)]
+        struct Kind {
+            kind: Option<String>,
+        }
+        let kind: Kind = serde_json::from_str(config_json).ok()?;
+        if kind.kind.as_deref() != Some(KIND) {
+            return None;
+        }
+        Some(serde_json::from_str(config_json).map_err(|e| format!("bad test run configuration {config_json}: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_canonically_and_ignores_generation_configs() {
+        let c = TestRunConfig::new("FruitCatchingTest.js", "ab", 18_000);
+        let j = c.to_json();
+        assert_eq!(j, r#"{"kind":"test","max_steps":18000,"suite":"FruitCatchingTest.js","suite_hash":"ab"}"#);
+        assert_eq!(TestRunConfig::parse(&j), Some(Ok(c)));
+        assert_eq!(TestRunConfig::parse(r#"{"algorithm":"random","params":{}}"#), None);
+        assert_eq!(TestRunConfig::parse("not json"), None);
+        assert!(matches!(TestRunConfig::parse(r#"{"kind":"test","suite":"x"}"#), Some(Err(_))));
+    }
+}

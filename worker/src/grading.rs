@@ -1,0 +1,141 @@
+//! Test runs (experiment kind `test`, docs/testing.md): a hand-written Whisker suite on the
+//! run's project with the run's seed, the same function `clowder test` calls
+//! ([`clowder_suites::run_project`]). The suite reaches the worker like a project, by content
+//! hash into the project cache ([`suite_path`]).
+//!
+//! Test verdicts are data, not run failures: a run whose suite ran is `ok` whatever its tests
+//! say (a project that does not load fails every test, as a broken submission does); only a
+//! suite that cannot be used (it does not parse, exports no tests) makes the run an `error`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clowder_proto::test_run::TestRunConfig;
+use clowder_proto::{RunResult, RunSpec, RunStatus, TestVerdict};
+use clowder_suites::{Limits, ProjectResult, Status, Suite};
+use clowder_vm::LoadLimits;
+
+use crate::exec::failure;
+
+/// Where the worker's cache keeps the suite of a test run whose project is cached at
+/// `project_path`: the same folder, named by the suite's hash ([`crate::cache::ProjectCache`]).
+pub fn suite_path(project_path: &Path, cfg: &TestRunConfig) -> PathBuf {
+    project_path.with_file_name(format!("{}.js", cfg.suite_hash))
+}
+
+/// Runs a test run whose project file (checked against its hash) is `bytes`.
+pub fn run(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], suite_file: &Path) -> RunResult {
+    let source = match std::fs::read(suite_file) {
+        Ok(b) if blake3::hash(&b).to_hex().as_str() == cfg.suite_hash => b,
+        Ok(_) => {
+            return failure(RunStatus::InfraFailure, format!("cached suite {} does not match its hash", cfg.suite));
+        }
+        Err(e) => return failure(RunStatus::InfraFailure, format!("reading cached suite {}: {e}", cfg.suite)),
+    };
+    let Ok(source) = String::from_utf8(source) else {
+        return failure(RunStatus::Error, format!("suite {}: not UTF-8", cfg.suite));
+    };
+    let suite = match Suite::from_source(&cfg.suite, &source) {
+        Ok(s) => s,
+        Err(e) => return failure(RunStatus::Error, format!("suite {}: {e}", cfg.suite)),
+    };
+    let name = if spec.file_name.is_empty() { spec.project_name.clone() } else { spec.file_name.clone() };
+    let limits = Limits { steps_per_test: cfg.max_steps.max(1), ..Limits::default() };
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        match clowder_vm::project::load(bytes, &name, &LoadLimits::default()) {
+            Ok(p) => clowder_suites::run_project(&suite, &Arc::new(p), &spec.project_name, spec.seed, &limits),
+            Err(e) => ProjectResult::unloadable(&suite, &spec.project_name, spec.seed, &e.to_string()),
+        }
+    }));
+    match ran {
+        Ok(r) => to_result(&r),
+        Err(p) => {
+            failure(RunStatus::Error, format!("internal error (panic): {}", crate::exec::panic_message(p.as_ref())))
+        }
+    }
+}
+
+/// The wire result of a suite run: one verdict per test; `covered` / `total_targets` /
+/// `coverage` are the passing tests, the tests and their ratio; `steps` the VM steps of all
+/// tests, `executions` the tests run. The digest covers every verdict.
+pub fn to_result(r: &ProjectResult) -> RunResult {
+    let tests: Vec<TestVerdict> = r
+        .rows
+        .iter()
+        .map(|row| TestVerdict {
+            index: u32::try_from(row.index).unwrap_or(u32::MAX),
+            test: row.test.clone(),
+            status: row.status.as_str().to_string(),
+            message: row.message.clone(),
+            steps: row.steps,
+        })
+        .collect();
+    let mut h = blake3::Hasher::new();
+    for t in &tests {
+        for part in [&t.index.to_string(), &t.test, &t.status, &t.message, &t.steps.to_string()] {
+            h.update(part.as_bytes());
+            h.update(b"\0");
+        }
+    }
+    let total = u32::try_from(tests.len()).unwrap_or(u32::MAX);
+    let pass = u32::try_from(r.count(Status::Pass)).unwrap_or(u32::MAX);
+    RunResult {
+        status: RunStatus::Ok as i32,
+        coverage: if total == 0 { 0.0 } else { f64::from(pass) / f64::from(total) },
+        covered: pass,
+        total_targets: total,
+        steps: tests.iter().map(|t| t.steps).sum(),
+        executions: u64::from(total),
+        digest: h.finalize().to_hex().to_string(),
+        reproducible: true,
+        tests,
+        ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUITE: &str = r#"
+const pass = async function (t) { t.greenFlag(); await t.runForSteps(3); };
+const fails = async function (t) { t.assert.equal(1, 2, 'one is not two'); };
+const assumes = async function (t) { t.assume.ok(false, 'no such sprite'); };
+module.exports = [
+  { test: pass, name: 'runs', description: '', categories: [] },
+  { test: fails, name: 'fails', description: '', categories: [] },
+  { test: assumes, name: 'assumes', description: '', categories: [] },
+];
+"#;
+
+    fn spec(file_name: &str) -> RunSpec {
+        RunSpec { project_name: "p".into(), file_name: file_name.into(), seed: 3, ..Default::default() }
+    }
+
+    #[test]
+    fn verdicts_are_data_and_a_broken_suite_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("s.js");
+        std::fs::write(&suite, SUITE).unwrap();
+        let cfg = TestRunConfig::new("s.js", blake3::hash(SUITE.as_bytes()).to_hex().as_str(), 100);
+        let project = include_bytes!("../../datasets/smoke/counter.json");
+        let r = run(&spec("p.json"), &cfg, project, &suite);
+        assert_eq!(r.status, RunStatus::Ok as i32, "{}", r.error);
+        let verdicts: Vec<(&str, &str)> = r.tests.iter().map(|t| (t.test.as_str(), t.status.as_str())).collect();
+        assert_eq!(verdicts, [("runs", "pass"), ("fails", "fail"), ("assumes", "skip")], "{:?}", r.tests);
+        assert_eq!((r.covered, r.total_targets, r.executions), (1, 3, 3));
+        assert_eq!(run(&spec("p.json"), &cfg, project, &suite).digest, r.digest, "same inputs, same digest");
+        // A submission that does not load fails every test; the run is still ok.
+        let broken = run(&spec("p.json"), &cfg, b"{not json", &suite);
+        assert_eq!(broken.status, RunStatus::Ok as i32);
+        assert!(broken.tests.iter().all(|t| t.status == "fail" && t.message.contains("could not be loaded")));
+        assert_ne!(broken.digest, r.digest);
+        // A suite that does not parse is the run's error; a cache mismatch is infrastructure.
+        std::fs::write(&suite, "module.exports = [").unwrap();
+        let bad = TestRunConfig::new("s.js", blake3::hash(b"module.exports = [").to_hex().as_str(), 100);
+        let e = run(&spec("p.json"), &bad, project, &suite);
+        assert_eq!(e.status, RunStatus::Error as i32);
+        assert!(e.error.contains("s.js"), "{}", e.error);
+        assert_eq!(run(&spec("p.json"), &cfg, project, &suite).status, RunStatus::InfraFailure as i32);
+    }
+}
