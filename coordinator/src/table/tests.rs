@@ -39,6 +39,8 @@ fn ok(run_id: &str, lease_id: &str, digest: &str) -> RunResult {
         lease_id: lease_id.into(),
         status: RunStatus::Ok as i32,
         digest: digest.into(),
+        // Our own runs; external tools not declared deterministic report `false`.
+        reproducible: true,
         ..Default::default()
     }
 }
@@ -92,6 +94,10 @@ fn late_result_of_expired_lease_counts_and_revokes_the_new_lease() {
     // The second completion is compared by digest.
     assert!(matches!(t.begin_report(ok("a", &l2, "D"), "", now), ReportDecision::Duplicate));
     assert!(matches!(t.begin_report(ok("a", &l2, "E"), "", now), ReportDecision::Mismatch(_)));
+    // A result that is not expected to repeat (a wall-clock budget, an external tool not
+    // declared deterministic): the first one stands.
+    let unrepeatable = RunResult { reproducible: false, ..ok("a", &l2, "E") };
+    assert!(matches!(t.begin_report(unrepeatable, "", now), ReportDecision::Duplicate));
     let p = t.progress(now);
     assert_eq!((p.done, p.running, p.pending), (1, 0, 0));
 }
