@@ -416,7 +416,17 @@ impl Experiment {
             return Err(invalid("limits.memory_mb must be positive".into()));
         }
         let suites = tests.map(|t| t.suites).unwrap_or_default();
-        Ok(Self { spec, dataset_path, results_dir, algorithms, suites, budget, seeds, source: text.to_string(), command })
+        Ok(Self {
+            spec,
+            dataset_path,
+            results_dir,
+            algorithms,
+            suites,
+            budget,
+            seeds,
+            source: text.to_string(),
+            command,
+        })
     }
 }
 

@@ -297,13 +297,10 @@ async fn ensure_project(
         if spec.file_name.is_empty() { format!("{}.json", spec.project_name) } else { spec.file_name.clone() };
     let what = format!("project {}", spec.project_name);
     let path = ensure_file(client, cache, &spec.project_hash, &file_name, &what, max_project_bytes()).await?;
-    match clowder_proto::test_run::TestRunConfig::parse(&spec.config_json) {
-        Some(Ok(t)) => {
-            let what = format!("suite {}", t.suite);
-            ensure_file(client, cache, &t.suite_hash, "suite.js", &what, clowder_suites::MAX_SUITE_BYTES).await?;
-        }
-        // A malformed configuration is the run's own (deterministic) error, reported when it runs.
-        Some(Err(_)) | None => {}
+    // A malformed configuration is the run's own (deterministic) error, reported when it runs.
+    if let Some(Ok(t)) = clowder_proto::test_run::TestRunConfig::parse(&spec.config_json) {
+        let what = format!("suite {}", t.suite);
+        ensure_file(client, cache, &t.suite_hash, "suite.js", &what, clowder_suites::MAX_SUITE_BYTES).await?;
     }
     Ok(path)
 }
