@@ -511,6 +511,32 @@ pub struct Run {
     pub budget: Budget,
 }
 
+impl Run {
+    /// The run of project `p` of `exp` under configuration `algorithm` (`config_json`, what
+    /// the worker gets) at `seed`; `identity` is what names it besides project, seed, budget
+    /// and `engine`.
+    pub fn of(
+        exp: &Experiment,
+        p: &clowder_datasets::ProjectFile,
+        algorithm: &str,
+        config_json: &str,
+        identity: &str,
+        seed: u64,
+        engine: &str,
+    ) -> Self {
+        Run {
+            run_id: run_id(&p.content_hash, identity, seed, exp.budget, engine),
+            dataset: dataset_name(&exp.dataset_path),
+            project: p.name.clone(),
+            project_hash: p.content_hash.clone(),
+            algorithm: algorithm.to_string(),
+            config_json: config_json.to_string(),
+            seed,
+            budget: exp.budget,
+        }
+    }
+}
+
 /// The identity of a run (DESIGN §5).
 pub fn run_id(project_hash: &str, config_json: &str, seed: u64, budget: Budget, engine: &str) -> String {
     let mut h = blake3::Hasher::new();
@@ -539,7 +565,6 @@ pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> V
         return crate::grading::expand(exp, projects);
     }
     let engine = clowder_vm::ENGINE_VERSION;
-    let dataset = dataset_name(&exp.dataset_path);
     // Mutation analysis changes a run's result (its verdicts are in the digest),
     // so it is part of the identity; "off" adds nothing (ids stay as before).
     let mutation = match exp.mutation() {
@@ -556,16 +581,7 @@ pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> V
             let config_json = cfg.normalized_json();
             let identity = format!("{config_json}{mutation}{work}");
             for &seed in &exp.seeds {
-                runs.push(Run {
-                    run_id: run_id(&p.content_hash, &identity, seed, exp.budget, engine),
-                    dataset: dataset.clone(),
-                    project: p.name.clone(),
-                    project_hash: p.content_hash.clone(),
-                    algorithm: name.clone(),
-                    config_json: config_json.clone(),
-                    seed,
-                    budget: exp.budget,
-                });
+                runs.push(Run::of(exp, p, name, &config_json, &identity, seed, engine));
             }
         }
     }

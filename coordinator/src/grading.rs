@@ -26,7 +26,7 @@ use clowder_proto::test_run::TestRunConfig;
 use clowder_testgen::Budget;
 use serde::Deserialize;
 
-use crate::experiment::{Experiment, ExperimentSpec, Mutation, Run, dataset_name, expand_corpora, run_id};
+use crate::experiment::{Experiment, ExperimentSpec, Mutation, Run, expand_corpora};
 use crate::table::ProjectSource;
 
 /// Largest suite file (bytes); the worker's suite loader has the same limit.
@@ -164,22 +164,12 @@ pub fn parse(spec: &ExperimentSpec, base: &Path) -> Result<Option<TestSpec>, Str
 /// Runs of a test experiment: suites × their projects × seeds, in that (deterministic) order.
 pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> Vec<Run> {
     let engine = clowder_vm::ENGINE_VERSION;
-    let dataset = dataset_name(&exp.dataset_path);
     let mut runs = Vec::new();
     for s in &exp.suites {
         let config_json = TestRunConfig::new(&s.file_name, &s.hash, exp.budget.amount()).to_json();
         for p in projects.iter().filter(|p| s.applies_to(&p.name)) {
             for &seed in &exp.seeds {
-                runs.push(Run {
-                    run_id: run_id(&p.content_hash, &config_json, seed, exp.budget, engine),
-                    dataset: dataset.clone(),
-                    project: p.name.clone(),
-                    project_hash: p.content_hash.clone(),
-                    algorithm: s.name.clone(),
-                    config_json: config_json.clone(),
-                    seed,
-                    budget: exp.budget,
-                });
+                runs.push(Run::of(exp, p, &s.name, &config_json, &config_json, seed, engine));
             }
         }
     }

@@ -25,7 +25,7 @@ use clowder_proto::command::{self as wire, COMMAND_ENGINE, CommandConfig};
 use clowder_testgen::Budget;
 use serde::Deserialize;
 
-use super::{Experiment, ExperimentSpec, Run, dataset_name, run_id};
+use super::{Experiment, ExperimentSpec, Run};
 
 /// The engine version in the identity of command runs: they do not depend on clowder's VM.
 pub const COMMAND_ENGINE_VERSION: &str = "command/1";
@@ -177,7 +177,6 @@ fn check_placeholders(cfg: &CommandConfig) -> Result<(), String> {
 /// is the subject's hash, the configuration without paths and limits, the seed, the budget
 /// and [`COMMAND_ENGINE_VERSION`].
 pub(super) fn expand(exp: &Experiment, engine: &CommandEngine, projects: &[clowder_datasets::ProjectFile]) -> Vec<Run> {
-    let dataset = dataset_name(&exp.dataset_path);
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()).to_string_lossy().to_string();
     let vars: BTreeMap<String, String> =
         [("experiment_dir".to_string(), abs(&engine.experiment_dir)), ("results".to_string(), abs(&exp.results_dir))]
@@ -188,16 +187,7 @@ pub(super) fn expand(exp: &Experiment, engine: &CommandEngine, projects: &[clowd
             let identity = cfg.identity_json();
             let config_json = CommandConfig { vars: vars.clone(), ..cfg.clone() }.to_json();
             for &seed in &exp.seeds {
-                runs.push(Run {
-                    run_id: run_id(&p.content_hash, &identity, seed, exp.budget, COMMAND_ENGINE_VERSION),
-                    dataset: dataset.clone(),
-                    project: p.name.clone(),
-                    project_hash: p.content_hash.clone(),
-                    algorithm: name.clone(),
-                    config_json: config_json.clone(),
-                    seed,
-                    budget: exp.budget,
-                });
+                runs.push(Run::of(exp, p, name, &config_json, &identity, seed, COMMAND_ENGINE_VERSION));
             }
         }
     }
