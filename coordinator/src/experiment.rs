@@ -332,7 +332,8 @@ impl Experiment {
         if spec.name.is_empty() || spec.name.contains(['/', '\\']) || spec.name.starts_with('.') {
             return Err(invalid(format!("name {:?} must be non-empty and usable as a folder name", spec.name)));
         }
-        let base_dir = path.parent().unwrap_or(Path::new("."));
+        // `Path::parent` of a bare file name is "", which is no directory to run in.
+        let base_dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let tests = crate::grading::parse(&spec, base_dir).map_err(&invalid)?;
         if spec.algorithms.is_empty() && tests.is_none() {
             return Err(invalid("no [[algorithms]] entries".into()));

@@ -294,6 +294,14 @@ params = { algo = "B" }
     }
 
     #[test]
+    fn a_bare_experiment_file_name_runs_its_tool_from_the_current_folder() {
+        // `clowder run exp.toml` from the experiment's own folder: the parent of a bare name is
+        // "", which is not a folder a set-up script can run in.
+        let e = Experiment::parse(CMD, Path::new("exp.toml")).unwrap();
+        assert_eq!(e.command.as_ref().unwrap().experiment_dir, Path::new("."));
+    }
+
+    #[test]
     fn command_engine_errors_name_the_problem() {
         for (from, to, want) in [
             ("{algo}", "{algorithm}", "unknown placeholder {algorithm}"),
