@@ -150,13 +150,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     }
     let results = clowder_analysis::load(&args.results)?;
     let analysis = clowder_analysis::analyze(&results, &options)?;
-    let out = args.out.unwrap_or_else(|| args.results.join("report"));
-    let title = args
-        .results
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "results".into());
+    let (out, title) = out_and_title(&args);
     let wo = WriteOptions { title, plots: !args.no_plots, per_run_timelines: args.per_run_timelines };
     let files = clowder_analysis::report::write(&analysis, &results, &out, &wo)
         .with_context(|| format!("writing the report to {}", out.display()))?;
@@ -170,11 +164,9 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The report of a test study (`tests.csv`: verdicts of hand-written suites): pass rates per
-/// test and per project, and a project × test matrix per suite.
-fn test_study(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
-    use clowder_analysis::tests_report;
-    let study = tests_report::load(&args.results)?;
+/// The report folder (`--out`, else `RESULTS/report`) and the report's title (the results
+/// folder's name).
+fn out_and_title(args: &AnalyzeArgs) -> (std::path::PathBuf, String) {
     let out = args.out.clone().unwrap_or_else(|| args.results.join("report"));
     let title = args
         .results
@@ -182,6 +174,15 @@ fn test_study(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| "results".into());
+    (out, title)
+}
+
+/// The report of a test study (`tests.csv`: verdicts of hand-written suites): pass rates per
+/// test and per project, and a project × test matrix per suite.
+fn test_study(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
+    use clowder_analysis::tests_report;
+    let study = tests_report::load(&args.results)?;
+    let (out, title) = out_and_title(args);
     let files = tests_report::write(&study, &out, &title, !args.no_plots)
         .with_context(|| format!("writing the report to {}", out.display()))?;
     if !args.quiet {
