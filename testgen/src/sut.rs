@@ -80,6 +80,9 @@ impl Sut {
     /// Clicks the green flag.
     pub fn green_flag(&mut self) {
         self.vm.green_flag();
+        // Whisker's `greenFlag()` starts the hats at once (scratch-vm `startHats`), so the
+        // event extraction before the first step already sees the green-flag scripts active.
+        self.vm.apply_inputs();
     }
 
     /// Runs one step.

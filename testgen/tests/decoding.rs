@@ -73,3 +73,25 @@ fn codon_groups_have_the_projects_width() {
     let info = clowder_testgen::events::EventInfo::new(&p.load(), 1);
     assert_eq!(info.reserved, 3, "MouseMove needs x and y codons");
 }
+
+/// Whisker's green flag starts the hats at once: the first event of a test is chosen
+/// among the events of the green-flag scripts, before any step has run (a game that is
+/// lost within a few steps without input needs its first input at once).
+#[test]
+fn the_first_event_sees_the_green_flag_scripts() {
+    let mut p = ProjectBuilder::new();
+    let s = p.sprite("S");
+    let t = p.t(s);
+    let h = t.when_flag();
+    let k = t.key_pressed("space");
+    let sw = t.switch_costume("other");
+    let iff = t.if_(&k, &[sw]);
+    let fe = t.forever(&[iff]);
+    t.script(h, &[fe]);
+    let project = Arc::new(p.load());
+    let model = FitnessModel::new(&project);
+    let params = Params::from_config(&AlgorithmConfig::new(Algorithm::Mio)).expect("valid");
+    // ⟨Wait, KeyPress(space)⟩ from the start: 1 mod 2 = 1 → press space.
+    let (events, _) = decode_once(Arc::clone(&project), &model, &params, 1, &[1, 3]);
+    assert!(matches!(&events[0], Event::KeyPress { key, .. } if key == "space"), "{events:?}");
+}

@@ -65,4 +65,7 @@ pub mod runtime {
 /// MIP made so far, as Whisker's live renderer does (a frame after every step makes each visible
 /// sprite's MIP at its size), which moves touching answers at costume edges; touching-colour
 /// events are offered where Whisker's extractor finds the colour. `headless`/`default` unchanged.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem7");
+/// `sem8`: the generator's green flag starts the hats at once, as Whisker's does, so a test's
+/// first event is chosen among the events of the running green-flag scripts (it was always a
+/// wait or a hat event); every profile's generated suites change, the VM's traces do not.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem8");
