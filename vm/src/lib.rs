@@ -67,5 +67,8 @@ pub mod runtime {
 /// events are offered where Whisker's extractor finds the colour. `headless`/`default` unchanged.
 /// `sem8`: the generator's green flag starts the hats at once, as Whisker's does, so a test's
 /// first event is chosen among the events of the running green-flag scripts (it was always a
-/// wait or a hat event); every profile's generated suites change, the VM's traces do not.
+/// wait or a hat event); every profile's generated suites change, the VM's traces do not. And
+/// SVG shapes in solid colours are blended with the browser's truncating 8-bit arithmetic
+/// (`geometry::svg_blend`): colours of partly covered pixels move by 1–2 units, which decides
+/// colour sensing at dark edges (Snake's self-collision); `headless` is unaffected.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem8");

@@ -290,3 +290,37 @@ fn fruit_catching_bot_matches_the_real_whisker() {
         }
     }
 }
+
+/// Snake (whisker-rq1): the head's 10 × 8 silhouette, whose dark edge pixels decide
+/// `color #060000 is touching #00c782` (mask tolerance 2). The straight reds below were read
+/// from the real scratch-render's `Silhouette._colorData` (the render oracle): where the 0.5 px
+/// black strokes lie over the #060000 fill Chromium stores 2 (5 next to the eye's stroke), so
+/// the edge is not the head's colour there. With tiny-skia's rounding they were 4–5, within the
+/// tolerance: clowder saw a self-collision that Whisker never saw.
+#[test]
+fn snake_head_edges_have_the_colours_of_scratch_render() {
+    let Some(dir) = corpora() else {
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: corpora folder not found (set CLOWDER_CORPORA)\n"),
+        ));
+        return;
+    };
+    let bytes = std::fs::read(dir.join("whisker-rq1/Snake.sb3")).expect("Snake.sb3 in the corpora");
+    let project = Arc::new(load(&bytes, "Snake.sb3", &LoadLimits::default()).expect("it loads"));
+    let head = project.targets.iter().position(|t| t.name == "Kopf").expect("the head");
+    let set = clowder_vm::geometry::skin::CostumeSet::new(Arc::clone(&project));
+    let mip = set.skin(head, 0).expect("the head's costume").mip(8);
+    let s = &mip.silhouette;
+    assert_eq!((s.width(), s.height()), (10, 8));
+    let red = |x: usize, y: usize| s.rgba()[(y * 10 + x) * 4];
+    // (column, row, scratch-render's red): the left and right edge columns, the column
+    // beside the eye's stroke, and the plain fill.
+    for (x, y, want) in
+        [(0, 1, 2), (0, 6, 2), (7, 1, 2), (7, 2, 2), (7, 5, 2), (7, 6, 2), (2, 1, 5), (2, 6, 5), (1, 3, 6)]
+    {
+        assert_eq!(red(x, y), want, "red of ({x}, {y})");
+    }
+    // scratch-render's mask test allows 2 per channel: the right edge is not #060000.
+    assert!(red(7, 1).abs_diff(6) > 2);
+}

@@ -37,6 +37,7 @@ pub mod render;
 pub mod silhouette;
 pub mod skin;
 pub mod svg;
+pub mod svg_blend;
 pub mod svg_raster;
 
 use std::any::Any;

@@ -10,8 +10,9 @@
 //! two or more rows of a quadratic snap to whole rows), axis-aligned rectangles
 //! are not snapped (the browser fills them exactly), and the exact covered area
 //! of the snapped outline becomes the pixel's coverage, less the small loss of
-//! Skia's fixed-point alpha arithmetic (`ALPHA_LOSS`). Colours are still
-//! painted by tiny-skia through this coverage, so only edge alphas change.
+//! Skia's fixed-point alpha arithmetic (`ALPHA_LOSS`). Solid colours are painted
+//! through this coverage with the browser's blending (`svg_blend`), gradients by
+//! tiny-skia.
 //!
 //! Measured against Chromium's silhouettes (scratch-render's SVGSkin at scale 1)
 //! on the Scratch cat: pixels whose zero/non-zero state differs fell from 45 to
