@@ -216,11 +216,19 @@ fn default_profile_answers_from_a_fresh_renderer() {
     assert_eq!(first_touches(Profile::Default), [18, 18, 21]);
 }
 
+/// The corpora folder, or `None` after a visible SKIP message.
 fn corpora() -> Option<std::path::PathBuf> {
     let dir = std::env::var_os("CLOWDER_CORPORA")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"));
-    dir.is_dir().then_some(dir)
+    if !dir.is_dir() {
+        drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: corpora folder not found (set CLOWDER_CORPORA)\n"),
+        ));
+        return None;
+    }
+    Some(dir)
 }
 
 /// FruitCatching (whisker-rq1), seed 1, played by a bot in the real Whisker: every second step
@@ -232,13 +240,7 @@ fn corpora() -> Option<std::path::PathBuf> {
 /// "Apple touches Bananas in clowder, not in Whisker").
 #[test]
 fn fruit_catching_bot_matches_the_real_whisker() {
-    let Some(dir) = corpora() else {
-        drop(std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!("SKIP: corpora folder not found (set CLOWDER_CORPORA)\n"),
-        ));
-        return;
-    };
+    let Some(dir) = corpora() else { return };
     let path = dir.join("whisker-rq1/FruitCatching.sb3");
     let bytes = std::fs::read(&path).expect("FruitCatching.sb3 in the corpora");
     let project = Arc::new(load(&bytes, "FruitCatching.sb3", &LoadLimits::default()).expect("it loads"));
@@ -299,13 +301,7 @@ fn fruit_catching_bot_matches_the_real_whisker() {
 /// tolerance: clowder saw a self-collision that Whisker never saw.
 #[test]
 fn snake_head_edges_have_the_colours_of_scratch_render() {
-    let Some(dir) = corpora() else {
-        drop(std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!("SKIP: corpora folder not found (set CLOWDER_CORPORA)\n"),
-        ));
-        return;
-    };
+    let Some(dir) = corpora() else { return };
     let bytes = std::fs::read(dir.join("whisker-rq1/Snake.sb3")).expect("Snake.sb3 in the corpora");
     let project = Arc::new(load(&bytes, "Snake.sb3", &LoadLimits::default()).expect("it loads"));
     let head = project.targets.iter().position(|t| t.name == "Kopf").expect("the head");
