@@ -157,6 +157,13 @@ impl ShapePainter {
         Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask: tiny_skia::Mask::new(w, h)?, layer: None })
     }
 
+    /// Only a shape's box of the mask was written: clears just that for the next shape.
+    fn clear_mask(&mut self, b: svg_raster::PixelBox, w: usize) {
+        for y in b.y0 as usize..b.y1 as usize {
+            self.mask.data_mut()[y * w + b.x0 as usize..y * w + b.x1 as usize].fill(0);
+        }
+    }
+
     /// Paints a solid colour through the modelled coverage of `device` with the browser's
     /// truncating arithmetic (`svg_blend`).
     fn paint_solid(
@@ -170,9 +177,7 @@ impl ShapePainter {
         let w = pixmap.width() as usize;
         if let Some(b) = self.cov.fill(device, even_odd, self.mask.data_mut()) {
             svg_blend::src_over_solid(pixmap.data_mut(), w, b, self.mask.data(), rgb, alpha);
-            for y in b.y0 as usize..b.y1 as usize {
-                self.mask.data_mut()[y * w + b.x0 as usize..y * w + b.x1 as usize].fill(0);
-            }
+            self.clear_mask(b, w);
         }
     }
 
@@ -215,9 +220,7 @@ impl ShapePainter {
             }
         }
         svg_blend::src_over_solid(pixmap.data_mut(), wu, b, self.mask.data(), rgb, 255);
-        for y in b.y0 as usize..b.y1 as usize {
-            self.mask.data_mut()[y * wu + b.x0 as usize..y * wu + b.x1 as usize].fill(0);
-        }
+        self.clear_mask(b, wu);
         Some(())
     }
 
@@ -234,10 +237,7 @@ impl ShapePainter {
             if let Some(r) = b.rect() {
                 pixmap.fill_rect(r, paint, tiny_skia::Transform::identity(), Some(&self.mask));
             }
-            // Only the shape's box was written: clear just that for the next shape.
-            for y in b.y0 as usize..b.y1 as usize {
-                self.mask.data_mut()[y * w + b.x0 as usize..y * w + b.x1 as usize].fill(0);
-            }
+            self.clear_mask(b, w);
         }
     }
 }
