@@ -56,6 +56,7 @@ use serde::{Deserialize, Serialize};
 use crate::execution::Executor;
 use crate::result::Test;
 use crate::sut::Sut;
+use crate::work::{Kind, cost};
 
 /// The name standing for the stage in [`TargetRef::sprite`] (scratch-vm's own
 /// name for the stage in menus; sprites cannot be called that).
@@ -484,7 +485,15 @@ impl Snapshot {
 
     /// Observes every property of the running program.
     pub fn observe(sut: &mut Sut) -> Self {
-        Self::from_assertions(probe::all(sut))
+        Self::observe_metered(sut).0
+    }
+
+    /// [`Snapshot::observe`] and its cost in work units (properties observed, live targets
+    /// listed; the geometry's touching questions count in the VM's own work).
+    pub fn observe_metered(sut: &mut Sut) -> (Self, u64) {
+        let (all, live) = probe::all(sut);
+        let units = cost::OBSERVE.saturating_mul(all.len() as u64).saturating_add(cost::TARGET * live as u64);
+        (Self::from_assertions(all), units)
     }
 
     /// The observation of `key`, if the property exists.
@@ -516,12 +525,17 @@ impl Snapshot {
 
 /// Whether `a` holds in the running program (observes only what `a` is about).
 pub fn holds(a: &Assertion, sut: &mut Sut) -> bool {
-    a.accepts(probe::one(sut, a).as_ref())
+    a.accepts(probe::one(sut, a).0.as_ref())
 }
 
-/// The first assertion of `list` that fails on the running program.
-pub fn first_failure<'a>(list: &'a [Assertion], sut: &mut Sut) -> Option<&'a Assertion> {
-    list.iter().find(|a| !holds(a, sut))
+/// The first assertion of `list` that fails on the running program; adds the cost of the
+/// checks to `units` (work units: one observation and the live targets listed per check).
+pub fn first_failure<'a>(list: &'a [Assertion], sut: &mut Sut, units: &mut u64) -> Option<&'a Assertion> {
+    list.iter().find(|a| {
+        let (seen, live) = probe::one(sut, a);
+        *units = units.saturating_add(cost::OBSERVE + cost::TARGET * live as u64);
+        !a.accepts(seen.as_ref())
+    })
 }
 
 /// Whisker JavaScript lines for the assertions after one event (indented for a test body).
@@ -550,14 +564,17 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
         }
         let mut prev = Snapshot::default();
         let mut per_event: Vec<Vec<Assertion>> = Vec::with_capacity(test.events.len());
+        let mut units = 0u64;
         steps += exec.replay_observed(&test.events, &mut |k, sut| {
-            let snap = Snapshot::observe(sut);
+            let (snap, u) = Snapshot::observe_metered(sut);
+            units = units.saturating_add(u);
             if k > 0 {
                 per_event.push(snap.changes_since(&prev));
             }
             prev = snap;
             true
         });
+        exec.charge(Kind::Observe, units);
         // A replay the work cap cut short observed states the test never reaches.
         test.assertions = if exec.work_capped() { Vec::new() } else { per_event };
     }
@@ -581,26 +598,35 @@ mod probe {
 
     fn views(sut: &Sut) -> Vec<View> {
         let project = sut.vm().project();
+        // Sorted by (clone?, sprite, creation number): each sprite's clones form one run in
+        // creation order, so a clone's index among its sprite's live clones is its place in
+        // that run (one pass, not a scan of every target per target: projects with hundreds
+        // of clones observe every event).
         let all = sut.targets();
+        let mut clones_of: BTreeMap<usize, u32> = BTreeMap::new();
+        for t in all.iter().filter(|t| t.clone != 0) {
+            *clones_of.entry(t.def).or_insert(0) += 1;
+        }
+        // Per sprite: the last clone number seen, its index, and how many came before it.
+        let mut run: BTreeMap<usize, (u32, u32, u32)> = BTreeMap::new();
         all.iter()
             .map(|t| {
                 let r = if t.is_stage {
                     TargetRef::stage()
                 } else {
                     let name = project.targets.get(t.def).map(|d| d.name.clone()).unwrap_or_default();
-                    // Index among the sprite's live clones: creation numbers only grow.
+                    // Index among the sprite's live clones: 1 + the live clones created before it.
                     let live = if t.clone == 0 {
                         0
                     } else {
-                        1 + all.iter().filter(|o| o.def == t.def && o.clone != 0 && o.clone < t.clone).count() as u32
+                        let e = run.entry(t.def).or_insert((0, 0, 0));
+                        let index = if e.2 > 0 && e.0 == t.clone { e.1 } else { 1 + e.2 };
+                        *e = (t.clone, index, e.2 + 1);
+                        index
                     };
                     TargetRef { sprite: name, clone: live }
                 };
-                let clones = if t.clone == 0 && !t.is_stage {
-                    all.iter().filter(|o| o.def == t.def && o.clone != 0).count() as u32
-                } else {
-                    0
-                };
+                let clones = if t.clone == 0 && !t.is_stage { clones_of.get(&t.def).copied().unwrap_or(0) } else { 0 };
                 View { id: t.id, def: t.def, r, clones }
             })
             .collect()
@@ -705,8 +731,8 @@ mod probe {
         }
     }
 
-    /// Every observation of the running program.
-    pub(super) fn all(sut: &mut Sut) -> Vec<Assertion> {
+    /// Every observation of the running program, and the number of live targets.
+    pub(super) fn all(sut: &mut Sut) -> (Vec<Assertion>, usize) {
         let others: Vec<(usize, String)> = sut
             .vm()
             .project()
@@ -717,19 +743,23 @@ mod probe {
             .map(|(i, t)| (i, t.name.clone()))
             .collect();
         let mut out = Vec::new();
-        for v in views(sut) {
+        let views = views(sut);
+        for v in &views {
             // Per target, so that duplicate variable names are resolved within it.
             let mut mine = Vec::new();
-            observe_target(sut, &v, &others, &|_| true, &mut mine);
+            observe_target(sut, v, &others, &|_| true, &mut mine);
             out.extend(mine);
         }
-        out
+        (out, views.len())
     }
 
-    /// The observation of the property `a` is about, if it exists.
-    pub(super) fn one(sut: &mut Sut, a: &Assertion) -> Option<Assertion> {
+    /// The observation of the property `a` is about, if it exists, and the number of live
+    /// targets.
+    pub(super) fn one(sut: &mut Sut, a: &Assertion) -> (Option<Assertion>, usize) {
         let key = a.key();
-        let v = views(sut).into_iter().find(|v| v.r == key.target)?;
+        let views = views(sut);
+        let live = views.len();
+        let Some(v) = views.into_iter().find(|v| v.r == key.target) else { return (None, live) };
         let others: Vec<(usize, String)> = match a {
             Assertion::Touching { other, .. } => {
                 let p = sut.vm().project();
@@ -744,7 +774,7 @@ mod probe {
         };
         let mut out = Vec::new();
         observe_target(sut, &v, &others, &|k| k == key.kind, &mut out);
-        out.into_iter().find(|o| o.key() == key)
+        (out.into_iter().find(|o| o.key() == key), live)
     }
 }
 

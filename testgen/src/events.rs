@@ -428,9 +428,11 @@ impl EventInfo {
     }
 
     /// The events available in the current state of `sut` (Algorithm 2), in a
-    /// deterministic order; `dynamic = false` offers every handled event.
-    pub fn extract(&self, project: &Project, sut: &mut Sut, dynamic: bool, out: &mut Vec<Cand>) {
+    /// deterministic order; `dynamic = false` offers every handled event. Returns the
+    /// targets and scripts looked at (the work meter's measure of its cost).
+    pub fn extract(&self, project: &Project, sut: &mut Sut, dynamic: bool, out: &mut Vec<Cand>) -> u64 {
         out.clear();
+        let mut visited = 0u64;
         // Whisker counts a script as active when any thread runs it, whichever
         // instance (clones share their sprite's scripts).
         let active: Option<Vec<BlockIdx>> = if dynamic {
@@ -447,6 +449,7 @@ impl EventInfo {
         let mut scratch = Vec::new();
         for tv in &targets {
             for &si in self.by_def.get(tv.def).map(|v| v.as_slice()).unwrap_or(&[]) {
+                visited += 1;
                 let s = &self.scripts[si];
                 match &active {
                     Some(act) => {
@@ -489,6 +492,7 @@ impl EventInfo {
             }
         }
         *out = uniq;
+        visited + targets.len() as u64
     }
 
     fn hat_events(&self, s: &Script, tv: &TargetView, out: &mut Vec<Cand>) {

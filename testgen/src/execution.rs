@@ -24,11 +24,14 @@
 //! with a larger budget. Execution and evaluation budgets are checked before a
 //! test starts; full coverage stops the run at the step it is reached.
 //!
-//! Work cap: the VM's work (block executions plus geometry work, `Vm::work`) is
-//! summed over every execution and replay; a phase of the run may be given a
-//! cap on that sum ([`Executor::cap_work`]), checked before every VM step like
-//! the step budget. Reaching it cuts the test short and marks the run as
-//! limited ([`Executor::limited`]): the same point on every machine.
+//! Work cap: the run's work meter ([`crate::work`]) counts the VM's work (block
+//! executions plus geometry work, `Vm::work`) of every execution and replay and what the
+//! executor does around it (fresh VMs, per-step bookkeeping, event extraction, traces,
+//! fitness evaluations); the algorithms, minimisation and assertions charge their own
+//! bookkeeping ([`Executor::charge`]). A phase of the run may be given a cap on the total
+//! ([`Executor::cap_work`]), checked before every VM step like the step budget. Reaching
+//! it cuts the test short and marks the run as limited ([`Executor::limited`]): the same
+//! point on every machine.
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -44,6 +47,7 @@ use crate::rng::Rng;
 use crate::sequence::Alphabet;
 use crate::sut::Sut;
 use crate::trace::Trace;
+use crate::work::{Kind, Meter, cost};
 
 /// An executed test: its genotype, phenotype, trace and fitness values.
 #[derive(Debug, Clone)]
@@ -136,8 +140,9 @@ pub struct Executor<'a> {
     unknown: std::collections::BTreeMap<String, u64>,
     /// The project has measured time-based blocks: track remaining waits every step.
     track_waits: bool,
-    /// Work of the VMs of finished executions and replays (the live one adds its own).
-    work_done: u64,
+    /// Work of finished executions and replays (the live VM adds its own) and of
+    /// everything around them.
+    meter: Meter,
     /// The current phase's cap on the total work, and the phase's name.
     work_cap: Option<(u64, &'static str)>,
     /// The phase in which a work cap was reached, if one was.
@@ -179,7 +184,7 @@ impl<'a> Executor<'a> {
             geometry: "none",
             unknown: Default::default(),
             track_waits,
-            work_done: 0,
+            meter: Meter::default(),
             work_cap: None,
             limited: None,
             observe_only: false,
@@ -194,9 +199,25 @@ impl<'a> Executor<'a> {
         self.observe_only = true;
     }
 
-    /// Work done so far by every execution and replay of this executor.
+    /// Work done so far by every execution and replay of this executor and around them.
     pub fn work(&self) -> u64 {
-        self.work_done
+        self.meter.total()
+    }
+
+    /// The work done so far, by kind.
+    pub fn meter(&self) -> &Meter {
+        &self.meter
+    }
+
+    /// Charges work done outside the executor (an algorithm's bookkeeping, observations).
+    pub fn charge(&mut self, kind: Kind, units: u64) {
+        self.meter.add(kind, units);
+    }
+
+    /// Charges the bookkeeping of looking at every target's value once.
+    pub fn charge_targets(&mut self, times: u64) {
+        let n = self.ctx.model.len() as u64;
+        self.meter.add(Kind::Search, cost::TARGET.saturating_mul(n).saturating_mul(times));
     }
 
     /// From now on, the phase `phase` may bring the total work up to `cap` (`None`: no cap).
@@ -217,7 +238,7 @@ impl<'a> Executor<'a> {
 
     /// Whether the current phase's work cap has been reached.
     pub fn work_capped(&self) -> bool {
-        self.work_cap.is_some_and(|(c, _)| self.work_done >= c)
+        self.work_cap.is_some_and(|(c, _)| self.meter.total() >= c)
     }
 
     /// The run's static data.
@@ -295,19 +316,29 @@ impl<'a> Executor<'a> {
     }
 
     fn start(&mut self, budgeted: bool) -> Live {
+        let p = &self.ctx.project;
+        self.meter.add(Kind::Start, crate::work::vm_start(p.blocks.len(), p.targets.len()));
         let mut sut = Sut::with_instrumentation(
             Arc::clone(&self.ctx.project),
             self.ctx.vm_seed,
             self.ctx.params.profile,
             !self.observe_only,
         );
-        self.geometry = sut.geometry();
         sut.green_flag();
         Live { sut, running: true, prev_live: 0, budgeted, cut: false, release: None }
     }
 
     fn end(&mut self, live: &Live) {
-        self.work_done += live.sut.work();
+        // Costumes are decoded as VMs use them: the run's geometry is approximate once any
+        // of its VMs used a costume without usable pixels (or an asset is missing).
+        let g = live.sut.geometry();
+        if g == "approximate" || self.geometry == "none" {
+            self.geometry = g;
+        }
+        let [blocks, evals, geometry] = live.sut.work_parts();
+        self.meter.add(Kind::Vm, blocks);
+        self.meter.add(Kind::Eval, evals);
+        self.meter.add(Kind::Geometry, geometry);
         for (k, v) in live.sut.unknown_opcodes() {
             *self.unknown.entry(k).or_insert(0) += v;
         }
@@ -321,7 +352,7 @@ impl<'a> Executor<'a> {
                 return false;
             }
             if let Some((cap, phase)) = self.work_cap
-                && self.work_done + live.sut.work() >= cap
+                && self.meter.total().saturating_add(live.sut.work()) >= cap
             {
                 live.cut = true;
                 self.limited.get_or_insert(phase);
@@ -331,6 +362,7 @@ impl<'a> Executor<'a> {
                 live.sut.mouse_post(x, y, false);
             }
             live.sut.step();
+            self.meter.add(Kind::Step, cost::STEP + cost::STEP_WORD * self.covered_bits.len() as u64);
             if self.track_waits && !self.observe_only {
                 live.sut.track_waits(self.ctx.model.timed_slots());
             }
@@ -431,12 +463,26 @@ impl<'a> Executor<'a> {
         self.run_steps(live, 1);
     }
 
+    /// Every target's fitness for `tr` into `out`, charged to the meter.
+    fn evaluate(&mut self, tr: &Trace, out: &mut Vec<f64>) {
+        let ops = self.ctx.model.evaluate_all(tr, &mut self.scratch, out);
+        self.meter.add(Kind::Fitness, cost::FITNESS_OP.saturating_mul(ops));
+    }
+
+    /// The events available in the live VM's state into `out`, charged to the meter.
+    fn extract(&mut self, live: &mut Live, out: &mut Vec<Cand>) {
+        let scripts = self.ctx.info.extract(&self.ctx.project, &mut live.sut, self.ctx.params.dynamic_extraction, out);
+        self.meter.add(Kind::Extraction, cost::EXTRACT + cost::EXTRACT_SCRIPT.saturating_mul(scripts));
+    }
+
     fn next_id(&mut self) -> u64 {
         self.next_id += 1;
         self.next_id
     }
 
-    fn trace_of(&self, live: &Live) -> Trace {
+    fn trace_of(&mut self, live: &Live) -> Trace {
+        let slots = self.ctx.model.measured_blocks().len();
+        self.meter.add(Kind::Fitness, cost::TRACE_WORD * (self.covered_bits.len() + slots) as u64);
         let mut tr = Trace::new(self.ctx.project.blocks.len(), self.ctx.model.measured_blocks().len());
         live.sut.fill_trace(self.ctx.model.measured_blocks(), &mut tr);
         tr
@@ -446,7 +492,8 @@ impl<'a> Executor<'a> {
         self.alphabet.extend(&events);
         let trace = self.trace_of(live);
         let mut fitness = Vec::new();
-        self.ctx.model.evaluate_all(&trace, &mut self.scratch, &mut fitness);
+        self.evaluate(&trace, &mut fitness);
+        self.charge_targets(1);
         let covered = fitness.iter().filter(|f| **f == 0.0).count();
         let heuristic_sum = fitness.iter().map(|f| 1.0 / (1.0 + f)).sum();
         Evaluated {
@@ -471,7 +518,7 @@ impl<'a> Executor<'a> {
         let mut i = 0;
         let mut cands = std::mem::take(&mut self.cands);
         while i < codons.len() && !live.cut {
-            self.ctx.info.extract(&self.ctx.project, &mut live.sut, self.ctx.params.dynamic_extraction, &mut cands);
+            self.extract(live, &mut cands);
             if cands.is_empty() || !(live.running || cands.iter().any(|c| *c != Cand::Wait)) {
                 break;
             }
@@ -503,7 +550,7 @@ impl<'a> Executor<'a> {
         match reference {
             None => {
                 let mut f = Vec::new();
-                self.ctx.model.evaluate_all(&tr, &mut self.scratch, &mut f);
+                self.evaluate(&tr, &mut f);
                 *reference = Some((tr, f));
             }
             Some((old_tr, old_f)) => {
@@ -511,7 +558,8 @@ impl<'a> Executor<'a> {
                     return; // nothing changed, nothing improved
                 }
                 let mut f = Vec::new();
-                self.ctx.model.evaluate_all(&tr, &mut self.scratch, &mut f);
+                self.evaluate(&tr, &mut f);
+                self.charge_targets(1);
                 if f.iter().zip(old_f.iter()).any(|(n, o)| n < o) {
                     improved.codon = Some(codon);
                     improved.snapshot = Some(Rc::new((tr.clone(), n_events)));
@@ -566,7 +614,7 @@ impl<'a> Executor<'a> {
         let mut avail: Vec<Cand> = Vec::new();
         while codons.len() < max_codons && live.running && !live.cut {
             self.evaluations += 1;
-            self.ctx.info.extract(&self.ctx.project, &mut live.sut, p.dynamic_extraction, &mut avail);
+            self.extract(&mut live, &mut avail);
             if avail.is_empty() {
                 break;
             }
@@ -623,7 +671,8 @@ impl<'a> Executor<'a> {
             previous = avail.clone();
             let tr = self.trace_of(&live);
             let mut f = Vec::new();
-            self.ctx.model.evaluate_all(&tr, &mut self.scratch, &mut f);
+            self.evaluate(&tr, &mut f);
+            self.charge_targets(2);
             if f.iter().zip(values.iter()).any(|(n, o)| n < o) {
                 improved.codon = Some(codons.len());
                 improved.snapshot = Some(Rc::new((tr, events.len())));
@@ -647,7 +696,8 @@ impl<'a> Executor<'a> {
         let snap = orig.last_improved.as_ref()?;
         let (trace, n_events) = (&snap.0, snap.1);
         let mut fitness = Vec::new();
-        self.ctx.model.evaluate_all(trace, &mut self.scratch, &mut fitness);
+        self.evaluate(trace, &mut fitness);
+        self.charge_targets(1);
         let covered = fitness.iter().filter(|f| **f == 0.0).count();
         let heuristic_sum = fitness.iter().map(|f| 1.0 / (1.0 + f)).sum();
         Some(Evaluated {
@@ -696,7 +746,10 @@ impl<'a> Executor<'a> {
 
     /// Fitness of target `t` for a trace.
     pub fn fitness_of(&mut self, t: usize, tr: &Trace) -> f64 {
-        self.ctx.model.fitness(t, tr, &mut self.scratch)
+        let f = self.ctx.model.fitness(t, tr, &mut self.scratch);
+        let ops = self.scratch.take_ops();
+        self.meter.add(Kind::Fitness, cost::FITNESS_OP.saturating_mul(ops));
+        f
     }
 }
 

@@ -32,6 +32,7 @@ pub mod targets;
 pub mod testkit;
 pub mod trace;
 pub mod whisker_config;
+pub mod work;
 
 use std::rc::Rc;
 use std::sync::Arc;
@@ -234,6 +235,8 @@ pub fn generate_prepared_with(
         unknown_opcodes: exec.unknown_opcodes(),
         mutation: None,
         work: exec.work(),
+        work_by_kind: exec.meter().by_kind(),
+        mutation_work: 0,
         limit: exec.limited().map(str::to_string),
         seq_alphabet: Some(seq_min.alphabet),
         seq_kh2: seq_min.kh2.ratio(),
@@ -245,12 +248,18 @@ pub fn generate_prepared_with(
         seq_win2_unmin: seq_unmin.win2.ratio(),
         seq_win3_unmin: seq_unmin.win3.ratio(),
     };
+    let work_meter = *exec.meter();
     drop(exec);
     if opts.mutation != MutationMode::Off {
         let subject = mutation::analysis::Subject { project, model, info: &info, params: &params, seed };
-        outcome.mutation = mutation::analyse(&subject, &outcome.suite, opts.mutation);
-        if let Some(r) = &outcome.mutation {
+        if let Some((r, meter)) = mutation::analysis::analyse_metered(&subject, &outcome.suite, opts.mutation) {
             outcome.digest = r.extend_digest(&outcome.digest);
+            let mut all = work_meter;
+            all.absorb(&meter);
+            outcome.mutation_work = meter.total();
+            outcome.work = all.total();
+            outcome.work_by_kind = all.by_kind();
+            outcome.mutation = Some(r);
         }
     }
     Ok(outcome)

@@ -21,6 +21,7 @@ use std::rc::Rc;
 use crate::events::Event;
 use crate::execution::{Evaluated, Executor};
 use crate::rng::Rng;
+use crate::work::{Kind, cost};
 
 /// Replay steps after which minimisation stops shortening tests.
 pub const REPLAY_STEP_CAP: u64 = 2_000_000;
@@ -36,12 +37,14 @@ pub fn minimize_suite(exec: &mut Executor<'_>, rng: &mut Rng, tests: &[Rc<Evalua
         if covered.contains(&t) {
             continue;
         }
+        exec.charge(Kind::Search, cost::TARGET.saturating_mul(tests.len() as u64));
         let covering: Vec<&Rc<Evaluated>> = tests.iter().filter(|e| e.fitness[t] == 0.0).collect();
         if covering.is_empty() {
             continue;
         }
         let pick = covering[rng.below(covering.len())];
         let (events, trace) = minimize_test(exec, t, &pick.events, &pick.trace);
+        exec.charge_targets(1);
         for u in 0..n {
             if exec.ctx().model.covers(u, &trace) {
                 covered.insert(u);

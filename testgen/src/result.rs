@@ -73,10 +73,18 @@ pub struct RunOutcome {
     /// Mutation analysis of the final suite, when requested ([`crate::generate_with`]).
     #[serde(default)]
     pub mutation: Option<crate::mutation::MutationReport>,
-    /// VM work of the run's generation (search, minimisation, assertions), in the units of
-    /// the work cap ([`crate::RunOptions::work_cap`]).
+    /// Everything the run did, in work-meter units ([`crate::work`], about nanoseconds; the
+    /// units of the work cap, [`crate::RunOptions::work_cap`]): generation (search,
+    /// minimisation, assertions) and, when it ran, mutation analysis.
     #[serde(default)]
     pub work: u64,
+    /// [`RunOutcome::work`] by kind (`vm`, `eval`, `geometry`, `start`, `step`, `extraction`, `fitness`,
+    /// `search`, `observe`, `mutants`).
+    #[serde(default)]
+    pub work_by_kind: Vec<(String, u64)>,
+    /// The part of [`RunOutcome::work`] done by mutation analysis.
+    #[serde(default)]
+    pub mutation_work: u64,
     /// The phase (`search`, `minimisation`, `assertions`) in which the work cap stopped the
     /// run, if it did: the result is then partial, and the same on every machine.
     #[serde(default)]

@@ -20,6 +20,7 @@ use crate::config::Params;
 use crate::encoding::{crossover, mutate, random_codons};
 use crate::execution::{Evaluated, Executor};
 use crate::rng::Rng;
+use crate::work::{Kind, cost};
 use clowder_vm::value::js_round;
 
 type Test = Rc<Evaluated>;
@@ -44,12 +45,14 @@ impl Archive {
         Self { best: vec![None; n] }
     }
 
-    fn update(&mut self, e: &Test) {
+    /// Returns the target values looked at (the work meter's measure).
+    fn update(&mut self, e: &Test) -> u64 {
         for (t, slot) in self.best.iter_mut().enumerate() {
             if e.fitness[t] == 0.0 && slot.as_ref().is_none_or(|b| e.len() < b.len()) {
                 *slot = Some(Rc::clone(e));
             }
         }
+        self.best.len() as u64
     }
 
     fn has(&self, t: usize) -> bool {
@@ -73,6 +76,11 @@ impl<'e, 'a> Search<'e, 'a> {
     pub fn new(exec: &'e mut Executor<'a>, rng: Rng, p: Params, reserved: usize) -> Self {
         let targets = exec.ctx().model.len();
         Self { exec, rng, p, reserved, extended: BTreeSet::new(), targets }
+    }
+
+    /// Charges `values` target values looked at by the algorithm's bookkeeping.
+    fn charge(&mut self, values: u64) {
+        self.exec.charge(Kind::Search, cost::TARGET.saturating_mul(values));
     }
 
     fn random_test(&mut self) -> Test {
@@ -107,7 +115,8 @@ impl<'e, 'a> Search<'e, 'a> {
         let mut archive = Archive::new(self.targets);
         while !self.exec.finished() {
             let e = self.random_test();
-            archive.update(&e);
+            let n = archive.update(&e);
+            self.charge(n);
         }
         distinct(&archive.best)
     }
@@ -137,8 +146,14 @@ impl<'e, 'a> Search<'e, 'a> {
             let mut all = parents;
             all.extend(offspring);
             let fronts = preference_sorting(&all, &open, n);
+            // Preference sorting compares every test on every open target, the non-dominated
+            // sorting every pair of the rest.
+            let (k, o) = (all.len() as u64, open.len() as u64);
+            self.charge(o.saturating_mul(k).saturating_add(k.saturating_mul(k).saturating_mul(o)));
             let mut next: Vec<Test> = Vec::new();
             for front in fronts {
+                let f = front.len() as u64;
+                self.charge(f.saturating_mul(f).saturating_mul(self.targets as u64));
                 let sorted = sub_vector_dominance_sort(&all, front);
                 if next.len() + sorted.len() <= n {
                     next.extend(sorted.iter().map(|&i| Rc::clone(&all[i])));
@@ -164,7 +179,8 @@ impl<'e, 'a> Search<'e, 'a> {
                 break;
             }
             let e = self.run(g);
-            archive.update(&e);
+            let n = archive.update(&e);
+            self.charge(n);
             out.push(e);
         }
         out
@@ -228,7 +244,8 @@ impl<'e, 'a> Search<'e, 'a> {
             {
                 let m = self.extend(slot);
                 if m.covered > slot.covered {
-                    archive.update(&m);
+                    let n = archive.update(&m);
+                    self.charge(n);
                     *slot = m;
                 }
             }
@@ -239,7 +256,8 @@ impl<'e, 'a> Search<'e, 'a> {
             {
                 let m = Rc::new(m);
                 if m.len() < slot.len() {
-                    archive.update(&m);
+                    let n = archive.update(&m);
+                    self.charge(n);
                     *slot = m;
                 }
             }
@@ -266,7 +284,8 @@ impl<'e, 'a> Search<'e, 'a> {
             let empty = m.uncovered.is_empty() && m.covered.iter().all(Option::is_none);
             if empty || m.max_mut == 0 || self.rng.next_double() < m.rand_prob {
                 let e = self.random_test();
-                m.update(&e);
+                let n = m.update(&e);
+                self.charge(n);
                 self.mio_local_search(&e, &mut m);
             } else {
                 let any_uncovered = !m.uncovered.is_empty();
@@ -291,7 +310,8 @@ impl<'e, 'a> Search<'e, 'a> {
                 while count < m.max_mut && m.covered[key].is_none() && !self.exec.finished() {
                     let mutant = mutate(&mut self.rng, &self.p, self.reserved, &chrom.codons);
                     let mutant = self.run(mutant);
-                    m.update(&mutant);
+                    let n = m.update(&mutant);
+                    self.charge(n);
                     let h = heuristic(&mutant, key);
                     if cur_h <= h {
                         chrom = mutant;
@@ -314,14 +334,16 @@ impl<'e, 'a> Search<'e, 'a> {
         }
         if self.extension_applicable(e) && self.rng.next_double() < self.p.extension_probability {
             let x = self.extend(e);
-            m.update(&x);
+            let n = m.update(&x);
+            self.charge(n);
         }
         if !self.exec.finished()
             && Self::reduction_applicable(e)
             && self.rng.next_double() < self.p.reduction_probability
             && let Some(x) = self.exec.reduce(e)
         {
-            m.update(&Rc::new(x));
+            let n = m.update(&Rc::new(x));
+            self.charge(n);
         }
     }
 }
@@ -351,7 +373,9 @@ struct Mio {
 }
 
 impl Mio {
-    fn update(&mut self, e: &Test) {
+    /// Returns the target values looked at (the work meter's measure).
+    fn update(&mut self, e: &Test) -> u64 {
+        let mut looked = self.covered.len() as u64;
         for t in 0..self.covered.len() {
             if e.fitness[t] != 0.0 {
                 continue;
@@ -373,6 +397,7 @@ impl Mio {
         }
         let open: Vec<usize> = self.open_independent.iter().copied().collect();
         for t in open {
+            looked += 1 + self.uncovered.get(&t).map_or(0, |v| v.len() as u64);
             let h = heuristic(e, t);
             if h <= 0.0 || self.covered[t].is_some() {
                 continue;
@@ -392,6 +417,7 @@ impl Mio {
                 }
             }
         }
+        looked
     }
 
     fn focused(&self, p: &Params) -> bool {

@@ -97,6 +97,11 @@ impl Sut {
         self.vm.work()
     }
 
+    /// [`Sut::work`] in parts: block executions, reporter evaluations, geometry.
+    pub fn work_parts(&self) -> [u64; 3] {
+        self.vm.work_parts()
+    }
+
     /// Steps that exceeded the VM's operation budget (and were cut short) so far.
     pub fn hangs(&self) -> u64 {
         self.hangs

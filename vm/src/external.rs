@@ -127,7 +127,7 @@ impl Vm {
     /// `Math.random`: Whisker replaces the page's one global `Math.random` with its seeded
     /// stream, so the test code and the project (and scratch-vm's internal ids) share it.
     pub fn math_random(&mut self) -> f64 {
-        self.st.rng.next_f64()
+        self.st.random()
     }
 
     /// Targets in `runtime.targets` order: originals in load order, then clones by creation.

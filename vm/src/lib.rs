@@ -71,4 +71,11 @@ pub mod runtime {
 /// SVG shapes in solid colours are blended with the browser's truncating 8-bit arithmetic
 /// (`geometry::svg_blend`): colours of partly covered pixels move by 1–2 units, which decides
 /// colour sensing at dark edges (Snake's self-collision); `headless` is unaffected.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem8");
+/// `sem9`: the work count measures everything a run does (`clowder_testgen::work`: fresh VMs,
+/// per-step bookkeeping, event extraction, fitness, the algorithms' bookkeeping, observations,
+/// mutants; the VM's block, reporter and random-draw costs and uncached colour walks
+/// re-calibrated against CPU time over the corpora), so work totals and which runs reach a
+/// work cap change, and the default cap with them; a run's geometry is `approximate` when an
+/// asset is missing or a costume its VMs used has no usable pixels (costumes are decoded when
+/// first used). Traces and the suites of runs that no cap ends are unchanged.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem9");

@@ -143,10 +143,19 @@ impl Vm {
     /// composited, colour-search points, pen pixels). A run's work cap counts this, so a
     /// runaway run ends at the same point on every machine.
     pub fn work(&self) -> u64 {
+        let [blocks, evals, geometry] = self.work_parts();
+        blocks + evals + geometry
+    }
+
+    /// [`Vm::work`] in its three parts: block executions, reporter evaluations (with the
+    /// random draws they make), geometry.
+    pub fn work_parts(&self) -> [u64; 3] {
         use crate::geometry::cost;
-        (self.st.budget.ops_total + self.st.budget.ops) * cost::BLOCK
-            + self.st.budget.evals * cost::EVAL
-            + self.st.geometry.work()
+        [
+            (self.st.budget.ops_total + self.st.budget.ops) * cost::BLOCK,
+            self.st.budget.evals * cost::EVAL + self.st.budget.draws * cost::RANDOM,
+            self.st.geometry.work(),
+        ]
     }
 
     /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).

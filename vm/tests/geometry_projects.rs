@@ -31,8 +31,9 @@ fn vm_in(folder: &str, name: &str) -> Option<Vm> {
     }
     let project = Arc::new(Project::load_path(&path, &LoadLimits::default()).expect("corpus project loads"));
     let opts = VmOptions { profile: Profile::Default, seed: 1, record_say: true, ..VmOptions::default() };
+    assert!(!clowder_vm::geometry::cpu::costume_set(&project).approximate(), "{name}: every costume decodes");
     let vm = Vm::new(project, opts);
-    assert_eq!(vm.geometry_mode(), "exact", "{name}: every costume decodes");
+    assert_eq!(vm.geometry_mode(), "exact", "{name}");
     Some(vm)
 }
 

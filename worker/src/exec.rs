@@ -740,15 +740,17 @@ mod tests {
         // The default cap is far above what this run does: the same run.
         let default = run_in_process(&spec(0), &path, &mut |_| {});
         assert_eq!((default.status, &default.digest, default.work), (free.status, &free.digest, free.work));
-        let capped = run_in_process(&spec(1000), &path, &mut |_| {});
+        // A cap a tenth of the way into the free run's work: the search ends there.
+        let cap = free.work / 10;
+        let capped = run_in_process(&spec(cap), &path, &mut |_| {});
         assert_eq!(capped.status, RunStatus::Limit as i32, "{}", capped.error);
         assert_eq!(capped.limit_phase, "search");
-        assert_eq!(capped.error, "work cap of 1000 reached in the search (deterministic; partial result)");
-        assert!(capped.work >= 1000 && capped.work < free.work, "{} vs {}", capped.work, free.work);
+        assert_eq!(capped.error, format!("work cap of {cap} reached in the search (deterministic; partial result)"));
+        assert!(capped.work >= cap && capped.work < free.work, "{} vs {}", capped.work, free.work);
         // A partial but complete result: coverage, timeline, suite and digest.
         assert!(capped.covered > 0 && capped.covered < capped.total_targets, "{capped:?}");
         assert!(!capped.timeline.is_empty() && !capped.suite_json.is_empty() && !capped.digest.is_empty());
-        let again = run_in_process(&spec(1000), &path, &mut |_| {});
+        let again = run_in_process(&spec(cap), &path, &mut |_| {});
         assert_eq!((&again.digest, again.work, again.steps), (&capped.digest, capped.work, capped.steps));
     }
 

@@ -33,12 +33,15 @@ use clowder_vm::{Vm, VmOptions};
 pub enum BenchWhat {
     /// VM steps per second, ours and the reference's, side by side.
     Vm(BenchVmArgs),
+    /// CPU-seconds per 10⁹ work units over the corpora: how well the work meter is calibrated.
+    Work(super::bench_work::BenchWorkArgs),
 }
 
 /// Runs a benchmark.
 pub fn run(what: BenchWhat) -> anyhow::Result<ExitCode> {
     match what {
         BenchWhat::Vm(args) => vm(args),
+        BenchWhat::Work(args) => super::bench_work::run(args),
     }
 }
 

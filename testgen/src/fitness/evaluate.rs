@@ -52,8 +52,9 @@ pub struct Scratch {
 }
 
 impl Scratch {
-    /// The operations counted since the last call.
-    pub(super) fn take_ops(&mut self) -> u64 {
+    /// The elementary operations (nodes, edges and targets visited) of the evaluations
+    /// since the last call: what a run's work meter charges for them.
+    pub fn take_ops(&mut self) -> u64 {
         std::mem::take(&mut self.ops)
     }
 

@@ -49,6 +49,7 @@ use crate::events::EventInfo;
 use crate::execution::{Executor, RunCtx};
 use crate::fitness::FitnessModel;
 use crate::result::{Test, TimelinePoint};
+use crate::work::{Kind, Meter, cost};
 
 /// The verdict of one mutant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -206,6 +207,8 @@ pub struct KillRow {
     pub outcomes: Vec<TestOutcome>,
     /// VM steps replayed on the mutant.
     pub steps: u64,
+    /// Work of building the mutant and replaying the tests on it (work-meter units).
+    pub work: u64,
 }
 
 /// What one replay of a test showed.
@@ -252,6 +255,7 @@ fn run_test(
     let mut run = TestRun::default();
     let bound = limits.map(|l| l.work_bound());
     exec.cap_work("mutant replay", bound.map(|b| exec.work().saturating_add(b)));
+    let mut units = 0u64;
     let steps = exec.replay_observed(&test.events, &mut |k, sut| {
         run.hangs = sut.hangs();
         run.work = sut.work();
@@ -267,13 +271,14 @@ fn run_test(
         }
         if k > 0
             && let Some(list) = test.assertions.get(k - 1)
-            && assertions::first_failure(list, sut).is_some()
+            && assertions::first_failure(list, sut, &mut units).is_some()
         {
             run.failed_at = Some(k);
             return false;
         }
         true
     });
+    exec.charge(Kind::Observe, units);
     run.steps = steps;
     run
 }
@@ -313,6 +318,8 @@ pub struct Baseline<'s, 'a> {
     skip_unreached: bool,
     /// Steps the replays on the original took.
     pub steps: u64,
+    /// Work of the replays on the original (work-meter units).
+    pub work: Meter,
 }
 
 impl<'s, 'a> Baseline<'s, 'a> {
@@ -338,6 +345,7 @@ impl<'s, 'a> Baseline<'s, 'a> {
                 (r, bits)
             })
             .collect();
+        let work = *exec.meter();
         drop(exec);
         let steps = originals.iter().map(|(r, _)| r.steps).sum::<u64>();
         let valid = originals
@@ -351,7 +359,7 @@ impl<'s, 'a> Baseline<'s, 'a> {
                 executed: (r.hangs == 0).then_some(executed),
             })
             .collect();
-        Baseline { subject, suite, valid, skip_unreached, steps }
+        Baseline { subject, suite, valid, skip_unreached, steps, work }
     }
 
     /// Tests of the suite that fail on the original (false positives).
@@ -365,23 +373,32 @@ impl<'s, 'a> Baseline<'s, 'a> {
     /// Same replays, limits and kill rule as `judge`; `None` when the mutant does not fit the
     /// project (it cannot be judged).
     pub fn kill_row(&self, m: &Mutant) -> Option<KillRow> {
-        let mut row = KillRow { outcomes: vec![TestOutcome::Excluded; self.suite.len()], steps: 0 };
-        row.steps = replay_on_mutant(self.subject, self.suite, &self.valid, self.skip_unreached, m, &mut |i, r| {
-            row.outcomes[i] = if r.failed_at.is_some() {
-                TestOutcome::Kills
-            } else if r.ran_away {
-                TestOutcome::RanAway
-            } else {
-                TestOutcome::Passes
-            };
-            true
-        })?;
+        let mut row = KillRow { outcomes: vec![TestOutcome::Excluded; self.suite.len()], steps: 0, work: 0 };
+        let (steps, work) =
+            replay_on_mutant(self.subject, self.suite, &self.valid, self.skip_unreached, m, &mut |i, r| {
+                row.outcomes[i] = if r.failed_at.is_some() {
+                    TestOutcome::Kills
+                } else if r.ran_away {
+                    TestOutcome::RanAway
+                } else {
+                    TestOutcome::Passes
+                };
+                true
+            })?;
+        row.steps = steps;
+        row.work = work.total();
         Some(row)
     }
 
     /// The verdict of `m` and the VM steps its replays took.
     pub fn judge(&self, m: &Mutant) -> (MutantVerdict, u64) {
-        let (verdict, test, event, used) = judge(self.subject, self.suite, &self.valid, self.skip_unreached, m);
+        let (row, used, _) = self.judge_metered(m);
+        (row, used)
+    }
+
+    /// [`Baseline::judge`] with the work of building the mutant and its replays.
+    pub fn judge_metered(&self, m: &Mutant) -> (MutantVerdict, u64, Meter) {
+        let (verdict, test, event, used, work) = judge(self.subject, self.suite, &self.valid, self.skip_unreached, m);
         let row = MutantVerdict {
             mutant_id: m.id.clone(),
             operator: m.operator,
@@ -391,20 +408,26 @@ impl<'s, 'a> Baseline<'s, 'a> {
             test,
             event,
         };
-        (row, used)
+        (row, used, work)
     }
 }
 
 /// Mutation analysis of `suite` (with its assertions) on `subject`'s project.
 /// `None` when `mode` is off.
 pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
+    analyse_with(subject, suite, mode, true).map(|(r, _)| r)
+}
+
+/// [`analyse`] with the analysis' work (work-meter units, by kind): enumerating and building
+/// mutants, replays, observations.
+pub fn analyse_metered(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<(MutationReport, Meter)> {
     analyse_with(subject, suite, mode, true)
 }
 
 /// [`analyse`] with every test replayed on every mutant (no skipping of unreached tests):
 /// the same report, slower; the reference for checks.
 pub fn analyse_exhaustive(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
-    analyse_with(subject, suite, mode, false)
+    analyse_with(subject, suite, mode, false).map(|(r, _)| r)
 }
 
 fn analyse_with(
@@ -412,22 +435,27 @@ fn analyse_with(
     suite: &[Test],
     mode: MutationMode,
     skip_unreached: bool,
-) -> Option<MutationReport> {
+) -> Option<(MutationReport, Meter)> {
     if mode == MutationMode::Off {
         return None;
     }
     let all = super::enumerate(&subject.project);
     let chosen = select(&all, mode, subject.seed);
+    let mut meter = Meter::default();
+    // Enumeration looks at every block once.
+    meter.add(Kind::Mutants, cost::TARGET.saturating_mul(subject.project.blocks.len() as u64));
 
     // The original: false positives and the per-test limits.
     let baseline = Baseline::with_skipping(subject, suite, skip_unreached);
     let mut steps = baseline.steps;
+    meter.absorb(&baseline.work);
     let excluded_tests = baseline.excluded_tests();
 
     let mut verdicts = Vec::with_capacity(chosen.len());
     for m in &chosen {
-        let (row, used) = baseline.judge(m);
+        let (row, used, work) = baseline.judge_metered(m);
         steps += used;
+        meter.absorb(&work);
         verdicts.push(row);
     }
 
@@ -446,7 +474,7 @@ fn analyse_with(
             s.add(v.verdict);
         }
     }
-    Some(MutationReport {
+    let report = MutationReport {
         mode: mode.as_string(),
         enumerated: all.len() as u32,
         excluded_tests,
@@ -454,7 +482,8 @@ fn analyse_with(
         per_operator,
         verdicts,
         steps,
-    })
+    };
+    Some((report, meter))
 }
 
 /// A test that passes on the original, with what its original replay showed.
@@ -508,16 +537,16 @@ fn judge(
     valid: &[Valid],
     skip_unreached: bool,
     m: &Mutant,
-) -> (Verdict, Option<u32>, Option<u32>, u64) {
+) -> (Verdict, Option<u32>, Option<u32>, u64, Meter) {
     if suite.is_empty() {
-        return (Verdict::Survived, None, None, 0);
+        return (Verdict::Survived, None, None, 0, Meter::default());
     }
     if valid.is_empty() {
-        return (Verdict::Excluded, None, None, 0);
+        return (Verdict::Excluded, None, None, 0, Meter::default());
     }
     let mut killer = None;
     let mut ran_away = false;
-    let Some(used) = replay_on_mutant(subject, suite, valid, skip_unreached, m, &mut |i, r| {
+    let Some((used, work)) = replay_on_mutant(subject, suite, valid, skip_unreached, m, &mut |i, r| {
         if let Some(k) = r.failed_at {
             killer = Some((i as u32, k as u32));
             return false;
@@ -527,17 +556,17 @@ fn judge(
     }) else {
         // Enumerated from this very project, so every edit fits; a misfit would
         // be a bug, and "cannot be judged" is the honest verdict for it.
-        return (Verdict::Excluded, None, None, 0);
+        return (Verdict::Excluded, None, None, 0, Meter::default());
     };
     match killer {
-        Some((i, k)) => (Verdict::Killed, Some(i), Some(k), used),
-        None => (if ran_away { Verdict::Timeout } else { Verdict::Survived }, None, None, used),
+        Some((i, k)) => (Verdict::Killed, Some(i), Some(k), used, work),
+        None => (if ran_away { Verdict::Timeout } else { Verdict::Survived }, None, None, used, work),
     }
 }
 
 /// Replays the valid tests of `suite` in order on the mutant `m`, passing each test's index and
-/// replay to `each` until it returns false; the steps used, or `None` when the mutant does not
-/// fit the project.
+/// replay to `each` until it returns false; the steps used and the work of building the mutant
+/// and replaying, or `None` when the mutant does not fit the project.
 fn replay_on_mutant(
     subject: &Subject<'_>,
     suite: &[Test],
@@ -545,10 +574,13 @@ fn replay_on_mutant(
     skip_unreached: bool,
     m: &Mutant,
     each: &mut dyn FnMut(usize, &TestRun) -> bool,
-) -> Option<u64> {
+) -> Option<(u64, Meter)> {
     let program = mutate(&subject.project, m).ok()?;
     let mut sink = |_: &TimelinePoint| {};
+    let blocks = program.blocks.len() as u64;
     let mut exec = subject.executor(Arc::new(program), &mut sink);
+    // The copy of the project and the compilation of its program for the mutant's VMs.
+    exec.charge(Kind::Mutants, cost::MUTANT_BLOCK.saturating_mul(blocks));
     let mut used = 0;
     for v in valid {
         let (i, limits) = (v.test, v.limits);
@@ -563,7 +595,7 @@ fn replay_on_mutant(
             break;
         }
     }
-    Some(used)
+    Some((used, *exec.meter()))
 }
 
 #[cfg(test)]

@@ -248,7 +248,7 @@ impl State {
                 self.set_costume_index(prog, stage, (cur - 1) as f64);
             } else if is_str && text == "random backdrop" {
                 if n_costumes > 1 {
-                    let r = self.rng.next_f64();
+                    let r = self.random();
                     let mut i = (r * (n_costumes - 1) as f64).floor();
                     if i >= cur as f64 {
                         i += 1.0;

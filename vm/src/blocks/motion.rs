@@ -46,7 +46,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let (px, py) = match kind_of(prog, &to) {
                 Special::Mouse => (st.io.mouse_x, st.io.mouse_y),
                 Special::Random => {
-                    let r = st.rng.next_f64();
+                    let r = st.random();
                     st.set_direction(me, js_round(r * 360.0) - 180.0);
                     return;
                 }
@@ -258,8 +258,8 @@ impl State {
         match kind_of(prog, to) {
             Special::Mouse => Some((self.io.mouse_x, self.io.mouse_y)),
             Special::Random => {
-                let x = js_round(480.0 * (self.rng.next_f64() - 0.5));
-                let y = js_round(360.0 * (self.rng.next_f64() - 0.5));
+                let x = js_round(480.0 * (self.random() - 0.5));
+                let y = js_round(360.0 * (self.random() - 0.5));
                 Some((x, y))
             }
             Special::None => {

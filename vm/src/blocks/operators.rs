@@ -30,7 +30,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V 
                 return V::Num(low);
             }
             let ints = is_int(prog, a(0)) && is_int(prog, a(1));
-            let r = st.rng.next_f64();
+            let r = st.random();
             if ints { V::Num(low + (r * ((high + 1.0) - low)).floor()) } else { V::Num((r * (high - low)) + low) }
         }
         Rep::Join => {

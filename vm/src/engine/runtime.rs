@@ -75,6 +75,8 @@ pub(crate) struct Budget {
     /// Reporter evaluations so far (work only: the operation budget counts blocks, as
     /// scratch-vm does).
     pub evals: u64,
+    /// Draws from the project's random stream so far (work only).
+    pub draws: u64,
     /// This step exceeded the operation budget (or a thread's stack limit).
     pub hung: bool,
     /// The JS exception scratch-vm would have thrown in this step (P10).
@@ -154,7 +156,7 @@ impl State {
             timers: Timers { list: Vec::new(), ids: 0, seq: 0, last_bubble: None },
             microtasks: Vec::new(),
             bubble_usage: 0,
-            budget: Budget { ops: 0, ops_total: 0, evals: 0, hung: false, error: None },
+            budget: Budget { ops: 0, ops_total: 0, evals: 0, draws: 0, hung: false, error: None },
             stack: Vec::with_capacity(64),
             geometry,
             ext: Extensions {
@@ -230,11 +232,18 @@ impl State {
         self.opts.profile == Profile::Whisker
     }
 
+    /// The next draw of the project's random stream (`Math.random`), counted as work.
+    #[inline]
+    pub(crate) fn random(&mut self) -> f64 {
+        self.budget.draws += 1;
+        self.rng.next_f64()
+    }
+
     /// A `uid()` of scratch-vm: under Whisker it consumes the project's stream.
     pub(crate) fn uid_draws(&mut self) {
         if self.whisker() {
             for _ in 0..crate::whisker::UID_DRAWS {
-                self.rng.next_f64();
+                self.random();
             }
         }
     }

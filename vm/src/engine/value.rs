@@ -55,7 +55,7 @@ impl State {
                 Some("last") => return if len > 0 { ListIndex::At(len) } else { ListIndex::Invalid },
                 Some("random" | "any") => {
                     if len > 0 {
-                        let r = self.rng.next_f64();
+                        let r = self.random();
                         return ListIndex::At(1 + (r * len as f64).floor() as usize);
                     }
                     return ListIndex::Invalid;

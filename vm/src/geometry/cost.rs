@@ -4,10 +4,15 @@
 //! pen). The count is deterministic: the same run counts the same work on every machine.
 //! Changing a constant changes which runs reach the cap, so it bumps `ENGINE_VERSION`.
 
-/// One block execution.
-pub const BLOCK: u64 = 10;
-/// One reporter evaluation (an input of a block, nested or not).
-pub const EVAL: u64 = 6;
+/// One block execution (with its share of the scheduler: thread switches, yields, the
+/// frame's hat checks; `clowder bench work` fits these over the corpora).
+pub const BLOCK: u64 = 23;
+/// One reporter evaluation (an input of a block, nested or not: value conversions, variable
+/// and list look-ups included).
+pub const EVAL: u64 = 25;
+/// One draw from the project's random stream (`pick random`, random positions; under the
+/// `whisker` profile also the 20 draws of every id scratch-vm makes, e.g. for each clone).
+pub const RANDOM: u64 = 25;
 /// The fixed cost of a geometry query.
 pub const QUERY: u64 = 20;
 /// A candidate drawable looked at (from the index or a list).
@@ -31,8 +36,16 @@ pub const REFRESH: u64 = 100;
 /// looked at by a full sync (measured: a full sync of a 55-drawable scene that moves a few
 /// of them takes about 6 µs, about 115 of these).
 pub const MOVE: u64 = 50;
-/// A colour-search point visited.
+/// A colour-search point visited (an order kept per stage position).
 pub const WALK: u64 = 3;
+/// A point of a colour search that walks Whisker's grid itself (its visited set), before
+/// the sample.
+pub const WALK_POINT: u64 = 60;
+
+/// A point of an uncached colour walk sampling `layers` drawables composited.
+pub const fn sample_walk(layers: usize) -> u64 {
+    WALK_POINT + FILL + LAYER * layers as u64
+}
 /// A stage pixel of a texel map computed (once per pen transform).
 pub const MAP_PIXEL: u64 = 5;
 /// A pen pixel visited while drawing a line.

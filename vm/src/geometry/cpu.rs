@@ -3,9 +3,11 @@
 //!
 //! Each question builds the renderer's scene from the live targets (stage, then the pen
 //! layer once a pen block has used it, then sprites and clones in layer order) and asks
-//! it; costumes come from the project's [`CostumeSet`], decoded once per project and
-//! shared by every VM and clone. The mode is `approximate` when some costume has no usable
-//! pixels (JSON-only projects, broken assets, SVG text), else `exact`.
+//! it; costumes come from the project's [`CostumeSet`], decoded when first shown or
+//! measured and shared by every VM and clone (a project with hundreds of costumes decodes
+//! only those its runs use). The mode is `approximate` when some costume's asset is missing
+//! (JSON-only projects), or once this VM has shown or measured a costume without usable
+//! pixels (broken assets, SVG text); else `exact`.
 
 use std::sync::Arc;
 
@@ -24,7 +26,9 @@ use crate::project::Project;
 /// The pixel geometry of one VM: shared costumes, its own pen layer.
 pub struct CpuGeometry {
     costumes: Arc<CostumeSet>,
-    approximate: bool,
+    /// Set when an asset is missing or a costume this VM used is a stand-in (module docs);
+    /// a cell because size questions (`&self`) use costumes too.
+    approximate: std::cell::Cell<bool>,
     pen: PenLayer,
     /// scratch-vm creates the pen layer on the first pen block; before that it is no drawable.
     pen_layer: bool,
@@ -137,7 +141,7 @@ impl CpuGeometry {
     /// The geometry for `project`, reusing the costumes decoded for it by earlier VMs.
     pub fn for_project(project: &Arc<Project>) -> CpuGeometry {
         let costumes = costume_set(project);
-        let approximate = costumes.approximate();
+        let approximate = std::cell::Cell::new(costumes.assets_missing());
         let walks = costumes.walks();
         CpuGeometry {
             costumes,
@@ -182,6 +186,9 @@ impl CpuGeometry {
         }
         let Some(costume) = usize::try_from(t.costume).ok() else { return };
         let Some(skin) = self.costumes.skin_ref(t.def as usize, costume) else { return };
+        if skin.approximate().is_some() {
+            self.approximate.set(true);
+        }
         if !skin.is_svg() {
             return;
         }
@@ -194,6 +201,9 @@ impl CpuGeometry {
 
     fn drawable(&self, t: &TargetView<'_>, key: &Key) -> Option<Drawable> {
         let skin = self.costumes.skin(key.sprite, key.costume)?;
+        if skin.approximate().is_some() {
+            self.approximate.set(true);
+        }
         let placement = if key.is_stage {
             STAGE_PLACEMENT
         } else {
@@ -468,7 +478,7 @@ fn same_costumes(a: &Project, b: &Project) -> bool {
 
 impl Geometry for CpuGeometry {
     fn mode(&self) -> &'static str {
-        if self.approximate { "approximate" } else { "exact" }
+        if self.approximate.get() { "approximate" } else { "exact" }
     }
 
     fn touching_sprite(&mut self, scene: &Scene, me: TargetId, sprite: usize) -> bool {
@@ -542,6 +552,9 @@ impl Geometry for CpuGeometry {
 
     fn costume_size(&self, sprite: usize, costume: i64) -> Option<(f64, f64)> {
         let skin = self.costumes.skin(sprite, usize::try_from(costume).ok()?)?;
+        if skin.approximate().is_some() {
+            self.approximate.set(true);
+        }
         let [w, h] = skin.size();
         Some((w, h))
     }
@@ -609,7 +622,7 @@ impl Geometry for CpuGeometry {
             visited += 1;
             samples.sample(x, y)
         });
-        self.work += super::cost::WALK * visited;
+        self.work += super::cost::sample_walk(self.scene.drawables.len()) * visited;
         found.found
     }
 
@@ -637,7 +650,7 @@ impl Geometry for CpuGeometry {
             visited += 1;
             own.sample(x, y)
         });
-        self.work += super::cost::WALK * visited;
+        self.work += super::cost::sample_walk(1) * visited;
         found.found
     }
 

@@ -255,13 +255,24 @@ impl Walk {
 /// the colour is drawn by the other visible drawables (normalised by the stage diagonal; 1 when
 /// nowhere on the stage).
 pub fn touching_color_distance(scene: &Scene, me: usize, color: [u8; 3]) -> f64 {
+    touching_color_distance_counted(scene, me, color).0
+}
+
+/// [`touching_color_distance`] and the number of points it sampled (for the work count).
+pub fn touching_color_distance_counted(scene: &Scene, me: usize, color: [u8; 3]) -> (f64, u64) {
     let p = scene.drawables[me].placement;
     let mut samples = scene.color_sampler(Some(me));
     if !samples.may_show(color) {
         // What the search below returns when it finds nothing, without its ~1 700 samples.
-        return 1.0;
+        return (1.0, 0);
     }
-    fuzzy_find_color((p.x, p.y), &stage_bounds(), color, |x, y| samples.sample(x, y)).distance
+    let mut visited = 0u64;
+    let d = fuzzy_find_color((p.x, p.y), &stage_bounds(), color, |x, y| {
+        visited += 1;
+        samples.sample(x, y)
+    })
+    .distance;
+    (d, visited)
 }
 
 /// Whisker's branch distance of a false `color (c) is touching (target)`: 1 when the sprite

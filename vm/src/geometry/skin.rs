@@ -457,6 +457,8 @@ pub struct CostumeSet {
     project: Weak<Project>,
     skins: Vec<Vec<OnceLock<Arc<Skin>>>>,
     walks: Arc<WalkCache>,
+    /// Some costume's asset is not in the project (a bare `project.json`, a lost file).
+    missing: bool,
 }
 
 impl std::fmt::Debug for CostumeSet {
@@ -469,7 +471,14 @@ impl CostumeSet {
     /// A costume set for `project` (nothing is decoded yet).
     pub fn new(project: Arc<Project>) -> Arc<CostumeSet> {
         let skins = project.targets.iter().map(|t| t.costumes.iter().map(|_| OnceLock::new()).collect()).collect();
-        Arc::new(CostumeSet { project: Arc::downgrade(&project), skins, walks: Arc::default() })
+        let missing = project.targets.iter().flat_map(|t| &t.costumes).any(|c| !project.assets.contains_key(&c.md5ext));
+        Arc::new(CostumeSet { project: Arc::downgrade(&project), skins, walks: Arc::default(), missing })
+    }
+
+    /// Whether some costume's asset is missing from the project (known without decoding
+    /// anything): its geometry is approximate whatever a run shows.
+    pub fn assets_missing(&self) -> bool {
+        self.missing
     }
 
     /// Colour-search orders shared by the project's VMs.

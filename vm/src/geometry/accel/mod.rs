@@ -629,7 +629,7 @@ impl Accel {
     pub(crate) fn color_distance(&mut self, scene: &Scene, me: usize, color: [u8; 3]) -> f64 {
         self.work += cost::QUERY;
         if self.infos.get(me).is_none() || !self.all_finite(me) {
-            return distance::touching_color_distance(scene, me, color);
+            return self.uncached_color_distance(scene, me, color);
         }
         let me_skin = &scene.drawables[me].skin;
         let me_own = self.infos[me].visible.then_some(self.infos[me].own);
@@ -649,7 +649,7 @@ impl Accel {
         let start = (p.x, p.y);
         let Some(reach) = distance::stage_reach(start) else {
             // A start off the stage: Whisker's point numbers may collide; walk as it does.
-            return distance::touching_color_distance(scene, me, color);
+            return self.uncached_color_distance(scene, me, color);
         };
         let k = self.prepare_composite(scene, me, &levels);
         let order = self.walks.get(reach);
@@ -672,6 +672,13 @@ impl Accel {
         }
         self.work += cost::WALK * visited;
         found
+    }
+
+    /// [`distance::touching_color_distance`] without the kept composites, its samples counted.
+    fn uncached_color_distance(&mut self, scene: &Scene, me: usize, color: [u8; 3]) -> f64 {
+        let (d, visited) = distance::touching_color_distance_counted(scene, me, color);
+        self.work += visited * cost::sample_walk(scene.drawables.len());
+        d
     }
 
     /// `getBounds` of drawable `me`, as [`Scene::bounds`] (kept while it and the floor of its

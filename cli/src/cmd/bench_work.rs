@@ -1,0 +1,314 @@
+//! `clowder bench work`: how well the work meter's units track CPU time.
+//!
+//! Runs test generation on every project of the chosen corpora folders (each run on one
+//! thread, after a warm-up run of the same project so that its costumes are decoded and its
+//! program compiled, as in a worker that has run it before) and prints, per run, its thread
+//! CPU time, its work units and their ratio, CPU-seconds per 10⁹ units. The summary gives
+//! the ratio's minimum, median and maximum and the runs furthest from the median on both
+//! sides; a least-squares fit of CPU time on the meter's kinds says, per kind, how many
+//! CPU-nanoseconds one unit costs on this machine (1.0 everywhere is a perfect calibration).
+//! Short runs repeat until they have used `--min-cpu-ms`, so that the clock's resolution
+//! does not decide their ratio. A benchmark, not a test: build in release.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{Context, bail};
+use clowder_testgen::work::Kind;
+use clowder_testgen::{Algorithm, AlgorithmConfig, Budget, MutationMode, Prepared, RunOptions};
+use clowder_vm::project::{LoadLimits, Project};
+
+/// Arguments of `clowder bench work`.
+#[derive(clap::Args)]
+pub struct BenchWorkArgs {
+    /// Corpora folder; default `$CLOWDER_CORPORA`, else `../shared/corpora`.
+    #[arg(long)]
+    pub corpora: Option<PathBuf>,
+    /// Folders of the corpora to run (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "random-sample,whisker-rq1,whisker-integration,codeclub,large,conformance"
+    )]
+    pub sets: Vec<String>,
+    /// Algorithms (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "random,mosa,mio")]
+    pub algorithms: Vec<String>,
+    /// Step budget of each run.
+    #[arg(long, default_value_t = 3000)]
+    pub steps: u64,
+    /// With mutation analysis of every mutant (its replays count too).
+    #[arg(long)]
+    pub mutation: bool,
+    /// Only every n-th project of each folder (sorted by name) …
+    #[arg(long, default_value_t = 1)]
+    pub every: usize,
+    /// … starting with this one (0-based), so that disjoint samples can tune and check.
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// Repeat a run until it used this much CPU time (ms), at most 50 times.
+    #[arg(long, default_value_t = 30)]
+    pub min_cpu_ms: u64,
+    /// Runs measured at the same time (each on its own thread).
+    #[arg(long, default_value_t = 1)]
+    pub jobs: usize,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Also write every run's row here (TSV).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// One measured run.
+struct Row {
+    set: String,
+    project: String,
+    algorithm: String,
+    cpu_s: f64,
+    work: u64,
+    by_kind: Vec<u64>,
+    status: &'static str,
+}
+
+impl Row {
+    fn ratio(&self) -> f64 {
+        self.cpu_s / (self.work.max(1) as f64 / 1e9)
+    }
+}
+
+fn thread_cpu_s() -> f64 {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        // SAFETY: clock_gettime writes the timespec it is given and nothing else.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0 {
+            return ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9;
+        }
+    }
+    0.0
+}
+
+/// Runs `clowder bench work`.
+pub fn run(args: BenchWorkArgs) -> anyhow::Result<ExitCode> {
+    let corpora = args.corpora.clone().unwrap_or_else(|| {
+        std::env::var_os("CLOWDER_CORPORA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/corpora"))
+    });
+    if !corpora.is_dir() {
+        bail!("corpora folder {} not found (--corpora or CLOWDER_CORPORA)", corpora.display());
+    }
+    let algorithms: Vec<Algorithm> =
+        args.algorithms.iter().map(|a| Algorithm::parse(a).map_err(anyhow::Error::msg)).collect::<Result<_, _>>()?;
+    let mut files: Vec<(String, PathBuf)> = Vec::new();
+    for set in &args.sets {
+        let dir = corpora.join(set);
+        let rd = std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
+        let mut v: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "sb3" || x == "json"))
+            .collect();
+        v.sort();
+        files.extend(v.into_iter().skip(args.offset).step_by(args.every.max(1)).map(|p| (set.clone(), p)));
+    }
+    eprintln!("bench work: {} projects × {} algorithms, {} steps", files.len(), algorithms.len(), args.steps);
+    let next = AtomicUsize::new(0);
+    let rows: std::sync::Mutex<Vec<Row>> = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..args.jobs.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((set, path)) = files.get(i) else { break };
+                    let measured = measure(set, path, &algorithms, &args);
+                    if let Ok(mut r) = rows.lock() {
+                        r.extend(measured);
+                    }
+                }
+            });
+        }
+    });
+    let mut rows = rows.into_inner().unwrap_or_default();
+    rows.sort_by(|a, b| (&a.set, &a.project, &a.algorithm).cmp(&(&b.set, &b.project, &b.algorithm)));
+    if let Some(out) = &args.out {
+        write_rows(out, &rows)?;
+    }
+    report(&rows);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every algorithm's run of one project (none when it does not load).
+fn measure(set: &str, path: &Path, algorithms: &[Algorithm], args: &BenchWorkArgs) -> Vec<Row> {
+    let Ok(project) = Project::load_path(path, &LoadLimits::default()) else { return Vec::new() };
+    let project = Arc::new(project);
+    let prepared = Prepared::new(&project);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let opts = RunOptions {
+        mutation: if args.mutation { MutationMode::All } else { MutationMode::Off },
+        ..RunOptions::default()
+    };
+    let mut out = Vec::new();
+    for &alg in algorithms {
+        let cfg = AlgorithmConfig::new(alg);
+        let once = || {
+            clowder_testgen::generate_prepared_with(
+                Arc::clone(&project),
+                &prepared,
+                &cfg,
+                args.seed,
+                Budget::Steps(args.steps),
+                &opts,
+                &mut |_| {},
+            )
+        };
+        // Warm-up: costumes decoded, program compiled (shared by later runs of the project).
+        if once().is_err() {
+            continue;
+        }
+        let (mut cpu, mut reps) = (0.0, 0u32);
+        let mut last = None;
+        while reps < 50 && (reps == 0 || cpu * 1000.0 < args.min_cpu_ms as f64) {
+            let t0 = thread_cpu_s();
+            let o = once();
+            cpu += thread_cpu_s() - t0;
+            reps += 1;
+            last = o.ok();
+        }
+        let Some(o) = last else { continue };
+        let by_kind = Kind::ALL
+            .iter()
+            .map(|k| o.work_by_kind.iter().find(|(n, _)| n == k.name()).map_or(0, |(_, u)| *u))
+            .collect();
+        out.push(Row {
+            set: set.to_string(),
+            project: name.clone(),
+            algorithm: alg.name().to_string(),
+            cpu_s: cpu / f64::from(reps),
+            work: o.work,
+            by_kind,
+            status: if o.limit.is_some() { "limit" } else { "ok" },
+        });
+    }
+    out
+}
+
+fn write_rows(out: &Path, rows: &[Row]) -> anyhow::Result<()> {
+    let mut s = String::from("set\tproject\talgorithm\tstatus\tcpu_s\twork\ts_per_1e9");
+    for k in Kind::ALL {
+        s.push('\t');
+        s.push_str(k.name());
+    }
+    s.push('\n');
+    for r in rows {
+        s.push_str(&format!(
+            "{}\t{}\t{}\t{}\t{:.6}\t{}\t{:.3}",
+            r.set,
+            r.project,
+            r.algorithm,
+            r.status,
+            r.cpu_s,
+            r.work,
+            r.ratio()
+        ));
+        for u in &r.by_kind {
+            s.push_str(&format!("\t{u}"));
+        }
+        s.push('\n');
+    }
+    std::fs::write(out, s).with_context(|| format!("writing {}", out.display()))
+}
+
+fn report(rows: &[Row]) {
+    if rows.is_empty() {
+        println!("no runs");
+        return;
+    }
+    let mut ratios: Vec<f64> = rows.iter().map(Row::ratio).collect();
+    ratios.sort_by(f64::total_cmp);
+    let med = ratios[ratios.len() / 2];
+    let (min, max) = (ratios[0], ratios[ratios.len() - 1]);
+    println!("runs: {}  CPU-seconds per 10^9 work units: min {min:.3}  median {med:.3}  max {max:.3}", rows.len());
+    println!(
+        "spread: max/median {:.2}, median/min {:.2} (within a factor of 3 of the median: {})",
+        max / med,
+        med / min,
+        if max / med <= 3.0 && med / min <= 3.0 { "yes" } else { "no" }
+    );
+    let total_cpu: f64 = rows.iter().map(|r| r.cpu_s).sum();
+    println!("total CPU {total_cpu:.1} s over the measured runs");
+    let mut by: Vec<&Row> = rows.iter().collect();
+    by.sort_by(|a, b| a.ratio().total_cmp(&b.ratio()));
+    let show = |r: &Row| {
+        println!(
+            "  {:>8.3}  {:>9.4} s  {:>14}  {:<6} {}/{} {}",
+            r.ratio(),
+            r.cpu_s,
+            r.work,
+            r.algorithm,
+            r.set,
+            r.project,
+            r.status
+        );
+    };
+    println!("lowest ratios (units overcharge):");
+    by.iter().take(5).for_each(|r| show(r));
+    println!("highest ratios (units undercharge):");
+    by.iter().rev().take(5).for_each(|r| show(r));
+    if let Some(fit) = fit(rows) {
+        println!("least-squares fit, CPU-ns per unit by kind (relative errors weighted equally):");
+        for (k, c) in Kind::ALL.iter().zip(fit) {
+            println!("  {:<11} {c:>8.3}", k.name());
+        }
+    }
+    // Share of each kind in all units.
+    let total: f64 = rows.iter().map(|r| r.work as f64).sum();
+    print!("share of units:");
+    for (i, k) in Kind::ALL.iter().enumerate() {
+        let u: f64 = rows.iter().map(|r| r.by_kind.get(i).copied().unwrap_or(0) as f64).sum();
+        print!(" {} {:.1}%", k.name(), 100.0 * u / total.max(1.0));
+    }
+    println!();
+}
+
+/// Least squares of `Σ_k c_k · units_k / cpu ≈ 1` over the runs (each run's relative error
+/// weighted equally); kinds no run used get 0. `None` when the system is singular.
+fn fit(rows: &[Row]) -> Option<Vec<f64>> {
+    let n = Kind::ALL.len();
+    let used: Vec<usize> =
+        (0..n).filter(|&k| rows.iter().any(|r| r.by_kind.get(k).copied().unwrap_or(0) > 0)).collect();
+    let m = used.len();
+    let mut a = vec![vec![0.0f64; m + 1]; m];
+    for r in rows.iter().filter(|r| r.cpu_s > 0.0) {
+        let x: Vec<f64> =
+            used.iter().map(|&k| r.by_kind.get(k).copied().unwrap_or(0) as f64 * 1e-9 / r.cpu_s).collect();
+        for i in 0..m {
+            for j in 0..m {
+                a[i][j] += x[i] * x[j];
+            }
+            a[i][m] += x[i];
+        }
+    }
+    // Gaussian elimination with partial pivoting.
+    for col in 0..m {
+        let piv = (col..m).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
+        if a[piv][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, piv);
+        let pivot_row = a[col].clone();
+        for (row, r) in a.iter_mut().enumerate() {
+            if row != col {
+                let f = r[col] / pivot_row[col];
+                for (x, p) in r.iter_mut().zip(&pivot_row).skip(col) {
+                    *x -= f * p;
+                }
+            }
+        }
+    }
+    let mut out = vec![0.0; n];
+    for (i, &k) in used.iter().enumerate() {
+        out[k] = a[i][m] / a[i][i];
+    }
+    Some(out)
+}
