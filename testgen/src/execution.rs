@@ -211,13 +211,24 @@ impl<'a> Executor<'a> {
 
     /// Charges work done outside the executor (an algorithm's bookkeeping, observations).
     pub fn charge(&mut self, kind: Kind, units: u64) {
+        self.add_work(kind, units);
+    }
+
+    /// Adds work to the meter; reaching the phase's cap marks the run limited, whatever
+    /// work reached it (a step, a fitness evaluation, the algorithm's bookkeeping).
+    fn add_work(&mut self, kind: Kind, units: u64) {
         self.meter.add(kind, units);
+        if let Some((cap, phase)) = self.work_cap
+            && self.meter.total() >= cap
+        {
+            self.limited.get_or_insert(phase);
+        }
     }
 
     /// Charges the bookkeeping of looking at every target's value once.
     pub fn charge_targets(&mut self, times: u64) {
         let n = self.ctx.model.len() as u64;
-        self.meter.add(Kind::Search, cost::TARGET.saturating_mul(n).saturating_mul(times));
+        self.add_work(Kind::Search, cost::TARGET.saturating_mul(n).saturating_mul(times));
     }
 
     /// From now on, the phase `phase` may bring the total work up to `cap` (`None`: no cap).
@@ -317,7 +328,7 @@ impl<'a> Executor<'a> {
 
     fn start(&mut self, budgeted: bool) -> Live {
         let p = &self.ctx.project;
-        self.meter.add(Kind::Start, crate::work::vm_start(p.blocks.len(), p.targets.len()));
+        self.add_work(Kind::Start, crate::work::vm_start(p.blocks.len(), p.targets.len()));
         let mut sut = Sut::with_instrumentation(
             Arc::clone(&self.ctx.project),
             self.ctx.vm_seed,
@@ -336,9 +347,9 @@ impl<'a> Executor<'a> {
             self.geometry = g;
         }
         let [blocks, evals, geometry] = live.sut.work_parts();
-        self.meter.add(Kind::Vm, blocks);
-        self.meter.add(Kind::Eval, evals);
-        self.meter.add(Kind::Geometry, geometry);
+        self.add_work(Kind::Vm, blocks);
+        self.add_work(Kind::Eval, evals);
+        self.add_work(Kind::Geometry, geometry);
         for (k, v) in live.sut.unknown_opcodes() {
             *self.unknown.entry(k).or_insert(0) += v;
         }
@@ -362,7 +373,7 @@ impl<'a> Executor<'a> {
                 live.sut.mouse_post(x, y, false);
             }
             live.sut.step();
-            self.meter.add(Kind::Step, cost::STEP + cost::STEP_WORD * self.covered_bits.len() as u64);
+            self.add_work(Kind::Step, cost::STEP + cost::STEP_WORD * self.covered_bits.len() as u64);
             if self.track_waits && !self.observe_only {
                 live.sut.track_waits(self.ctx.model.timed_slots());
             }
@@ -466,13 +477,13 @@ impl<'a> Executor<'a> {
     /// Every target's fitness for `tr` into `out`, charged to the meter.
     fn evaluate(&mut self, tr: &Trace, out: &mut Vec<f64>) {
         let ops = self.ctx.model.evaluate_all(tr, &mut self.scratch, out);
-        self.meter.add(Kind::Fitness, cost::FITNESS_OP.saturating_mul(ops));
+        self.add_work(Kind::Fitness, cost::FITNESS_OP.saturating_mul(ops));
     }
 
     /// The events available in the live VM's state into `out`, charged to the meter.
     fn extract(&mut self, live: &mut Live, out: &mut Vec<Cand>) {
         let scripts = self.ctx.info.extract(&self.ctx.project, &mut live.sut, self.ctx.params.dynamic_extraction, out);
-        self.meter.add(Kind::Extraction, cost::EXTRACT + cost::EXTRACT_SCRIPT.saturating_mul(scripts));
+        self.add_work(Kind::Extraction, cost::EXTRACT + cost::EXTRACT_SCRIPT.saturating_mul(scripts));
     }
 
     fn next_id(&mut self) -> u64 {
@@ -482,7 +493,7 @@ impl<'a> Executor<'a> {
 
     fn trace_of(&mut self, live: &Live) -> Trace {
         let slots = self.ctx.model.measured_blocks().len();
-        self.meter.add(Kind::Fitness, cost::TRACE_WORD * (self.covered_bits.len() + slots) as u64);
+        self.add_work(Kind::Fitness, cost::TRACE_WORD * (self.covered_bits.len() + slots) as u64);
         let mut tr = Trace::new(self.ctx.project.blocks.len(), self.ctx.model.measured_blocks().len());
         live.sut.fill_trace(self.ctx.model.measured_blocks(), &mut tr);
         tr
@@ -748,7 +759,7 @@ impl<'a> Executor<'a> {
     pub fn fitness_of(&mut self, t: usize, tr: &Trace) -> f64 {
         let f = self.ctx.model.fitness(t, tr, &mut self.scratch);
         let ops = self.scratch.take_ops();
-        self.meter.add(Kind::Fitness, cost::FITNESS_OP.saturating_mul(ops));
+        self.add_work(Kind::Fitness, cost::FITNESS_OP.saturating_mul(ops));
         f
     }
 }

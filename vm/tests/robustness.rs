@@ -233,3 +233,60 @@ fn corpora_files_load_or_are_rejected_clearly() {
 fn corpora_projects_run_1000_steps_without_panic_or_hang() {
     sweep(false);
 }
+
+/// Real projects nest reporters deeply (`large/big-block.sb3`: 740 levels of inputs, which the
+/// old limit of 500 rejected, and compilation cut at 400 levels): a `say` of a `join` chain
+/// nested to the default limit loads, evaluates completely and runs on a thread with a 1 MiB
+/// stack, half of a spawned thread's default (compilation and evaluation recurse per level).
+#[test]
+fn reporters_nested_to_the_default_limit_run_on_a_small_stack() {
+    let depth = LoadLimits::default().max_block_depth - 2;
+    let mut blocks = serde_json::Map::new();
+    blocks.insert(
+        "hat".into(),
+        serde_json::json!({"opcode": "event_whenflagclicked", "next": "say", "parent": null, "inputs": {},
+            "fields": {}, "shadow": false, "topLevel": true, "x": 0, "y": 0}),
+    );
+    blocks.insert(
+        "say".into(),
+        serde_json::json!({"opcode": "looks_say", "next": null, "parent": "hat",
+            "inputs": {"MESSAGE": [3, "j0", [10, "x"]]}, "fields": {}, "shadow": false, "topLevel": false}),
+    );
+    for i in 0..depth {
+        let mut inputs = serde_json::json!({"STRING1": [1, [10, "a"]]});
+        inputs["STRING2"] = if i + 1 < depth {
+            serde_json::json!([3, format!("j{}", i + 1), [10, "b"]])
+        } else {
+            serde_json::json!([1, [10, "b"]])
+        };
+        let parent = if i == 0 { "say".to_string() } else { format!("j{}", i - 1) };
+        blocks.insert(
+            format!("j{i}"),
+            serde_json::json!({"opcode": "operator_join", "next": null, "parent": parent, "inputs": inputs,
+                "fields": {}, "shadow": false, "topLevel": false}),
+        );
+    }
+    let costume = serde_json::json!([{"name": "c", "assetId": "x", "md5ext": "x.svg", "dataFormat": "svg",
+        "rotationCenterX": 0, "rotationCenterY": 0}]);
+    let project = serde_json::json!({"targets": [
+        {"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": {},
+         "currentCostume": 0, "costumes": costume, "sounds": [], "volume": 100, "layerOrder": 0},
+        {"isStage": false, "name": "S", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": blocks,
+         "currentCostume": 0, "costumes": costume, "sounds": [], "volume": 100, "layerOrder": 1, "visible": true,
+         "x": 0, "y": 0, "size": 100, "direction": 90, "draggable": false, "rotationStyle": "all around"}],
+        "meta": {"semver": "3.0.0"}});
+    let bytes = project.to_string().into_bytes();
+    let said = std::thread::Builder::new()
+        .stack_size(1024 << 10)
+        .spawn(move || {
+            let p = load(&bytes, "deep.json", &LoadLimits::default()).expect("nested to the limit: loads");
+            let mut vm = Vm::new(Arc::new(p), VmOptions { record_say: true, ..VmOptions::default() });
+            vm.green_flag();
+            vm.step();
+            vm.take_say_events().into_iter().map(|e| e.text).next()
+        })
+        .expect("thread")
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(said, Some("a".repeat(depth) + "b"), "the whole chain was evaluated");
+}

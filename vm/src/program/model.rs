@@ -5,8 +5,9 @@
 pub(crate) const NONE: u32 = u32::MAX;
 /// A link to a block id that does not exist (scratch-vm retires the thread there).
 pub(crate) const DANGLING: u32 = u32::MAX - 1;
-/// Deepest reporter nesting compiled; deeper inputs read as `undefined` (hostile projects).
-pub(crate) const MAX_EXPR_DEPTH: u32 = 400;
+/// Deepest reporter nesting compiled; deeper inputs read as `undefined`. Above the loader's
+/// nesting limit (`LoadLimits::max_block_depth`), so a loaded project is compiled whole.
+pub(crate) const MAX_EXPR_DEPTH: u32 = 1_024;
 
 /// Index into [`Program::exprs`].
 pub(crate) type ExprId = u32;
