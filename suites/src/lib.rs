@@ -93,7 +93,7 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             steps_per_test: 18_000,
-            work_per_test: clowder_testgen::DEFAULT_WORK_CAP / 4,
+            work_per_test: clowder_testgen::default_work_cap(clowder_testgen::Budget::Steps(18_000)),
             js_ticks: 100_000_000,
             js_memory_bytes: 256 << 20,
             js_stack_bytes: 512 << 10,

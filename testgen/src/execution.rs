@@ -346,10 +346,11 @@ impl<'a> Executor<'a> {
         if g == "approximate" || self.geometry == "none" {
             self.geometry = g;
         }
-        let [blocks, evals, geometry] = live.sut.work_parts();
+        let [blocks, evals, geometry, scheduler] = live.sut.work_parts();
         self.add_work(Kind::Vm, blocks);
         self.add_work(Kind::Eval, evals);
         self.add_work(Kind::Geometry, geometry);
+        self.add_work(Kind::Scheduler, scheduler);
         for (k, v) in live.sut.unknown_opcodes() {
             *self.unknown.entry(k).or_insert(0) += v;
         }

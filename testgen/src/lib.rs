@@ -65,21 +65,42 @@ impl Prepared {
     }
 }
 
-/// The default work cap of a run's search ([`RunOptions::work_cap`]), in `Vm::work` units
-/// (about nanoseconds: `clowder_vm::geometry::cost`). The most demanding projects of the
-/// corpora need under 4 · 10⁹ for a paper-budget run (180 000 steps); runaway runs (a warp
-/// loop cut by the operation budget every frame) reach the cap in well under a minute. Part
-/// of the engine: changing it bumps `ENGINE_VERSION`.
-pub const DEFAULT_WORK_CAP: u64 = 8_000_000_000;
+/// The default work a run's search may do per step of its step budget, in work-meter units
+/// ([`work`], about nanoseconds): 1 ms of CPU per step. A paper-budget run (180 000 steps) of
+/// the heaviest real projects of the corpora needs at most about half of it on average
+/// (Paper Minecraft's MIO, whose world generation runs in warp procedures) and ends by its
+/// step budget; a runaway program (a loop cut by the operation budget every step, about
+/// 10⁸ units a step) reaches the cap after a few thousand steps. Part of the engine: changing
+/// it bumps `ENGINE_VERSION`.
+pub const DEFAULT_WORK_PER_STEP: u64 = 1_000_000;
+
+/// The default work cap of budgets not counted in steps (executions, evaluations, seconds),
+/// and of the paper's step budget: 180 000 steps' worth of [`DEFAULT_WORK_PER_STEP`].
+pub const DEFAULT_WORK_CAP: u64 = 180_000 * DEFAULT_WORK_PER_STEP;
+
+/// The smallest default cap: short step budgets still start VMs, minimise and assert.
+pub const MIN_DEFAULT_WORK_CAP: u64 = 2_000_000_000;
+
+/// The engine's default work cap of a run's search for `budget` ([`RunOptions::work_cap`]):
+/// [`DEFAULT_WORK_PER_STEP`] per budget step (at least [`MIN_DEFAULT_WORK_CAP`]), or
+/// [`DEFAULT_WORK_CAP`] for budgets in executions, evaluations or seconds.
+pub fn default_work_cap(budget: Budget) -> u64 {
+    match budget {
+        Budget::Steps(n) => n.saturating_mul(DEFAULT_WORK_PER_STEP).max(MIN_DEFAULT_WORK_CAP),
+        Budget::Executions(_) | Budget::Evaluations(_) | Budget::Seconds(_) => DEFAULT_WORK_CAP,
+    }
+}
 
 /// What a run does besides generating the suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunOptions {
     /// Mutation analysis of the final suite (forces assertions on).
     pub mutation: MutationMode,
-    /// Cap on the VM work of the search, 0 for none; minimisation and assertion generation
-    /// may then each add a quarter of it. A run that reaches a cap ends with its partial
-    /// result and [`RunOutcome::limit`] set: a deterministic end for runaway runs.
+    /// Cap on the work of the search ([`work`]), 0 for none; minimisation and assertion
+    /// generation may then each add a quarter of it. A run that reaches a cap ends with its
+    /// partial result and [`RunOutcome::limit`] set: a deterministic end for runaway runs.
+    /// The engine's default for a budget is [`default_work_cap`] (`Default` gives the
+    /// paper budget's, [`DEFAULT_WORK_CAP`]).
     pub work_cap: u64,
 }
 

@@ -78,7 +78,7 @@ pub struct RunOutcome {
     /// minimisation, assertions) and, when it ran, mutation analysis.
     #[serde(default)]
     pub work: u64,
-    /// [`RunOutcome::work`] by kind (`vm`, `eval`, `geometry`, `start`, `step`, `extraction`, `fitness`,
+    /// [`RunOutcome::work`] by kind (`vm`, `eval`, `geometry`, `scheduler`, `start`, `step`, `extraction`, `fitness`,
     /// `search`, `observe`, `mutants`).
     #[serde(default)]
     pub work_by_kind: Vec<(String, u64)>,

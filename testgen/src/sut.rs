@@ -97,8 +97,8 @@ impl Sut {
         self.vm.work()
     }
 
-    /// [`Sut::work`] in parts: block executions, reporter evaluations, geometry.
-    pub fn work_parts(&self) -> [u64; 3] {
+    /// [`Sut::work`] in parts: block executions, reporter evaluations, geometry, scheduler.
+    pub fn work_parts(&self) -> [u64; 4] {
         self.vm.work_parts()
     }
 

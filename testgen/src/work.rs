@@ -50,6 +50,8 @@ pub enum Kind {
     Eval,
     /// The VM's own count of geometry work (touching, colours, pen, rendering).
     Geometry,
+    /// The VM's own count of its scheduler: steps and thread resumptions.
+    Scheduler,
     /// Fresh VMs for test executions and replays.
     Start,
     /// Per-step bookkeeping of the executor.
@@ -68,10 +70,11 @@ pub enum Kind {
 
 impl Kind {
     /// Every kind, in report order.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::Vm,
         Kind::Eval,
         Kind::Geometry,
+        Kind::Scheduler,
         Kind::Start,
         Kind::Step,
         Kind::Extraction,
@@ -87,6 +90,7 @@ impl Kind {
             Kind::Vm => "vm",
             Kind::Eval => "eval",
             Kind::Geometry => "geometry",
+            Kind::Scheduler => "scheduler",
             Kind::Start => "start",
             Kind::Step => "step",
             Kind::Extraction => "extraction",
@@ -101,7 +105,7 @@ impl Kind {
 /// Units of work by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Meter {
-    units: [u64; 10],
+    units: [u64; 11],
 }
 
 impl Meter {

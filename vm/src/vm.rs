@@ -143,18 +143,19 @@ impl Vm {
     /// composited, colour-search points, pen pixels). A run's work cap counts this, so a
     /// runaway run ends at the same point on every machine.
     pub fn work(&self) -> u64 {
-        let [blocks, evals, geometry] = self.work_parts();
-        blocks + evals + geometry
+        self.work_parts().iter().sum()
     }
 
-    /// [`Vm::work`] in its three parts: block executions, reporter evaluations (with the
-    /// random draws they make), geometry.
-    pub fn work_parts(&self) -> [u64; 3] {
+    /// [`Vm::work`] in its parts: block executions, reporter evaluations (with the random
+    /// draws they make), geometry, and the scheduler (steps and thread resumptions).
+    pub fn work_parts(&self) -> [u64; 4] {
         use crate::geometry::cost;
+        let b = &self.st.budget;
         [
-            (self.st.budget.ops_total + self.st.budget.ops) * cost::BLOCK,
-            self.st.budget.evals * cost::EVAL + self.st.budget.draws * cost::RANDOM,
+            (b.ops_total + b.ops) * cost::BLOCK,
+            b.evals * cost::EVAL + b.draws * cost::RANDOM,
             self.st.geometry.work(),
+            self.st.clock.steps * cost::STEP + b.resumes * cost::RESUME,
         ]
     }
 

@@ -120,10 +120,10 @@ pub fn failure(status: RunStatus, error: impl Into<String>) -> RunResult {
 }
 
 /// The work cap a leased run runs with ([`clowder_testgen::RunOptions::work_cap`], 0 = none):
-/// the spec's 0 is the engine's default, [`clowder_proto::NO_WORK_CAP`] none.
+/// the spec's 0 is the engine's default for its budget, [`clowder_proto::NO_WORK_CAP`] none.
 pub fn work_cap_of(spec: &RunSpec) -> u64 {
     match spec.work_cap {
-        0 => clowder_testgen::DEFAULT_WORK_CAP,
+        0 => budget_of(spec).map_or(clowder_testgen::DEFAULT_WORK_CAP, clowder_testgen::default_work_cap),
         clowder_proto::NO_WORK_CAP => 0,
         n => n,
     }
@@ -731,7 +731,11 @@ mod tests {
             work_cap,
             ..Default::default()
         };
-        assert_eq!(work_cap_of(&spec(0)), clowder_testgen::DEFAULT_WORK_CAP, "0: the engine's default");
+        assert_eq!(
+            work_cap_of(&spec(0)),
+            clowder_testgen::default_work_cap(Budget::Steps(3000)),
+            "0: the engine's default for the budget"
+        );
         assert_eq!(work_cap_of(&spec(clowder_proto::NO_WORK_CAP)), 0, "no cap");
         assert_eq!(work_cap_of(&spec(1000)), 1000);
         let free = run_in_process(&spec(clowder_proto::NO_WORK_CAP), &path, &mut |_| {});

@@ -51,6 +51,9 @@ pub struct BenchWorkArgs {
     /// Repeat a run until it used this much CPU time (ms), at most 50 times.
     #[arg(long, default_value_t = 30)]
     pub min_cpu_ms: u64,
+    /// Only projects whose file name contains one of these (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
     /// Runs measured at the same time (each on its own thread).
     #[arg(long, default_value_t = 1)]
     pub jobs: usize,
@@ -108,6 +111,10 @@ pub fn run(args: BenchWorkArgs) -> anyhow::Result<ExitCode> {
         let mut v: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "sb3" || x == "json"))
+            .filter(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                args.only.is_empty() || args.only.iter().any(|o| name.contains(o.as_str()))
+            })
             .collect();
         v.sort();
         files.extend(v.into_iter().skip(args.offset).step_by(args.every.max(1)).map(|p| (set.clone(), p)));
@@ -146,7 +153,7 @@ fn measure(set: &str, path: &Path, algorithms: &[Algorithm], args: &BenchWorkArg
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let opts = RunOptions {
         mutation: if args.mutation { MutationMode::All } else { MutationMode::Off },
-        ..RunOptions::default()
+        work_cap: clowder_testgen::default_work_cap(Budget::Steps(args.steps)),
     };
     let mut out = Vec::new();
     for &alg in algorithms {

@@ -44,10 +44,11 @@ pub struct GenArgs {
     /// List the targets the run did not cover (sprite, block id, opcode).
     #[arg(long)]
     pub uncovered: bool,
-    /// Work cap of the search in VM work units (about nanoseconds; minimisation and
-    /// assertions may each add a quarter), 0 for none; default: the engine's, as studies use.
-    #[arg(long, default_value_t = clowder_testgen::DEFAULT_WORK_CAP)]
-    pub work_cap: u64,
+    /// Work cap of the search in work units (about nanoseconds; minimisation and
+    /// assertions may each add a quarter), 0 for none; default: the engine's for the budget
+    /// (`clowder_testgen::default_work_cap`), as studies use.
+    #[arg(long)]
+    pub work_cap: Option<u64>,
 }
 
 /// Runs `clowder gen`.
@@ -87,7 +88,8 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("loading {}", args.project.display()))?;
     let project = Arc::new(project);
     let started = Instant::now();
-    let opts = clowder_testgen::RunOptions { work_cap: args.work_cap, ..Default::default() };
+    let work_cap = args.work_cap.unwrap_or_else(|| clowder_testgen::default_work_cap(budget));
+    let opts = clowder_testgen::RunOptions { work_cap, ..Default::default() };
     let outcome = clowder_testgen::generate_with(Arc::clone(&project), &cfg, args.seed, budget, &opts, &mut |_| {})?;
     let secs = started.elapsed().as_secs_f64();
     println!(
@@ -111,7 +113,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     );
     println!("digest {}", outcome.digest);
     match &outcome.limit {
-        Some(phase) => println!("work {} (limit: the work cap of {} ended the {phase})", outcome.work, args.work_cap),
+        Some(phase) => println!("work {} (limit: the work cap of {work_cap} ended the {phase})", outcome.work),
         None => println!("work {}", outcome.work),
     }
     if !outcome.unknown_opcodes.is_empty() {

@@ -62,7 +62,7 @@ pub struct Args {
     #[arg(long)]
     pub sample: Option<u32>,
     /// VM work cap of a pool's generation and of its assertions (each), in work units.
-    #[arg(long, default_value_t = 4 * DEFAULT_WORK_CAP)]
+    #[arg(long, default_value_t = DEFAULT_WORK_CAP / 2)]
     pub work_cap: u64,
     /// Threads replaying mutants (default: available cores); results do not depend on it.
     #[arg(long)]

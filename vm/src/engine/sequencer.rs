@@ -134,6 +134,7 @@ impl State {
 
     /// scratch-vm `Sequencer.stepThread`.
     pub(crate) fn step_thread(&mut self, prog: &Program, t: ThRef) {
+        self.budget.resumes += 1;
         if self.th(t).peek() == Some(NONE) {
             let th = self.thm(t);
             th.stack.pop();

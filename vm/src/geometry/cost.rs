@@ -10,6 +10,10 @@ pub const BLOCK: u64 = 23;
 /// One reporter evaluation (an input of a block, nested or not: value conversions, variable
 /// and list look-ups included).
 pub const EVAL: u64 = 25;
+/// One step of the scheduler (timers, inputs, the frame's hat checks) …
+pub const STEP: u64 = 20;
+/// … plus this per thread it resumes.
+pub const RESUME: u64 = 5;
 /// One draw from the project's random stream (`pick random`, random positions; under the
 /// `whisker` profile also the 20 draws of every id scratch-vm makes, e.g. for each clone).
 pub const RANDOM: u64 = 25;
@@ -18,7 +22,7 @@ pub const QUERY: u64 = 20;
 /// A candidate drawable looked at (from the index or a list).
 pub const CANDIDATE: u64 = 2;
 /// A drawable's touching row computed (the span search).
-pub const ROW: u64 = 10;
+pub const ROW: u64 = 40;
 /// A cached row read, or a row of a query visited.
 pub const ROW_VISIT: u64 = 2;
 /// One pixel tested against a silhouette (touching, or a drawable's own colour).
