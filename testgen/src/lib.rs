@@ -193,6 +193,7 @@ pub fn generate_prepared_with(
     let info = events::EventInfo::new(&project, seed);
     let ctx = execution::RunCtx { project: Arc::clone(&project), model, info: &info, params: &params, vm_seed: seed };
     let mut exec = execution::Executor::new(ctx, budget, on_progress);
+    exec.charge(work::Kind::Search, work::cost::RUN);
     exec.track_improvement = params.reduction_probability > 0.0 && cfg.algorithm != Algorithm::Random;
     // The search may do up to the cap; minimisation and assertions each a quarter more.
     let cap = (opts.work_cap > 0).then_some(opts.work_cap);

@@ -13,6 +13,8 @@
 
 /// What the meter charges per operation (units, about nanoseconds).
 pub mod cost {
+    /// A run's fixed cost: the executor, event information, the digest and the result.
+    pub const RUN: u64 = 2_000;
     /// A fresh VM for a test execution or replay (allocation, the green flag) …
     pub const VM_START: u64 = 8_000;
     /// … plus this per 64 blocks of the project (per-block state: executed bits,

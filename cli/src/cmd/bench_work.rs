@@ -40,8 +40,12 @@ pub struct BenchWorkArgs {
     #[arg(long, default_value_t = 3000)]
     pub steps: u64,
     /// With mutation analysis of every mutant (its replays count too).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "search_only")]
     pub mutation: bool,
+    /// The search only (no minimisation, no assertions): CPU per step of the algorithms
+    /// themselves, e.g. MIO's against Random's.
+    #[arg(long)]
+    pub search_only: bool,
     /// Only every n-th project of each folder (sorted by name) …
     #[arg(long, default_value_t = 1)]
     pub every: usize,
@@ -71,6 +75,7 @@ struct Row {
     project: String,
     algorithm: String,
     cpu_s: f64,
+    steps: u64,
     work: u64,
     by_kind: Vec<u64>,
     status: &'static str,
@@ -157,7 +162,11 @@ fn measure(set: &str, path: &Path, algorithms: &[Algorithm], args: &BenchWorkArg
     };
     let mut out = Vec::new();
     for &alg in algorithms {
-        let cfg = AlgorithmConfig::new(alg);
+        let mut cfg = AlgorithmConfig::new(alg);
+        if args.search_only {
+            cfg.params.insert("minimize".into(), false.into());
+            cfg.params.insert("assertions".into(), false.into());
+        }
         let once = || {
             clowder_testgen::generate_prepared_with(
                 Arc::clone(&project),
@@ -192,6 +201,7 @@ fn measure(set: &str, path: &Path, algorithms: &[Algorithm], args: &BenchWorkArg
             project: name.clone(),
             algorithm: alg.name().to_string(),
             cpu_s: cpu / f64::from(reps),
+            steps: o.steps,
             work: o.work,
             by_kind,
             status: if o.limit.is_some() { "limit" } else { "ok" },
@@ -201,7 +211,7 @@ fn measure(set: &str, path: &Path, algorithms: &[Algorithm], args: &BenchWorkArg
 }
 
 fn write_rows(out: &Path, rows: &[Row]) -> anyhow::Result<()> {
-    let mut s = String::from("set\tproject\talgorithm\tstatus\tcpu_s\twork\ts_per_1e9");
+    let mut s = String::from("set\tproject\talgorithm\tstatus\tcpu_s\tsteps\twork\ts_per_1e9");
     for k in Kind::ALL {
         s.push('\t');
         s.push_str(k.name());
@@ -209,12 +219,13 @@ fn write_rows(out: &Path, rows: &[Row]) -> anyhow::Result<()> {
     s.push('\n');
     for r in rows {
         s.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{:.6}\t{}\t{:.3}",
+            "{}\t{}\t{}\t{}\t{:.6}\t{}\t{}\t{:.3}",
             r.set,
             r.project,
             r.algorithm,
             r.status,
             r.cpu_s,
+            r.steps,
             r.work,
             r.ratio()
         ));
@@ -268,6 +279,9 @@ fn report(rows: &[Row]) {
             println!("  {:<11} {c:>8.3}", k.name());
         }
     }
+    for alg in ["mosa", "mio"] {
+        per_step_against_random(rows, alg);
+    }
     // Share of each kind in all units.
     let total: f64 = rows.iter().map(|r| r.work as f64).sum();
     print!("share of units:");
@@ -276,6 +290,39 @@ fn report(rows: &[Row]) {
         print!(" {} {:.1}%", k.name(), 100.0 * u / total.max(1.0));
     }
     println!();
+}
+
+/// `alg`'s CPU time per step over Random's on each project both ran (searches that end early by
+/// full coverage cost more per step: their steps are the expensive first ones).
+fn per_step_against_random(rows: &[Row], alg: &str) {
+    let per_step = |r: &Row| r.cpu_s / r.steps.max(1) as f64;
+    let mut ratios: Vec<(f64, &Row, &Row)> = rows
+        .iter()
+        .filter(|r| r.algorithm == alg)
+        .filter_map(|r| {
+            let base = rows.iter().find(|b| b.algorithm == "random" && b.set == r.set && b.project == r.project)?;
+            (base.cpu_s > 0.0).then(|| (per_step(r) / per_step(base), r, base))
+        })
+        .collect();
+    if ratios.is_empty() {
+        return;
+    }
+    ratios.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let med = ratios[ratios.len() / 2].0;
+    let same: Vec<f64> = ratios.iter().filter(|(_, r, b)| r.steps == b.steps).map(|x| x.0).collect();
+    let worst_same = same.iter().copied().fold(0.0f64, f64::max);
+    println!(
+        "{alg}/random CPU per step: {} projects, median {med:.2}, max {:.2}; {} with equal steps (neither ended early), max {worst_same:.2}",
+        ratios.len(),
+        ratios[ratios.len() - 1].0,
+        same.len()
+    );
+    for (x, r, b) in ratios.iter().rev().take(5) {
+        println!(
+            "  {x:>6.2}  {}/{}: {alg} {:.4} s / {} steps, random {:.4} s / {} steps",
+            r.set, r.project, r.cpu_s, r.steps, b.cpu_s, b.steps
+        );
+    }
 }
 
 /// Least squares of `Σ_k c_k · units_k / cpu ≈ 1` over the runs (each run's relative error

@@ -27,6 +27,9 @@ pub const ROW: u64 = 40;
 pub const ROW_VISIT: u64 = 2;
 /// One pixel tested against a silhouette (touching, or a drawable's own colour).
 pub const PIXEL: u64 = 3;
+/// One pixel's colour read from a silhouette (nearest texel, effects), as `color is
+/// touching color` reads the sprite's own pixels.
+pub const COLOR_PIXEL: u64 = 12;
 /// One composite pixel computed …
 pub const FILL: u64 = 4;
 /// … plus this per layer it may look at.
@@ -44,7 +47,7 @@ pub const MOVE: u64 = 50;
 pub const WALK: u64 = 3;
 /// A point of a colour search that walks Whisker's grid itself (its visited set), before
 /// the sample.
-pub const WALK_POINT: u64 = 60;
+pub const WALK_POINT: u64 = 100;
 
 /// A point of an uncached colour walk sampling `layers` drawables composited.
 pub const fn sample_walk(layers: usize) -> u64 {

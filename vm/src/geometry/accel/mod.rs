@@ -606,8 +606,9 @@ impl Accel {
                                 rows::set(&mut r, x);
                             }
                         }
-                        work += cost::PIXEL * (b - a + 1) as u64;
+                        work += cost::COLOR_PIXEL * (b - a + 1) as u64;
                     }
+                    work += cost::ROW;
                     r
                 }
             };
