@@ -95,6 +95,7 @@ def main() -> int:
     ap.add_argument("--algorithms", default="random,mosa,mio")
     ap.add_argument("--mutation", action="store_true")
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--max-blocks", type=int, help="skip rungs larger than this")
     ap.add_argument("--out")
     a = ap.parse_args()
     builds = [("new", a.new)] + ([("old", a.old)] if a.old else [])
@@ -105,6 +106,8 @@ def main() -> int:
     ]
     for label, p in rungs(Path(a.corpora)):
         nb = blocks_of(p)
+        if a.max_blocks is not None and nb > a.max_blocks:
+            continue
         for alg in a.algorithms.split(","):
             best: dict[str, float] = {}
             outcome: dict = {}

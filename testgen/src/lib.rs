@@ -66,13 +66,13 @@ impl Prepared {
 }
 
 /// The default work a run's search may do per step of its step budget, in work-meter units
-/// ([`work`], about nanoseconds): 1 ms of CPU per step. A paper-budget run (180 000 steps) of
-/// the heaviest real projects of the corpora needs at most about half of it on average
-/// (Paper Minecraft's MIO, whose world generation runs in warp procedures) and ends by its
-/// step budget; a runaway program (a loop cut by the operation budget every step, about
-/// 10⁸ units a step) reaches the cap after a few thousand steps. Part of the engine: changing
-/// it bumps `ENGINE_VERSION`.
-pub const DEFAULT_WORK_PER_STEP: u64 = 1_000_000;
+/// ([`work`], about nanoseconds): 1.5 ms of CPU per step. A paper-budget run (180 000 steps) of
+/// the heaviest legitimate project of the corpora needs about two thirds of it (Paper
+/// Minecraft's MIO, whose world generation runs in warp procedures: 0.96 · 10⁶ per step in
+/// all) and ends by its step budget; programs that ask thousands of touching questions every
+/// frame (2–3 · 10⁶ per step) or loop into the operation budget every step (about 10⁸) reach the
+/// cap. Part of the engine: changing it bumps `ENGINE_VERSION`.
+pub const DEFAULT_WORK_PER_STEP: u64 = 1_500_000;
 
 /// The default work cap of budgets not counted in steps (executions, evaluations, seconds),
 /// and of the paper's step budget: 180 000 steps' worth of [`DEFAULT_WORK_PER_STEP`].

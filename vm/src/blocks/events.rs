@@ -53,13 +53,16 @@ fn resolve(st: &State, prog: &Program, b: &Bcast, base: usize) -> Option<String>
 
 /// The wait of `broadcast and wait` / `switch backdrop and wait`.
 pub(crate) fn wait_for_started(st: &mut State, t: ThRef) {
-    let started = match st.th(t).stack.last().map(|f| &f.ctx) {
-        Some(Ctx::Started(s)) => s.clone(),
+    // Read-only checks on the started threads first (no copy of the list: a broadcast-and-wait
+    // in a loop checks it every tick), then act.
+    let (waiting, all_waiting) = match st.th(t).stack.last().map(|f| &f.ctx) {
+        Some(Ctx::Started(started)) => {
+            (started.iter().any(|&x| st.th_valid(x) && st.in_list(x)), started.iter().all(|&x| st.is_waiting_thread(x)))
+        }
         _ => return,
     };
-    let waiting = started.iter().any(|&x| st.th_valid(x) && st.in_list(x));
     if waiting {
-        if started.iter().all(|&x| st.is_waiting_thread(x)) {
+        if all_waiting {
             st.thm(t).status = crate::engine::Status::YieldTick;
         } else {
             st.yield_thread(t);
