@@ -13,7 +13,7 @@
 //! target behind it.
 
 use super::{FitnessModel, alpha, label_bit};
-use crate::graph::{ENTRY, EXIT, Node, NodeId};
+use crate::graph::{ENTRY, EXIT, NodeId};
 use crate::trace::Trace;
 
 use super::Components;
@@ -237,10 +237,8 @@ impl Scratch {
         self.fwd.clear();
         self.fwd.resize(n, NONE);
         let mut queue: Vec<NodeId> = Vec::new();
-        for (i, node) in g.nodes.iter().enumerate() {
-            if let Node::Block(b) = node
-                && tr.executed(*b)
-            {
+        for (i, &b) in m.node_block.iter().enumerate() {
+            if b != u32::MAX && tr.executed(b) {
                 self.fwd[i] = 0;
                 queue.push(i as NodeId);
             }

@@ -74,6 +74,9 @@ pub struct FitnessModel {
     pub targets: Targets,
     /// Graph node of each target.
     target_node: Vec<NodeId>,
+    /// Block of each node (`u32::MAX` for Entry, Exit and event nodes): reachedness of block
+    /// nodes without matching on [`Node`] (every evaluation asks it of every node).
+    node_block: Vec<BlockIdx>,
     kind: Vec<BlockKind>,
     /// Measured slot of each node (`u32::MAX` if none).
     slot_of: Vec<u32>,
@@ -118,7 +121,15 @@ impl FitnessModel {
         }
         let target_node: Vec<NodeId> = targets.blocks.iter().map(|&b| graph.block_node[b as usize]).collect();
         let depth = cdg_depths(&graph, &target_node);
-        Self { graph, targets, target_node, kind, slot_of, measured, timed_slot, depth }
+        let node_block = graph
+            .nodes
+            .iter()
+            .map(|n| match n {
+                Node::Block(b) => *b,
+                _ => BlockIdx::MAX,
+            })
+            .collect();
+        Self { graph, targets, target_node, node_block, kind, slot_of, measured, timed_slot, depth }
     }
 
     /// Measured slot of every time-based block by block index (`u32::MAX`:
@@ -190,6 +201,10 @@ impl FitnessModel {
 
     /// Whether node `n` was reached by the execution `tr`.
     fn reached(&self, n: NodeId, tr: &Trace) -> bool {
+        let b = self.node_block[n as usize];
+        if b != BlockIdx::MAX {
+            return tr.executed(b);
+        }
         match &self.graph.nodes[n as usize] {
             Node::Entry => true,
             Node::Exit => false,
