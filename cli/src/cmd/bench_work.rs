@@ -137,6 +137,10 @@ pub fn run(args: BenchWorkArgs) -> anyhow::Result<ExitCode> {
                     if let Ok(mut r) = rows.lock() {
                         r.extend(measured);
                     }
+                    // Progress on stderr (the whole corpora take minutes).
+                    if (i + 1) % 50 == 0 || i + 1 == files.len() {
+                        eprintln!("bench work: {}/{} projects measured", i + 1, files.len());
+                    }
                 }
             });
         }
