@@ -526,7 +526,7 @@ impl<'a> Executor<'a> {
     fn decode(&mut self, live: &mut Live, codons: &[u32], events: &mut Vec<Event>, track: bool) -> Improved {
         let r = self.ctx.info.reserved;
         let mut improved = Improved::default();
-        let mut reference: Option<(Trace, Vec<f64>)> = None;
+        let mut reference: Option<(Trace, Option<Vec<f64>>)> = None;
         let mut i = 0;
         let mut cands = std::mem::take(&mut self.cands);
         while i < codons.len() && !live.cut {
@@ -548,37 +548,51 @@ impl<'a> Executor<'a> {
         improved
     }
 
-    /// Whisker's last-improved-codon bookkeeping: after each event, compare
-    /// the fitness of every target with the values after the previous event.
+    /// Whisker's last-improved-codon bookkeeping: after each event, whether any target's
+    /// fitness fell below its value after the previous event. A newly executed target
+    /// decides it without evaluating ([`FitnessModel::covers_new_target`]); the reference
+    /// values are computed only when a comparison needs them, so an event that covers
+    /// something new costs a bit-set comparison, not an evaluation of every target.
     fn track(
         &mut self,
         live: &Live,
-        reference: &mut Option<(Trace, Vec<f64>)>,
+        reference: &mut Option<(Trace, Option<Vec<f64>>)>,
         improved: &mut Improved,
         codon: usize,
         n_events: usize,
     ) {
         let tr = self.trace_of(live);
-        match reference {
+        let Some((old_tr, old_f)) = reference.take() else {
+            *reference = Some((tr, None));
+            return;
+        };
+        if old_tr == tr {
+            *reference = Some((old_tr, old_f));
+            return; // nothing changed, nothing improved
+        }
+        self.add_work(Kind::Fitness, cost::TRACE_WORD.saturating_mul(tr.executed.len() as u64));
+        if self.ctx.model.covers_new_target(&old_tr, &tr) {
+            improved.codon = Some(codon);
+            improved.snapshot = Some(Rc::new((tr.clone(), n_events)));
+            *reference = Some((tr, None));
+            return;
+        }
+        let old_f = match old_f {
+            Some(f) => f,
             None => {
                 let mut f = Vec::new();
-                self.evaluate(&tr, &mut f);
-                *reference = Some((tr, f));
+                self.evaluate(&old_tr, &mut f);
+                f
             }
-            Some((old_tr, old_f)) => {
-                if *old_tr == tr {
-                    return; // nothing changed, nothing improved
-                }
-                let mut f = Vec::new();
-                self.evaluate(&tr, &mut f);
-                self.charge_targets(1);
-                if f.iter().zip(old_f.iter()).any(|(n, o)| n < o) {
-                    improved.codon = Some(codon);
-                    improved.snapshot = Some(Rc::new((tr.clone(), n_events)));
-                }
-                *reference = Some((tr, f));
-            }
+        };
+        let mut f = Vec::new();
+        self.evaluate(&tr, &mut f);
+        self.charge_targets(1);
+        if f.iter().zip(old_f.iter()).any(|(n, o)| n < o) {
+            improved.codon = Some(codon);
+            improved.snapshot = Some(Rc::new((tr.clone(), n_events)));
         }
+        *reference = Some((tr, Some(f)));
     }
 
     /// Decode-and-execute `codons` as one test of the search.

@@ -47,6 +47,10 @@ pub struct Scratch {
     /// computed when a target first needs a CFD.
     fwd: Vec<u32>,
     fwd_ready: bool,
+    /// Graph size and executed blocks of the trace the structures above were built for:
+    /// everything but the per-set values depends on them alone, so a trace that only
+    /// lowered distances (a wait running down, a loop counting) reuses them.
+    prepared_for: Option<(usize, Vec<u64>)>,
     /// Elementary operations of the evaluations since the last [`Scratch::take_ops`].
     ops: u64,
 }
@@ -58,10 +62,25 @@ impl Scratch {
         std::mem::take(&mut self.ops)
     }
 
-    /// Reached nodes, CDG distances and frontier sets of `tr`.
+    /// Reached nodes, CDG distances and frontier sets of `tr`. A [`Scratch`] serves one
+    /// model: when `tr` executed the same blocks as the trace prepared last, only the
+    /// per-set values (which read distances) are cleared.
     pub(super) fn prepare(&mut self, m: &FitnessModel, tr: &Trace) {
         let g = &m.graph;
         let n = g.len();
+        self.ops += tr.executed.len() as u64;
+        if self.prepared_for.as_ref().is_some_and(|(len, ex)| *len == n && *ex == tr.executed) {
+            self.ops += self.values.len() as u64;
+            self.values.iter_mut().for_each(|v| *v = None);
+            return;
+        }
+        match &mut self.prepared_for {
+            Some((len, ex)) => {
+                *len = n;
+                ex.clone_from(&tr.executed);
+            }
+            None => self.prepared_for = Some((n, tr.executed.clone())),
+        }
         self.reached.clear();
         self.reached.extend((0..n).map(|i| m.reached(i as NodeId, tr)));
         self.dist.clear();

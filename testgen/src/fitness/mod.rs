@@ -85,6 +85,9 @@ pub struct FitnessModel {
     timed_slot: Vec<u32>,
     /// CDG depth of each target: its deepest ancestor's level.
     depth: Vec<u32>,
+    /// Target blocks as a bit set in [`Trace::executed`]'s layout: which targets a change of
+    /// the trace covered, without evaluating ([`FitnessModel::covers_new_target`]).
+    target_bits: Vec<u64>,
 }
 
 impl FitnessModel {
@@ -129,7 +132,13 @@ impl FitnessModel {
                 _ => BlockIdx::MAX,
             })
             .collect();
-        Self { graph, targets, target_node, node_block, kind, slot_of, measured, timed_slot, depth }
+        let mut target_bits = vec![0u64; project.blocks.len().div_ceil(64)];
+        for &b in &targets.blocks {
+            if let Some(w) = target_bits.get_mut(b as usize / 64) {
+                *w |= 1u64 << (b % 64);
+            }
+        }
+        Self { graph, targets, target_node, node_block, kind, slot_of, measured, timed_slot, depth, target_bits }
     }
 
     /// Measured slot of every time-based block by block index (`u32::MAX`:
@@ -191,6 +200,18 @@ impl FitnessModel {
             out.push(f);
         }
         s.take_ops() + self.len() as u64
+    }
+
+    /// Whether `new` executed a target that `old` did not. Such a target's fitness fell from
+    /// more than 0 (an unexecuted target's value is at least `α(1)`: its CFD or approach
+    /// level counts the edge into it) to 0, so `new` improved on `old` without evaluating
+    /// either. Linear in the block count.
+    pub fn covers_new_target(&self, old: &Trace, new: &Trace) -> bool {
+        new.executed
+            .iter()
+            .zip(old.executed.iter().chain(std::iter::repeat(&0)))
+            .zip(&self.target_bits)
+            .any(|((n, o), m)| n & !o & m != 0)
     }
 
     /// Whether `tr` executed target `t`.
