@@ -123,6 +123,23 @@ pub fn analyse_suite(
     suite: &[Test],
     mode: MutationMode,
 ) -> Result<Option<mutation::MutationReport>, GenError> {
+    Ok(analyse_suite_parallel(project, prepared, cfg, seed, suite, mode, 1, &mut |_| {})?.map(|(r, _)| r))
+}
+
+/// [`analyse_suite`] on `workers` threads, with the plan and every verdict told to `progress`
+/// as it comes, and the analysis' work ([`mutation::analysis::analyse_parallel`]). The report
+/// does not depend on `workers`.
+#[allow(clippy::too_many_arguments)]
+pub fn analyse_suite_parallel(
+    project: Arc<Project>,
+    prepared: &Prepared,
+    cfg: &AlgorithmConfig,
+    seed: u64,
+    suite: &[Test],
+    mode: MutationMode,
+    workers: usize,
+    progress: &mut dyn FnMut(&mutation::analysis::Progress),
+) -> Result<Option<(mutation::MutationReport, work::Meter)>, GenError> {
     cfg.validate().map_err(GenError::Config)?;
     if !cfg.flag("assertions", true).map_err(GenError::Config)? {
         return Err(GenError::Config(
@@ -132,7 +149,7 @@ pub fn analyse_suite(
     let params = Params::from_config(cfg).map_err(GenError::Config)?;
     let info = events::EventInfo::new(&project, seed);
     let subject = mutation::analysis::Subject { project, model: &prepared.model, info: &info, params: &params, seed };
-    Ok(mutation::analyse(&subject, suite, mode))
+    Ok(mutation::analysis::analyse_parallel(&subject, suite, mode, workers, progress))
 }
 
 /// [`generate`] with run options (mutation analysis).

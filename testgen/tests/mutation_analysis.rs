@@ -289,3 +289,67 @@ fn skipping_unreached_tests_gives_the_exhaustive_report() {
     assert_eq!(fast, every);
     assert!(fast.total.killed > 0 && fast.total.survived > 0, "both verdicts occur: {:?}", fast.total);
 }
+
+/// Judging on several threads gives the report and the work of one thread (verdicts in mutant
+/// order, work summed), tells the plan before the first verdict and every verdict once; the
+/// plan replays only reached mutants and expects no more work than its bound.
+#[test]
+fn parallel_analysis_equals_the_sequential_one_and_reports_its_plan() {
+    use clowder_testgen::mutation::analysis::Progress;
+    let cfg = AlgorithmConfig::new(Algorithm::Mio);
+    let p = Arc::new(project());
+    let prepared = Prepared::new(&p);
+    let stored = clowder_testgen::generate_prepared_with(
+        Arc::clone(&p),
+        &prepared,
+        &cfg,
+        3,
+        Budget::Steps(3000),
+        &RunOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let one = clowder_testgen::analyse_suite_parallel(
+        Arc::clone(&p),
+        &prepared,
+        &cfg,
+        3,
+        &stored.suite,
+        MutationMode::All,
+        1,
+        &mut |_| {},
+    )
+    .unwrap()
+    .unwrap();
+    let mut plans = Vec::new();
+    let mut judged = Vec::new();
+    let three = clowder_testgen::analyse_suite_parallel(
+        Arc::clone(&p),
+        &prepared,
+        &cfg,
+        3,
+        &stored.suite,
+        MutationMode::All,
+        3,
+        &mut |e| match e {
+            Progress::Plan(plan) => plans.push((*plan, judged.len())),
+            Progress::Judged { done, verdict, .. } => judged.push((*done, verdict.mutant_id.clone())),
+        },
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(one.0, three.0);
+    assert_eq!(one.1.by_kind(), three.1.by_kind());
+    assert_eq!(plans.len(), 1);
+    let (plan, before) = plans[0];
+    assert_eq!(before, 0, "the plan comes before the first verdict");
+    assert_eq!(plan.mutants, one.0.verdicts.len());
+    assert!(plan.replayed > 0 && plan.replayed <= plan.mutants, "{plan:?}");
+    assert!(plan.expected_work <= plan.bound_work, "{plan:?}");
+    assert_eq!(judged.iter().map(|(d, _)| *d).collect::<Vec<_>>(), (1..=plan.mutants).collect::<Vec<_>>());
+    let mut ids: Vec<_> = judged.into_iter().map(|(_, id)| id).collect();
+    ids.sort();
+    let mut want: Vec<_> = one.0.verdicts.iter().map(|v| v.mutant_id.clone()).collect();
+    want.sort();
+    assert_eq!(ids, want);
+}

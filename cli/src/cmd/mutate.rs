@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clowder_analysis::estimate::{self, Stratum};
-use clowder_testgen::mutation::{self, MutationReport, Operator, OperatorSummary};
+use clowder_testgen::mutation::{self, Operator, OperatorSummary};
 use clowder_testgen::{Algorithm, AlgorithmConfig, Budget, MutationMode, RunOptions};
 
 /// Arguments of `clowder mutate`.
@@ -42,8 +42,7 @@ pub struct MutateArgs {
     /// Analyse this hand-written Whisker suite (JavaScript) instead of a generated one.
     #[arg(long)]
     pub suite: Option<PathBuf>,
-    /// Mutants replayed at once with `--suite` (default: available cores); the verdicts do
-    /// not depend on it.
+    /// Mutants judged at once (default: available cores); the verdicts do not depend on it.
     #[arg(long)]
     pub workers: Option<usize>,
 }
@@ -96,6 +95,95 @@ fn stratum(s: &OperatorSummary) -> Stratum {
 /// One CSV field, quoted when it needs to be.
 pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_string() }
+}
+
+/// Work units per CPU-second, as calibrated over the corpora (docs/vm.md "Work cap": median
+/// 0.97 CPU-s per 10⁹ units, spread within a factor of 3): turns the plan's work into the
+/// time stated before the analysis starts. An estimate, and printed as one.
+const UNITS_PER_CPU_SECOND: f64 = 1e9;
+
+/// The plan of a project's analysis up front, then a progress line on stderr every few
+/// seconds (verdicts so far, killed, work done against the expected work).
+struct ProgressLine {
+    name: String,
+    workers: usize,
+    plan: mutation::analysis::Plan,
+    killed: usize,
+    work: u64,
+    started: Instant,
+    last: Instant,
+}
+
+impl ProgressLine {
+    fn new(name: &str, workers: usize) -> Self {
+        let now = Instant::now();
+        ProgressLine {
+            name: name.to_string(),
+            workers,
+            plan: mutation::analysis::Plan::default(),
+            killed: 0,
+            work: 0,
+            started: now,
+            last: now,
+        }
+    }
+
+    fn see(&mut self, p: &mutation::analysis::Progress) {
+        use mutation::analysis::Progress;
+        match p {
+            Progress::Plan(plan) => {
+                self.plan = *plan;
+                self.started = Instant::now();
+                let cpu = |units: u64| units as f64 / UNITS_PER_CPU_SECOND;
+                let w = self.workers as f64;
+                eprintln!(
+                    "{}: {} mutants, {} reached by a test (built and replayed; the other {} pass exactly as the \
+                     original, no replay). Expected {:.1}·10⁹ work units ≈ {} CPU ({} wall on {} workers), at \
+                     most {:.1}·10⁹ ≈ {} wall",
+                    self.name,
+                    plan.mutants,
+                    plan.replayed,
+                    plan.mutants - plan.replayed,
+                    plan.expected_work as f64 / 1e9,
+                    human_s(cpu(plan.expected_work)),
+                    human_s(cpu(plan.expected_work) / w),
+                    self.workers,
+                    plan.bound_work as f64 / 1e9,
+                    human_s(cpu(plan.bound_work) / w),
+                );
+            }
+            Progress::Judged { done, verdict, work } => {
+                self.work = self.work.saturating_add(*work);
+                if verdict.verdict == mutation::Verdict::Killed {
+                    self.killed += 1;
+                }
+                let now = Instant::now();
+                if now.duration_since(self.last).as_secs() >= 10 || *done == self.plan.mutants {
+                    self.last = now;
+                    eprintln!(
+                        "{}: {done}/{} mutants judged, {} killed, {:.1}/{:.1}·10⁹ expected work units, {} elapsed",
+                        self.name,
+                        self.plan.mutants,
+                        self.killed,
+                        self.work as f64 / 1e9,
+                        self.plan.expected_work as f64 / 1e9,
+                        human_s(now.duration_since(self.started).as_secs_f64())
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Seconds as `12.3 s`, `4.5 min` or `1.2 h`.
+fn human_s(s: f64) -> String {
+    if s < 120.0 {
+        format!("{s:.1} s")
+    } else if s < 7200.0 {
+        format!("{:.1} min", s / 60.0)
+    } else {
+        format!("{:.1} h", s / 3600.0)
+    }
 }
 
 /// Runs `clowder mutate`.
@@ -161,21 +249,41 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                 (m.report, suite.tests().len(), String::new())
             }
             None => {
-                let outcome = clowder_testgen::generate_with(
-                    Arc::new(project),
+                let project = Arc::new(project);
+                let prepared = clowder_testgen::Prepared::new(&project);
+                // The suite first (as a run with mutation analysis generates it, assertions
+                // included), then the analysis with a plan up front and progress.
+                let outcome = clowder_testgen::generate_prepared_with(
+                    Arc::clone(&project),
+                    &prepared,
                     &cfg,
                     args.seed,
                     Budget::Steps(args.budget_steps),
-                    &RunOptions { mutation: mode, ..RunOptions::default() },
+                    &RunOptions { mutation: MutationMode::Off, ..RunOptions::default() },
                     &mut |_| {},
                 )?;
-                let Some(report): Option<MutationReport> = outcome.mutation.clone() else {
-                    bail!("no mutation report")
-                };
+                eprintln!(
+                    "{name}: suite of {} tests generated (coverage {:.4}, {:.1} s); replaying it on the original",
+                    outcome.suite.len(),
+                    outcome.coverage,
+                    started.elapsed().as_secs_f64()
+                );
+                let mut shown = ProgressLine::new(&name, workers);
+                let analysed = clowder_testgen::analyse_suite_parallel(
+                    project,
+                    &prepared,
+                    &cfg,
+                    args.seed,
+                    &outcome.suite,
+                    mode,
+                    workers,
+                    &mut |p| shown.see(p),
+                )?;
+                let Some((report, meter)) = analysed else { bail!("no mutation report") };
                 let assertions: usize = outcome.suite.iter().flat_map(|t| &t.assertions).map(Vec::len).sum();
                 println!(
                     "{name}: coverage {:.4}, {} tests, {} events, {} assertions, {} mutants ({} enumerated), {} excluded \
-                     tests, score {}, {} replay steps, {:.2} s",
+                     tests, score {}, {} replay steps, {:.2} s (analysis {:.2}·10⁹ work units, {} workers)",
                     outcome.coverage,
                     outcome.suite.len(),
                     outcome.events_after_min,
@@ -185,7 +293,9 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                     report.excluded_tests,
                     pct(report.score()),
                     report.steps,
-                    started.elapsed().as_secs_f64()
+                    started.elapsed().as_secs_f64(),
+                    meter.total() as f64 / 1e9,
+                    workers
                 );
                 (report, outcome.suite.len(), outcome.coverage.to_string())
             }

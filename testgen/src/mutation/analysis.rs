@@ -362,6 +362,31 @@ impl<'s, 'a> Baseline<'s, 'a> {
         Baseline { subject, suite, valid, skip_unreached, steps, work }
     }
 
+    /// What judging `mutants` will replay ([`Plan`]); looks at each mutant's edit and every
+    /// valid test's executed blocks, replays nothing.
+    pub fn plan(&self, mutants: &[Mutant]) -> Plan {
+        let per_mutant = cost::MUTANT_BLOCK.saturating_mul(self.subject.project.blocks.len() as u64);
+        let mut plan = Plan { mutants: mutants.len(), baseline_work: self.work.total(), ..Plan::default() };
+        for m in mutants {
+            let mut reached = false;
+            for v in &self.valid {
+                let skipped = self.skip_unreached
+                    && v.executed.as_ref().is_some_and(|e| !reaches(&self.subject.project, &m.edit, e));
+                if !skipped {
+                    reached = true;
+                    plan.expected_work = plan.expected_work.saturating_add(v.limits.work);
+                    plan.bound_work = plan.bound_work.saturating_add(v.limits.work_bound());
+                }
+            }
+            if reached {
+                plan.replayed += 1;
+                plan.expected_work = plan.expected_work.saturating_add(per_mutant);
+                plan.bound_work = plan.bound_work.saturating_add(per_mutant);
+            }
+        }
+        plan
+    }
+
     /// Tests of the suite that fail on the original (false positives).
     pub fn excluded_tests(&self) -> u32 {
         (self.suite.len() - self.valid.len()) as u32
@@ -415,19 +440,70 @@ impl<'s, 'a> Baseline<'s, 'a> {
 /// Mutation analysis of `suite` (with its assertions) on `subject`'s project.
 /// `None` when `mode` is off.
 pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
-    analyse_with(subject, suite, mode, true).map(|(r, _)| r)
+    analyse_with(subject, suite, mode, true, 1, &mut |_| {}).map(|(r, _)| r)
 }
 
 /// [`analyse`] with the analysis' work (work-meter units, by kind): enumerating and building
 /// mutants, replays, observations.
 pub fn analyse_metered(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<(MutationReport, Meter)> {
-    analyse_with(subject, suite, mode, true)
+    analyse_with(subject, suite, mode, true, 1, &mut |_| {})
+}
+
+/// [`analyse_metered`] judging mutants on `workers` threads, telling `progress` the plan
+/// before the first mutant and then every verdict as it comes. Report and work are those of
+/// [`analyse_metered`] whatever the number of workers (verdicts are independent, kept in
+/// mutant order, and work is a sum).
+pub fn analyse_parallel(
+    subject: &Subject<'_>,
+    suite: &[Test],
+    mode: MutationMode,
+    workers: usize,
+    progress: &mut dyn FnMut(&Progress),
+) -> Option<(MutationReport, Meter)> {
+    analyse_with(subject, suite, mode, true, workers, progress)
 }
 
 /// [`analyse`] with every test replayed on every mutant (no skipping of unreached tests):
 /// the same report, slower; the reference for checks.
 pub fn analyse_exhaustive(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
-    analyse_with(subject, suite, mode, false).map(|(r, _)| r)
+    analyse_with(subject, suite, mode, false, 1, &mut |_| {}).map(|(r, _)| r)
+}
+
+/// What an analysis will do, known after the replays on the original and before the first
+/// mutant: how many mutants need a replay at all, and the work their replays take if each
+/// behaves as the original (`expected`) and at most (`bound`: every reaching test runs to
+/// its per-test work limit, [`WORK_FACTOR`] × the original's + [`WORK_SLACK`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Mutants to judge.
+    pub mutants: usize,
+    /// Of these, the mutants that some valid test reaches: built and replayed. The others
+    /// pass every test exactly as the original does (module docs) and cost nothing.
+    pub replayed: usize,
+    /// Work units of the replays on the original (already done).
+    pub baseline_work: u64,
+    /// Work units of the mutants' replays if every reaching test were replayed to its end
+    /// at the original's cost (kills end replays earlier, runaways later).
+    pub expected_work: u64,
+    /// Work units the mutants' replays can take at most.
+    pub bound_work: u64,
+}
+
+/// What [`analyse_parallel`] reports while it runs.
+#[derive(Debug, Clone, Copy)]
+pub enum Progress<'v> {
+    /// The plan, before the first mutant.
+    Plan(Plan),
+    /// One more verdict (`done` of the plan's mutants so far, in completion order), with the
+    /// work of its replays.
+    Judged {
+        /// Verdicts so far.
+        done: usize,
+        /// This one.
+        verdict: &'v MutantVerdict,
+        /// Work units of building and replaying the mutant.
+        work: u64,
+    },
 }
 
 fn analyse_with(
@@ -435,6 +511,8 @@ fn analyse_with(
     suite: &[Test],
     mode: MutationMode,
     skip_unreached: bool,
+    workers: usize,
+    progress: &mut dyn FnMut(&Progress),
 ) -> Option<(MutationReport, Meter)> {
     if mode == MutationMode::Off {
         return None;
@@ -450,10 +528,10 @@ fn analyse_with(
     let mut steps = baseline.steps;
     meter.absorb(&baseline.work);
     let excluded_tests = baseline.excluded_tests();
+    progress(&Progress::Plan(baseline.plan(&chosen)));
 
     let mut verdicts = Vec::with_capacity(chosen.len());
-    for m in &chosen {
-        let (row, used, work) = baseline.judge_metered(m);
+    for (row, used, work) in judge_all(&baseline, &chosen, workers, progress) {
         steps += used;
         meter.absorb(&work);
         verdicts.push(row);
@@ -484,6 +562,55 @@ fn analyse_with(
         steps,
     };
     Some((report, meter))
+}
+
+/// Every mutant's verdict, steps and work, in `chosen`'s order, judged on up to `workers`
+/// threads (each takes the next unjudged mutant; one mutant program per thread alive).
+fn judge_all(
+    baseline: &Baseline<'_, '_>,
+    chosen: &[Mutant],
+    workers: usize,
+    progress: &mut dyn FnMut(&Progress),
+) -> Vec<(MutantVerdict, u64, Meter)> {
+    let workers = workers.clamp(1, chosen.len().max(1));
+    if workers == 1 {
+        return chosen
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let j = baseline.judge_metered(m);
+                progress(&Progress::Judged { done: i + 1, verdict: &j.0, work: j.2.total() });
+                j
+            })
+            .collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Option<(MutantVerdict, u64, Meter)>> = vec![None; chosen.len()];
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let next = &next;
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(m) = chosen.get(i) else { break };
+                    if tx.send((i, baseline.judge_metered(m))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (done, (i, j)) in rx.into_iter().enumerate() {
+            progress(&Progress::Judged { done: done + 1, verdict: &j.0, work: j.2.total() });
+            if let Some(slot) = out.get_mut(i) {
+                *slot = Some(j);
+            }
+        }
+    });
+    // Every index below `chosen.len()` was taken by exactly one thread and sent back.
+    out.into_iter().flatten().collect()
 }
 
 /// A test that passes on the original, with what its original replay showed.
