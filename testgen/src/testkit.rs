@@ -273,6 +273,12 @@ impl TargetBuilder {
     pub fn when_key(&mut self, key: &str) -> String {
         self.block("event_whenkeypressed", json!({}), json!({"KEY_OPTION": [key, null]}))
     }
+    /// `when [TIMER or LOUDNESS] > VALUE` (edge-activated: VALUE is evaluated every step).
+    pub fn when_greater_than(&mut self, menu: &str, value: Arg) -> String {
+        let b = self.block("event_whengreaterthan", json!({}), json!({"WHENGREATERTHANMENU": [menu, null]}));
+        self.arg(&b, "VALUE", value);
+        b
+    }
     /// `when this sprite clicked`.
     pub fn when_clicked(&mut self) -> String {
         self.block("event_whenthisspriteclicked", json!({}), json!({}))

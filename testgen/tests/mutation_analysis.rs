@@ -353,3 +353,89 @@ fn parallel_analysis_equals_the_sequential_one_and_reports_its_plan() {
     want.sort();
     assert_eq!(ids, want);
 }
+
+/// An edge-activated hat evaluates its input every step (executing the hat) without firing:
+/// a mutant of that input is reached and killed although the original never fired the hat.
+#[test]
+fn an_edit_in_an_edge_activated_hat_is_replayed_and_killed() {
+    let mut p = ProjectBuilder::new();
+    let c = p.sprite("Cat");
+    let t = p.t(c);
+    // `when timer > (5 + 5)`: ten seconds, beyond the test; `5 - 5` fires at once.
+    let add = t.block("operator_add", json!({"NUM1": [1, [4, "5"]], "NUM2": [1, [4, "5"]]}), json!({}));
+    let hat = t.when_greater_than("TIMER", Arg::b(&add));
+    let hi = t.say(Arg::t("late"));
+    let away = t.move_steps(50.0);
+    t.script(hat, &[hi, away]);
+    let flag = t.when_flag();
+    let start = t.move_steps(10.0);
+    t.script(flag, &[start]);
+    let run = Run::new(p.load(), 1);
+    let suite = run.with_assertions(vec![vec![Event::Wait { steps: 30 }]]);
+    assert!(suite[0].assertions.iter().flatten().next().is_some(), "the test asserts something");
+    let fast = run.analyse(&suite, MutationMode::All);
+    assert_eq!(verdict_of(&fast, Operator::AOR, ""), Verdict::Killed, "{:?}", fast.verdicts);
+    let subject = Subject {
+        project: Arc::clone(&run.project),
+        model: &run.prepared.model,
+        info: &run.info,
+        params: &run.params,
+        seed: run.seed,
+    };
+    let every = mutation::analysis::analyse_exhaustive(&subject, &suite, MutationMode::All).expect("on");
+    assert_eq!(fast, every);
+}
+
+/// A test whose step is cut short by the operation budget (a warp loop that never ends) is
+/// skipped for the mutants it does not reach, with the exhaustive report: the hang cuts the
+/// mutant's run at the same operation, and a hat started in the cut step runs in neither.
+#[test]
+fn hanging_tests_skip_unreached_mutants_with_the_exhaustive_report() {
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    p.message("go");
+    let c = p.sprite("Cat");
+    let t = p.t(c);
+    let flag = t.when_flag();
+    let home = t.goto_xy(Arg::n(0.0), Arg::n(0.0));
+    let zero = t.set_var("score", Arg::n(0.0));
+    t.script(flag, &[home, zero]);
+    // `spin`: a warp loop that runs away in the step it starts.
+    let def = t.define_warp("spin");
+    let score = t.var("score");
+    let huge = t.gt(Arg::b(&score), Arg::n(1e12));
+    let more = t.change_var("score", Arg::n(1.0));
+    let until = t.repeat_until(&huge, &[more]);
+    t.script(def, &[until]);
+    let key_a = t.when_key("a");
+    let mul = t.block("operator_multiply", json!({"NUM1": [1, [4, "30"]], "NUM2": [1, [4, "2"]]}), json!({}));
+    let change = t.change_x(Arg::b(&mul));
+    let go = t.broadcast("go");
+    let spin = t.call("spin");
+    t.script(key_a, &[change, go, spin]);
+    // Started by the broadcast in the step that hangs: stopped before it runs.
+    let on_go = t.when_receive("go");
+    let add = t.block("operator_add", json!({"NUM1": [1, [4, "1"]], "NUM2": [1, [4, "2"]]}), json!({}));
+    let late = t.change_x(Arg::b(&add));
+    t.script(on_go, &[late]);
+    let key_b = t.when_key("b");
+    let hi = t.say(Arg::t("hi"));
+    t.script(key_b, &[hi]);
+    let run = Run::new(p.load(), 3);
+    let b = vec![Event::KeyPress { key: "b".into(), steps: 1 }, Event::Wait { steps: 2 }];
+    let suite =
+        run.with_assertions(vec![vec![Event::Wait { steps: 3 }], press_a(), b.clone(), [press_a(), b].concat()]);
+    let subject = Subject {
+        project: Arc::clone(&run.project),
+        model: &run.prepared.model,
+        info: &run.info,
+        params: &run.params,
+        seed: run.seed,
+    };
+    assert!(mutation::Baseline::new(&subject, &suite).hanging_tests() >= 2, "the tests pressing a hang");
+    let fast = mutation::analyse(&subject, &suite, MutationMode::All).expect("on");
+    let every = mutation::analysis::analyse_exhaustive(&subject, &suite, MutationMode::All).expect("on");
+    assert_eq!(fast, every);
+    assert!(fast.total.killed > 0 && fast.total.survived > 0, "both verdicts occur: {:?}", fast.total);
+    assert_eq!(verdict_of(&fast, Operator::AOR, "operator_add"), Verdict::Survived, "{:?}", fast.verdicts);
+}

@@ -28,10 +28,15 @@
 //!   the original never executed the statement holding the edited block (nor the
 //!   statements and C blocks around it, see [`reaches`]) passes on the mutant exactly as
 //!   on the original: it is counted with the original's steps and not run. KRM mutants
-//!   are always replayed (the edited hat fires on another key), and so is every test
-//!   whose original replay hit the operation budget (a hat started in a cut-short step
-//!   is not marked executed). Verdicts, steps and digests are the same as with every
-//!   replay run; only the time differs.
+//!   are always replayed (the edited hat fires on another key). An edge-activated hat
+//!   (`when timer > …`) is executed, and marked, on every step its input is evaluated,
+//!   fired or not, as scratch-vm runs it in a thread of its own. A step cut short by the
+//!   operation budget changes nothing here: a command is marked before its inputs are
+//!   evaluated, the mutant's run is cut at the same operation as the original's until the
+//!   edit is evaluated, and a hat started in that step but never run is stopped in both
+//!   alike. Verdicts, steps and digests are the same as with every
+//!   replay run (checked on real projects whose tests hang, `testgen/tests/
+//!   mutation_corpora.rs`); only the time differs.
 //! * Score = killed / (generated − excluded), overall and per operator
 //!   (`None` when nothing can be judged); timeouts count in the denominator,
 //!   not as killed.
@@ -355,8 +360,7 @@ impl<'s, 'a> Baseline<'s, 'a> {
             .map(|(test, (r, executed))| Valid {
                 test,
                 limits: Limits { steps: r.steps, hangs: r.hangs, work: r.work },
-                // A test that hit the operation budget is always replayed (see the module docs).
-                executed: (r.hangs == 0).then_some(executed),
+                executed,
             })
             .collect();
         Baseline { subject, suite, valid, skip_unreached, steps, work }
@@ -370,8 +374,7 @@ impl<'s, 'a> Baseline<'s, 'a> {
         for m in mutants {
             let mut reached = false;
             for v in &self.valid {
-                let skipped = self.skip_unreached
-                    && v.executed.as_ref().is_some_and(|e| !reaches(&self.subject.project, &m.edit, e));
+                let skipped = self.skip_unreached && !reaches(&self.subject.project, &m.edit, &v.executed);
                 if !skipped {
                     reached = true;
                     plan.expected_work = plan.expected_work.saturating_add(v.limits.work);
@@ -385,6 +388,12 @@ impl<'s, 'a> Baseline<'s, 'a> {
             }
         }
         plan
+    }
+
+    /// Valid tests whose replay on the original had a step cut short by the operation
+    /// budget (a program that runs away in some frame).
+    pub fn hanging_tests(&self) -> usize {
+        self.valid.iter().filter(|v| v.limits.hangs > 0).count()
     }
 
     /// Tests of the suite that fail on the original (false positives).
@@ -619,8 +628,8 @@ struct Valid {
     test: usize,
     /// The mutant replay's limits.
     limits: Limits,
-    /// Executed-block bits at the end of the original replay; `None`: always replay.
-    executed: Option<Vec<u64>>,
+    /// Executed-block bits at the end of the original replay.
+    executed: Vec<u64>,
 }
 
 /// Whether a replay that executed the blocks in `executed` may have evaluated `edit`'s
@@ -702,8 +711,7 @@ fn replay_on_mutant(
     m: &Mutant,
     each: &mut dyn FnMut(usize, &TestRun) -> bool,
 ) -> Option<(u64, Meter)> {
-    let unreached =
-        |v: &Valid| skip_unreached && v.executed.as_ref().is_some_and(|e| !reaches(&subject.project, &m.edit, e));
+    let unreached = |v: &Valid| skip_unreached && !reaches(&subject.project, &m.edit, &v.executed);
     if valid.iter().all(unreached) {
         // No test reaches the edit: every replay would be the original's (module docs), so the
         // mutant is not even built (most mutants of a large, little-covered project). The
