@@ -78,4 +78,11 @@ pub mod runtime {
 /// work cap change, and the default cap with them; a run's geometry is `approximate` when an
 /// asset is missing or a costume its VMs used has no usable pixels (costumes are decoded when
 /// first used). Traces and the suites of runs that no cap ends are unchanged.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem9");
+/// `sem10`: less work counted for the same results, so which runs reach a work cap may move:
+/// MIO's improvement tracking decides "improved" from a newly executed target without
+/// evaluating every target (a rule, not only a shortcut: where Whisker's CFD fallback values an
+/// unexecuted target 0, covering it now counts as an improvement; never seen in real traces),
+/// fitness evaluations reuse their graph search when the executed blocks did not change, and
+/// mutation analysis skips unreached mutants of tests whose steps hang too. Digests of the
+/// smoke and rq1 lists are unchanged; `work` totals are lower.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem10");
