@@ -562,3 +562,18 @@ impl TargetBuilder {
         r
     }
 }
+
+/// The shared corpora folder (`CLOWDER_CORPORA`, default `../shared/corpora` beside the
+/// workspace), or `None` after printing a visible SKIP line when it is absent.
+pub fn corpora() -> Option<std::path::PathBuf> {
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = std::env::var("CLOWDER_CORPORA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| root.join("../shared/corpora"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
+        None
+    }
+}

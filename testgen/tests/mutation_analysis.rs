@@ -64,15 +64,18 @@ impl Run {
         suite
     }
 
-    fn analyse(&self, suite: &[Test], mode: MutationMode) -> MutationReport {
-        let subject = Subject {
+    fn subject(&self) -> Subject<'_> {
+        Subject {
             project: Arc::clone(&self.project),
             model: &self.prepared.model,
             info: &self.info,
             params: &self.params,
             seed: self.seed,
-        };
-        mutation::analyse(&subject, suite, mode).expect("mode is on")
+        }
+    }
+
+    fn analyse(&self, suite: &[Test], mode: MutationMode) -> MutationReport {
+        mutation::analyse(&self.subject(), suite, mode).expect("mode is on")
     }
 }
 
@@ -277,13 +280,7 @@ fn skipping_unreached_tests_gives_the_exhaustive_report() {
     let idle = vec![Event::Wait { steps: 4 }];
     let twice = [press_a(), press_a()].concat();
     let suite = run.with_assertions(vec![idle, press_a(), twice, b]);
-    let subject = Subject {
-        project: Arc::clone(&run.project),
-        model: &run.prepared.model,
-        info: &run.info,
-        params: &run.params,
-        seed: run.seed,
-    };
+    let subject = run.subject();
     let fast = mutation::analyse(&subject, &suite, MutationMode::All).expect("on");
     let every = mutation::analysis::analyse_exhaustive(&subject, &suite, MutationMode::All).expect("on");
     assert_eq!(fast, every);
@@ -309,35 +306,28 @@ fn parallel_analysis_equals_the_sequential_one_and_reports_its_plan() {
         &mut |_| {},
     )
     .unwrap();
-    let one = clowder_testgen::analyse_suite_parallel(
-        Arc::clone(&p),
-        &prepared,
-        &cfg,
-        3,
-        &stored.suite,
-        MutationMode::All,
-        1,
-        &mut |_| {},
-    )
-    .unwrap()
-    .unwrap();
+    let analyse = |workers, progress: &mut dyn FnMut(&Progress)| {
+        let p = Arc::clone(&p);
+        clowder_testgen::analyse_suite_parallel(
+            p,
+            &prepared,
+            &cfg,
+            3,
+            &stored.suite,
+            MutationMode::All,
+            workers,
+            progress,
+        )
+        .unwrap()
+        .unwrap()
+    };
+    let one = analyse(1, &mut |_| {});
     let mut plans = Vec::new();
     let mut judged = Vec::new();
-    let three = clowder_testgen::analyse_suite_parallel(
-        Arc::clone(&p),
-        &prepared,
-        &cfg,
-        3,
-        &stored.suite,
-        MutationMode::All,
-        3,
-        &mut |e| match e {
-            Progress::Plan(plan) => plans.push((*plan, judged.len())),
-            Progress::Judged { done, verdict, .. } => judged.push((*done, verdict.mutant_id.clone())),
-        },
-    )
-    .unwrap()
-    .unwrap();
+    let three = analyse(3, &mut |e| match e {
+        Progress::Plan(plan) => plans.push((*plan, judged.len())),
+        Progress::Judged { done, verdict, .. } => judged.push((*done, verdict.mutant_id.clone())),
+    });
     assert_eq!(one.0, three.0);
     assert_eq!(one.1.by_kind(), three.1.by_kind());
     assert_eq!(plans.len(), 1);
@@ -375,13 +365,7 @@ fn an_edit_in_an_edge_activated_hat_is_replayed_and_killed() {
     assert!(suite[0].assertions.iter().flatten().next().is_some(), "the test asserts something");
     let fast = run.analyse(&suite, MutationMode::All);
     assert_eq!(verdict_of(&fast, Operator::AOR, ""), Verdict::Killed, "{:?}", fast.verdicts);
-    let subject = Subject {
-        project: Arc::clone(&run.project),
-        model: &run.prepared.model,
-        info: &run.info,
-        params: &run.params,
-        seed: run.seed,
-    };
+    let subject = run.subject();
     let every = mutation::analysis::analyse_exhaustive(&subject, &suite, MutationMode::All).expect("on");
     assert_eq!(fast, every);
 }
@@ -425,13 +409,7 @@ fn hanging_tests_skip_unreached_mutants_with_the_exhaustive_report() {
     let b = vec![Event::KeyPress { key: "b".into(), steps: 1 }, Event::Wait { steps: 2 }];
     let suite =
         run.with_assertions(vec![vec![Event::Wait { steps: 3 }], press_a(), b.clone(), [press_a(), b].concat()]);
-    let subject = Subject {
-        project: Arc::clone(&run.project),
-        model: &run.prepared.model,
-        info: &run.info,
-        params: &run.params,
-        seed: run.seed,
-    };
+    let subject = run.subject();
     assert!(mutation::Baseline::new(&subject, &suite).hanging_tests() >= 2, "the tests pressing a hang");
     let fast = mutation::analyse(&subject, &suite, MutationMode::All).expect("on");
     let every = mutation::analysis::analyse_exhaustive(&subject, &suite, MutationMode::All).expect("on");

@@ -7,24 +7,13 @@
 //! every mutant takes about 6 minutes (the hand-made case in `mutation_analysis.rs` runs
 //! always). Run it with `cargo test -p clowder-testgen --test mutation_corpora -- --ignored`.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use clowder_testgen::config::Budget;
 use clowder_testgen::events::EventInfo;
 use clowder_testgen::mutation::analysis::{self, Baseline, Subject};
+use clowder_testgen::testkit::corpora;
 use clowder_testgen::{Algorithm, AlgorithmConfig, MutationMode, Params, Prepared, RunOptions};
-
-fn corpora() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = std::env::var("CLOWDER_CORPORA").map(PathBuf::from).unwrap_or_else(|_| root.join("../shared/corpora"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
-        None
-    }
-}
 
 /// The random-sample projects whose MIO suites (seed 1) hang in some step.
 const HANGING: [&str; 3] =

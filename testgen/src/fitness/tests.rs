@@ -9,7 +9,7 @@ use super::reference::Reference;
 use super::*;
 use crate::execution::decode_once;
 use crate::rng::Rng;
-use crate::testkit::{Arg, ProjectBuilder};
+use crate::testkit::{Arg, ProjectBuilder, corpora};
 use crate::{Algorithm, AlgorithmConfig, Params};
 
 /// Every target's value from [`FitnessModel::evaluate_all`] and [`FitnessModel::components`]
@@ -133,17 +133,6 @@ fn synthetic_trace(m: &FitnessModel, blocks: usize, rng: &mut Rng, p: f64) -> Tr
         }
     }
     tr
-}
-
-fn corpora() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = std::env::var("CLOWDER_CORPORA").map(PathBuf::from).unwrap_or_else(|_| root.join("../shared/corpora"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", dir.display());
-        None
-    }
 }
 
 /// Real projects: every whisker-rq1 game, the large corpus' two mid-size projects and every
