@@ -132,12 +132,11 @@ impl FitnessModel {
                 _ => BlockIdx::MAX,
             })
             .collect();
-        let mut target_bits = vec![0u64; project.blocks.len().div_ceil(64)];
+        let mut target_bits = Trace::new(project.blocks.len(), 0);
         for &b in &targets.blocks {
-            if let Some(w) = target_bits.get_mut(b as usize / 64) {
-                *w |= 1u64 << (b % 64);
-            }
+            target_bits.mark(b);
         }
+        let target_bits = target_bits.executed;
         Self { graph, targets, target_node, node_block, kind, slot_of, measured, timed_slot, depth, target_bits }
     }
 
@@ -202,10 +201,10 @@ impl FitnessModel {
         s.take_ops() + self.len() as u64
     }
 
-    /// Whether `new` executed a target that `old` did not. Such a target's fitness fell from
-    /// more than 0 (an unexecuted target's value is at least `α(1)`: its CFD or approach
-    /// level counts the edge into it) to 0, so `new` improved on `old` without evaluating
-    /// either. Linear in the block count.
+    /// Whether `new` executed a target that `old` did not: MIO's improvement tracking counts
+    /// that as an improvement without evaluating (the target's value fell to 0; it was above
+    /// 0 before except where the CFD fallback values an unexecuted target 0, docs/testgen.md).
+    /// Linear in the block count.
     pub fn covers_new_target(&self, old: &Trace, new: &Trace) -> bool {
         new.executed
             .iter()

@@ -374,7 +374,7 @@ impl<'s, 'a> Baseline<'s, 'a> {
         for m in mutants {
             let mut reached = false;
             for v in &self.valid {
-                let skipped = self.skip_unreached && !reaches(&self.subject.project, &m.edit, &v.executed);
+                let skipped = v.skips(&self.subject.project, &m.edit, self.skip_unreached);
                 if !skipped {
                     reached = true;
                     plan.expected_work = plan.expected_work.saturating_add(v.limits.work);
@@ -632,6 +632,14 @@ struct Valid {
     executed: Vec<u64>,
 }
 
+impl Valid {
+    /// Whether a mutant with `edit` may skip this test's replay: skipping is on and the
+    /// original's replay never reached the edit (module docs).
+    fn skips(&self, project: &Project, edit: &Edit, skip_unreached: bool) -> bool {
+        skip_unreached && !reaches(project, edit, &self.executed)
+    }
+}
+
 /// Whether a replay that executed the blocks in `executed` may have evaluated `edit`'s
 /// block. Only commands are marked executed, and a command evaluates its inputs only when
 /// it executes: so the edited block is reached only if the first command at or above it
@@ -711,7 +719,7 @@ fn replay_on_mutant(
     m: &Mutant,
     each: &mut dyn FnMut(usize, &TestRun) -> bool,
 ) -> Option<(u64, Meter)> {
-    let unreached = |v: &Valid| skip_unreached && !reaches(&subject.project, &m.edit, &v.executed);
+    let unreached = |v: &Valid| v.skips(&subject.project, &m.edit, skip_unreached);
     if valid.iter().all(unreached) {
         // No test reaches the edit: every replay would be the original's (module docs), so the
         // mutant is not even built (most mutants of a large, little-covered project). The
