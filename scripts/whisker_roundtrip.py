@@ -79,16 +79,13 @@ def verdicts(csv_path):
 
 
 TAP_LINE = re.compile(r"(not )?ok \d+ - (.+?)(?: # (SKIP|skip).*)?$")
-TAP_SEVERITY = re.compile(r"^\s*severity: (fail|error)\s*$")
+TAP_SEVERITY = re.compile(r"^\s*severity: (fail|error|skip)\s*$")
 
 
-def tap_verdicts(log_path):
-    """{test name: verdict} from the TAP13 text in Whisker's log (the servant sometimes fails to
-    write its CSV after the tests ran: then their verdicts are only there); {} unless the log
-    has a verdict for every test of the plan (`1..N`: it does not always forward them all)."""
+def tap_results(text):
+    """{test name: verdict} of every TAP line in a log text, in order (a `not ok` is what its
+    `severity` says: fail, error or skip)."""
     out = {}
-    text = open(log_path, encoding="utf-8", errors="replace").read()
-    plan = re.search(r"^1\.\.(\d+)$", text, re.M)
     lines = text.splitlines()
     for i, ln in enumerate(lines):
         m = TAP_LINE.search(ln)
@@ -101,6 +98,16 @@ def tap_verdicts(log_path):
         else:
             sev = next((s.group(1) for s in map(TAP_SEVERITY.match, lines[i + 1:i + 6]) if s), "fail")
             out[m.group(2)] = sev
+    return out
+
+
+def tap_verdicts(log_path):
+    """{test name: verdict} from the TAP13 text in Whisker's log (the servant sometimes fails to
+    write its CSV after the tests ran: then their verdicts are only there); {} unless the log
+    has a verdict for every test of the plan (`1..N`: it does not always forward them all)."""
+    text = open(log_path, encoding="utf-8", errors="replace").read()
+    plan = re.search(r"^1\.\.(\d+)$", text, re.M)
+    out = tap_results(text)
     return out if plan and len(out) == int(plan.group(1)) else {}
 
 

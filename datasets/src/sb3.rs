@@ -176,6 +176,39 @@ pub fn assemble(project_json: &[u8], assets: &[(String, Vec<u8>)]) -> Result<Vec
     Ok(w.finish().map_err(|e| e.to_string())?.into_inner())
 }
 
+/// A copy of an `.sb3` whose `project.json` is `json`: every other entry is copied as
+/// stored (no recompression), so the assets stay byte for byte the same. The JSON goes where
+/// the original had it (at the root, or nested as some tools write it).
+pub fn replace_project_json(sb3: &[u8], json: &[u8], limits: &ContainerLimits) -> Result<Vec<u8>, String> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(sb3)).map_err(|e| format!("not a readable zip: {e}"))?;
+    if zip.len() > limits.max_entries {
+        return Err(format!("zip has {} entries, over the limit of {}", zip.len(), limits.max_entries));
+    }
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let deflate = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default());
+    // The entry `read_contents` reads: the root one, else the first nested one.
+    let names: Vec<String> = zip.file_names().filter_map(Result::ok).map(|n| n.into_owned()).collect();
+    let json_name = names
+        .iter()
+        .find(|n| *n == "project.json")
+        .or_else(|| names.iter().find(|n| n.ends_with("/project.json")))
+        .ok_or("zip has no project.json")?
+        .clone();
+    for i in 0..zip.len() {
+        let f = zip.by_index_raw(i).map_err(|e| format!("zip entry {i}: {e}"))?;
+        let name = f.name().map(|n| n.to_string()).map_err(|e| format!("zip entry {i}: {e}"))?;
+        if name == json_name {
+            w.start_file(name.as_str(), deflate).map_err(|e| e.to_string())?;
+            w.write_all(json).map_err(|e| e.to_string())?;
+        } else {
+            w.raw_copy_file(f).map_err(|e| format!("zip entry {name}: {e}"))?;
+        }
+    }
+    Ok(w.finish().map_err(|e| e.to_string())?.into_inner())
+}
+
 /// Checks a stored `.sb3`: it has a Scratch 3 `project.json`, every asset it
 /// references is present, and every asset's MD5 equals its name.
 pub fn verify_sb3(bytes: &[u8], limits: &ContainerLimits, max_asset_bytes: u64) -> Result<(), String> {
@@ -253,5 +286,25 @@ mod tests {
         // A corrupted asset is caught by its MD5.
         let bad = assemble(&json, &[(name, b"<svg/>".to_vec())]).unwrap();
         assert!(verify_sb3(&bad, &ContainerLimits::default(), 1 << 20).unwrap_err().contains("MD5"));
+    }
+
+    #[test]
+    fn replacing_project_json_keeps_the_assets_byte_for_byte() {
+        let svg = b"<svg xmlns='http://www.w3.org/2000/svg'/>".to_vec();
+        let name = format!("{}.svg", md5_hex(&svg));
+        let json = serde_json::to_vec(&serde_json::json!({"targets": [{"costumes": [{"md5ext": name}]}]})).unwrap();
+        let a = assemble(&json, &[(name.clone(), svg.clone())]).unwrap();
+        let edited = br#"{"targets":[{"name":"edited","costumes":[]}]}"#;
+        let b = replace_project_json(&a, edited, &ContainerLimits::default()).unwrap();
+        let c = read_contents(&b, &ContainerLimits::default()).unwrap();
+        assert_eq!(c.json, edited);
+        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(&b)).unwrap();
+        let mut asset = Vec::new();
+        zip.by_name(&name).unwrap().read_to_end(&mut asset).unwrap();
+        assert_eq!(asset, svg);
+        assert!(replace_project_json(b"not a zip", edited, &ContainerLimits::default()).is_err());
+        let no_json = assemble(b"{}", &[]).unwrap();
+        let renamed = replace_project_json(&no_json, b"{}", &ContainerLimits::default());
+        assert!(renamed.is_ok(), "project.json at the root is found");
     }
 }

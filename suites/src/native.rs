@@ -32,7 +32,7 @@ pub(crate) struct Session {
     pub vm_opts: VmOptions,
     pub vm: Option<Vm>,
     pub math_rng: SplitMix64,
-    pub driver_rng: SplitMix64,
+    pub driver_rng: seeding::WhiskerRandomness,
     /// Steps a test may run (its own `timeout` or the run's limit).
     pub step_limit: u64,
     /// Work units a test may use ([`Vm::work`]).
@@ -57,7 +57,7 @@ impl Session {
             vm_opts,
             vm: None,
             math_rng: seeding::stream(0),
-            driver_rng: seeding::stream(0),
+            driver_rng: seeding::WhiskerRandomness::new(0.0),
             step_limit: 0,
             work_limit: 0,
             limited: None,
@@ -75,7 +75,7 @@ impl Session {
         let opts = VmOptions { seed: seeding::vm_seed(seed), ..self.vm_opts.clone() };
         self.vm = self.project.as_ref().map(|p| Vm::new(Arc::clone(p), opts));
         self.math_rng = seeding::stream(seeding::math_random_seed(seed, index));
-        self.driver_rng = seeding::stream(seeding::driver_seed(seed, index));
+        self.driver_rng = seeding::WhiskerRandomness::new(seed as f64);
         self.step_limit = step_limit;
         self.work_limit = work_limit;
         self.limited = None;
@@ -297,13 +297,16 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     n.set(
         "seedScratch",
         Func::from(move |seed: String| {
-            with_vm_mut(&s, |vm| vm.reseed(seeding::scratch_seed(&seed)));
+            let seed = seeding::scratch_seed(&seed);
+            s.borrow_mut().driver_rng = seeding::WhiskerRandomness::new(seed);
+            with_vm_mut(&s, |vm| vm.reseed(seed));
         }),
     )?;
     let s = Rc::clone(shared);
     n.set(
         "seedScratchNumber",
         Func::from(move |seed: f64| {
+            s.borrow_mut().driver_rng = seeding::WhiskerRandomness::new(seed);
             with_vm_mut(&s, |vm| vm.reseed(seed));
         }),
     )?;

@@ -10,10 +10,12 @@
 //!   (`Vm::math_random`), shared with the project's own draws and restarted with the VM
 //!   before each test; only when a test has no VM (no project) it draws from
 //!   [`math_random_seed`], restarted before each test;
-//! * the driver's own stream for random inputs ([`driver_seed`]), Whisker's `Randomness`.
+//! * the driver's own stream for random inputs ([`WhiskerRandomness`]): Whisker's
+//!   `Randomness`, a linear congruential generator seeded with the run seed before each test
+//!   and with the converted seed by `t.seedScratch(seed)`, as in Whisker.
 //!
 //! Suites run in the `whisker` profile, whose project stream is Whisker's `seed-random`
-//! keyed with [`vm_seed`]; the other streams are SplitMix64.
+//! keyed with [`vm_seed`]; `Math.random` without a project is SplitMix64.
 
 use clowder_vm::rng::SplitMix64;
 
@@ -44,9 +46,28 @@ pub fn math_random_seed(run_seed: u64, index: usize) -> u64 {
     derive(run_seed, 0x4d61_7468, index)
 }
 
-/// Seed of the driver's random inputs for test `index` of a run.
-pub fn driver_seed(run_seed: u64, index: usize) -> u64 {
-    derive(run_seed, 0x4472_6976, index)
+/// Whisker's `Randomness` (`whisker-main/src/whisker/utils/Randomness.ts`), the stream its
+/// random inputs draw from (`detectRandomInputs`, `registerRandomInputs`): the LCG
+/// `s = (s × 9301 + 49297) mod 233280`, each draw `s / 233280`, in JavaScript doubles. Whisker
+/// seeds it with the run seed before each test and with the converted seed on
+/// `t.seedScratch(seed)` (checked against the real Whisker with `WhiskerProbe.js`).
+#[derive(Debug, Clone)]
+pub struct WhiskerRandomness {
+    state: f64,
+}
+
+impl WhiskerRandomness {
+    /// The generator after `Randomness.setInitialRNGSeed(seed)` (a converted seed).
+    pub fn new(seed: f64) -> Self {
+        WhiskerRandomness { state: seed }
+    }
+
+    /// `nextDouble()`: the next draw in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        // JavaScript's `%` is the truncating remainder, as Rust's on f64.
+        self.state = (self.state * 9301.0 + 49297.0) % 233280.0;
+        self.state / 233280.0
+    }
 }
 
 /// A generator for one of the streams above.
@@ -67,9 +88,20 @@ mod tests {
     #[test]
     fn streams_differ_by_test_and_purpose() {
         assert_ne!(math_random_seed(1, 0), math_random_seed(1, 1));
-        assert_ne!(math_random_seed(1, 0), driver_seed(1, 0));
         assert_ne!(math_random_seed(1, 0), math_random_seed(2, 0));
         assert_eq!(math_random_seed(7, 3), math_random_seed(7, 3));
+    }
+
+    #[test]
+    fn whiskers_randomness_is_its_lcg() {
+        // Seed 1: (1 × 9301 + 49297) mod 233280 = 58598, then 58598 × 9301 + 49297 mod 233280.
+        let mut r = WhiskerRandomness::new(1.0);
+        assert_eq!(r.next_f64(), 58598.0 / 233280.0);
+        let s2 = (58598.0f64 * 9301.0 + 49297.0) % 233280.0;
+        assert_eq!(r.next_f64(), s2 / 233280.0);
+        let mut a = WhiskerRandomness::new(417.0);
+        let mut b = WhiskerRandomness::new(417.0);
+        assert_eq!((a.next_f64(), a.next_f64()), (b.next_f64(), b.next_f64()));
     }
 
     #[test]

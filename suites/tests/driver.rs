@@ -52,19 +52,21 @@ fn passes(body: &str) {
 
 #[test]
 fn run_for_time_counts_steps_on_the_virtual_clock() {
-    // 1000 ms = 30 steps; the green flag of the test's start sets the cat moving.
+    // 1000 ms = 30 steps; the green flag of the test's start sets the cat moving. Times are
+    // Whisker's at acceleration 10: steps × (1000 / 30 / 10) × 10, with that rounding.
     passes(
         "const cat = t.getSprite('Cat');
          const ms = await t.runForTime(1000);
          t.assert.equal(t.getTotalStepsExecuted(), 30);
          t.assert.equal(cat.x, 30, 'x');
-         t.assert.equal(ms, 30 * (1000 / 30));
+         t.assert.ok(ms === 1000, 'ms');
+         t.assert.equal(t.getAccelerationFactor(), 10);
          await t.runForTime(50); // 1.5 steps: two
          t.assert.equal(cat.x, 32);
          await t.runForSteps(3);
          t.assert.equal(cat.x, 35);
          await t.wait(1);
-         t.assert.equal(t.getTotalTimeElapsed(), 36 * (1000 / 30));",
+         t.assert.equal(t.getTotalTimeElapsed(), 36 * (1000 / 30 / 10) * 10);",
     );
 }
 
@@ -134,6 +136,23 @@ fn inputs_act_at_once_and_keys_can_be_held_for_steps() {
     );
 }
 
+/// scratch-vm's looks reset on stop-all (and so on the green flag that starts every test) gives
+/// every target a bubble state with empty text: Whisker's `sayText` reads `""`, not `null`, until
+/// something is said (checked in the real Whisker: `WhiskerProbe.js`, test `bubbles`).
+#[test]
+fn say_text_is_empty_not_null_after_the_green_flag() {
+    passes(
+        "const cat = t.getSprite('Cat');
+         t.assert.ok(cat.sayText === '', 'cat');
+         t.assert.ok(t.getSprite('Dog').sayText === '', 'dog');
+         t.assert.ok(t.getStage().sayText === '', 'stage');
+         t.assert.equal(cat.sayText.length, 0);
+         t.clickSprite('Cat');
+         await t.runForSteps(1);
+         t.assert.equal(cat.sayText, 'hi');",
+    );
+}
+
 #[test]
 fn direct_changes_reach_the_vm() {
     passes(
@@ -142,7 +161,10 @@ fn direct_changes_reach_the_vm() {
          t.assert.equal(dog.x, -50);
          t.setGlobalVariable('score', 7);
          t.assert.equal(t.getGlobalVariable('score'), 7);
-         t.dragSprite('Dog', 10, 10);
+         t.dragSprite('Dog', 10, 10, null);
+         t.assert.equal(dog.y, 10);
+         // Three arguments: no instance has the `cloneID` undefined (Whisker emse22).
+         t.dragSprite('Dog', 30, 30);
          t.assert.equal(dog.y, 10);
          t.assert.ok(!dog.isTouchingSprite('Cat') || dog.isTouchingSprite('Cat'));",
     );
@@ -369,7 +391,8 @@ fn drag_sprite_finds_a_clone_by_whiskers_clone_id() {
         t.assert.equal(ball.getClone(3).x, 0, 'cloneID 3 stays');
         t.assert.equal(ball.x, 11, 'no cloneID: the original');
         t.dragSprite('Ball', 5, 5, 4);
-        t.assert.equal([1, 2, 3].map(i => ball.getClone(i).x).join(), '0,77,0', 'no clone has cloneID 4');
+        t.dragSprite('Ball', 6, 6, '2');
+        t.assert.equal([1, 2, 3].map(i => ball.getClone(i).x).join(), '0,77,0', 'no clone has cloneID 4 or the text 2');
     }}];";
     let suite = Suite::from_source("suite.js", src).expect("suite loads");
     let r = clowder_suites::run_project(&suite, &project, "p", 1, &Limits::default());

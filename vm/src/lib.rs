@@ -85,4 +85,11 @@ pub mod runtime {
 /// fitness evaluations reuse their graph search when the executed blocks did not change, and
 /// mutation analysis skips unreached mutants of tests whose steps hang too. Digests of the
 /// smoke and rq1 lists are unchanged; `work` totals are lower.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem10");
+/// `sem11`: hand-written Whisker suites (`clowder test`, grading, mutation analysis with
+/// `--suite`) are judged as the real Whisker (emse22) judges them, which can change their
+/// verdicts: a stop-all gives every target an empty bubble (`sayText` is `""`, not `null`, after
+/// the green flag), random inputs draw from Whisker's `Randomness` LCG (reseeded by
+/// `t.seedScratch`) with its `randomBoolean`, elapsed times are Whisker's at acceleration 10
+/// (`runForTime(1000)` gives 1000), variable values keep their type, and `dragSprite` with three
+/// arguments moves nothing. Generated runs, traces and the digest lists are unchanged.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem11");

@@ -11,6 +11,7 @@ pub mod generate;
 pub mod geometry_query;
 pub mod mutate;
 pub mod mutate_study;
+pub mod mutate_write;
 pub mod run;
 pub mod select_study;
 pub mod select_tables;

@@ -36,6 +36,11 @@ pub struct MutateArgs {
     /// Only list each project's mutants (id, operator, block, change).
     #[arg(long)]
     pub list: bool,
+    /// Only write each project's mutants (all, or the `--sample`) as project files into
+    /// DIR/<project>/ (`<mutant id>.sb3`, the original's assets unchanged) with a
+    /// `mutants.csv`, for other tools to run; no analysis.
+    #[arg(long, value_name = "DIR", conflicts_with = "list")]
+    pub write_mutants: Option<PathBuf>,
     /// Write `mutants.csv` (one row per verdict) and `summary.csv` into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -221,6 +226,12 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
             }
             continue;
         }
+        if let Some(dir) = &args.write_mutants {
+            let chosen = mutation::select(&mutation::enumerate(&project), mode, args.seed);
+            let n = super::mutate_write::write(path, &name, &project, &chosen, dir)?;
+            println!("{name}: {n} of {} mutants written to {}", chosen.len(), dir.join(&name).display());
+            continue;
+        }
         let started = Instant::now();
         let (report, tests, coverage) = match &suite {
             Some(suite) => {
@@ -351,7 +362,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
         total.timeout += report.total.timeout;
         total.excluded += report.total.excluded;
     }
-    if args.list {
+    if args.list || args.write_mutants.is_some() {
         return Ok(ExitCode::SUCCESS);
     }
     println!();

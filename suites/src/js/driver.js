@@ -12,6 +12,8 @@
     'use strict';
 
     const STEP_MS = 1000 / 30;
+    // Whisker's acceleration factor in the study (`-a 10`), which the whisker profile models.
+    const ACCELERATION = 10;
     const STAGE = {width: 480, height: 360};
 
     // ------------------------------------------------------------------ determinism
@@ -240,7 +242,7 @@
     const scratchKeyToKeyString = k => (Object.prototype.hasOwnProperty.call(SCRATCH_TO_DOM, k) ? SCRATCH_TO_DOM[k] : k);
 
     globalThis.__clowderParts = {
-        N, STEP_MS, STAGE, AssertionError, AssumptionError, StepLimitError, assert, assume, isAssertion,
+        N, STEP_MS, ACCELERATION, STAGE, AssertionError, AssumptionError, StepLimitError, assert, assume, isAssertion,
         isAssumption, inspect, scratchKeyToKeyString, timers: () => timers, fireDueTimers, fireTimer
     };
 })(__native);

@@ -27,9 +27,12 @@
             }
             return this._last;
         }
+        // As the VM holds it (a number stays a number), a list as a copy of its items: Whisker
+        // `emse22`'s Variable, the study's and the whisker-oracle's (master stringifies; checked
+        // in the real Whisker: WhiskerProbe.js, `variable types`).
         get value() {
             const v = this._raw();
-            return this._isList ? v.map(x => String(x)) : String(v);
+            return this._isList ? v.slice() : v;
         }
         get valueAsNumber() {
             const v = this._raw();

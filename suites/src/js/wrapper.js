@@ -233,10 +233,12 @@
         }
         dragSprite(spriteName, x, y, cloneID) {
             let h = N.find(String(spriteName));
-            // As Whisker (master): a clone by its `cloneID` (the number of the sprite's live
-            // clones right after it was created), the first in creation order.
-            if (h !== undefined && cloneID) {
-                h = N.instances(h).find(c => !N.isOriginal(c) && N.num(c, 7) === Number(cloneID));
+            // As Whisker emse22 (the study's, the whisker-oracle's): unless `cloneID` is `null`,
+            // the instance whose `cloneID` (the number of the sprite's live clones right after it
+            // was made; the original's is null) is `cloneID` itself, so a call with three
+            // arguments (`undefined`) moves nothing there. Whisker master moves the sprite then.
+            if (h !== undefined && cloneID !== null) {
+                h = N.instances(h).find(c => !N.isOriginal(c) && N.num(c, 7) === cloneID);
             }
             if (h !== undefined) {
                 N.setXY(h, Number(x), Number(y), true);
@@ -290,7 +292,7 @@
         register(inputs) {
             const d = {...this.data};
             if (d.isDown === 'random') {
-                d.isDown = N.driverRandom() < 0.5;
+                d.isDown = N.driverRandom() >= 0.5; // Randomness.randomBoolean
             }
             for (const prop of ['duration', 'x', 'y', 'xOffset', 'yOffset', 'length']) {
                 if (Object.prototype.hasOwnProperty.call(d, prop)) {
@@ -425,7 +427,12 @@
             this.runStartStepsExecuted = 0;
             this._scratchRunning = false;
             this._projectRunning = false;
-            this.accelerationFactor = 1;
+            // The study's acceleration (the whisker profile's): Whisker's step time is
+            // `1000 / 30 / acceleration` and its elapsed times multiply it back, so the values
+            // tests read carry that rounding (`runForTime(1000)` gives 1000, `runForSteps(7)`
+            // 7.000000000000001, as in the real Whisker: WhiskerProbe.js).
+            this.accelerationFactor = P.ACCELERATION;
+            this.stepTime = P.STEP_MS / P.ACCELERATION;
         }
         onConstraintFailure(action) {
             if (action) {
@@ -528,10 +535,10 @@
             return P.STEP_MS;
         }
         getTotalTimeElapsed() {
-            return this.stepsExecuted * P.STEP_MS * this.accelerationFactor;
+            return this.stepsExecuted * this.stepTime * this.accelerationFactor;
         }
         getRunTimeElapsed() {
-            return this.getRunStepsExecuted() * P.STEP_MS * this.accelerationFactor;
+            return this.getRunStepsExecuted() * this.stepTime * this.accelerationFactor;
         }
         getTotalStepsExecuted() {
             return this.stepsExecuted;
@@ -540,7 +547,7 @@
             return this.stepsExecuted - this.runStartStepsExecuted;
         }
         convertFromTimeToSteps(ms) {
-            return ms / (P.STEP_MS * this.accelerationFactor);
+            return ms / (this.stepTime * this.accelerationFactor);
         }
         isScratchRunning() {
             return this._scratchRunning;

@@ -6,6 +6,7 @@
 //! copy afresh); everything is deterministic in (project, suite, seed, mode).
 
 pub mod analysis;
+pub mod json;
 pub mod operators;
 
 use clowder_vm::project::Project;

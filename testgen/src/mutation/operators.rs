@@ -474,6 +474,11 @@ fn fresh_id(project: &Project, t: u32, base: &str) -> String {
     (2u64..).map(|n| format!("{base}-{n}")).find(|id| !taken(id)).unwrap_or_else(|| base.to_string())
 }
 
+/// The id of the `not` block that negates block `id` of target `t` (NCM).
+pub(crate) fn ncm_block_id(project: &Project, t: u32, id: &str) -> String {
+    fresh_id(project, t, &format!("{id}-ncm-not"))
+}
+
 /// Replaces `Input::Block(old)` by `new` in `b`'s inputs; whether one was found.
 fn replace_input_block(b: &mut Block, old: BlockIdx, new: Input) -> bool {
     for (_, input) in b.inputs.iter_mut() {
@@ -535,7 +540,7 @@ pub fn apply_edit(project: &mut Project, edit: &Edit) -> Result<(), MisfitMutant
                 (b.parent.ok_or_else(misfit)?, b.target, b.id.clone())
             };
             let not_idx = project.blocks.len() as BlockIdx;
-            let not_id = fresh_id(project, target, &format!("{id}-ncm-not"));
+            let not_id = ncm_block_id(project, target, &id);
             let p = project.blocks.get_mut(parent as usize).ok_or_else(misfit)?;
             if !replace_input_block(p, idx, Input::Block(not_idx)) {
                 return Err(misfit());

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
-use super::target::Targets;
+use super::target::{Bubble, Targets};
 use super::thread::{NOT_LISTED, Threads};
 use super::timers::{Clock, Timers};
 use super::{Resume, SayEvent, Status, Target, TargetId, ThRef, V};
@@ -273,12 +273,13 @@ impl State {
     /// scratch-vm `Runtime.stopAll`.
     pub(crate) fn stop_all(&mut self, prog: &Program) {
         // PROJECT_STOP_ALL: bubbles reset (and the last say-for-secs timer cleared),
-        // questions dropped, sound effects cleared.
+        // questions dropped, sound effects cleared. Looks' `_onResetBubbles` goes through
+        // `_getBubbleState`, which gives every target without one a fresh state (type say, no
+        // usage): Whisker's `sayText` reads `""`, not `null`, from then on.
         for id in self.targets.runtime_order.clone() {
             if let Some(t) = self.target_mut(id) {
-                if let Some(b) = &mut t.bubble {
-                    b.text = Rc::from("");
-                }
+                let b = t.bubble.get_or_insert_with(|| Bubble { think: false, text: Rc::from(""), usage: 0 });
+                b.text = Rc::from("");
                 t.sound_effects = [0.0; 2];
             }
         }

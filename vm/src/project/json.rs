@@ -13,69 +13,121 @@ use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use crate::util::object::array_index;
 
 /// A JSON value.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum J {
+pub enum J {
+    /// `null`.
     Null,
+    /// `true` / `false`.
     Bool(bool),
+    /// A number.
     Num(f64),
+    /// A string.
     Str(String),
+    /// An array.
     Arr(Vec<J>),
+    /// An object.
     Obj(Obj),
 }
 
 /// A JSON object in JS property order.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Obj(pub(crate) Vec<(String, J)>);
+pub struct Obj(pub(crate) Vec<(String, J)>);
 
 impl Obj {
     /// The value of `key` (linear: objects looked up by key are small).
-    pub(crate) fn get(&self, key: &str) -> Option<&J> {
+    pub fn get(&self, key: &str) -> Option<&J> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// Whether `key` is present (JS `hasOwnProperty`).
-    pub(crate) fn has(&self, key: &str) -> bool {
+    pub fn has(&self, key: &str) -> bool {
         self.0.iter().any(|(k, _)| k == key)
     }
 
     /// Entries in JS property order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &J)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &J)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v))
     }
 
-    pub(crate) fn len(&self) -> usize {
+    /// Number of entries.
+    pub fn len(&self) -> usize {
         self.0.len()
+    }
+
+    /// Whether the object has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The value of `key`, to change it.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut J> {
+        self.0.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Sets `key`: in place when present, else appended (an edit keeps every other key's
+    /// position, so scratch-vm walks the edited object in the same order).
+    pub fn set(&mut self, key: &str, value: J) {
+        match self.get_mut(key) {
+            Some(v) => *v = value,
+            None => self.0.push((key.to_string(), value)),
+        }
+    }
+
+    /// Removes `key`; its value, if it was present.
+    pub fn remove(&mut self, key: &str) -> Option<J> {
+        let pos = self.0.iter().position(|(k, _)| k == key)?;
+        Some(self.0.remove(pos).1)
     }
 }
 
 impl J {
-    pub(crate) fn as_obj(&self) -> Option<&Obj> {
+    /// The object, if this is one.
+    pub fn as_obj(&self) -> Option<&Obj> {
         match self {
             J::Obj(o) => Some(o),
             _ => None,
         }
     }
 
-    pub(crate) fn as_arr(&self) -> Option<&[J]> {
+    /// The array, if this is one.
+    pub fn as_arr(&self) -> Option<&[J]> {
         match self {
             J::Arr(a) => Some(a),
             _ => None,
         }
     }
 
-    pub(crate) fn as_str(&self) -> Option<&str> {
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
         match self {
             J::Str(s) => Some(s),
             _ => None,
         }
     }
 
+    /// The object, if this is one, to change it.
+    pub fn as_obj_mut(&mut self) -> Option<&mut Obj> {
+        match self {
+            J::Obj(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The array, if this is one, to change it.
+    pub fn as_arr_mut(&mut self) -> Option<&mut Vec<J>> {
+        match self {
+            J::Arr(a) => Some(a),
+            _ => None,
+        }
+    }
+
     /// JS truthiness of the value.
-    pub(crate) fn truthy(&self) -> bool {
+    pub fn truthy(&self) -> bool {
         match self {
             J::Null => false,
             J::Bool(b) => *b,
@@ -86,7 +138,7 @@ impl J {
     }
 
     /// A short name of the JSON type, for error messages.
-    pub(crate) fn type_name(&self) -> &'static str {
+    pub fn type_name(&self) -> &'static str {
         match self {
             J::Null => "null",
             J::Bool(_) => "a boolean",
@@ -94,6 +146,35 @@ impl J {
             J::Str(_) => "a string",
             J::Arr(_) => "an array",
             J::Obj(_) => "an object",
+        }
+    }
+}
+
+/// Written back as JSON text in JS property order (what `JSON.stringify` of the parsed
+/// object gives, up to number formatting), e.g. for an edited project.
+impl Serialize for J {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            J::Null => s.serialize_unit(),
+            J::Bool(b) => s.serialize_bool(*b),
+            // Integral values as integers: `10`, not `10.0`.
+            J::Num(n) if n.fract() == 0.0 && n.abs() < 9.007_199_254_740_992e15 => s.serialize_i64(*n as i64),
+            J::Num(n) => s.serialize_f64(*n),
+            J::Str(t) => s.serialize_str(t),
+            J::Arr(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(v)?;
+                }
+                seq.end()
+            }
+            J::Obj(o) => {
+                let mut map = s.serialize_map(Some(o.len()))?;
+                for (k, v) in &o.0 {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
         }
     }
 }

@@ -74,7 +74,7 @@ mod blocks;
 mod check;
 mod container;
 mod error;
-mod json;
+pub mod json;
 mod loader;
 mod model;
 
@@ -121,14 +121,10 @@ pub fn load(bytes: &[u8], name: &str, limits: &LoadLimits) -> Result<Project, Lo
         ));
     }
     let mut ld = Loader { file: name, limits, warnings: Vec::new(), dropped_warnings: 0 };
-    let json_slice = json_slice.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(json_slice);
-    let text = match std::str::from_utf8(json_slice) {
-        Ok(t) => std::borrow::Cow::Borrowed(t),
-        Err(e) => {
-            ld.warn(format!("project.json is not valid UTF-8 ({e}); decoded with replacement characters"));
-            String::from_utf8_lossy(json_slice)
-        }
-    };
+    let (text, utf8) = json_text(json_slice);
+    if let Some(e) = utf8 {
+        ld.warn(format!("project.json is not valid UTF-8 ({e}); decoded with replacement characters"));
+    }
     json::check_depth(text.as_bytes(), limits.max_json_depth)
         .map_err(|m| err(LoadErrorKind::Limit, format!("project.json: {m}")))?;
     let from_zip = zip.is_some();
@@ -156,6 +152,27 @@ pub fn load(bytes: &[u8], name: &str, limits: &LoadLimits) -> Result<Project, Lo
     project.content_hash = content_hash;
     project.warnings = ld.finish_warnings();
     Ok(project)
+}
+
+/// `project.json` bytes as text: without a byte-order mark, invalid UTF-8 replaced (the
+/// error is returned for a warning).
+fn json_text(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, Option<std::str::Utf8Error>) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(t) => (std::borrow::Cow::Borrowed(t), None),
+        Err(e) => (String::from_utf8_lossy(bytes), Some(e)),
+    }
+}
+
+/// `project.json` bytes as the loader reads them (same limits, same JS property order), as
+/// a tree to edit and write back, e.g. a mutant for another tool to run.
+pub fn document(json_bytes: &[u8], limits: &LoadLimits) -> Result<json::J, String> {
+    if json_bytes.len() as u64 > limits.max_json_bytes {
+        return Err(format!("project.json is {} bytes, over the limit of {}", json_bytes.len(), limits.max_json_bytes));
+    }
+    let (text, _) = json_text(json_bytes);
+    json::check_depth(text.as_bytes(), limits.max_json_depth).map_err(|m| format!("project.json: {m}"))?;
+    json::parse(&text).map_err(|m| format!("project.json is not valid JSON: {m}"))
 }
 
 impl Project {

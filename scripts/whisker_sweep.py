@@ -1,0 +1,298 @@
+#!/usr/bin/env python3
+"""The whisker-profile fidelity sweep: clowder's VM against the real Whisker's (its scratch-vm
+fork and renderer, through the whisker-oracle) on every project with costumes (issue 32).
+
+    scripts/whisker_sweep.py [--steps 300] [--seed 1] [--out /tmp/whisker-sweep] [--only REGEX]
+        [--clowder BIN] [--oracle DIR] [--corpora DIR] [--no-whisker] [PROJECT.sb3 | FOLDER ...]
+
+Default projects: every project of datasets/games (the 16 whisker-rq1 games, the 40 codeclub
+projects, 8 of whisker-integration), the rest of whisker-integration and large/.
+
+For each project a seeded input sequence is drawn from what the project listens to (keys of its
+key hats and `key pressed?` blocks, clicks on sprites with click hats, stage clicks, mouse moves
+when it reads the mouse, typed answers when it asks; waits between them) for --steps steps after
+the green flag. The same sequence drives
+* a Whisker test (driver calls with `runForSteps(1)` and a dump of the state after every step:
+  variables, and per sprite and clone position, direction, size, costume, visibility, say text,
+  effects, local variables, draw order and lists), run by the oracle's run.sh at the seed and
+  acceleration 10; the dump is cached in OUT/<project>/whisker/ (reused while the project and
+  the test are the same), and
+* `clowder vm trace --profile whisker` with the same inputs,
+and the states are compared step by step. Printed: per project the first differing step and the
+kinds of difference there, then how many projects each kind affects and the share of projects
+identical for all steps. Drags are not drawn (the trace has no drag input).
+
+Exit status 0 when every project is identical.
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import zipfile
+from collections import Counter
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from whisker_roundtrip import run_whisker  # noqa: E402
+from whisker_step_compare import build, num  # noqa: E402
+
+DUMP = (
+    "const dump = () => console.log('STEPDUMP ' + JSON.stringify(["
+    "t.getStage().getVariables().map(v => [v.name, v.value]),"
+    "t.getStage().getLists().map(l => [l.name, l.value]),"
+    "t.getSprites(s => !s.isStage).map(s => [s.name, s.isOriginal ? 0 : s.getOriginal().getClones().indexOf(s) + 1,"
+    " s.x, s.y, s.direction, s.size, s.currentCostume, s.visible, s.sayText, s.effects, s.layerOrder,"
+    " s.getVariables().map(v => [v.name, v.value]), s.getLists().map(l => [l.name, l.value])])]));"
+)
+
+MOUSE_OPCODES = {"sensing_mousex", "sensing_mousey", "sensing_mousedown"}
+
+
+def read_project(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"PK":
+        with zipfile.ZipFile(path) as z:
+            name = next((n for n in z.namelist() if n == "project.json"), None) or next(
+                n for n in z.namelist() if n.endswith("project.json"))
+            return data, json.loads(z.read(name))
+    return data, json.loads(data)
+
+
+def listens_to(project):
+    """(keys, sprites with click hats, stage clicked, reads the mouse, asks)."""
+    keys, clicks, stage_click, mouse, asks = set(), set(), False, False, False
+    for t in project.get("targets", []):
+        for b in (t.get("blocks") or {}).values():
+            if not isinstance(b, dict):
+                continue
+            op = b.get("opcode", "")
+            fields = b.get("fields") or {}
+            if op in ("event_whenkeypressed", "sensing_keyoptions"):
+                k = (fields.get("KEY_OPTION") or [None])[0]
+                if isinstance(k, str):
+                    keys.add("space" if k == "any" else k)
+            elif op == "event_whenthisspriteclicked" and not t.get("isStage"):
+                clicks.add(t.get("name"))
+            elif op in ("event_whenstageclicked",) or (op == "event_whenthisspriteclicked" and t.get("isStage")):
+                stage_click = True
+            elif op in MOUSE_OPCODES or any(v == ["_mouse_", None] or (isinstance(v, list) and v[:1] == ["_mouse_"])
+                                            for v in fields.values()):
+                mouse = True
+            elif op == "sensing_askandwait":
+                asks = True
+    return sorted(keys), sorted(c for c in clicks if c), stage_click, mouse, asks
+
+
+def events_for(project, name, seed, steps):
+    """A seeded input sequence of about `steps` steps (build() adds the trailing wait)."""
+    keys, clicks, stage_click, mouse, asks = listens_to(project)
+    rng = random.Random(f"{seed}:{name}")
+    kinds = ["wait"] + ["key"] * bool(keys) * 3 + ["click"] * bool(clicks) * 2 + ["stage"] * stage_click + \
+        ["mouse"] * mouse * 2 + ["type"] * asks
+    out, s = [], 0
+    while s < steps - 20:
+        k = rng.choice(kinds)
+        if k == "wait":
+            n = rng.randint(1, 15)
+            out.append({"kind": "wait", "steps": n})
+            s += n + 1
+        elif k == "key":
+            n = rng.randint(1, 10)
+            out.append({"kind": "key_press", "key": rng.choice(keys), "steps": n})
+            s += n + 1
+        elif k == "click":
+            out.append({"kind": "click_sprite", "sprite": rng.choice(clicks), "clone": 0, "steps": 1})
+            s += 1
+        elif k == "stage":
+            out.append({"kind": "click_stage"})
+            s += 1
+        elif k == "mouse":
+            out.append({"kind": "mouse_move", "x": rng.randint(-240, 240), "y": rng.randint(-180, 180)})
+            s += 1
+        elif k == "type":
+            out.append({"kind": "type_text", "text": rng.choice(["1", "42", "yes", "Scratch", ""])})
+            s += 1
+    return out, s
+
+
+def probe_js(lines, seed):
+    return ("const test0 = async function (t) {\n  " + DUMP + "\n" + "\n".join(lines) + "\n  t.end();\n}\n"
+            "module.exports = [{ test: test0, name: 'sweep', description: '', categories: [], "
+            f"generationAlgorithm: 'none', seed: '{seed}' }}]\n")
+
+
+def values(pairs):
+    return {n: (num(v) if not isinstance(v, list) else [num(x) for x in v]) for n, v in pairs}
+
+
+def w_state(w):
+    """Whisker's dump as {key: fields}: variables, lists, and per (sprite, clone)."""
+    state = {"variables": values(w[0]), "lists": values(w[1])}
+    sprites = {}
+    for s in w[2]:
+        sprites[(s[0], s[1])] = {
+            "position": (round(s[2], 3), round(s[3], 3)), "direction": round(s[4], 3), "size": round(s[5], 3),
+            "costume": s[6], "visible": s[7], "say": s[8] or "",
+            "effects": {k: round(v, 3) for k, v in (s[9] or {}).items()}, "layer": s[10],
+            "local variables": values(s[11]), "local lists": values(s[12])}
+    return state, sprites
+
+
+def c_state(rec):
+    stage = next(t for t in rec["targets"] if t["isStage"])
+    state = {"variables": values(stage["variables"].items()), "lists": values(stage.get("lists", {}).items())}
+    sprites, rank = {}, {}
+    for t in sorted(rec["targets"], key=lambda t: (t["name"], t["cloneIndex"])):
+        if t["isStage"]:
+            continue
+        clone = 0
+        if t["cloneIndex"]:
+            rank[t["name"]] = rank.get(t["name"], 0) + 1
+            clone = rank[t["name"]]
+        sprites[(t["name"], clone)] = {
+            "position": (round(t["x"], 3), round(t["y"], 3)), "direction": round(t["direction"], 3),
+            "size": round(t["size"], 3), "costume": t["costume"]["index"], "visible": t["visible"],
+            "say": (t["bubble"] or {}).get("text", ""), "effects": {k: round(v, 3) for k, v in t["effects"].items()},
+            "layer": t["layer"], "local variables": values(t["variables"].items()),
+            "local lists": values(t.get("lists", {}).items())}
+    return state, sprites
+
+
+def order(sprites):
+    """Sprites and clones front to back by their layer numbers (only the order compares: Whisker's
+    numbers count the pen layer and bubbles)."""
+    return [k for k, _ in sorted(sprites.items(), key=lambda kv: kv[1]["layer"])]
+
+
+def differences(w, c):
+    """Kinds of difference between Whisker's and clowder's state after one step."""
+    (ws, wsp), (cs, csp) = w, c
+    kinds = set()
+    for k in ("variables", "lists"):
+        if ws[k] != cs[k]:
+            kinds.add(k)
+    if len(wsp) != len(csp) or set(wsp) != set(csp):
+        kinds.add("clones")
+    for key in set(wsp) & set(csp):
+        a, b = wsp[key], csp[key]
+        for field in a:
+            if field != "layer" and a[field] != b[field]:
+                kinds.add(field)
+    common = set(wsp) & set(csp)
+    if [k for k in order(wsp) if k in common] != [k for k in order(csp) if k in common]:
+        kinds.add("layer order")
+    return kinds
+
+
+def default_projects(root, corpora):
+    out = []
+    manifest = os.path.join(root, "datasets", "games", "dataset.toml")
+    for m in re.finditer(r'^file = "(.+)"$', open(manifest, encoding="utf-8").read(), re.M):
+        out.append(os.path.join(corpora, m.group(1)))
+    for folder in ("whisker-integration", "large"):
+        d = os.path.join(corpora, folder)
+        if os.path.isdir(d):
+            out += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".sb3"))
+    seen, uniq = set(), []
+    for p in out:
+        if p not in seen:
+            seen.add(p)
+            uniq.append(p)
+    return uniq
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--out", default="/tmp/whisker-sweep")
+    ap.add_argument("--only", default=None)
+    ap.add_argument("--clowder", default=os.path.join(root, "target", "release", "clowder"))
+    ap.add_argument("--corpora", default=os.environ.get("CLOWDER_CORPORA", os.path.join(root, "..", "shared", "corpora")))
+    ap.add_argument("--oracle", default=os.environ.get("WHISKER_ORACLE"))
+    ap.add_argument("--no-whisker", action="store_true", help="only projects whose Whisker dump is cached")
+    ap.add_argument("paths", nargs="*")
+    args = ap.parse_args()
+    oracle = args.oracle or os.path.join(args.corpora, "..", "tools", "whisker-oracle")
+    paths = []
+    for p in args.paths or default_projects(root, args.corpora):
+        paths += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".sb3")) if os.path.isdir(p) else [p]
+    if args.only:
+        paths = [p for p in paths if re.search(args.only, os.path.basename(p))]
+    rows, kinds_count = [], Counter()
+    for path in paths:
+        name = os.path.splitext(os.path.basename(path))[0]
+        out = os.path.join(args.out, name)
+        os.makedirs(out, exist_ok=True)
+        data, project = read_project(path)
+        events, _ = events_for(project, name, args.seed, args.steps)
+        inputs, lines, total = build(events, 0)
+        if total < args.steps:
+            inputs2, lines, total = build(events, args.steps - total)
+            inputs = inputs2
+        js = probe_js(lines, args.seed)
+        key = hashlib.sha256(data + js.encode()).hexdigest()
+        wdir = os.path.join(out, "whisker")
+        cached = os.path.exists(os.path.join(wdir, "key")) and open(os.path.join(wdir, "key")).read() == key
+        if not cached:
+            if args.no_whisker:
+                continue
+            with open(os.path.join(out, "probe.js"), "w", encoding="utf-8") as f:
+                f.write(js)
+            run_whisker(oracle, path, os.path.join(out, "probe.js"), wdir, args.seed, tries=2)
+            os.makedirs(wdir, exist_ok=True)
+            with open(os.path.join(wdir, "key"), "w") as f:
+                f.write(key)
+        log = os.path.join(wdir, "whisker.out")
+        wd = []
+        if os.path.exists(log):
+            with open(log, encoding="utf-8", errors="replace") as f:
+                for ln in f:
+                    if "STEPDUMP " in ln:
+                        try:
+                            wd.append(json.loads(ln.split("STEPDUMP ", 1)[1].split(" color: ")[0]))
+                        except json.JSONDecodeError:
+                            pass
+        with open(os.path.join(out, "inputs.json"), "w", encoding="utf-8") as f:
+            json.dump(inputs, f)
+        tr = subprocess.run([args.clowder, "vm", "trace", path, "--profile", "whisker", "--seed", args.seed,
+                             "--steps", str(total), "--run-all", "--inputs", os.path.join(out, "inputs.json")],
+                            capture_output=True, text=True)
+        recs = [json.loads(ln) for ln in tr.stdout.splitlines() if ln.startswith('{"step"')]
+        if len(wd) < args.steps:
+            rows.append((name, None, {f"Whisker gave {len(wd)} states"}))
+            kinds_count["no Whisker states"] += 1
+            print(f"{name}: Whisker gave {len(wd)} states of {args.steps}", file=sys.stderr)
+            continue
+        first, kinds = None, set()
+        for j in range(min(args.steps, len(wd), len(recs))):
+            d = differences(w_state(wd[j]), c_state(recs[j]))
+            if d:
+                first, kinds = j + 1, d
+                break
+        if first is None and len(recs) < args.steps:
+            first, kinds = len(recs) + 1, {f"clowder gave {len(recs)} states"}
+        rows.append((name, first, kinds))
+        for k in kinds:
+            kinds_count[k] += 1
+        print(f"{name}: {'identical' if first is None else f'step {first}: ' + ', '.join(sorted(kinds))}",
+              file=sys.stderr)
+    same = sum(1 for _, f, k in rows if f is None and not k)
+    print(f"\n| project | first difference (step) | kinds |\n|---|---:|---|")
+    for name, first, kinds in rows:
+        print(f"| {name} | {first if first else '–'} | {', '.join(sorted(kinds)) or 'identical'} |")
+    print(f"\n| kind of difference | projects |\n|---|---:|")
+    for k, n in kinds_count.most_common():
+        print(f"| {k} | {n} |")
+    pct = 100.0 * same / len(rows) if rows else 0.0
+    print(f"\n{same} of {len(rows)} projects identical for {args.steps} steps ({pct:.1f} %)")
+    return 0 if rows and same == len(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
