@@ -26,6 +26,7 @@ Exit status 0 when every project is identical.
 """
 import argparse
 import hashlib
+import math
 import json
 import os
 import random
@@ -155,7 +156,8 @@ def c_state(rec):
             clone = rank[t["name"]]
         sprites[(t["name"], clone)] = {
             "position": (round(t["x"], 3), round(t["y"], 3)), "direction": round(t["direction"], 3),
-            "size": round(t["size"], 3), "costume": t["costume"]["index"], "visible": t["visible"],
+            # Whisker's wrapper gives Math.round(size).
+            "size": round(math.floor(t["size"] + 0.5), 3), "costume": t["costume"]["index"], "visible": t["visible"],
             "say": (t["bubble"] or {}).get("text", ""), "effects": {k: round(v, 3) for k, v in t["effects"].items()},
             "layer": t["layer"], "local variables": values(t["variables"].items()),
             "local lists": values(t.get("lists", {}).items())}

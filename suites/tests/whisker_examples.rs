@@ -36,7 +36,15 @@ fn example_suites_pass_on_their_games() {
         if !game.is_file() {
             continue;
         }
-        let suite = Suite::load(&examples.join(format!("{name}Test.js"))).expect("suite loads");
+        // Nine of the suites call `t.wait(steps)`, which Whisker bound until December 2021 and
+        // neither emse22 nor master has (their tests are errors in the real Whisker, and in
+        // clowder): each test function gets it back here, as `runForSteps`.
+        let path = examples.join(format!("{name}Test.js"));
+        let source = std::fs::read_to_string(&path).expect("suite readable").replace(
+            "async function (t) {",
+            "async function (t) { if (!('wait' in t)) { t.wait = s => t.runForSteps(s); }",
+        );
+        let suite = Suite::from_source(&format!("{name}Test.js"), &source).expect("suite loads");
         let project = Arc::new(clowder_vm::Project::load_path(&game, &Default::default()).expect("game loads"));
         let r = clowder_suites::run_project(&suite, &project, &name, 1, &Limits::default());
         for row in &r.rows {

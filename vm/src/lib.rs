@@ -90,6 +90,7 @@ pub mod runtime {
 /// verdicts: a stop-all gives every target an empty bubble (`sayText` is `""`, not `null`, after
 /// the green flag), random inputs draw from Whisker's `Randomness` LCG (reseeded by
 /// `t.seedScratch`) with its `randomBoolean`, elapsed times are Whisker's at acceleration 10
-/// (`runForTime(1000)` gives 1000), variable values keep their type, and `dragSprite` with three
-/// arguments moves nothing. Generated runs, traces and the digest lists are unchanged.
+/// (`runForTime(1000)` gives 1000), variable values keep their type, `dragSprite` with three
+/// arguments moves nothing, and `t.wait` (gone from Whisker since December 2021) is no driver
+/// method. Generated runs, traces and the digest lists are unchanged.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem11");

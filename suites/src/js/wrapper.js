@@ -525,9 +525,6 @@
         async runForSteps(steps) {
             return this.convertFromTimeToSteps(await this.run(undefined, undefined, steps));
         }
-        async wait(steps) {
-            await this.runForSteps(steps);
-        }
         cancelScratchRun() {
             this._scratchRunning = false;
         }
@@ -605,7 +602,7 @@
             }
         };
         bind(w, ['greenFlag', 'end', 'getStageSize', 'getGlobalVariable', 'getAnswer', 'isQuestionAsked',
-            'setGlobalVariable', 'run', 'runForTime', 'runUntil', 'runUntilChanges', 'runForSteps', 'wait',
+            'setGlobalVariable', 'run', 'runForTime', 'runUntil', 'runUntilChanges', 'runForSteps',
             'cancelScratchRun', 'onConstraintFailure', 'getTotalTimeElapsed', 'getRunTimeElapsed',
             'getTotalStepsExecuted', 'getRunStepsExecuted', 'isScratchRunning', 'isWhiskerRunning']);
         t.cancelRun = t.cancelScratchRun;
