@@ -109,17 +109,23 @@ def whisker_sprites(w):
                   for s in w[1])
 
 
-def clowder_sprites(c):
-    # Clone numbers as Whisker's wrapper counts them: the order of creation among live clones.
+def live_sprites(rec):
+    """(target, clone number) of every sprite and clone of a trace record, clone numbers as
+    Whisker's wrapper counts them: the order of creation among live clones (0: the original)."""
     rank = {}
-    out = []
-    for t in sorted(c["targets"], key=lambda t: (t["name"], t["cloneIndex"])):
+    for t in sorted(rec["targets"], key=lambda t: (t["name"], t["cloneIndex"])):
         if t["isStage"]:
             continue
         clone = 0
         if t["cloneIndex"]:
             rank[t["name"]] = rank.get(t["name"], 0) + 1
             clone = rank[t["name"]]
+        yield t, clone
+
+
+def clowder_sprites(c):
+    out = []
+    for t, clone in live_sprites(c):
         out.append((t["name"], clone, round(t["x"], 3), round(t["y"], 3), round(t["direction"], 3),
                     round(t["size"], 3), t["costume"]["index"], t["visible"], (t["bubble"] or {}).get("text", "")))
     return sorted(out)

@@ -38,7 +38,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from whisker_roundtrip import run_whisker  # noqa: E402
-from whisker_step_compare import build, num  # noqa: E402
+from whisker_step_compare import build, live_sprites, num  # noqa: E402
 
 DUMP = (
     "const dump = () => console.log('STEPDUMP ' + JSON.stringify(["
@@ -146,14 +146,8 @@ def w_state(w):
 def c_state(rec):
     stage = next(t for t in rec["targets"] if t["isStage"])
     state = {"variables": values(stage["variables"].items()), "lists": values(stage.get("lists", {}).items())}
-    sprites, rank = {}, {}
-    for t in sorted(rec["targets"], key=lambda t: (t["name"], t["cloneIndex"])):
-        if t["isStage"]:
-            continue
-        clone = 0
-        if t["cloneIndex"]:
-            rank[t["name"]] = rank.get(t["name"], 0) + 1
-            clone = rank[t["name"]]
+    sprites = {}
+    for t, clone in live_sprites(rec):
         sprites[(t["name"], clone)] = {
             "position": (round(t["x"], 3), round(t["y"], 3)), "direction": round(t["direction"], 3),
             # Whisker's wrapper gives Math.round(size).
