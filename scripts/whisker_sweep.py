@@ -136,11 +136,21 @@ def w_state(w):
     sprites = {}
     for s in w[2]:
         sprites[(s[0], s[1])] = {
-            "position": (round(s[2], 3), round(s[3], 3)), "direction": round(s[4], 3), "size": round(s[5], 3),
+            "position": (r3(s[2]), r3(s[3])), "direction": r3(s[4]), "size": r3(s[5]),
             "costume": s[6], "visible": s[7], "say": s[8] or "",
-            "effects": {k: round(v, 3) for k, v in (s[9] or {}).items()}, "layer": s[10],
+            "effects": {k: r3(v) for k, v in (s[9] or {}).items()}, "layer": s[10],
             "local variables": values(s[11]), "local lists": values(s[12])}
     return state, sprites
+
+
+def tnum(v):
+    """A trace number: {"$num": "-0" | "NaN" | "Infinity" | "-Infinity"} as the float it is."""
+    return float(v["$num"]) if isinstance(v, dict) and "$num" in v else v
+
+
+def r3(v):
+    v = tnum(v)
+    return round(v, 3) if isinstance(v, float) and math.isfinite(v) else v
 
 
 def c_state(rec):
@@ -149,10 +159,11 @@ def c_state(rec):
     sprites = {}
     for t, clone in live_sprites(rec):
         sprites[(t["name"], clone)] = {
-            "position": (round(t["x"], 3), round(t["y"], 3)), "direction": round(t["direction"], 3),
+            "position": (r3(t["x"]), r3(t["y"])), "direction": r3(t["direction"]),
             # Whisker's wrapper gives Math.round(size).
-            "size": round(math.floor(t["size"] + 0.5), 3), "costume": t["costume"]["index"], "visible": t["visible"],
-            "say": (t["bubble"] or {}).get("text", ""), "effects": {k: round(v, 3) for k, v in t["effects"].items()},
+            "size": r3(float(math.floor(tnum(t["size"]) + 0.5))), "costume": t["costume"]["index"],
+            "visible": t["visible"], "say": (t["bubble"] or {}).get("text", ""),
+            "effects": {k: r3(v) for k, v in t["effects"].items()},
             "layer": t["layer"], "local variables": values(t["variables"].items()),
             "local lists": values(t.get("lists", {}).items())}
     return state, sprites
