@@ -37,7 +37,7 @@ import zipfile
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from whisker_roundtrip import run_whisker  # noqa: E402
+from whisker_mutant_grading import run_whisker_capped  # noqa: E402
 from whisker_step_compare import build, live_sprites, num  # noqa: E402
 
 DUMP = (
@@ -126,8 +126,14 @@ def probe_js(lines, seed):
             f"generationAlgorithm: 'none', seed: '{seed}' }}]\n")
 
 
+def tnum(v):
+    """A trace number: {"$num": "-0" | "NaN" | "Infinity" | "-Infinity"} as the float it is."""
+    return float(v["$num"]) if isinstance(v, dict) and "$num" in v else v
+
+
 def values(pairs):
-    return {n: (num(v) if not isinstance(v, list) else [num(x) for x in v]) for n, v in pairs}
+    # Whisker's dump is JSON.stringify: -0 shows as 0 (equal as floats here), NaN as null.
+    return {n: (num(tnum(v)) if not isinstance(v, list) else [num(tnum(x)) for x in v]) for n, v in pairs}
 
 
 def w_state(w):
@@ -141,11 +147,6 @@ def w_state(w):
             "effects": {k: r3(v) for k, v in (s[9] or {}).items()}, "layer": s[10],
             "local variables": values(s[11]), "local lists": values(s[12])}
     return state, sprites
-
-
-def tnum(v):
-    """A trace number: {"$num": "-0" | "NaN" | "Infinity" | "-Infinity"} as the float it is."""
-    return float(v["$num"]) if isinstance(v, dict) and "$num" in v else v
 
 
 def r3(v):
@@ -223,6 +224,7 @@ def main():
     ap.add_argument("--corpora", default=os.environ.get("CLOWDER_CORPORA", os.path.join(root, "..", "shared", "corpora")))
     ap.add_argument("--oracle", default=os.environ.get("WHISKER_ORACLE"))
     ap.add_argument("--no-whisker", action="store_true", help="only projects whose Whisker dump is cached")
+    ap.add_argument("--cap", type=float, default=120.0, help="wall seconds a Whisker run may take")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
     oracle = args.oracle or os.path.join(args.corpora, "..", "tools", "whisker-oracle")
@@ -251,8 +253,9 @@ def main():
                 continue
             with open(os.path.join(out, "probe.js"), "w", encoding="utf-8") as f:
                 f.write(js)
-            run_whisker(oracle, path, os.path.join(out, "probe.js"), wdir, args.seed, tries=2)
-            os.makedirs(wdir, exist_ok=True)
+            # A step-by-step dump of 300 steps takes Whisker 5–30 s; a page that stalls (seen on
+            # a sound-heavy project) is stopped and the project reported with the states it gave.
+            run_whisker_capped(oracle, path, os.path.join(out, "probe.js"), wdir, args.seed, args.cap)
             with open(os.path.join(wdir, "key"), "w") as f:
                 f.write(key)
         log = os.path.join(wdir, "whisker.out")
