@@ -10,6 +10,9 @@ use clowder_vm::Project;
 
 use super::mutate::csv_field;
 
+/// Most bytes one project's written mutants may take.
+const MAX_TOTAL_BYTES: u64 = 20_000_000_000;
+
 /// Writes `mutants` of `project` (loaded from `path`) into `dir/<name>/`: `<mutant id>.sb3`
 /// (the original's assets, byte for byte, and the edited `project.json`), or `.json` for a
 /// bare `project.json`, and `mutants.csv` (id, operator, block, change, file). A mutant whose
@@ -17,6 +20,19 @@ use super::mutate::csv_field;
 /// the number written.
 pub fn write(path: &Path, name: &str, project: &Project, mutants: &[Mutant], dir: &Path) -> anyhow::Result<usize> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    // Every mutant is a whole copy of the project: refuse, before writing anything, what would
+    // fill a disk (Paper Minecraft's 16 274 mutants of its 3.9 MB file would be 63 GB).
+    let total = (bytes.len() as u64).saturating_mul(mutants.len() as u64);
+    if total > MAX_TOTAL_BYTES {
+        anyhow::bail!(
+            "{name}: {} mutants of a {:.1} MB project would take {:.1} GB, over the limit of {} GB; \
+             write a sample (--sample N per operator)",
+            mutants.len(),
+            bytes.len() as f64 / 1e6,
+            total as f64 / 1e9,
+            MAX_TOTAL_BYTES / 1_000_000_000
+        );
+    }
     let limits = ContainerLimits::default();
     let contents = read_contents(&bytes, &limits).map_err(anyhow::Error::msg).context("reading project.json")?;
     let original = clowder_vm::project::document(&contents.json, &clowder_vm::LoadLimits::default())
