@@ -1,0 +1,129 @@
+//! The view box of an SVG without one (`transformMeasurements`): the drawing's bounding
+//! box plus half the largest stroke width, as the stroke widths stand after
+//! `transformStrokeWidths`.
+
+use resvg::usvg;
+
+use super::fonts::options;
+use super::{SVG_NS, XLINK_NS, parse_xml};
+use crate::util::math::f32r;
+
+/// Bounding box (x, y, w, h) of the drawing without strokes, and the largest stroke width
+/// (`findLargestStrokeWidth`: 1 for any `stroke` attribute, else the numeric `stroke-width`, as
+/// the attributes stand after `transformStrokeWidths` rewrote them).
+pub(super) fn measure(root: &roxmltree::Node<'_, '_>, body: &str) -> Result<([f64; 4], f64), String> {
+    let mut stroke = 0.0f64;
+    for n in root.descendants().filter(|n| n.is_element()) {
+        if attr_of(&n, "stroke").is_some_and(|v| !v.is_empty()) {
+            stroke = stroke.max(1.0);
+        }
+    }
+    largest_stroke_width(root, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], StrokeWidth::Default, &mut stroke);
+    // An identity user space; usvg's bounding boxes are not clipped by the viewport.
+    let probe = format!(
+        "<svg xmlns=\"{SVG_NS}\" xmlns:xlink=\"{XLINK_NS}\" width=\"100\" height=\"100\" viewBox=\"0 0 100 100\">{body}</svg>"
+    );
+    let doc = parse_xml(&probe)?;
+    let tree = usvg::Tree::from_xmltree(&doc, &options()).map_err(|e| format!("SVG not measurable: {e}"))?;
+    let b = tree.root().abs_bounding_box();
+    let bbox = if tree.root().has_children() {
+        [f32r(b.x() as f64), f32r(b.y() as f64), f32r(b.width() as f64), f32r(b.height() as f64)]
+    } else {
+        [0.0; 4]
+    };
+    Ok((bbox, stroke))
+}
+
+fn attr_of<'a>(n: &roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> {
+    n.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value())
+}
+
+/// The stroke width `transformStrokeWidths` pushes down: the SVG default (1) or an attribute's text.
+#[derive(Clone, Copy)]
+enum StrokeWidth<'a> {
+    Default,
+    Attr(&'a str),
+}
+
+impl StrokeWidth<'_> {
+    /// JavaScript's `Number(value)` (NaN → 0 as `|| 0` does).
+    fn number(self) -> f64 {
+        match self {
+            StrokeWidth::Default => 1.0,
+            StrokeWidth::Attr(s) => {
+                let v = crate::value::js_string_to_number(s);
+                if v.is_nan() { 0.0 } else { v }
+            }
+        }
+    }
+}
+
+fn parse_transform(s: Option<&str>) -> [f64; 6] {
+    match s.and_then(|t| t.parse::<svgtypes::Transform>().ok()) {
+        Some(t) => [t.a, t.b, t.c, t.d, t.e, t.f],
+        None => [1.0, 0.0, 0.0, 1.0, 0.0, 0.0],
+    }
+}
+
+fn compose(m: [f64; 6], n: [f64; 6]) -> [f64; 6] {
+    [
+        m[0] * n[0] + m[2] * n[1],
+        m[1] * n[0] + m[3] * n[1],
+        m[0] * n[2] + m[2] * n[3],
+        m[1] * n[2] + m[3] * n[3],
+        m[0] * n[4] + m[2] * n[5] + m[4],
+        m[1] * n[4] + m[3] * n[5] + m[5],
+    ]
+}
+
+/// The stroke widths `transformStrokeWidths` leaves on elements: paths under a transform get the
+/// quadratic mean of the transform's scale factors times their width; other shapes inherit.
+fn largest_stroke_width(node: &roxmltree::Node<'_, '_>, m: [f64; 6], sw: StrokeWidth<'_>, largest: &mut f64) {
+    const CONTAINERS: [&str; 10] =
+        ["a", "defs", "g", "marker", "glyph", "missing-glyph", "pattern", "svg", "switch", "symbol"];
+    const GRAPHICS: [&str; 10] =
+        ["circle", "ellipse", "image", "line", "path", "polygon", "polyline", "rect", "text", "use"];
+    if !node.is_element() {
+        return;
+    }
+    let name = node.tag_name().name();
+    let own = attr_of(node, "stroke-width");
+    let mut note = |v: f64| {
+        if v.is_finite() && v > *largest {
+            *largest = v;
+        }
+    };
+    if CONTAINERS.contains(&name) {
+        let sw = own.map(StrokeWidth::Attr).unwrap_or(sw);
+        let m = compose(m, parse_transform(attr_of(node, "transform")));
+        for child in node.children() {
+            largest_stroke_width(&child, m, sw, largest);
+        }
+        return;
+    }
+    let width = own.map(StrokeWidth::Attr).unwrap_or(sw);
+    if name == "path" && width.number() != 0.0 && attr_of(node, "d").is_some_and(|d| !d.is_empty()) {
+        let m = compose(m, parse_transform(attr_of(node, "transform")));
+        if m == [1.0, 0.0, 0.0, 1.0, 0.0, 0.0] {
+            note(width.number());
+        } else {
+            let (a, b, c, d) = (m[0], m[1], m[2], m[3]);
+            let det = a * d - b * c;
+            let (sx, sy) = if a != 0.0 || b != 0.0 {
+                let r = (a * a + b * b).sqrt();
+                (r, det / r)
+            } else if c != 0.0 || d != 0.0 {
+                let s = (c * c + d * d).sqrt();
+                (det / s, s)
+            } else {
+                (0.0, 0.0)
+            };
+            note(((sx * sx + sy * sy) / 2.0).sqrt() * width.number());
+        }
+    } else if GRAPHICS.contains(&name) {
+        note(width.number());
+    } else if let Some(v) = own {
+        // Untouched elements keep their own attribute.
+        note(StrokeWidth::Attr(v).number());
+    }
+}

@@ -1,0 +1,178 @@
+//! `loadSvgString` and `serializeSvgToString`: the source document rebuilt as a clean SVG
+//! with width, height and view box, keeping only SVG and XLink content, with embedded
+//! images drawn pixelated.
+
+use std::fmt::Write as _;
+
+use super::measure::measure;
+use super::{SVG_NS, XLINK_NS, XML_NS, parse_xml};
+use crate::util::math::f32r;
+
+/// A normalised document and the numbers [`super::SvgImage`] keeps from it.
+pub(super) struct Normalised {
+    /// The rebuilt SVG source.
+    pub(super) text: String,
+    /// `viewBox` width and height (single precision; zero when not positive).
+    pub(super) view_size: [f64; 2],
+    /// `viewBox` x and y (single precision).
+    pub(super) view_origin: [f64; 2],
+    /// Whether the document contains text.
+    pub(super) has_text: bool,
+}
+
+/// `loadSvgString` (Scratch 3 path) + `serializeSvgToString`: a clean SVG with width, height and view box.
+pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
+    let doc = parse_xml(text)?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "svg" {
+        return Err("document does not appear to be SVG".to_string());
+    }
+    let mut has_text = false;
+    let mut body = String::with_capacity(text.len());
+    for child in root.children() {
+        write_node(&child, &mut body, &mut has_text);
+    }
+    let attr = |name: &str| root.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value());
+    let mut width = attr("width").map(str::to_string);
+    let mut height = attr("height").map(str::to_string);
+    let view_box = match attr("viewBox") {
+        Some(vb) => parse_view_box(vb),
+        None => {
+            // transformMeasurements: getBBox of the drawing plus half the largest stroke width.
+            let (bbox, stroke) = measure(&root, &body)?;
+            let half = if bbox[2] == 0.0 || bbox[3] == 0.0 { 0.0 } else { stroke / 2.0 };
+            let vb = [bbox[0] - half, bbox[1] - half, bbox[2] + half * 2.0, bbox[3] + half * 2.0];
+            width = Some(js_number(vb[2]));
+            height = Some(js_number(vb[3]));
+            vb
+        }
+    };
+    // The browser keeps view box numbers in single precision.
+    let vb = view_box.map(f32r);
+    if width.is_none() || height.is_none() {
+        width = Some(js_number(vb[2]));
+        height = Some(js_number(vb[3]));
+    }
+    let mut out = String::with_capacity(body.len() + 512);
+    out.push_str("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\"");
+    for a in root.attributes() {
+        if a.namespace().is_some() || matches!(a.name(), "width" | "height" | "viewBox") {
+            continue;
+        }
+        write_attr(&mut out, a.name(), a.value());
+    }
+    if let (Some(w), Some(h)) = (&width, &height) {
+        write_attr(&mut out, "width", w);
+        write_attr(&mut out, "height", h);
+    }
+    let vb_text = format!("{} {} {} {}", js_number(vb[0]), js_number(vb[1]), js_number(vb[2]), js_number(vb[3]));
+    write_attr(&mut out, "viewBox", &vb_text);
+    out.push('>');
+    out.push_str(&body);
+    out.push_str("</svg>");
+    let (w, h) = (vb[2], vb[3]);
+    Ok(Normalised {
+        text: out,
+        view_size: [if w.is_finite() && w > 0.0 { w } else { 0.0 }, if h.is_finite() && h > 0.0 { h } else { 0.0 }],
+        view_origin: [vb[0], vb[1]],
+        has_text,
+    })
+}
+
+/// Parses `viewBox` as the browser does (four numbers separated by spaces and/or commas);
+/// an unparseable value is all zeros (an empty costume).
+fn parse_view_box(s: &str) -> [f64; 4] {
+    let nums: Vec<f64> = s
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|t| !t.is_empty())
+        .map_while(|t| t.parse::<f64>().ok())
+        .collect();
+    if nums.len() == 4 && nums.iter().all(|n| n.is_finite()) && nums[2] >= 0.0 && nums[3] >= 0.0 {
+        [nums[0], nums[1], nums[2], nums[3]]
+    } else {
+        [0.0; 4]
+    }
+}
+
+/// JavaScript's number-to-string for the values we write back into attributes.
+fn js_number(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    if !x.is_finite() {
+        return "0".to_string();
+    }
+    let s = format!("{x}");
+    s
+}
+
+fn write_attr(out: &mut String, name: &str, value: &str) {
+    out.push(' ');
+    out.push_str(name);
+    out.push_str("=\"");
+    escape_into(out, value, true);
+    out.push('"');
+}
+
+fn escape_into(out: &mut String, s: &str, attr: bool) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if attr => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+}
+
+/// Serialises one node of the source document, keeping SVG and XLink content and
+/// applying `transformImages` (embedded bitmaps are drawn pixelated).
+fn write_node(node: &roxmltree::Node<'_, '_>, out: &mut String, has_text: &mut bool) {
+    if node.is_text() {
+        if let Some(t) = node.text() {
+            escape_into(out, t, false);
+        }
+        return;
+    }
+    if !node.is_element() {
+        return;
+    }
+    let tag = node.tag_name();
+    if tag.namespace().is_some_and(|ns| ns != SVG_NS) {
+        return;
+    }
+    let name = tag.name();
+    if name == "text" {
+        *has_text = true;
+    }
+    out.push('<');
+    out.push_str(name);
+    let mut style = None;
+    for a in node.attributes() {
+        let qualified = match a.namespace() {
+            None => a.name().to_string(),
+            Some(XLINK_NS) => format!("xlink:{}", a.name()),
+            Some(XML_NS) => format!("xml:{}", a.name()),
+            Some(_) => continue,
+        };
+        if name == "image" && qualified == "style" {
+            style = Some(a.value().to_string());
+            continue;
+        }
+        write_attr(out, &qualified, a.value());
+    }
+    if name == "image" {
+        let pixelated = "image-rendering: optimizespeed; image-rendering: pixelated;";
+        let v = match style {
+            Some(s) if !s.is_empty() => format!("{pixelated} {s}"),
+            _ => pixelated.to_string(),
+        };
+        write_attr(out, "style", &v);
+    }
+    out.push('>');
+    for child in node.children() {
+        write_node(&child, out, has_text);
+    }
+    let _ = write!(out, "</{name}>");
+}

@@ -1,0 +1,301 @@
+//! Drawing a parsed SVG with the browser's edge coverage: groups and paths are painted
+//! through `svg_raster`'s coverage model, solid colours blended with `svg_blend`'s
+//! arithmetic and gradients by tiny-skia; anything the model does not cover is left to resvg.
+
+use resvg::{tiny_skia, usvg};
+
+use crate::geometry::{svg_blend, svg_raster};
+
+/// Whether every node under `g` can be drawn through the modelled coverage: plain groups and
+/// anti-aliased paths with colour or gradient paint.
+pub(super) fn modelled_only(g: &usvg::Group) -> bool {
+    g.children().iter().all(|n| match n {
+        usvg::Node::Group(c) => {
+            // A group isolated only for its opacity is drawn as a layer; clips, masks,
+            // filters and blend modes are resvg's.
+            let plain_layer = c.clip_path().is_none()
+                && c.mask().is_none()
+                && c.filters().is_empty()
+                && c.blend_mode() == usvg::BlendMode::Normal;
+            (!c.should_isolate() || plain_layer) && modelled_only(c)
+        }
+        usvg::Node::Path(p) => {
+            let plain = |paint: &usvg::Paint| !matches!(paint, usvg::Paint::Pattern(_));
+            p.rendering_mode().use_shape_antialiasing()
+                && p.fill().is_none_or(|f| plain(f.paint()))
+                && p.stroke().is_none_or(|s| plain(s.paint()))
+        }
+        usvg::Node::Image(_) | usvg::Node::Text(_) => false,
+    })
+}
+
+/// Draws the paths under `g` in document order with `svg_raster` coverage; `false` when a
+/// path could not be drawn (the caller starts over with resvg).
+pub(super) fn render_modelled(g: &usvg::Group, base: tiny_skia::Transform, pixmap: &mut tiny_skia::Pixmap) -> bool {
+    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height()) else { return false };
+    render_group(g, base, pixmap, &mut painter).is_some()
+}
+
+/// Paints shapes through their modelled coverage: the coverage buffer and a canvas-sized mask,
+/// both reused for every shape of one rasterisation.
+struct ShapePainter {
+    cov: svg_raster::Coverage,
+    mask: tiny_skia::Mask,
+    /// Where a hairline is drawn alone, to take its coverage (made on first use).
+    layer: Option<tiny_skia::Pixmap>,
+}
+
+impl ShapePainter {
+    fn new(w: u32, h: u32) -> Option<Self> {
+        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask: tiny_skia::Mask::new(w, h)?, layer: None })
+    }
+
+    /// Only a shape's box of the mask was written: clears just that for the next shape.
+    fn clear_mask(&mut self, b: svg_raster::PixelBox, w: usize) {
+        for y in b.y0 as usize..b.y1 as usize {
+            self.mask.data_mut()[y * w + b.x0 as usize..y * w + b.x1 as usize].fill(0);
+        }
+    }
+
+    /// Paints a solid colour through the modelled coverage of `device` with the browser's
+    /// truncating arithmetic (`svg_blend`).
+    fn paint_solid(
+        &mut self,
+        device: &tiny_skia::Path,
+        even_odd: bool,
+        rgb: [u8; 3],
+        alpha: u8,
+        pixmap: &mut tiny_skia::Pixmap,
+    ) {
+        let w = pixmap.width() as usize;
+        if let Some(b) = self.cov.fill(device, even_odd, self.mask.data_mut()) {
+            svg_blend::src_over_solid(pixmap.data_mut(), w, b, self.mask.data(), rgb, alpha);
+            self.clear_mask(b, w);
+        }
+    }
+
+    /// A thin stroke in a solid colour: Skia's modulated hairline (tiny-skia's port, drawn
+    /// alone to read its coverage), blended with the browser's arithmetic.
+    fn hairline_solid(
+        &mut self,
+        path: &tiny_skia::Path,
+        stroke: &tiny_skia::Stroke,
+        ts: tiny_skia::Transform,
+        rgb: [u8; 3],
+        alpha: u8,
+        pixmap: &mut tiny_skia::Pixmap,
+    ) -> Option<()> {
+        let (w, h) = (pixmap.width(), pixmap.height());
+        let layer = match &mut self.layer {
+            Some(l) => l,
+            None => self.layer.insert(tiny_skia::Pixmap::new(w, h)?),
+        };
+        let mut paint = tiny_skia::Paint { anti_alias: true, ..Default::default() };
+        paint.set_color_rgba8(0, 0, 0, alpha);
+        layer.stroke_path(path, &paint, stroke, ts, None);
+        // The hairline stays within a pixel (plus its caps) of the transformed outline.
+        let bounds = path.clone().transform(ts)?.bounds();
+        let pad = 2.0 + stroke.width as f64;
+        let clamp = |v: f64, hi: u32| v.max(0.0).min(hi as f64) as u32;
+        let b = svg_raster::PixelBox {
+            x0: clamp((bounds.left() as f64 - pad).floor(), w),
+            y0: clamp((bounds.top() as f64 - pad).floor(), h),
+            x1: clamp((bounds.right() as f64 + pad).ceil(), w),
+            y1: clamp((bounds.bottom() as f64 + pad).ceil(), h),
+        };
+        let wu = w as usize;
+        let (mask, data) = (self.mask.data_mut(), layer.data_mut());
+        for y in b.y0 as usize..b.y1 as usize {
+            for x in b.x0 as usize..b.x1 as usize {
+                let i = y * wu + x;
+                mask[i] = data[i * 4 + 3];
+                data[i * 4..i * 4 + 4].fill(0);
+            }
+        }
+        svg_blend::src_over_solid(pixmap.data_mut(), wu, b, self.mask.data(), rgb, 255);
+        self.clear_mask(b, wu);
+        Some(())
+    }
+
+    /// Paints `paint` through the modelled coverage of `device` (a device-space outline).
+    fn paint(
+        &mut self,
+        device: &tiny_skia::Path,
+        even_odd: bool,
+        paint: &tiny_skia::Paint<'_>,
+        pixmap: &mut tiny_skia::Pixmap,
+    ) {
+        let w = pixmap.width() as usize;
+        if let Some(b) = self.cov.fill(device, even_odd, self.mask.data_mut()) {
+            if let Some(r) = b.rect() {
+                pixmap.fill_rect(r, paint, tiny_skia::Transform::identity(), Some(&self.mask));
+            }
+            self.clear_mask(b, w);
+        }
+    }
+}
+
+/// Draws a group's children; a translucent group goes through a layer, as the browser does.
+fn render_group(
+    g: &usvg::Group,
+    ts: tiny_skia::Transform,
+    pixmap: &mut tiny_skia::Pixmap,
+    painter: &mut ShapePainter,
+) -> Option<()> {
+    for n in g.children() {
+        match n {
+            usvg::Node::Group(c) => {
+                let ts = ts.pre_concat(c.transform());
+                if c.should_isolate() {
+                    let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
+                    render_group(c, ts, &mut layer, painter)?;
+                    let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
+                    pixmap.draw_pixmap(0, 0, layer.as_ref(), &paint, tiny_skia::Transform::identity(), None);
+                } else {
+                    render_group(c, ts, pixmap, painter)?;
+                }
+            }
+            usvg::Node::Path(p) => draw_path(p, ts, pixmap, painter)?,
+            usvg::Node::Image(_) | usvg::Node::Text(_) => return None,
+        }
+    }
+    Some(())
+}
+
+/// One path as resvg draws it (paint order, fill rule, hairline strokes), with modelled coverage.
+fn draw_path(
+    p: &usvg::Path,
+    ts: tiny_skia::Transform,
+    pixmap: &mut tiny_skia::Pixmap,
+    painter: &mut ShapePainter,
+) -> Option<()> {
+    if !p.is_visible() {
+        return Some(());
+    }
+    let fill = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter| {
+        let Some(f) = p.fill() else { return Some(()) };
+        let b = p.data().bounds();
+        if b.width() == 0.0 || b.height() == 0.0 {
+            return Some(());
+        }
+        let device = p.data().clone().transform(ts)?;
+        let even_odd = f.rule() == usvg::FillRule::EvenOdd;
+        if let usvg::Paint::Color(c) = f.paint() {
+            painter.paint_solid(&device, even_odd, [c.red, c.green, c.blue], f.opacity().to_u8(), pixmap);
+            return Some(());
+        }
+        let paint = device_paint(f.paint(), f.opacity(), ts)?;
+        painter.paint(&device, even_odd, &paint, pixmap);
+        Some(())
+    };
+    let stroke = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter| {
+        let Some(s) = p.stroke() else { return Some(()) };
+        let stroke = s.to_tiny_skia();
+        if is_hairline(&stroke, ts) {
+            if let usvg::Paint::Color(c) = s.paint() {
+                return painter.hairline_solid(
+                    p.data(),
+                    &stroke,
+                    ts,
+                    [c.red, c.green, c.blue],
+                    s.opacity().to_u8(),
+                    pixmap,
+                );
+            }
+            // Thin strokes are modulated hairlines in Skia too; tiny-skia ports that path
+            // (its stroke_path maps the user-space shader itself, hence the identity).
+            let paint = device_paint(s.paint(), s.opacity(), tiny_skia::Transform::identity())?;
+            pixmap.stroke_path(p.data(), &paint, &stroke, ts, None);
+            return Some(());
+        }
+        let res = tiny_skia::PathStroker::compute_resolution_scale(&ts);
+        let dashed;
+        let source = match &stroke.dash {
+            Some(d) => {
+                dashed = p.data().dash(d, res)?;
+                &dashed
+            }
+            None => p.data(),
+        };
+        let outline = source.stroke(&stroke, res)?.transform(ts)?;
+        if let usvg::Paint::Color(c) = s.paint() {
+            painter.paint_solid(&outline, false, [c.red, c.green, c.blue], s.opacity().to_u8(), pixmap);
+            return Some(());
+        }
+        let paint = device_paint(s.paint(), s.opacity(), ts)?;
+        painter.paint(&outline, false, &paint, pixmap);
+        Some(())
+    };
+    if p.paint_order() == usvg::PaintOrder::FillAndStroke {
+        fill(pixmap, painter)?;
+        stroke(pixmap, painter)
+    } else {
+        stroke(pixmap, painter)?;
+        fill(pixmap, painter)
+    }
+}
+
+/// tiny-skia's (and Skia's) rule: a stroke at most one device pixel wide is drawn as a hairline.
+fn is_hairline(stroke: &tiny_skia::Stroke, mut ts: tiny_skia::Transform) -> bool {
+    if stroke.width == 0.0 {
+        return true;
+    }
+    ts.tx = 0.0;
+    ts.ty = 0.0;
+    let mut pts = [tiny_skia::Point::from_xy(stroke.width, 0.0), tiny_skia::Point::from_xy(0.0, stroke.width)];
+    ts.map_points(&mut pts);
+    let fast_len = |p: tiny_skia::Point| {
+        let (a, b) = (p.x.abs(), p.y.abs());
+        a.max(b) + a.min(b) / 2.0
+    };
+    fast_len(pts[0]) <= 1.0 && fast_len(pts[1]) <= 1.0
+}
+
+/// A paint whose shader maps device pixels (user space through `ts`), as resvg converts it.
+fn device_paint(
+    paint: &usvg::Paint,
+    opacity: usvg::Opacity,
+    ts: tiny_skia::Transform,
+) -> Option<tiny_skia::Paint<'static>> {
+    let mut out = tiny_skia::Paint { anti_alias: true, ..Default::default() };
+    let stops = |g: &usvg::BaseGradient| {
+        g.stops()
+            .iter()
+            .map(|s| {
+                let c = s.color();
+                let a = (s.opacity() * opacity).to_u8();
+                tiny_skia::GradientStop::new(s.offset().get(), tiny_skia::Color::from_rgba8(c.red, c.green, c.blue, a))
+            })
+            .collect::<Vec<_>>()
+    };
+    let spread = |g: &usvg::BaseGradient| match g.spread_method() {
+        usvg::SpreadMethod::Pad => tiny_skia::SpreadMode::Pad,
+        usvg::SpreadMethod::Reflect => tiny_skia::SpreadMode::Reflect,
+        usvg::SpreadMethod::Repeat => tiny_skia::SpreadMode::Repeat,
+    };
+    match paint {
+        usvg::Paint::Color(c) => out.set_color_rgba8(c.red, c.green, c.blue, opacity.to_u8()),
+        usvg::Paint::LinearGradient(g) => {
+            out.shader = tiny_skia::LinearGradient::new(
+                (g.x1(), g.y1()).into(),
+                (g.x2(), g.y2()).into(),
+                stops(g),
+                spread(g),
+                ts.pre_concat(g.transform()),
+            )?;
+        }
+        usvg::Paint::RadialGradient(g) => {
+            out.shader = tiny_skia::RadialGradient::new(
+                (g.fx(), g.fy()).into(),
+                g.fr().get(),
+                (g.cx(), g.cy()).into(),
+                g.r().get(),
+                stops(g),
+                spread(g),
+                ts.pre_concat(g.transform()),
+            )?;
+        }
+        usvg::Paint::Pattern(_) => return None,
+    }
+    Some(out)
+}
