@@ -4,16 +4,23 @@
 //! Reads files only; knows nothing about runs in flight. [`load`] reads a results folder with
 //! polars, [`analyze`] computes the tables and curves, [`report::write`] writes the report
 //! folder (Markdown, CSV, LaTeX, PNG/SVG). Conventions are those of DESIGN §6 and are stated
-//! in every report.
+//! in every report. [`selection`] builds the tables of `clowder select-study`.
+//!
+//! Dependencies point one way: [`report`] (presentation) reads [`compute`] (computation), which
+//! never imports it; both build on [`load`](mod@load), [`stats`], [`estimate`] and [`curves`],
+//! and the report also on [`table`] and [`plots`]. [`sequence`] only re-exports the sequence
+//! parts of both at their old path.
 
 #![warn(missing_docs)]
 
 pub mod compute;
 pub mod curves;
+mod error;
 pub mod estimate;
 pub mod load;
 pub mod plots;
 pub mod report;
+pub mod selection;
 pub mod sequence;
 pub mod stats;
 pub mod synth;
@@ -22,30 +29,7 @@ pub mod tests_report;
 
 pub use compute::{Analysis, Incomplete, Options, analyze};
 pub use curves::{Grid, GridUnit};
+pub use error::AnalysisError;
 pub use load::{Results, load};
 pub use report::WriteOptions;
 pub use stats::{PMethod, Thresholds};
-
-/// Errors while analysing results.
-#[derive(Debug, thiserror::Error)]
-pub enum AnalysisError {
-    /// The results cannot be read or have the wrong shape.
-    #[error("{path}: {msg}")]
-    Input {
-        /// File concerned.
-        path: String,
-        /// What is wrong.
-        msg: String,
-    },
-    /// Invalid options (unknown algorithm in `--compare`, bad alpha, …).
-    #[error("{0}")]
-    Options(String),
-    /// The report cannot be written.
-    #[error("{path}: {msg}")]
-    Output {
-        /// File concerned.
-        path: String,
-        /// What went wrong.
-        msg: String,
-    },
-}

@@ -12,7 +12,7 @@ use polars::prelude::*;
 
 use clowder_schema::{Kind, MUTANTS, RUNS, TIMELINE, Table};
 
-use crate::AnalysisError;
+use crate::error::AnalysisError;
 
 /// Label used for the dataset when `runs` has no `dataset` column.
 pub const NO_DATASET: &str = "all";

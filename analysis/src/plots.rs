@@ -13,7 +13,7 @@ use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, Value
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
-use crate::AnalysisError;
+use crate::error::AnalysisError;
 
 /// Embedded DejaVu Sans (Bitstream Vera licence; DejaVu changes are public domain).
 static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");

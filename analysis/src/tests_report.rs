@@ -15,7 +15,7 @@ use plotters::prelude::*;
 
 use clowder_schema::TESTS;
 
-use crate::AnalysisError;
+use crate::error::AnalysisError;
 use crate::load::{Frame, err, find, read_columns, schema_columns};
 use crate::plots::{Plot, render};
 use crate::table::{Cell, Table};
