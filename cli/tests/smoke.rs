@@ -37,8 +37,14 @@ fn smoke_runs_are_byte_identical_except_timing() {
     let first = run_smoke(a.path(), "2");
     let second = run_smoke(b.path(), "1");
     let (ra, rb) = (without_timing(&first), without_timing(&second));
-    assert_eq!(ra.len(), 1 + 5 * 2 * 3, "one row per run");
+    // experiments/smoke.toml: 5 projects × Random, MOSA, MIO × 10 seeds, mutation analysis on.
+    assert_eq!(ra.len(), 1 + 5 * 3 * 10, "one row per run");
     assert_eq!(ra, rb);
+    let algorithm = ra[0].iter().position(|c| c == "algorithm").unwrap();
+    let algorithms: std::collections::BTreeSet<&str> = ra[1..].iter().map(|r| r[algorithm].as_str()).collect();
+    assert_eq!(algorithms, ["mio", "mosa", "random"].into_iter().collect(), "the three algorithms");
+    let mutants = ra[0].iter().position(|c| c == "mutants").unwrap();
+    assert!(ra[1..].iter().all(|r| r[mutants].parse::<u64>().unwrap() > 0), "every run has mutation analysis");
     let status = ra[0].iter().position(|c| c == "status").unwrap();
     assert!(ra[1..].iter().all(|r| r[status] == "ok"), "every smoke run succeeds: {first}");
     let cov = ra[0].iter().position(|c| c == "coverage").unwrap();
