@@ -3,12 +3,14 @@
 # scratch-render (WebGL in headless Chromium, shared/tools/render-oracle), question by question.
 #
 #   scripts/geometry.sh [--scenes N] [--seed S] [--only SUBSTRING] [--show N] [--pairs FILE]
+#                       [--folders "whisker-rq1 whisker-integration"] [--tolerance PX]
 #
 # For every whisker-rq1 and whisker-integration project with costumes it generates N random
 # scenes (gen_queries.py PROJECT N SEED, default 200 1), asks the oracle (answers cached outside
 # the repository, keyed by project, queries and oracle version) and `clowder vm geometry-query`,
 # and prints the agreement per question kind and per project. Positions and bounds agree within
-# 0.5 px. --pairs keeps every (question, oracle answer, our answer) row as JSON lines in FILE.
+# --tolerance px (default 0.5; 0.001 shows the sub-pixel differences that decide an edge bounce or
+# a fence at a stage border). --folders names the corpus folders to sample (e.g. add codeclub). --pairs keeps every (question, oracle answer, our answer) row as JSON lines in FILE.
 # Needs python3, node/npm and Chromium: Debian's `chromium` is installed with apt-get when
 # missing (root only), and the oracle's npm packages are installed into a writable copy.
 #
@@ -27,6 +29,8 @@ seed=1
 only=""
 show=20
 keep_pairs=""
+folders="whisker-rq1 whisker-integration"
+tolerance=0.5
 while [ $# -gt 0 ]; do
   case "$1" in
     --scenes) scenes="$2"; shift 2 ;;
@@ -34,7 +38,9 @@ while [ $# -gt 0 ]; do
     --only) only="$2"; shift 2 ;;
     --show) show="$2"; shift 2 ;;
     --pairs) keep_pairs="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    --folders) folders="$2"; shift 2 ;;
+    --tolerance) tolerance="$2"; shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "unknown argument: $1" >&2; exit 2 ;;
   esac
 done
@@ -80,7 +86,11 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 pairs="$work/pairs.jsonl"
 : > "$pairs"
-for project in "$corpora"/whisker-rq1/*.sb3 "$corpora"/whisker-integration/*.sb3; do
+projects=()
+for folder in $folders; do
+  projects+=("$corpora/$folder"/*.sb3)
+done
+for project in "${projects[@]}"; do
   [ -f "$project" ] || continue
   name="$(basename "$(dirname "$project")")/$(basename "$project" .sb3)"
   case "$name" in *"$only"*) ;; *) continue ;; esac
@@ -125,9 +135,9 @@ done
 
 [ -z "$keep_pairs" ] || cp "$pairs" "$keep_pairs"
 
-python3 - "$pairs" "$show" <<'PY'
+python3 - "$pairs" "$show" "$tolerance" <<'PY'
 import collections, json, sys
-pairs, show = sys.argv[1], int(sys.argv[2])
+pairs, show, tol = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 
 def equal(kind, a, b):
     if isinstance(a, dict) and "error" in a:
@@ -135,9 +145,9 @@ def equal(kind, a, b):
     if isinstance(b, dict) and "error" in b:
         return False
     if kind in ("bounds", "bounds_for_bubble"):
-        return isinstance(b, dict) and all(abs(a[k] - b[k]) <= 0.5 for k in ("left", "right", "top", "bottom"))
+        return isinstance(b, dict) and all(abs(a[k] - b[k]) <= tol for k in ("left", "right", "top", "bottom"))
     if kind == "fenced":
-        return isinstance(b, list) and abs(a[0] - b[0]) <= 0.5 and abs(a[1] - b[1]) <= 0.5
+        return isinstance(b, list) and abs(a[0] - b[0]) <= tol and abs(a[1] - b[1]) <= tol
     return a == b
 
 kinds, projects = collections.Counter(), collections.Counter()

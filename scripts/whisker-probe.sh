@@ -17,7 +17,7 @@ DATA=$ROOT/suites/tests/data
 mkdir -p "$OUT"
 SUITE=$DATA/WhiskerProbe.js
 # The test functions in module.exports, in order.
-FNS=$(sed -n 's/^ *{test: \([A-Za-z]*\), name: .*/\1/p' "$SUITE")
+FNS=$(sed -n 's/^ *{test: \([A-Za-z0-9_]*\), name: .*/\1/p' "$SUITE")
 echo "# the real Whisker, each test alone"
 for f in $FNS; do
     sed '/^module.exports = \[/,$d' "$SUITE" > "$OUT/$f.js"

@@ -13,7 +13,8 @@
 # 4. prints the pass rate per game and, for every test that did not pass, its first failure
 #    (the runner is given a copy of each suite whose tests log the error they throw).
 #
-# --reuse keeps suites already exported in --out (runs Whisker only). A Whisker run that left no
+# --reuse keeps suites already exported in --out and the verdicts Whisker gave on them; --cap S
+# stops a Whisker run after S wall seconds (default 600), --tries N. A Whisker run that left no
 # verdicts (page not loaded in time, CSV not written on a loaded machine) is tried up to 3 times;
 # without a CSV the verdicts come from a complete TAP text in its log.
 # Everything lands in --out (default /tmp/whisker-roundtrip): per game the clowder run

@@ -31,14 +31,13 @@ import argparse
 import csv
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from whisker_roundtrip import tap_results, whisker_verdicts  # noqa: E402
+from whisker_roundtrip import kill_session, tap_results, whisker_verdicts  # noqa: E402
 
 OPERATORS = ["KRM", "SBD", "SDM", "AOR", "LOR", "ROR", "NCM", "VRM"]
 
@@ -71,8 +70,7 @@ def run_whisker_capped(oracle, project, tests, wdir, seed, cap_s):
             p.wait(timeout=cap_s)
             capped = False
         except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
+            kill_session(p)
             capped = True
     wall = time.monotonic() - started
     with open(os.path.join(wdir, "wall.txt"), "w") as f:
@@ -152,9 +150,15 @@ def main():
         project = os.path.join(games_dir, game + ".sb3")
         suite = os.path.join(args.examples, game + "Test.js")
         mdir = os.path.join(args.out, "mutants")
-        if not os.path.exists(os.path.join(mdir, game, "mutants.csv")):
+        # The sample is prefix-stable (a larger --per-operator keeps the smaller one's mutants
+        # and their ids), so Whisker's cached verdicts stay valid when it grows.
+        stamp = os.path.join(mdir, game, "per-operator.txt")
+        written = open(stamp).read().strip() if os.path.exists(stamp) else "3"
+        if not os.path.exists(os.path.join(mdir, game, "mutants.csv")) or written != str(args.per_operator):
             subprocess.run([args.clowder, "mutate", project, "--write-mutants", mdir, "--sample",
                             str(args.per_operator), "--seed", str(args.seed)], check=True, stdout=subprocess.DEVNULL)
+            with open(stamp, "w") as f:
+                f.write(str(args.per_operator))
         with open(os.path.join(mdir, game, "mutants.csv"), encoding="utf-8", newline="") as f:
             mutants = [r for r in csv.DictReader(f) if r["file"]]
         programs = [("original", None, project)] + [

@@ -11,9 +11,11 @@ same verdicts.
 import argparse
 import concurrent.futures
 import csv
+import hashlib
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -136,16 +138,33 @@ def generate(args, project):
     return None
 
 
-def run_whisker(oracle, project, tests, wdir, seed, tries=3):
+def kill_session(p):
+    """Stops process `p` (started with `start_new_session`) and everything it started: by
+    session, since run.sh's `timeout` puts the servant into a process group of its own."""
+    subprocess.run(["pkill", "-KILL", "-s", str(p.pid)], check=False)
+    try:
+        p.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+
+
+def run_whisker(oracle, project, tests, wdir, seed, tries=3, cap_s=600):
     """The whisker-oracle's run.sh, tried again (the tests are deterministic) when it left no
     verdicts: on a loaded machine Chromium sometimes does not load Whisker's page within
     puppeteer's 30 s, or the servant fails to write its CSV."""
     for _ in range(tries):
-        run = subprocess.run([os.path.join(oracle, "run.sh"), project, tests, wdir, str(seed), "10"],
-                             capture_output=True, text=True)
+        p = subprocess.Popen([os.path.join(oracle, "run.sh"), project, tests, wdir, str(seed), "10"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            p.wait(timeout=cap_s)
+        except subprocess.TimeoutExpired:
+            # A generated test is a bounded event sequence, but a Whisker page that hangs (browser
+            # not loading, servant stuck) would stop the whole round trip: stop it with its browser.
+            kill_session(p)
         if whisker_verdicts(wdir):
             break
-    return run
+    return p
 
 
 def replay(args, project):
@@ -155,10 +174,21 @@ def replay(args, project):
     logged = os.path.join(out, "tests.logged.js")
     logged_copy(os.path.join(out, "tests.js"), logged, args.dump_state)
     wdir = os.path.join(out, "whisker")
-    run = run_whisker(args.oracle, project, logged, wdir, args.seed)
+    # With --reuse, verdicts Whisker already gave for the same exported tests are kept (its
+    # runs are the slow, wall-clock part of a round trip).
+    stamp = os.path.join(wdir, "tests.sha256")
+    digest = hashlib.sha256(open(logged, "rb").read()).hexdigest()
+    cached = (args.reuse and whisker_verdicts(wdir) and os.path.exists(stamp)
+              and open(stamp).read() == digest)
+    rc = 0
+    if not cached:
+        run = run_whisker(args.oracle, project, logged, wdir, args.seed, tries=args.tries, cap_s=args.cap)
+        rc = run.returncode
+        with open(stamp, "w") as f:
+            f.write(digest)
     v = whisker_verdicts(wdir)
     if not v:
-        return None, f"Whisker gave no verdicts (run.sh exit {run.returncode}; see {wdir}/whisker.out)"
+        return None, f"Whisker gave no verdicts (run.sh exit {rc}; see {wdir}/whisker.out)"
     first = {}
     log = open(os.path.join(wdir, "whisker.out"), encoding="utf-8", errors="replace").read()
     for m in FAIL_LINE.finditer(log):
@@ -177,7 +207,11 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="parallel clowder runs")
     ap.add_argument("--out", default="/tmp/whisker-roundtrip")
     ap.add_argument("--only", default=None, help="regex on the project file name")
-    ap.add_argument("--reuse", action="store_true", help="keep suites already exported in --out (run Whisker only)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="keep suites already exported in --out, and Whisker's verdicts on them")
+    ap.add_argument("--cap", type=float, default=600.0,
+                    help="wall seconds one Whisker run may take (then it is stopped with its browser)")
+    ap.add_argument("--tries", type=int, default=3, help="Whisker runs per game while it leaves no verdicts")
     ap.add_argument("--dump-state", action="store_true",
                     help="log every sprite's state (name, clone, x, y, direction, size, costume, visible, "
                          "layer, bubble) in Whisker's log when a test fails")

@@ -120,6 +120,32 @@ def events_for(project, name, seed, steps):
     return out, s
 
 
+def dumps(wdir):
+    """The states a Whisker run dumped (STEPDUMP lines of its log), in step order."""
+    log = os.path.join(wdir, "whisker.out")
+    out = []
+    if os.path.exists(log):
+        with open(log, encoding="utf-8", errors="replace") as f:
+            for ln in f:
+                if "STEPDUMP " in ln:
+                    try:
+                        out.append(json.loads(ln.split("STEPDUMP ", 1)[1].split(" color: ")[0]))
+                    except json.JSONDecodeError:
+                        pass
+    return out
+
+
+def whisker_again(oracle, path, out, key, seed, cap):
+    """Whisker's states from a second run of the same probe (cached in OUT/<project>/whisker2/)."""
+    wdir = os.path.join(out, "whisker2")
+    cached = os.path.exists(os.path.join(wdir, "key")) and open(os.path.join(wdir, "key")).read() == key
+    if not cached:
+        run_whisker_capped(oracle, path, os.path.join(out, "probe.js"), wdir, seed, cap)
+        with open(os.path.join(wdir, "key"), "w") as f:
+            f.write(key)
+    return dumps(wdir)
+
+
 def probe_js(lines, seed):
     return ("const test0 = async function (t) {\n  " + DUMP + "\n" + "\n".join(lines) + "\n  t.end();\n}\n"
             "module.exports = [{ test: test0, name: 'sweep', description: '', categories: [], "
@@ -196,6 +222,23 @@ def differences(w, c):
     return kinds
 
 
+def print_detail(name, step, w, c):
+    """Both sides' values of every field that differs (Whisker first, then clowder)."""
+    (ws, wsp), (cs, csp) = w, c
+    for k in ("variables", "lists"):
+        if ws[k] != cs[k]:
+            print(f"  {name} @{step} {k}: whisker {ws[k]} / clowder {cs[k]}", file=sys.stderr)
+    for key in sorted(set(wsp) | set(csp), key=str):
+        a, b = wsp.get(key), csp.get(key)
+        if a is None or b is None:
+            print(f"  {name} @{step} {key}: only in {'clowder' if a is None else 'whisker'}", file=sys.stderr)
+            continue
+        for field in a:
+            if field != "layer" and a[field] != b[field]:
+                print(f"  {name} @{step} {key} {field}: whisker {a[field]!r} / clowder {b[field]!r}",
+                      file=sys.stderr)
+
+
 def default_projects(root, corpora):
     out = []
     manifest = os.path.join(root, "datasets", "games", "dataset.toml")
@@ -225,6 +268,11 @@ def main():
     ap.add_argument("--oracle", default=os.environ.get("WHISKER_ORACLE"))
     ap.add_argument("--no-whisker", action="store_true", help="only projects whose Whisker dump is cached")
     ap.add_argument("--cap", type=float, default=120.0, help="wall seconds a Whisker run may take")
+    ap.add_argument("--repeat-differing", action="store_true",
+                    help="run Whisker a second time on each project that differs, to tell whether Whisker "
+                         "itself varies from run to run there (its clock is the wall clock)")
+    ap.add_argument("--detail", action="store_true",
+                    help="print both sides' differing values at each project's first differing step")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
     oracle = args.oracle or os.path.join(args.corpora, "..", "tools", "whisker-oracle")
@@ -258,16 +306,7 @@ def main():
             run_whisker_capped(oracle, path, os.path.join(out, "probe.js"), wdir, args.seed, args.cap)
             with open(os.path.join(wdir, "key"), "w") as f:
                 f.write(key)
-        log = os.path.join(wdir, "whisker.out")
-        wd = []
-        if os.path.exists(log):
-            with open(log, encoding="utf-8", errors="replace") as f:
-                for ln in f:
-                    if "STEPDUMP " in ln:
-                        try:
-                            wd.append(json.loads(ln.split("STEPDUMP ", 1)[1].split(" color: ")[0]))
-                        except json.JSONDecodeError:
-                            pass
+        wd = dumps(wdir)
         with open(os.path.join(out, "inputs.json"), "w", encoding="utf-8") as f:
             json.dump(inputs, f)
         tr = subprocess.run([args.clowder, "vm", "trace", path, "--profile", "whisker", "--seed", args.seed,
@@ -284,9 +323,20 @@ def main():
             d = differences(w_state(wd[j]), c_state(recs[j]))
             if d:
                 first, kinds = j + 1, d
+                if args.detail:
+                    print_detail(name, j + 1, w_state(wd[j]), c_state(recs[j]))
                 break
         if first is None and len(recs) < args.steps:
             first, kinds = len(recs) + 1, {f"clowder gave {len(recs)} states"}
+        if first is not None and args.repeat_differing and not args.no_whisker:
+            # Whisker's clock is the wall clock (timer hats, music beats, sounds, text to
+            # speech): a second run of the same probe tells its own variation from ours.
+            wd2 = whisker_again(oracle, path, out, key, args.seed, args.cap)
+            n = min(len(wd), len(wd2))
+            own = next((j + 1 for j in range(n) if differences(w_state(wd[j]), w_state(wd2[j]))), None)
+            if own is not None or len(wd) != len(wd2):
+                kinds = kinds | {"Whisker varies between runs"}
+                print(f"{name}: Whisker's two runs differ from step {own or n + 1}", file=sys.stderr)
         rows.append((name, first, kinds))
         for k in kinds:
             kinds_count[k] += 1

@@ -73,7 +73,13 @@ impl Session {
     /// A fresh VM and fresh streams for test `index` of a run with `seed`.
     pub(crate) fn begin_test(&mut self, seed: u64, index: usize, step_limit: u64, work_limit: u64) {
         let opts = VmOptions { seed: seeding::vm_seed(seed), ..self.vm_opts.clone() };
-        self.vm = self.project.as_ref().map(|p| Vm::new(Arc::clone(p), opts));
+        self.vm = self.project.as_ref().map(|p| {
+            let mut vm = Vm::new(Arc::clone(p), opts);
+            // A Whisker test's own touching queries ask the live renderer, so the MIPs they
+            // make change what the program sees afterwards (as in the real Whisker).
+            vm.set_driver_queries_leave_mips(true);
+            vm
+        });
         self.math_rng = seeding::stream(seeding::math_random_seed(seed, index));
         self.driver_rng = seeding::WhiskerRandomness::new(seed as f64);
         self.step_limit = step_limit;

@@ -246,23 +246,34 @@ impl Vm {
         self.st.set_costume_index(&self.prog, id, index);
     }
 
+    /// Whether the touching queries of this driver (`touching_sprite`, `touching_color`,
+    /// `color_touching_color`) leave the MIPs they create in the renderer, as the program's
+    /// own queries do in the `whisker` profile. Off (the default), they are observations that
+    /// leave the renderer as it was. On is what the real Whisker does for a hand-written
+    /// suite: its sprite wrapper asks the live renderer (`isTouchingDrawables` makes the
+    /// asking skin's 100 % MIP, which only ever upgrades its silhouette), so a test that asks
+    /// `isTouchingSprite` changes the program's later answers. The generator never turns it on.
+    pub fn set_driver_queries_leave_mips(&mut self, on: bool) {
+        self.driver_mips = on;
+    }
+
     /// Whether a live target touches colour `rgb`, as `touching color?` answers. An
-    /// observation: the renderer's state stays as it was.
+    /// observation unless [`Vm::set_driver_queries_leave_mips`] is on.
     pub fn touching_color(&mut self, id: TargetId, rgb: [u8; 3]) -> bool {
         let prog: &Program = &self.prog;
         let scene = crate::geometry::render_scene!(prog, self.st);
-        self.st.geometry.set_observing(true);
+        self.st.geometry.set_observing(!self.driver_mips);
         let answer = self.st.geometry.touching_color(&scene, id, rgb);
         self.st.geometry.set_observing(false);
         answer
     }
 
     /// Whether colour `color` of a live target touches colour `mask`, as `color is touching
-    /// color?` answers. An observation: the renderer's state stays as it was.
+    /// color?` answers. An observation unless [`Vm::set_driver_queries_leave_mips`] is on.
     pub fn color_touching_color(&mut self, id: TargetId, color: [u8; 3], mask: [u8; 3]) -> bool {
         let prog: &Program = &self.prog;
         let scene = crate::geometry::render_scene!(prog, self.st);
-        self.st.geometry.set_observing(true);
+        self.st.geometry.set_observing(!self.driver_mips);
         let answer = self.st.geometry.color_touching_color(&scene, id, color, mask);
         self.st.geometry.set_observing(false);
         answer

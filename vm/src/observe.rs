@@ -50,12 +50,12 @@ impl Vm {
     }
 
     /// Whether a live target touches any instance of sprite `sprite` (index in
-    /// `Project::targets`), as `touching (sprite)?` answers. An observation: the renderer's
-    /// state stays as it was.
+    /// `Project::targets`), as `touching (sprite)?` answers. An observation (the renderer's
+    /// state stays as it was) unless [`Vm::set_driver_queries_leave_mips`] is on.
     pub fn touching_sprite(&mut self, id: TargetId, sprite: usize) -> bool {
         let prog: &Program = &self.prog;
         let scene = crate::geometry::render_scene!(prog, self.st);
-        self.st.geometry.set_observing(true);
+        self.st.geometry.set_observing(!self.driver_mips);
         let answer = self.st.geometry.touching_sprite(&scene, id, sprite);
         self.st.geometry.set_observing(false);
         answer

@@ -97,6 +97,9 @@ pub struct Vm {
     pub(crate) project: Arc<Project>,
     pub(crate) prog: Arc<Program>,
     pub(crate) st: State,
+    /// Whether a test driver's touching queries leave the MIPs they create in the renderer
+    /// ([`Vm::set_driver_queries_leave_mips`]).
+    pub(crate) driver_mips: bool,
 }
 
 /// The compiled program of a project (compiled once, shared by all its VMs).
@@ -113,14 +116,14 @@ impl Vm {
             Profile::Default | Profile::Whisker => crate::geometry::for_project(&project),
         };
         let st = State::new(&prog, opts, geometry);
-        Vm { project, prog, st }
+        Vm { project, prog, st, driver_mips: false }
     }
 
     /// A VM with an explicit geometry implementation (any profile).
     pub fn with_geometry(project: Arc<Project>, opts: VmOptions, geometry: Box<dyn Geometry>) -> Self {
         let prog = program_of(&project);
         let st = State::new(&prog, opts, geometry);
-        Vm { project, prog, st }
+        Vm { project, prog, st, driver_mips: false }
     }
 
     /// Which geometry backs touching/fencing: `none`, `approximate` or `exact`.

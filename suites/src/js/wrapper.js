@@ -631,6 +631,7 @@
         t.log = message => {
             result.log.push(typeof message === 'string' ? message : P.inspect(message));
         };
+        P.setNoteSink(note => result.log.push(note));
         // A method Whisker's driver does not have is named, not a bare "undefined is not a function".
         return new Proxy(t, {
             get(target, prop, receiver) {
