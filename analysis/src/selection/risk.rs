@@ -14,7 +14,7 @@ pub fn risk_plots(outs: &[Project], opts: &StudyOptions, out: &Path) -> Result<(
     let mut mean_series = Vec::new();
     let mut var_series = Vec::new();
     let mut last_gen = 1.0f64;
-    for &r in opts.rankings.iter().filter(|r| r.is_sequence()) {
+    for &r in opts.rankings.iter().filter(|r| r.sequence().is_some()) {
         // Per project: (risk, variance / variance at generation 0) per generation.
         let per: Vec<Vec<(f64, f64)>> = outs
             .iter()

@@ -1,66 +1,9 @@
 //! The selection study as its report sees it (plain data the caller fills from the study's
-//! results; this crate does not depend on the generator), and the detection probabilities
-//! every table is built from.
+//! results), and the detection probabilities every table is built from.
 
-/// A ranking of pool tests (the rankings of `clowder_testgen::selection`; the names are the
-/// values of the report's `ranking` columns).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ranking {
-    /// Statements (coverage targets) executed.
-    Statements,
-    /// Kuhn–Higdon 2-way sequences.
-    Kh2,
-    /// Kuhn–Higdon 3-way sequences.
-    Kh3,
-    /// Consecutive windows of length 2 (Σ\*wΣ\*, |w| = 2).
-    Win2,
-    /// Consecutive windows of length 3.
-    Win3,
-}
-
-impl Ranking {
-    /// `statements`, `kh2`, `kh3`, `win2`, `win3`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Ranking::Statements => "statements",
-            Ranking::Kh2 => "kh2",
-            Ranking::Kh3 => "kh3",
-            Ranking::Win2 => "win2",
-            Ranking::Win3 => "win3",
-        }
-    }
-
-    /// Ranks by event sequences (every ranking but statements): the GA's residual risk is
-    /// recorded for these.
-    pub fn is_sequence(self) -> bool {
-        self != Ranking::Statements
-    }
-}
-
-/// How suites are selected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// The genetic algorithm.
-    Ga,
-    /// The best of many random suites.
-    BestOf,
-    /// One random suite.
-    Unranked,
-}
-
-impl Method {
-    /// Every method, in report order.
-    pub const ALL: [Method; 3] = [Method::Ga, Method::BestOf, Method::Unranked];
-
-    /// `ga`, `best_of`, `unranked`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Method::Ga => "ga",
-            Method::BestOf => "best_of",
-            Method::Unranked => "unranked",
-        }
-    }
-}
+// The rankings and methods are the generator's own (names are the values of the report's
+// `ranking` and `method` columns): one definition, so the two cannot drift apart.
+pub use clowder_testgen::selection::{Method, Ranking};
 
 /// The study's options that the report states or iterates over.
 #[derive(Debug, Clone, PartialEq)]

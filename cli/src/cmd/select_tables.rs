@@ -1,13 +1,12 @@
 //! The tables and plots of `clowder select-study` (the paper's Tables III and IV, the paired
 //! comparison with unranked selection, the residual risk over GA generations). They are built
-//! by [`clowder_analysis::selection`]; this module only hands it the study's results, converted
-//! from `clowder_testgen::selection`'s types (the analysis crate does not depend on testgen).
+//! by [`clowder_analysis::selection`]; this module only hands it the study's results.
 
 use std::path::Path;
 
 use clowder_analysis::selection::{self as report, Detection};
 use clowder_analysis::table::Table;
-use clowder_testgen::selection::{Cell, Method, Ranking, StudyOptions};
+use clowder_testgen::selection::{Cell, StudyOptions};
 
 use super::select_study::ProjectOut;
 
@@ -48,7 +47,7 @@ fn options(o: &StudyOptions) -> report::StudyOptions {
         sizes: o.sizes.clone(),
         repetitions: o.repetitions,
         best_of: o.best_of,
-        rankings: o.rankings.iter().map(|&r| ranking(r)).collect(),
+        rankings: o.rankings.clone(),
     }
 }
 
@@ -64,14 +63,14 @@ fn projects(outs: &[ProjectOut]) -> Vec<report::Project> {
             alphabet: o.symbols.len(),
             targets: o.targets.0,
             mutants: mutants(o),
-            universe: o.study.universe.iter().map(|&(r, covered, total)| (ranking(r), covered, total)).collect(),
+            universe: o.study.universe.iter().map(|&(r, covered, total)| (r, covered, total)).collect(),
             cells: o
                 .study
                 .cells
                 .iter()
                 .map(|c| report::Cell {
-                    ranking: ranking(c.ranking),
-                    method: method(c.method),
+                    ranking: c.ranking,
+                    method: c.method,
                     n: c.n,
                     caught: c.caught.clone(),
                     rank_max: c.rank_max,
@@ -84,29 +83,9 @@ fn projects(outs: &[ProjectOut]) -> Vec<report::Project> {
                 .study
                 .risk
                 .iter()
-                .map(|p| report::RiskPoint { ranking: ranking(p.ranking), n: p.n, risk: p.risk, variance: p.variance })
+                .map(|p| report::RiskPoint { ranking: p.ranking, n: p.n, risk: p.risk, variance: p.variance })
                 .collect(),
             seconds: o.seconds,
         })
         .collect()
-}
-
-// Exhaustive matches: a new ranking or method in testgen fails to compile here until the
-// report knows it.
-fn ranking(r: Ranking) -> report::Ranking {
-    match r {
-        Ranking::Statements => report::Ranking::Statements,
-        Ranking::Kh2 => report::Ranking::Kh2,
-        Ranking::Kh3 => report::Ranking::Kh3,
-        Ranking::Win2 => report::Ranking::Win2,
-        Ranking::Win3 => report::Ranking::Win3,
-    }
-}
-
-fn method(m: Method) -> report::Method {
-    match m {
-        Method::Ga => report::Method::Ga,
-        Method::BestOf => report::Method::BestOf,
-        Method::Unranked => report::Method::Unranked,
-    }
 }
