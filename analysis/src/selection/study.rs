@@ -1,9 +1,10 @@
 //! The selection study as its report sees it (plain data the caller fills from the study's
 //! results), and the detection probabilities every table is built from.
 
-// The rankings and methods are the generator's own (names are the values of the report's
-// `ranking` and `method` columns): one definition, so the two cannot drift apart.
-pub use clowder_testgen::selection::{Method, Ranking};
+// The rankings, methods and a (ranking, method, n) cell's results are the generator's own
+// (names are the values of the report's `ranking` and `method` columns): one definition, so
+// the two cannot drift apart.
+pub use clowder_testgen::selection::{Cell, Method, Ranking};
 
 /// The study's options that the report states or iterates over.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,25 +26,6 @@ pub struct Mutant {
     pub judged: bool,
     /// Pool tests that kill it.
     pub killers: u32,
-}
-
-/// The results of one (ranking, method, n) over the repetitions.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
-    /// The ranking (for unranked selection: the ranking the ranks are measured with).
-    pub ranking: Ranking,
-    /// The method.
-    pub method: Method,
-    /// Suite size.
-    pub n: usize,
-    /// Per pool mutant (in the pool's order): repetitions whose suite kills it.
-    pub caught: Vec<u32>,
-    /// Highest rank of a selected suite.
-    pub rank_max: u32,
-    /// Sum of the selected suites' ranks.
-    pub rank_sum: u64,
-    /// Sum of the GA's generations (0 for the other methods).
-    pub generations: u64,
 }
 
 /// The residual risk of the GA's best suite at one generation, averaged over repetitions.

@@ -63,21 +63,8 @@ fn projects(outs: &[ProjectOut]) -> Vec<report::Project> {
             alphabet: o.symbols.len(),
             targets: o.targets.0,
             mutants: mutants(o),
-            universe: o.study.universe.iter().map(|&(r, covered, total)| (r, covered, total)).collect(),
-            cells: o
-                .study
-                .cells
-                .iter()
-                .map(|c| report::Cell {
-                    ranking: c.ranking,
-                    method: c.method,
-                    n: c.n,
-                    caught: c.caught.clone(),
-                    rank_max: c.rank_max,
-                    rank_sum: c.rank_sum,
-                    generations: c.generations,
-                })
-                .collect(),
+            universe: o.study.universe.clone(),
+            cells: o.study.cells.clone(),
             cell_seconds: o.study.seconds.clone(),
             risk: o
                 .study
