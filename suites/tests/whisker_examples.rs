@@ -72,3 +72,27 @@ fn example_suites_pass_on_their_games() {
         assert!(pass >= 107, "{pass}/120 example tests pass; 107 did when the failures were explained");
     }
 }
+
+/// A FruitCatching mutant whose bowl never moves (`SDM-000001`: the bowl's green-flag script
+/// deleted), graded by the example suite: the real Whisker (emse22, seed 1) fails "Apple Points
+/// Test" there, because emse22's `assume.equal('ground', 'bowl')` holds (it calls any two
+/// non-numeric strings equal), so the test goes on and finds no points for the apple. Until
+/// `+sem12` clowder skipped it (the assumption failed here).
+#[test]
+fn a_fruit_catching_mutant_is_judged_by_emse22s_assertions() {
+    let Some((examples, games)) = dirs() else {
+        eprintln!("SKIP: set CLOWDER_WHISKER_EXAMPLES (and CLOWDER_CORPORA) to run the Whisker example suites");
+        return;
+    };
+    let source = std::fs::read_to_string(examples.join("FruitCatchingTest.js")).expect("suite readable");
+    let suite = Suite::from_source("FruitCatchingTest.js", &source).expect("suite loads");
+    let game =
+        clowder_vm::Project::load_path(&games.join("FruitCatching.sb3"), &Default::default()).expect("game loads");
+    let all = clowder_testgen::mutation::enumerate(&game);
+    let m = all.iter().find(|m| m.id == "SDM-000001").expect("the mutant exists");
+    let mutant = clowder_testgen::mutation::mutate(&game, m).expect("the mutant builds");
+    let r = clowder_suites::run_project(&suite, &Arc::new(mutant), "SDM-000001", 1, &Limits::default());
+    let row = r.rows.iter().find(|r| r.test == "Apple Points Test").expect("the test ran");
+    assert_eq!(row.status, Status::Fail, "{}", row.message);
+    assert!(row.message.contains("5 points"), "{}", row.message);
+}
