@@ -80,27 +80,29 @@ def verdicts(csv_path):
     return {header[i]: row[i] for i in range(4, stop) if i < len(row)}
 
 
-TAP_LINE = re.compile(r"(not )?ok \d+ - (.+?)(?: # (SKIP|skip).*)?$")
+TAP_LINE = re.compile(r"(not )?ok (\d+) - (.+?)(?: # (SKIP|skip).*)?$")
 TAP_SEVERITY = re.compile(r"^\s*severity: (fail|error|skip)\s*$")
 
 
 def tap_results(text):
     """{test name: verdict} of every TAP line in a log text, in order (a `not ok` is what its
     `severity` says: fail, error or skip)."""
-    out = {}
+    by_number = {}
     lines = text.splitlines()
     for i, ln in enumerate(lines):
         m = TAP_LINE.search(ln)
-        if not m or m.group(2) in out:
+        # A test's line can be forwarded twice: its number identifies it.
+        if not m or int(m.group(2)) in by_number:
             continue
-        if m.group(3):
-            out[m.group(2)] = "skip"
+        if m.group(4):
+            verdict = "skip"
         elif not m.group(1):
-            out[m.group(2)] = "pass"
+            verdict = "pass"
         else:
-            sev = next((s.group(1) for s in map(TAP_SEVERITY.match, lines[i + 1:i + 6]) if s), "fail")
-            out[m.group(2)] = sev
-    return out
+            verdict = next((s.group(1) for s in map(TAP_SEVERITY.match, lines[i + 1:i + 6]) if s), "fail")
+        by_number[int(m.group(2))] = (m.group(3), verdict)
+    # Two tests with one name: the later one's verdict, as in a CSV row keyed by name.
+    return {name: verdict for _, (name, verdict) in sorted(by_number.items())}
 
 
 def tap_verdicts(log_path):
@@ -110,7 +112,8 @@ def tap_verdicts(log_path):
     text = open(log_path, encoding="utf-8", errors="replace").read()
     plan = re.search(r"^1\.\.(\d+)$", text, re.M)
     out = tap_results(text)
-    return out if plan and len(out) == int(plan.group(1)) else {}
+    numbers = {int(m.group(2)) for m in map(TAP_LINE.search, text.splitlines()) if m}
+    return out if plan and len(numbers) == int(plan.group(1)) else {}
 
 
 def whisker_verdicts(wdir):
