@@ -29,6 +29,10 @@ pub fn headline(an: &Analysis) -> String {
         );
         s.push_str(&t.table6.plain());
     }
+    if !t.mutation.rows.is_empty() {
+        let _ = writeln!(s, "\nMutation scores (per operator in report.md)");
+        s.push_str(&t.mutation.plain());
+    }
     if !t.limit_runs.rows.is_empty() {
         let _ = writeln!(s, "\n{LIMIT_RULE}");
         s.push_str(&t.limit_runs.plain());
