@@ -7,7 +7,7 @@ use super::sequence::{self, SequenceTables};
 use crate::compute::{Analysis, FullCoverageSource};
 use crate::curves::STEPS_PER_SECOND;
 use crate::estimate::Estimate;
-use crate::load::OPERATORS;
+use crate::load::{OPERATORS, Verdicts};
 use crate::table::{Cell, Table};
 
 /// All tables of an analysis (each covers every dataset, with a Dataset column).
@@ -329,35 +329,22 @@ pub fn tables(an: &Analysis) -> Tables {
                 Cell::opt_pct(e.map(|e| e.high)),
             ]
         };
+        // One score row: its labels, then the verdict counts, the estimate and the project mean
+        // (the same columns for the algorithm table and the per-operator one).
+        let score_row = |labels: Vec<Cell>, v: &Verdicts, pooled: &Option<Estimate>, mean: Option<f64>| {
+            let mut row = labels;
+            row.extend([Cell::int(v.total()), Cell::int(v.killed), Cell::int(v.excluded), Cell::int(v.timeout)]);
+            row.extend(estimate_cells(pooled));
+            row.push(Cell::opt_pct(mean));
+            row
+        };
         for r in &d.mutation {
-            let v = &r.verdicts;
-            let mut row = vec![
-                ds(),
-                Cell::text(&r.algorithm),
-                Cell::int(r.runs as u64),
-                Cell::int(v.total()),
-                Cell::int(v.killed),
-                Cell::int(v.excluded),
-                Cell::int(v.timeout),
-            ];
-            row.extend(estimate_cells(&r.pooled));
-            row.push(Cell::opt_pct(r.mean_project_score));
-            mutation.push(row);
+            let labels = vec![ds(), Cell::text(&r.algorithm), Cell::int(r.runs as u64)];
+            mutation.push(score_row(labels, &r.verdicts, &r.pooled, r.mean_project_score));
         }
         for r in &d.operators {
-            let v = &r.verdicts;
-            let mut row = vec![
-                ds(),
-                Cell::text(&r.algorithm),
-                Cell::text(&r.operator),
-                Cell::int(v.total()),
-                Cell::int(v.killed),
-                Cell::int(v.excluded),
-                Cell::int(v.timeout),
-            ];
-            row.extend(estimate_cells(&r.pooled));
-            row.push(Cell::opt_pct(r.mean_project_score));
-            mutation_operators.push(row);
+            let labels = vec![ds(), Cell::text(&r.algorithm), Cell::text(&r.operator)];
+            mutation_operators.push(score_row(labels, &r.verdicts, &r.pooled, r.mean_project_score));
         }
         for r in &d.correlations {
             size_correlation.push(match &r.pearson {
