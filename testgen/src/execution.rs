@@ -33,6 +33,10 @@
 //! it cuts the test short and marks the run as limited ([`Executor::limited`]): the same
 //! point on every machine.
 
+mod play;
+
+pub use play::{Durations, PlayOptions, PlayStats, Policy};
+
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;

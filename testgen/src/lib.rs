@@ -21,6 +21,7 @@ pub mod fitness;
 pub mod graph;
 pub mod minimize;
 pub mod mutation;
+pub mod neatest;
 pub mod result;
 pub mod rng;
 mod search;

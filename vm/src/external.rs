@@ -130,6 +130,12 @@ impl Vm {
         self.st.random()
     }
 
+    /// How many PROJECT_STOP_ALL events happened so far (green flag, stop sign, `stop all`):
+    /// Whisker's Neatest ends a playthrough on the first one after its green flag.
+    pub fn stop_all_count(&self) -> u64 {
+        self.st.observe.stop_alls
+    }
+
     /// Targets in `runtime.targets` order: originals in load order, then clones by creation.
     pub fn runtime_targets(&self) -> Vec<TargetId> {
         self.st.targets.runtime_order.iter().copied().filter(|&id| self.st.target(id).is_some()).collect()

@@ -77,6 +77,28 @@ impl Vm {
         self.st.geometry.find_own_color(&scene, id, rgb, known)
     }
 
+    /// Whisker's `findColorWithinRadius` (Neatest's colour features): the first point on rings
+    /// around `start` (radius 1, then every `resolution` units below `max_radius`, 36 angles
+    /// each) where everything drawn shows `rgb`. `None` without geometry.
+    pub fn find_color_within_radius(
+        &mut self,
+        rgb: [u8; 3],
+        start: (f64, f64),
+        resolution: f64,
+        max_radius: f64,
+    ) -> Option<(f64, f64)> {
+        let prog: &Program = &self.prog;
+        let scene = crate::geometry::render_scene!(prog, self.st);
+        self.st.geometry.find_color_radial(&scene, rgb, start, resolution, max_radius)
+    }
+
+    /// Native size of a live target's current costume (`renderer.getCurrentSkinSize`), when the
+    /// geometry knows it.
+    pub fn costume_size(&self, id: TargetId) -> Option<(f64, f64)> {
+        let t = self.st.target(id)?;
+        self.st.geometry.costume_size(t.def as usize, t.costume)
+    }
+
     /// Whether a live target touches the stage edge, as `touching edge?` answers.
     pub fn touching_edge(&mut self, id: TargetId) -> bool {
         let prog: &Program = &self.prog;

@@ -18,6 +18,7 @@ pub mod select_tables;
 pub mod slurm;
 pub mod status;
 pub mod test;
+pub mod test_dynamic;
 pub mod verify;
 pub mod vm;
 pub mod worker;

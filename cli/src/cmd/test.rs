@@ -1,5 +1,6 @@
 //! `clowder test SUITE.js PROJECT…`: runs a hand-written Whisker test suite on each
-//! project (grading). Prints Whisker's TAP13 per project; `--out DIR` writes `tests.csv`
+//! project (grading); a `.json` suite is a Neatest dynamic suite, replayed by
+//! [`super::test_dynamic`]. Prints Whisker's TAP13 per project; `--out DIR` writes `tests.csv`
 //! (project, test, status, message, steps), `tap/<project>.tap` and
 //! `feedback/<project>.json` (Itch-style judgement → group → test). Projects run on
 //! `--workers` threads; the output is the same for any number of them.
@@ -14,7 +15,8 @@ use clowder_suites::{Limits, ProjectResult, Status, Suite};
 /// Arguments of `clowder test`.
 #[derive(clap::Args, Debug)]
 pub struct TestArgs {
-    /// The suite: a Whisker test file (JavaScript exporting a list of tests).
+    /// The suite: a Whisker test file (JavaScript exporting a list of tests), or a Neatest
+    /// dynamic suite (`.json`: neural networks in Whisker's format) to replay.
     pub suite: PathBuf,
     /// Project files (`.sb3` or `project.json`).
     #[arg(required = true)]
@@ -22,7 +24,10 @@ pub struct TestArgs {
     /// Run seed (the VM's random stream, `Math.random` in the suite, random inputs).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Write tests.csv, tap/ and feedback/ into this folder.
+    /// Seeds to replay a dynamic suite on, e.g. `1-10` or `1,3,5` (default: `--seed`).
+    #[arg(long)]
+    pub seeds: Option<String>,
+    /// Write tests.csv, tap/ and feedback/ (dynamic suites: dynamic.csv) into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Projects run at once (default: available cores).
@@ -70,6 +75,12 @@ pub(crate) fn run_one(suite: &Suite, path: &Path, label: &str, seed: u64, limits
 pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     if args.max_steps == 0 {
         bail!("--max-steps must be positive");
+    }
+    if args.suite.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        return super::test_dynamic::run(&args);
+    }
+    if args.seeds.is_some() {
+        bail!("--seeds is for dynamic suites (.json); a JavaScript suite takes --seed");
     }
     let suite = Suite::load(&args.suite)?;
     let limits = Limits { steps_per_test: args.max_steps, ..Limits::default() };

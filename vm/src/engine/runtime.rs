@@ -101,6 +101,9 @@ pub(crate) struct Observe {
     pub move_log: Option<Vec<crate::external::MoveEvent>>,
     /// Move events carry every sprite's pose (`Vm::record_move_scenes`).
     pub move_scenes: bool,
+    /// How often `stopAll` ran (scratch-vm's PROJECT_STOP_ALL events: green flag, stop sign,
+    /// `stop all` blocks).
+    pub stop_alls: u64,
 }
 
 impl State {
@@ -116,6 +119,7 @@ impl State {
                 say_log: if opts.record_say { Some(Vec::new()) } else { None },
                 move_log: if opts.record_moves { Some(Vec::new()) } else { None },
                 move_scenes: false,
+                stop_alls: 0,
             },
             sound_durations: opts.profile != Profile::Headless,
             clock: Clock { steps: 0, now: 0.0, current_msecs: 0.0, timer_start: 0.0, step_timer: 0.0 },
@@ -272,6 +276,7 @@ impl State {
 
     /// scratch-vm `Runtime.stopAll`.
     pub(crate) fn stop_all(&mut self, prog: &Program) {
+        self.observe.stop_alls += 1;
         // PROJECT_STOP_ALL: bubbles reset (and the last say-for-secs timer cleared),
         // questions dropped, sound effects cleared. Looks' `_onResetBubbles` goes through
         // `_getBubbleState`, which gives every target without one a fresh state (type say, no

@@ -626,6 +626,26 @@ impl Geometry for CpuGeometry {
         found.found
     }
 
+    fn find_color_radial(
+        &mut self,
+        scene: &Scene,
+        rgb: [u8; 3],
+        start: (f64, f64),
+        resolution: f64,
+        max_radius: f64,
+    ) -> Option<(f64, f64)> {
+        self.work += super::cost::QUERY;
+        self.sync(scene, true);
+        let mut samples = self.scene.color_sampler(None);
+        if !samples.may_show(rgb) {
+            return None;
+        }
+        let (found, sampled) =
+            distance::radial_find_color(start, resolution, max_radius, rgb, |x, y| samples.sample(x, y));
+        self.work += super::cost::sample_walk(self.scene.drawables.len()) * sampled;
+        found
+    }
+
     fn find_own_color(
         &mut self,
         scene: &Scene,

@@ -110,6 +110,46 @@ pub fn fuzzy_find_color(
     ColorSearch { distance: 1.0, found: None }
 }
 
+/// Whisker's `findColorWithinRadius` (Neatest's colour features): rings of radius 1,
+/// 1 + `resolution`, … below `max_radius` around `start`, 36 points per ring at 0°, 10°, …, 350°
+/// (mathematical angles, as `ScratchPosition.goInDirection`); the first point on the stage
+/// (|x| < 240, |y| < 180) whose sampled colour matches `color` (5/5/4 bits). Returns the point
+/// and how many points were sampled (the work).
+pub fn radial_find_color(
+    start: (f64, f64),
+    resolution: f64,
+    max_radius: f64,
+    color: [u8; 3],
+    mut sample: impl FnMut(f64, f64) -> [u8; 3],
+) -> (Option<(f64, f64)>, u64) {
+    let mut sampled = 0u64;
+    if resolution.is_nan() || resolution <= 0.0 || !start.0.is_finite() || !start.1.is_finite() {
+        return (None, 0);
+    }
+    let dirs: [(f64, f64); 36] = std::array::from_fn(|k| {
+        let rad = (k as f64 * 10.0) * (std::f64::consts::PI / 180.0);
+        (rad.cos(), rad.sin())
+    });
+    // Beyond the farthest stage corner every point is off the stage: nothing can be found.
+    let reach = (start.0.abs() + 240.0).hypot(start.1.abs() + 180.0);
+    let mut radius = 1.0;
+    while radius < max_radius && radius <= reach {
+        for &(c, s) in &dirs {
+            let (x, y) = (start.0 + radius * c, start.1 + radius * s);
+            // Whisker samples every point but only accepts one on the stage: sampling the
+            // others cannot change the answer.
+            if x.abs() < 240.0 && y.abs() < 180.0 {
+                sampled += 1;
+                if colors_match(color, sample(x, y)) {
+                    return (Some((x, y)), sampled);
+                }
+            }
+        }
+        radius += resolution;
+    }
+    (None, sampled)
+}
+
 /// Every point [`fuzzy_find_color`] visits from `start` over `bounds`, in its order.
 #[cfg(test)]
 pub(crate) fn walk_order(start: (f64, f64), bounds: &Rect) -> Vec<(i64, i64)> {

@@ -256,6 +256,18 @@ pub trait Geometry {
     ) -> Option<(i64, i64)> {
         None
     }
+    /// Whisker's `findColorWithinRadius` over everything drawn (see
+    /// [`distance::radial_find_color`]); `None` without geometry.
+    fn find_color_radial(
+        &mut self,
+        _scene: &Scene,
+        _rgb: [u8; 3],
+        _start: (f64, f64),
+        _resolution: f64,
+        _max_radius: f64,
+    ) -> Option<(f64, f64)> {
+        None
+    }
     /// The same search over `me`'s own costume within its bounds (`_findColorOnSprite`).
     fn find_own_color(
         &mut self,
