@@ -18,6 +18,10 @@ pub enum Algorithm {
     Mosa,
     /// MIO: many independent objectives (Arcuri), memetic.
     Mio,
+    /// Neatest (Feldmeier & Fraser, ASE 2022): neuroevolution of networks that play the game,
+    /// one NEAT population per target statement; the suite is the networks (dynamic) and the
+    /// event sequences they played (static).
+    Neatest,
 }
 
 impl Algorithm {
@@ -27,7 +31,8 @@ impl Algorithm {
             "random" | "randomsearch" | "random_search" => Ok(Algorithm::Random),
             "mosa" => Ok(Algorithm::Mosa),
             "mio" => Ok(Algorithm::Mio),
-            other => Err(format!("unknown algorithm {other:?} (known: random, mosa, mio)")),
+            "neatest" => Ok(Algorithm::Neatest),
+            other => Err(format!("unknown algorithm {other:?} (known: random, mosa, mio, neatest)")),
         }
     }
 
@@ -37,6 +42,7 @@ impl Algorithm {
             Algorithm::Random => "random",
             Algorithm::Mosa => "mosa",
             Algorithm::Mio => "mio",
+            Algorithm::Neatest => "neatest",
         }
     }
 }
@@ -67,6 +73,18 @@ pub const COMMON_PARAMS: &[&str] = &[
 /// Parameters of MOSA.
 pub const MOSA_PARAMS: &[&str] =
     &["population_size", "crossover_probability", "mutation_probability", "mutate_parents_after_crossover"];
+
+/// Parameters of Neatest (defaults: the paper's configuration, Whisker v0.7 `neatest.json`).
+pub const NEATEST_PARAMS: &[&str] = &[
+    "population_size",
+    "number_of_species",
+    "switch_target_count",
+    "stable_count",
+    "random_fraction",
+    "play_steps",
+    "random_event_selection",
+    "whisker_v07",
+];
 
 /// Parameters of MIO.
 pub const MIO_PARAMS: &[&str] = &[
@@ -135,6 +153,7 @@ impl AlgorithmConfig {
             Algorithm::Random => &[],
             Algorithm::Mosa => MOSA_PARAMS,
             Algorithm::Mio => MIO_PARAMS,
+            Algorithm::Neatest => NEATEST_PARAMS,
         };
         for k in self.params.keys() {
             if !COMMON_PARAMS.contains(&k.as_str()) && !specific.contains(&k.as_str()) {
@@ -223,12 +242,32 @@ pub struct Params {
     pub max_mutation_count_start: u32,
     /// MIO mutations per selected test in the focused phase.
     pub max_mutation_count_focused: u32,
+    /// Neatest: target number of species (`numberOfSpecies`).
+    pub number_of_species: u32,
+    /// Neatest: generations without a better network before the target changes
+    /// (`switchTargetCount`).
+    pub switch_target_count: u32,
+    /// Neatest: seeds a statement must be covered on to count (`networkFitness.stableCount`).
+    pub stable_count: u32,
+    /// Neatest: share of fresh networks in a new target's population
+    /// (`population.randomFraction`).
+    pub random_fraction: f64,
+    /// Neatest: steps of one playthrough (`networkFitness.timeout` × acceleration × 30:
+    /// 10 s at acceleration 10 is 3000).
+    pub play_steps: u32,
+    /// Neatest: networks choose events at random (`eventSelection: random`) instead of by
+    /// their outputs.
+    pub random_event_selection: bool,
+    /// Neatest: Whisker v0.7's network semantics and NEAT variants (the paper's version)
+    /// instead of master's.
+    pub whisker_v07: bool,
 }
 
 impl Params {
     /// Parameters of `cfg` with the Whisker study's defaults for missing ones.
     pub fn from_config(cfg: &AlgorithmConfig) -> Result<Params, String> {
-        let ls = if cfg.algorithm == Algorithm::Random { 0.0 } else { 0.3 };
+        let neat = cfg.algorithm == Algorithm::Neatest;
+        let ls = if matches!(cfg.algorithm, Algorithm::Random | Algorithm::Neatest) { 0.0 } else { 0.3 };
         let u32p = |k: &str, d: u32| -> Result<u32, String> {
             let v = cfg.int(k, d as u64)?;
             u32::try_from(v).map_err(|_| format!("parameter {k:?} is too large: {v}"))
@@ -242,9 +281,9 @@ impl Params {
             max_events: u32p("max_events", 20)?,
             max_length: u32p("max_length", 20)?,
             wait_upper_bound: u32p("wait_upper_bound", 100)?,
-            press_duration: u32p("press_duration", 5)?,
-            click_duration: u32p("click_duration", 1)?,
-            sound_duration: u32p("sound_duration", 1)?,
+            press_duration: u32p("press_duration", if neat { 30 } else { 5 })?,
+            click_duration: u32p("click_duration", if neat { 30 } else { 1 })?,
+            sound_duration: u32p("sound_duration", if neat { 10 } else { 1 })?,
             codon_min: u32p("codon_min", 0)?,
             codon_max: u32p("codon_max", 480)?,
             gaussian_mutation_power: cfg.num("gaussian_mutation_power", 5.0)?,
@@ -259,7 +298,7 @@ impl Params {
             } else {
                 clowder_vm::Profile::Default
             },
-            population_size: u32p("population_size", 30)?,
+            population_size: u32p("population_size", if neat { 300 } else { 30 })?,
             crossover_probability: prob("crossover_probability", 0.7)?,
             mutation_probability: prob("mutation_probability", 1.0)?,
             mutate_parents_after_crossover: cfg.flag("mutate_parents_after_crossover", false)?,
@@ -270,6 +309,13 @@ impl Params {
             start_of_focused_phase: prob("start_of_focused_phase", 1.0)?,
             max_mutation_count_start: u32p("max_mutation_count_start", 0)?,
             max_mutation_count_focused: u32p("max_mutation_count_focused", 3)?,
+            number_of_species: u32p("number_of_species", 10)?,
+            switch_target_count: u32p("switch_target_count", 5)?,
+            stable_count: u32p("stable_count", 10)?,
+            random_fraction: prob("random_fraction", 0.3)?,
+            play_steps: u32p("play_steps", 3000)?,
+            random_event_selection: cfg.flag("random_event_selection", false)?,
+            whisker_v07: cfg.flag("whisker_v07", false)?,
         };
         // Read by `generate` (regression assertions, default on); checked here.
         let _ = cfg.flag("assertions", true)?;
@@ -296,6 +342,19 @@ impl Params {
         }
         if cfg.algorithm == Algorithm::Mosa && !(2..=10_000).contains(&p.population_size) {
             return Err(format!("population_size must be in 2..=10000, got {}", p.population_size));
+        }
+        if neat
+            && (!(2..=10_000).contains(&p.population_size)
+                || p.number_of_species == 0
+                || p.stable_count == 0
+                || p.stable_count > 1000
+                || p.play_steps == 0)
+        {
+            return Err(format!(
+                "Neatest needs population_size in 2..=10000 and positive number_of_species, stable_count (at \
+                 most 1000) and play_steps, got {}, {}, {} and {}",
+                p.population_size, p.number_of_species, p.stable_count, p.play_steps
+            ));
         }
         if cfg.algorithm == Algorithm::Mio && (p.archive_size_start == 0 || p.archive_size_focused == 0) {
             return Err("MIO archive sizes must be positive".into());

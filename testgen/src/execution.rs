@@ -331,11 +331,16 @@ impl<'a> Executor<'a> {
     }
 
     fn start(&mut self, budgeted: bool) -> Live {
+        self.start_seeded(budgeted, self.ctx.vm_seed)
+    }
+
+    /// [`Executor::start`] with the project's randomness seeded with `vm_seed`.
+    fn start_seeded(&mut self, budgeted: bool, vm_seed: u64) -> Live {
         let p = &self.ctx.project;
         self.add_work(Kind::Start, crate::work::vm_start(p.blocks.len(), p.targets.len()));
         let mut sut = Sut::with_instrumentation(
             Arc::clone(&self.ctx.project),
-            self.ctx.vm_seed,
+            vm_seed,
             self.ctx.params.profile,
             !self.observe_only,
         );

@@ -218,12 +218,18 @@ pub fn generate_prepared_with(
     let after = cap.map(|c| (c / 4).max(1));
     exec.cap_work("search", cap);
     let rng = rng::Rng::new(seed, 0x5EA7C4);
+    let mut neat: Option<(u32, String)> = None;
     let archive: Vec<Rc<execution::Evaluated>> = {
         let mut s = search::Search::new(&mut exec, rng.clone(), params.clone(), info.reserved);
         let out = match cfg.algorithm {
             Algorithm::Random => s.random(),
             Algorithm::Mosa => s.mosa(),
             Algorithm::Mio => s.mio(),
+            Algorithm::Neatest => {
+                let o = s.neatest();
+                neat = Some((o.reliable, neatest::dynamic_suite_json(o.networks, &params)));
+                o.tests
+            }
         };
         // Minimisation continues the search's random stream.
         let _ = &s.rng;
@@ -287,6 +293,8 @@ pub fn generate_prepared_with(
         seq_kh3_unmin: seq_unmin.kh3.ratio(),
         seq_win2_unmin: seq_unmin.win2.ratio(),
         seq_win3_unmin: seq_unmin.win3.ratio(),
+        reliable_covered: neat.as_ref().map(|(r, _)| *r),
+        dynamic_suite: neat.map(|(_, json)| json),
     };
     let work_meter = *exec.meter();
     drop(exec);

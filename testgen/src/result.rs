@@ -121,6 +121,12 @@ pub struct RunOutcome {
     /// [`RunOutcome::seq_win3`] before minimisation.
     #[serde(default)]
     pub seq_win3_unmin: f64,
+    /// Neatest: statements covered on `stable_count` seeds ("reliable coverage").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliable_covered: Option<u32>,
+    /// Neatest: the dynamic suite (Whisker's JSON format: the networks of the archive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_suite: Option<String>,
 }
 
 /// The digest of a run: hash of its timeline and its suite (canonical JSON).

@@ -13,7 +13,7 @@ use clowder_testgen::{Algorithm, AlgorithmConfig, Budget};
 pub struct GenArgs {
     /// Project file (`.sb3` or `project.json`).
     pub project: PathBuf,
-    /// Search algorithm: random, mosa or mio (default: the config file's, else mio).
+    /// Search algorithm: random, mosa, mio or neatest (default: the config file's, else mio).
     #[arg(long)]
     pub algorithm: Option<String>,
     /// Run seed.
@@ -38,7 +38,8 @@ pub struct GenArgs {
     /// Parameter override `name=value` (repeatable), e.g. `--param population_size=50`.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Write result.json, suite.json, tests.js and timeline.csv into this folder.
+    /// Write result.json, suite.json, tests.js and timeline.csv into this folder (Neatest:
+    /// suite.json is the dynamic suite in Whisker's format, static.json the static one).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// List the targets the run did not cover (sprite, block id, opcode).
@@ -111,6 +112,9 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
         outcome.steps_to_full_coverage.map_or("-".to_string(), |s| format!("step {s}")),
         secs
     );
+    if let Some(r) = outcome.reliable_covered {
+        println!("reliable coverage {r}/{} (statements covered on every stable_count seeds)", outcome.total_targets);
+    }
     println!("digest {}", outcome.digest);
     match &outcome.limit {
         Some(phase) => println!("work {} (limit: the work cap of {work_cap} ended the {phase})", outcome.work),
@@ -146,7 +150,13 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
             "outcome": outcome,
         });
         write("result.json", serde_json::to_string_pretty(&meta)?)?;
-        write("suite.json", serde_json::to_string_pretty(&outcome.suite)?)?;
+        match &outcome.dynamic_suite {
+            Some(dynamic) => {
+                write("suite.json", dynamic.clone())?;
+                write("static.json", serde_json::to_string_pretty(&outcome.suite)?)?;
+            }
+            None => write("suite.json", serde_json::to_string_pretty(&outcome.suite)?)?,
+        }
         write("tests.js", clowder_testgen::export::whisker_js(&outcome.suite, cfg.algorithm.name(), args.seed))?;
         let mut csv = String::from("steps,executions,covered,total_targets\n");
         for p in &outcome.timeline {

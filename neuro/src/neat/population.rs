@@ -127,6 +127,12 @@ impl NeatPopulation {
         self.members.push(member);
     }
 
+    /// Generations since the best fitness last improved (Whisker's
+    /// `highestFitnessLastChanged`).
+    pub fn highest_fitness_last_changed(&self) -> u64 {
+        self.highest_fitness_last_changed
+    }
+
     /// Members in population order.
     pub fn members(&self) -> &[Member] {
         &self.members

@@ -53,12 +53,14 @@ impl Default for Durations {
 /// How a playthrough runs.
 #[derive(Debug, Clone)]
 pub struct PlayOptions {
-    /// Steps before the playthrough ends.
+    /// Steps before the playthrough ends (iterations without a step count a quarter each).
     pub max_steps: u64,
     /// Parameter scales.
     pub durations: Durations,
     /// End as soon as this block is covered (Neatest's early stop for its current target).
     pub stop_at: Option<BlockIdx>,
+    /// Seed of the project's randomness (default: the run's).
+    pub vm_seed: Option<u64>,
 }
 
 /// What a playthrough did besides its test.
@@ -73,6 +75,12 @@ pub struct PlayStats {
     /// The policy failed (defect network).
     pub defect: bool,
 }
+
+/// Iterations without a VM step that cost as much of Whisker's wall-clock timeout as one step.
+/// Such an iteration still extracts features and activates the network, but does not wait for
+/// the step interval. Approximate, fitted on replays in the real Whisker (docs/neatest.md):
+/// with 1 (each counts as a step) 46 of 50 replays covered what Whisker covers, with 4 all 50.
+const IDLE_PER_STEP: u64 = 4;
 
 /// Inputs released in the background after their duration.
 enum Release {
@@ -91,7 +99,7 @@ impl Executor<'_> {
         opts: &PlayOptions,
         budgeted: bool,
     ) -> (super::Evaluated, PlayStats) {
-        let mut live = self.start(budgeted);
+        let mut live = self.start_seeded(budgeted, opts.vm_seed.unwrap_or(self.ctx.vm_seed));
         // The green flag's own stopAll already happened (`Sut::green_flag` applies it at once).
         let stop_base = live.sut.vm().stop_all_count();
         let mut stats = PlayStats::default();
@@ -104,12 +112,16 @@ impl Executor<'_> {
         let mut wait_left = 0.0f64;
         let mut fresh = true; // the state changed since the last extraction
         // Whisker's timeout is wall-clock time, which passes in iterations that run no step too
-        // (a wait of ≤ 0 steps, a key that is still down): each such iteration counts as a step.
+        // (the iterations a chosen wait skips, a wait of ≤ 0 steps): they count as a quarter
+        // step each (see `IDLE_PER_STEP`).
         let mut idle = 0u64;
-        while !live.cut && live.sut.vm().stop_all_count() <= stop_base && stats.steps + idle < opts.max_steps {
+        while !live.cut
+            && live.sut.vm().stop_all_count() <= stop_base
+            && stats.steps + idle / IDLE_PER_STEP < opts.max_steps
+        {
             if fresh {
                 let project = std::sync::Arc::clone(&self.ctx.project);
-                let w = extract(self.ctx.info, &project, &mut live.sut, &mut cands, &mut available);
+                let w = extract(self.ctx.info, &project, &mut live.sut, true, &mut cands, &mut available);
                 self.add_work(
                     Kind::Extraction,
                     crate::work::cost::EXTRACT + crate::work::cost::EXTRACT_SCRIPT.saturating_mul(w),
@@ -161,6 +173,19 @@ impl Executor<'_> {
         self.end(&live);
         let test = self.finish(&live, codons, events, super::Improved::default());
         (test, stats)
+    }
+
+    /// What a network generator starts from: the features after the green flag and every event
+    /// the program handles (Whisker's `extractStaticEvents`). Runs no step.
+    pub fn initial_view(&mut self, info: &FeatureInfo) -> (Features, Vec<NeuroEvent>) {
+        let mut live = self.start(false);
+        let project = std::sync::Arc::clone(&self.ctx.project);
+        let mut cands = Vec::new();
+        let mut events = Vec::new();
+        extract(self.ctx.info, &project, &mut live.sut, false, &mut cands, &mut events);
+        let features = info.extract(&project, &mut live.sut);
+        self.end(&live);
+        (features, events)
     }
 
     fn steps_of(&self, live: &Live) -> u64 {

@@ -71,16 +71,18 @@ impl NeuroEvent {
     }
 }
 
-/// The events available in `sut`'s state, in Whisker's order (the wait last), distinct by id.
+/// The events available in `sut`'s state (`dynamic`; else every event the program handles, as
+/// Whisker's `extractStaticEvents`), in Whisker's order (the wait last), distinct by id.
 /// `cands` is scratch space. Returns the extraction's work measure.
 pub fn extract(
     info: &EventInfo,
     project: &Project,
     sut: &mut Sut,
+    dynamic: bool,
     cands: &mut Vec<Cand>,
     out: &mut Vec<NeuroEvent>,
 ) -> u64 {
-    let work = info.extract(project, sut, true, cands);
+    let work = info.extract(project, sut, dynamic, cands);
     out.clear();
     let mut clones: Vec<(usize, u32)> = Vec::new();
     let name = |def: usize| project.targets.get(def).map(|t| t.name.clone()).unwrap_or_default();

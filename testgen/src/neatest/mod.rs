@@ -83,6 +83,23 @@ impl<'n> NetworkPolicy<'n> {
     }
 }
 
+/// A dynamic suite of `networks` in Whisker's JSON format, with the run's playthrough settings
+/// as its `Configs` (timeout in Whisker milliseconds at acceleration 10).
+pub fn dynamic_suite_json(networks: Vec<Network>, p: &crate::config::Params) -> String {
+    let configs = serde_json::json!({
+        "testSuiteType": "dynamic",
+        "timeout": f64::from(p.play_steps) * 1000.0 / 30.0 / 10.0,
+        "eventSelection": if p.random_event_selection { "random" } else { "activation" },
+        "durations": {
+            "waitStepUpperBound": p.wait_upper_bound,
+            "pressDurationUpperBound": p.press_duration,
+            "soundDuration": p.sound_duration,
+            "clickDuration": p.click_duration,
+        },
+    });
+    DynamicSuite { configs, networks }.to_json()
+}
+
 fn specs(events: &[NeuroEvent]) -> Vec<EventSpec> {
     events
         .iter()

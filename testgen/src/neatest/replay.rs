@@ -90,7 +90,7 @@ pub fn replay_suite(
     };
     let timeout_ms = suite.timeout().unwrap_or(10_000.0);
     let max_steps = (timeout_ms / 1000.0 * opts.acceleration * 30.0).ceil().max(1.0) as u64;
-    let play = PlayOptions { max_steps, durations, stop_at: None };
+    let play = PlayOptions { max_steps, durations, stop_at: None, vm_seed: None };
     let selection = match suite.event_selection() {
         Some("random") => EventSelection::Random,
         _ => EventSelection::Activation,

@@ -18,6 +18,7 @@
 
 mod mio;
 mod mosa;
+mod neatest;
 mod random;
 
 use std::collections::BTreeSet;
