@@ -95,3 +95,30 @@ fn a_network_without_outputs_for_the_offered_events_judges_the_program_faulty() 
     // The flag script ran: its statements are covered.
     assert!(r.covered_statements > 0);
 }
+
+#[test]
+fn judged_against_itself_a_program_passes_and_against_a_changed_one_fails() {
+    use clowder_testgen::neatest::replay::Reference;
+    let p = Arc::new(game());
+    let out = run(&p, 2);
+    let suite = DynamicSuite::from_json(&out.dynamic_suite.unwrap_or_default(), VersionHint::Auto)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let opts =
+        ReplayOptions { reference: Some(Reference { project: Arc::clone(&p), seeds: 30 }), ..Default::default() };
+    let same = replay_suite(Arc::clone(&p), &suite, 1, &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert!(same.iter().all(|r| r.verdict == "pass" && r.surprise_count == 0), "{same:?}");
+    // The same game where the left arrow is the space key: a new event for every network.
+    let mut b = ProjectBuilder::new();
+    b.global_var("score");
+    let a = b.sprite("Player");
+    let t = b.t(a);
+    let flag = t.when_flag();
+    let set = t.set_var("score", Arg::n(0.0));
+    t.script(flag, &[set]);
+    let k = t.when_key("space");
+    let m = t.move_steps(-10.0);
+    t.script(k, &[m]);
+    let changed = Arc::new(b.load());
+    let judged = replay_suite(changed, &suite, 1, &opts).unwrap_or_else(|e| panic!("{e}"));
+    assert!(judged.iter().any(|r| r.verdict == "fail"), "{judged:?}");
+}

@@ -27,6 +27,15 @@ pub struct TestArgs {
     /// Seeds to replay a dynamic suite on, e.g. `1-10` or `1,3,5` (default: `--seed`).
     #[arg(long)]
     pub seeds: Option<String>,
+    /// Dynamic suites: judge the projects against this original program (e.g. the projects
+    /// are its mutants): the networks' reference activations are recorded on it, and a network
+    /// that meets new events or surprising activations fails.
+    #[arg(long)]
+    pub reference: Option<PathBuf>,
+    /// Dynamic suites with `--reference`: seeds each network plays on the original to record
+    /// its reference activations (the surprise oracle needs at least 30).
+    #[arg(long, default_value_t = 100)]
+    pub trace_seeds: u32,
     /// Write tests.csv, tap/ and feedback/ (dynamic suites: dynamic.csv) into this folder.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -79,8 +88,8 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     if args.suite.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
         return super::test_dynamic::run(&args);
     }
-    if args.seeds.is_some() {
-        bail!("--seeds is for dynamic suites (.json); a JavaScript suite takes --seed");
+    if args.seeds.is_some() || args.reference.is_some() {
+        bail!("--seeds and --reference are for dynamic suites (.json); a JavaScript suite takes --seed");
     }
     let suite = Suite::load(&args.suite)?;
     let limits = Limits { steps_per_test: args.max_steps, ..Limits::default() };

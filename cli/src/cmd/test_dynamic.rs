@@ -1,7 +1,10 @@
 //! `clowder test SUITE.json PROJECT… --seeds 1-10`: replays a Neatest dynamic test suite (a
 //! file of neural networks in Whisker's format, written by Whisker or by `clowder gen
 //! --algorithm neatest`) on each project and seed. Every network plays the game as it would in
-//! Whisker; `--out DIR` writes `dynamic.csv`, one row per (project, network, seed).
+//! Whisker; `--out DIR` writes `dynamic.csv`, one row per (project, network, seed). With
+//! `--reference ORIGINAL.sb3` the projects are judged against the original (Whisker's mutation
+//! analysis of dynamic suites: reference activations recorded on the original, a network
+//! fails on new events or surprising activations).
 
 use std::io::Write;
 use std::path::Path;
@@ -9,7 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use clowder_testgen::neatest::replay::{ReplayOptions, ReplayRow, replay_suite};
+use clowder_testgen::neatest::replay::{Reference, ReplayOptions, ReplayRow, replay_suite};
 use clowder_testgen::neatest::{DynamicSuite, VersionHint};
 
 use super::test::{TestArgs, labels};
@@ -47,7 +50,15 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
         Some(s) => parse_seeds(s)?,
         None => vec![args.seed],
     };
-    let opts = ReplayOptions::default();
+    let mut opts = ReplayOptions::default();
+    if let Some(path) = &args.reference {
+        if !(1..=10_000).contains(&args.trace_seeds) {
+            bail!("--trace-seeds must be in 1..=10000");
+        }
+        let original = clowder_vm::Project::load_path(path, &clowder_vm::LoadLimits::default())
+            .with_context(|| format!("loading the reference {}", path.display()))?;
+        opts.reference = Some(Reference { project: Arc::new(original), seeds: args.trace_seeds });
+    }
     let workers =
         args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).max(1);
     let labels = labels(&args.projects);

@@ -24,6 +24,7 @@ use crate::execution::{Durations, Executor, PlayOptions, RunCtx};
 use crate::fitness::FitnessModel;
 use crate::result::TimelinePoint;
 use crate::rng::Rng;
+use clowder_neuro::Network;
 
 /// How a suite is replayed.
 #[derive(Debug, Clone)]
@@ -32,11 +33,25 @@ pub struct ReplayOptions {
     pub acceleration: f64,
     /// The surprise oracle's thresholds.
     pub surprise: SurpriseConfig,
+    /// Judge the project against this original (Whisker's mutation analysis of a dynamic
+    /// suite): minimise the suite and record every network's reference activation trace on
+    /// the original, then play the project.
+    pub reference: Option<Reference>,
+}
+
+/// The original program a project under test (e.g. a mutant) is judged against.
+#[derive(Debug, Clone)]
+pub struct Reference {
+    /// The original program.
+    pub project: Arc<Project>,
+    /// Seeds each network plays on the original to record its reference trace (Whisker's
+    /// `activationTraceRepetitions`; the surprise oracle needs 30 samples per node and step).
+    pub seeds: u32,
 }
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        ReplayOptions { acceleration: 10.0, surprise: SurpriseConfig::default() }
+        ReplayOptions { acceleration: 10.0, surprise: SurpriseConfig::default(), reference: None }
     }
 }
 
@@ -67,20 +82,111 @@ pub struct ReplayRow {
     pub verdict: &'static str,
 }
 
-/// Replays `suite` on `project` with `seed`.
+/// A program to play networks on: its analyses, made once.
+struct Stage {
+    project: Arc<Project>,
+    model: FitnessModel,
+    info: EventInfo,
+    features: FeatureInfo,
+    params: Params,
+}
+
+/// One playthrough's results.
+struct Played {
+    covered: Vec<bool>,
+    events: u32,
+    steps: u64,
+    trace: Option<ActivationTrace>,
+    new_events: Vec<String>,
+}
+
+/// What every playthrough of a replay shares.
+struct Session {
+    play: PlayOptions,
+    selection: EventSelection,
+    innovations: Innovations,
+    rng: Rng,
+}
+
+impl Stage {
+    fn new(project: Arc<Project>, seed: u64) -> Result<Self, String> {
+        Ok(Stage {
+            model: FitnessModel::new(&project),
+            info: EventInfo::new(&project, seed),
+            features: FeatureInfo::new(&project),
+            params: Params::from_config(&AlgorithmConfig::new(Algorithm::Random))?,
+            project,
+        })
+    }
+
+    /// `network` plays once with the project's randomness seeded with `vm_seed` (it grows).
+    fn play(&self, network: &mut Network, s: &mut Session, vm_seed: u64, record: bool) -> Played {
+        let mut sink = |_: &TimelinePoint| {};
+        let ctx = RunCtx {
+            project: Arc::clone(&self.project),
+            model: &self.model,
+            info: &self.info,
+            params: &self.params,
+            vm_seed,
+        };
+        let mut exec = Executor::new(ctx, Budget::Executions(u64::MAX), &mut sink);
+        let mut policy = NetworkPolicy::new(network, &mut s.innovations, &mut s.rng, s.selection, 1.0, record);
+        let (t, stats) = exec.play(&mut policy, &self.features, &s.play, false);
+        Played {
+            covered: t.fitness.iter().map(|f| *f == 0.0).collect(),
+            events: stats.events,
+            steps: stats.steps,
+            trace: policy.trace.take(),
+            new_events: std::mem::take(&mut policy.new_events),
+        }
+    }
+
+    fn total(&self) -> usize {
+        self.model.targets.blocks.len()
+    }
+}
+
+fn count(covered: &[bool]) -> usize {
+    covered.iter().filter(|c| **c).count()
+}
+
+/// Whisker's `minimiseSuite`: networks sorted by the statements they cover (ties in file
+/// order), kept while they add coverage; the kept networks have grown during their play.
+fn minimise(stage: &Stage, networks: &[Network], s: &mut Session, seed: u64) -> Vec<Network> {
+    if networks.len() <= 1 {
+        return networks.to_vec();
+    }
+    let mut played: Vec<(Network, Vec<bool>)> = Vec::new();
+    for n in networks {
+        let mut net = n.clone();
+        let p = stage.play(&mut net, s, seed, false);
+        played.push((n.clone(), p.covered));
+    }
+    played.sort_by_key(|(_, c)| std::cmp::Reverse(count(c)));
+    let mut suite_cov = vec![false; stage.total()];
+    let mut kept = Vec::new();
+    for (net, cov) in played {
+        let before = count(&suite_cov);
+        for (a, b) in suite_cov.iter_mut().zip(&cov) {
+            *a |= *b;
+        }
+        if count(&suite_cov) > before {
+            kept.push(net);
+        }
+        if suite_cov.iter().all(|c| *c) {
+            break;
+        }
+    }
+    kept
+}
+
+/// Replays `suite` on `project` with `seed` (against `opts.reference` when given).
 pub fn replay_suite(
     project: Arc<Project>,
     suite: &DynamicSuite,
     seed: u64,
     opts: &ReplayOptions,
 ) -> Result<Vec<ReplayRow>, String> {
-    let params = Params::from_config(&AlgorithmConfig::new(Algorithm::Random))?;
-    let model = FitnessModel::new(&project);
-    let info = EventInfo::new(&project, seed);
-    let features = FeatureInfo::new(&project);
-    let mut sink = |_: &TimelinePoint| {};
-    let ctx = RunCtx { project: Arc::clone(&project), model: &model, info: &info, params: &params, vm_seed: seed };
-    let mut exec = Executor::new(ctx, Budget::Executions(u64::MAX), &mut sink);
     let d = suite.durations();
     let durations = Durations {
         wait: d.wait_step_upper_bound.unwrap_or(100.0),
@@ -90,7 +196,6 @@ pub fn replay_suite(
     };
     let timeout_ms = suite.timeout().unwrap_or(10_000.0);
     let max_steps = (timeout_ms / 1000.0 * opts.acceleration * 30.0).ceil().max(1.0) as u64;
-    let play = PlayOptions { max_steps, durations, stop_at: None, vm_seed: None };
     let selection = match suite.event_selection() {
         Some("random") => EventSelection::Random,
         _ => EventSelection::Activation,
@@ -99,72 +204,66 @@ pub fn replay_suite(
     for n in &suite.networks {
         innovations.observe(n);
     }
-    // Growth and random choices draw from a stream of the seed (Whisker: its seeded RNG).
-    let mut rng = Rng::new(seed, 0x4E45_4154);
-    let total = model.targets.blocks.len();
-    let covered_of = |fitness: &[f64]| -> Vec<bool> { fitness.iter().map(|f| *f == 0.0).collect() };
-
-    // Whisker minimises a suite of several networks first.
-    let mut order: Vec<usize> = (0..suite.networks.len()).collect();
-    if suite.networks.len() > 1 {
-        let mut covers: Vec<Vec<bool>> = Vec::new();
-        for n in &suite.networks {
-            let mut net = n.clone();
-            let mut policy = NetworkPolicy::new(&mut net, &mut innovations, &mut rng, selection, 1.0, false);
-            let (t, _) = exec.play(&mut policy, &features, &play, false);
-            covers.push(covered_of(&t.fitness));
-        }
-        order.sort_by_key(|&i| std::cmp::Reverse(covers[i].iter().filter(|c| **c).count()));
-        let mut suite_cov = vec![false; total];
-        let mut kept = Vec::new();
-        for &i in &order {
-            let before = suite_cov.iter().filter(|c| **c).count();
-            for (s, c) in suite_cov.iter_mut().zip(&covers[i]) {
-                *s |= *c;
-            }
-            if suite_cov.iter().filter(|c| **c).count() > before {
-                kept.push(i);
-            }
-            if suite_cov.iter().all(|c| *c) {
-                break;
-            }
-        }
-        order = kept;
-    }
+    let mut s = Session {
+        play: PlayOptions { max_steps, durations, stop_at: None, vm_seed: None },
+        selection,
+        innovations,
+        // Growth and random choices draw from a stream of the seed (Whisker: its seeded RNG).
+        rng: Rng::new(seed, 0x4E45_4154),
+    };
+    let stage = Stage::new(Arc::clone(&project), seed)?;
+    let original = match &opts.reference {
+        Some(r) => Some(Stage::new(Arc::clone(&r.project), seed)?),
+        None => None,
+    };
+    let base = original.as_ref().unwrap_or(&stage);
+    let kept = minimise(base, &suite.networks, &mut s, seed);
 
     let mut rows = Vec::new();
-    let mut suite_cov = vec![false; total];
-    for (k, &i) in order.iter().enumerate() {
-        let Some(original) = suite.networks.get(i) else { continue };
-        let mut net = original.clone();
-        let reference: Option<ActivationTrace> = original
-            .activation_trace
-            .as_ref()
-            .and_then(|at| serde_json::to_value(at).ok())
-            .and_then(|v| serde_json::from_value(v).ok());
-        let mut policy = NetworkPolicy::new(&mut net, &mut innovations, &mut rng, selection, 1.0, true);
-        let (t, stats) = exec.play(&mut policy, &features, &play, false);
-        let covered = covered_of(&t.fitness);
-        for (s, c) in suite_cov.iter_mut().zip(&covered) {
-            *s |= *c;
+    let mut suite_cov = vec![false; stage.total()];
+    for (k, loaded) in kept.iter().enumerate() {
+        let mut net = loaded.clone();
+        // The reference: recorded on the original now, or saved in the suite (`AT`).
+        let reference: Option<ActivationTrace> = match (&original, &opts.reference) {
+            (Some(orig), Some(r)) => {
+                let mut merged = ActivationTrace::new();
+                for _ in 0..r.seeds {
+                    let trace_seed = s.rng.next_int(0, i64::MAX) as u64;
+                    if let Some(t) = orig.play(&mut net, &mut s, trace_seed, true).trace {
+                        merged.merge(&t);
+                    }
+                }
+                // The network also plays the original on the run's seed, as Whisker's
+                // `testSingleProject` does before the mutants.
+                orig.play(&mut net, &mut s, seed, false);
+                Some(merged)
+            }
+            _ => loaded
+                .activation_trace
+                .as_ref()
+                .and_then(|at| serde_json::to_value(at).ok())
+                .and_then(|v| serde_json::from_value(v).ok()),
+        };
+        let p = stage.play(&mut net, &mut s, seed, true);
+        for (a, b) in suite_cov.iter_mut().zip(&p.covered) {
+            *a |= *b;
         }
-        let surprise_count = match (&reference, &policy.trace) {
-            (Some(r), test) if !r.is_empty() => analyse(r, test.as_ref(), &opts.surprise).surprise_count,
+        let surprise_count = match &reference {
+            Some(r) if !r.is_empty() => analyse(r, p.trace.as_ref(), &opts.surprise).surprise_count,
             _ => 0,
         };
-        let new_events = policy.new_events.clone();
-        let verdict = if new_events.is_empty() && surprise_count == 0 { "pass" } else { "fail" };
+        let verdict = if p.new_events.is_empty() && surprise_count == 0 { "pass" } else { "fail" };
         rows.push(ReplayRow {
             network: k,
-            network_id: original.id,
+            network_id: loaded.id,
             seed,
-            total_statements: total,
-            covered_statements: covered.iter().filter(|c| **c).count(),
-            suite_covered: suite_cov.iter().filter(|c| **c).count(),
-            events: stats.events,
-            steps: stats.steps,
+            total_statements: stage.total(),
+            covered_statements: count(&p.covered),
+            suite_covered: count(&suite_cov),
+            events: p.events,
+            steps: p.steps,
             surprise_count,
-            new_events,
+            new_events: p.new_events,
             verdict,
         });
     }
