@@ -640,8 +640,12 @@ impl Geometry for CpuGeometry {
         if !samples.may_show(rgb) {
             return None;
         }
+        // Only where some drawable can show the colour (the same answer, fewer samples).
+        let boxes = samples.match_boxes(rgb);
         let (found, sampled) =
-            distance::radial_find_color(start, resolution, max_radius, rgb, |x, y| samples.sample(x, y));
+            distance::radial_find_color_in(start, resolution, max_radius, rgb, boxes.as_deref(), |x, y| {
+                samples.sample(x, y)
+            });
         self.work += super::cost::sample_walk(self.scene.drawables.len()) * sampled;
         found
     }

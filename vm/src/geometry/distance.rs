@@ -120,10 +120,44 @@ pub fn radial_find_color(
     resolution: f64,
     max_radius: f64,
     color: [u8; 3],
+    sample: impl FnMut(f64, f64) -> [u8; 3],
+) -> (Option<(f64, f64)>, u64) {
+    radial_find_color_in(start, resolution, max_radius, color, None, sample)
+}
+
+/// [`radial_find_color`] knowing that `sample` can match `color` only inside `boxes` (all of
+/// the stage with `None`; see [`ColorSampler::match_boxes`](super::render::ColorSampler::match_boxes)):
+/// points outside every box are not sampled, and rings that meet no box are skipped whole.
+/// The same answer as sampling everywhere; the work counts the points sampled.
+pub fn radial_find_color_in(
+    start: (f64, f64),
+    resolution: f64,
+    max_radius: f64,
+    color: [u8; 3],
+    boxes: Option<&[Rect]>,
     mut sample: impl FnMut(f64, f64) -> [u8; 3],
 ) -> (Option<(f64, f64)>, u64) {
     let mut sampled = 0u64;
     if resolution.is_nan() || resolution <= 0.0 || !start.0.is_finite() || !start.1.is_finite() {
+        return (None, 0);
+    }
+    // Each box clipped to the stage (only points on it are accepted), with the range of
+    // distances from `start` of its points; empty ones dropped.
+    let areas: Option<Vec<(Rect, f64, f64)>> = boxes.map(|boxes| {
+        boxes
+            .iter()
+            .map(|b| b.intersect(&Rect::new(-240.0, 240.0, -180.0, 180.0)))
+            .filter(|b| b.left <= b.right && b.bottom <= b.top)
+            .map(|b| {
+                let dx = (b.left - start.0).max(start.0 - b.right).max(0.0);
+                let dy = (b.bottom - start.1).max(start.1 - b.top).max(0.0);
+                let fx = (start.0 - b.left).abs().max((start.0 - b.right).abs());
+                let fy = (start.1 - b.bottom).abs().max((start.1 - b.top).abs());
+                (b, dx.hypot(dy), fx.hypot(fy))
+            })
+            .collect()
+    });
+    if areas.as_ref().is_some_and(|a| a.is_empty()) {
         return (None, 0);
     }
     let dirs: [(f64, f64); 36] = std::array::from_fn(|k| {
@@ -132,13 +166,29 @@ pub fn radial_find_color(
     });
     // Beyond the farthest stage corner every point is off the stage: nothing can be found.
     let reach = (start.0.abs() + 240.0).hypot(start.1.abs() + 180.0);
+    let mut active: Vec<Rect> = Vec::new();
     let mut radius = 1.0;
     while radius < max_radius && radius <= reach {
+        if let Some(areas) = &areas {
+            // A ring point's distance from `start` differs from `radius` by rounding only
+            // (relative 1e-15): the slack is far wider.
+            let slack = 1e-9 * (1.0 + radius + start.0.abs() + start.1.abs());
+            active.clear();
+            active.extend(areas.iter().filter(|a| a.1 - slack <= radius && radius <= a.2 + slack).map(|a| a.0));
+            if active.is_empty() {
+                radius += resolution;
+                continue;
+            }
+        }
         for &(c, s) in &dirs {
             let (x, y) = (start.0 + radius * c, start.1 + radius * s);
             // Whisker samples every point but only accepts one on the stage: sampling the
             // others cannot change the answer.
-            if x.abs() < 240.0 && y.abs() < 180.0 {
+            if x.abs() < 240.0
+                && y.abs() < 180.0
+                && (areas.is_none()
+                    || active.iter().any(|b| x >= b.left && x <= b.right && y >= b.bottom && y <= b.top))
+            {
                 sampled += 1;
                 if colors_match(color, sample(x, y)) {
                     return (Some((x, y)), sampled);

@@ -32,6 +32,8 @@ pub mod effects;
 pub mod hull;
 pub mod pen;
 pub mod query;
+#[cfg(test)]
+mod radial_tests;
 pub mod rect;
 pub mod render;
 pub mod silhouette;

@@ -447,6 +447,90 @@ impl ColorSampler<'_> {
     pub fn may_show(&mut self, color: [u8; 3]) -> bool {
         self.ctx.may_composite(&self.ids, color)
     }
+
+    /// Stage boxes outside which no point samples a colour matching `color`; `None` when any
+    /// point may (the colour matches the white background). One box per drawable that can
+    /// show the colour somewhere: for a drawable without effects whose texels are known
+    /// ([`Mip::texel_boxes`]), around its texels that are opaque in the colour or blend; for
+    /// the others, their whole [`Ctx::sample_box`].
+    ///
+    /// Exact: at a point outside every box, each drawable is transparent (adds nothing) or
+    /// opaque in another colour (hides everything below), so the composite is the colour of
+    /// the topmost opaque texel there, or white: no match.
+    pub fn match_boxes(&mut self, color: [u8; 3]) -> Option<Vec<Rect>> {
+        if colors_match(color, BACKGROUND) {
+            return None;
+        }
+        let key = color_key(color);
+        let mut out = Vec::new();
+        for k in 0..self.ids.len() {
+            let (i, whole) = (self.ids[k], self.boxes[k]);
+            let xf = self.ctx.xf(i);
+            if self.ctx.d(i).effects.enabled != 0 || !xf.m.iter().chain(&xf.inv).all(|v| v.is_finite()) {
+                out.push(whole);
+                continue;
+            }
+            let mip = self.ctx.mip(i);
+            let Some(texels) = mip.texel_boxes() else {
+                out.push(whole);
+                continue;
+            };
+            if let Some(t) = texels.for_key(key) {
+                let s = &mip.silhouette;
+                let b = texels_on_stage(&xf, [s.width(), s.height()], t);
+                // Outside `whole` the drawable is skipped anyway.
+                out.push(b.intersect(&whole));
+            }
+        }
+        Some(out)
+    }
+}
+
+/// A stage box holding every point where a drawable with (finite) transform `xf` samples a texel
+/// of `t` in a silhouette of `size` texels (`Silhouette::color_at_nearest` at the texture
+/// coordinates `Xform::local` gives), or `Rect::UNBOUNDED` when no useful box can be given.
+///
+/// Texel column `x` is sampled where `⌊u·(w − 1)⌋ = x`, so the columns of `t` cover
+/// `u ∈ [x0/(w − 1), (x1 + 1)/(w − 1)] ∩ [0, 1]` (all of `[0, 1]` for `w = 1`); likewise rows
+/// and `v`. That texture rectangle's corners are mapped to the stage by the model matrix
+/// (`Xform::local` inverts it: `p = 0.5 − u`, `q = v − 0.5`), and the box of the corners is grown
+/// by a margin that bounds how far the single-precision inverse (its rounded entries, the
+/// rounded result, the snap of `|u| < 1e-6` to 0, the product `u·(w − 1)`) can place a stage
+/// point from where the exact inverse would, for points on the stage (|x| + |y| ≤ 420).
+pub(crate) fn texels_on_stage(xf: &Xform, size: [u32; 2], t: super::silhouette::TexelBox) -> Rect {
+    let range = |lo: u32, hi: u32, n: u32| -> (f64, f64) {
+        if n <= 1 {
+            return (0.0, 1.0);
+        }
+        let d = f64::from(n - 1);
+        ((f64::from(lo) / d).clamp(0.0, 1.0), ((f64::from(hi) + 1.0) / d).clamp(0.0, 1.0))
+    };
+    let (u0, u1) = range(t.x0, t.x1, size[0]);
+    let (v0, v1) = range(t.y0, t.y1, size[1]);
+    let m = &xf.m;
+    let i = &xf.inv;
+    let mut b = Rect { left: f64::INFINITY, right: f64::NEG_INFINITY, bottom: f64::INFINITY, top: f64::NEG_INFINITY };
+    for (u, v) in [(u0, v0), (u0, v1), (u1, v0), (u1, v1)] {
+        let (p, q) = (0.5 - u, v - 0.5);
+        let (x, y) = (p * m[0] + q * m[2] + m[4], p * m[1] + q * m[3] + m[5]);
+        b.left = b.left.min(x);
+        b.right = b.right.max(x);
+        b.bottom = b.bottom.min(y);
+        b.top = b.top.max(y);
+    }
+    // Texture units per stage unit, the translation's share, and stage units per texture unit.
+    let inv_lin = i[0].abs() + i[1].abs() + i[2].abs() + i[3].abs();
+    let inv_t = i[4].abs() + i[5].abs() + (m[4].abs() + m[5].abs()) * inv_lin;
+    let fwd_lin = m[0].abs() + m[1].abs() + m[2].abs() + m[3].abs();
+    // Single-precision rounding is below 6e-8 relative: 1e-6 leaves a wide safety factor.
+    let texture_error = 1e-5 + 1e-6 * (inv_lin * 420.0 + inv_t + 1.0);
+    let margin = 1.0 + fwd_lin * texture_error;
+    let grown = Rect { left: b.left - margin, right: b.right + margin, bottom: b.bottom - margin, top: b.top + margin };
+    if [grown.left, grown.right, grown.bottom, grown.top].iter().all(|v| v.is_finite()) {
+        grown
+    } else {
+        Rect::UNBOUNDED
+    }
 }
 
 /// A drawable's own colours (see [`Scene::own_colors`]).

@@ -198,6 +198,96 @@ impl Silhouette {
     }
 }
 
+/// An inclusive rectangle of texels: columns `x0..=x1`, rows `y0..=y1` (row 0 on top).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TexelBox {
+    /// First column.
+    pub x0: u32,
+    /// First row.
+    pub y0: u32,
+    /// Last column.
+    pub x1: u32,
+    /// Last row.
+    pub y1: u32,
+}
+
+impl TexelBox {
+    fn point(x: u32, y: u32) -> TexelBox {
+        TexelBox { x0: x, y0: y, x1: x, y1: y }
+    }
+
+    fn add(&mut self, x: u32, y: u32) {
+        self.x0 = self.x0.min(x);
+        self.x1 = self.x1.max(x);
+        self.y0 = self.y0.min(y);
+        self.y1 = self.y1.max(y);
+    }
+
+    fn union(a: Option<TexelBox>, b: Option<TexelBox>) -> Option<TexelBox> {
+        match (a, b) {
+            (Some(mut a), Some(b)) => {
+                a.add(b.x0, b.y0);
+                a.add(b.x1, b.y1);
+                Some(a)
+            }
+            (a, b) => a.or(b),
+        }
+    }
+}
+
+/// Where a silhouette's texels can make a composite show a colour key: a texel that
+/// [`Silhouette::color_at_nearest`] returns fully transparent and colourless adds nothing to a
+/// composite, and a fully opaque one replaces everything below it by its own colour; every
+/// other texel (partly transparent, or premultiplied colour without alpha) blends, so may give
+/// any colour. Per key, the box of the opaque texels of that key and of the blending texels.
+#[derive(Debug, Clone, Default)]
+pub struct TexelBoxes {
+    /// The box of the texels that blend.
+    blending: Option<TexelBox>,
+    /// Per key present in an opaque texel (ascending keys), the box of those texels.
+    keys: Vec<(u16, TexelBox)>,
+}
+
+impl TexelBoxes {
+    /// The box of the texels that can make a composite show colour key `key` (`None`: none can).
+    pub fn for_key(&self, key: usize) -> Option<TexelBox> {
+        let own = u16::try_from(key)
+            .ok()
+            .and_then(|k| self.keys.binary_search_by_key(&k, |e| e.0).ok())
+            .map(|i| self.keys[i].1);
+        TexelBox::union(self.blending, own)
+    }
+}
+
+impl Silhouette {
+    /// The [`TexelBoxes`] of this silhouette (one pass over its pixels).
+    pub fn texel_boxes(&self) -> TexelBoxes {
+        let w = self.width as usize;
+        let mut blending: Option<TexelBox> = None;
+        // Per key, the box of its opaque texels (x0 > x1: none yet).
+        let empty = TexelBox { x0: u32::MAX, y0: u32::MAX, x1: 0, y1: 0 };
+        let mut per_key = vec![empty; 1 << 15];
+        if w > 0 {
+            for (y, row) in self.rgba.chunks_exact(w * 4).enumerate() {
+                let y = y as u32;
+                for (x, p) in row.chunks_exact(4).enumerate() {
+                    let x = x as u32;
+                    match p[3] {
+                        255 => per_key[color_key([p[0], p[1], p[2]])].add(x, y),
+                        0 if !self.premultiplied || p[..3] == [0, 0, 0] => {}
+                        _ => match &mut blending {
+                            Some(b) => b.add(x, y),
+                            None => blending = Some(TexelBox::point(x, y)),
+                        },
+                    }
+                }
+            }
+        }
+        let keys = per_key.into_iter().enumerate().filter(|(_, b)| b.x0 <= b.x1).map(|(k, b)| (k as u16, b)).collect();
+        TexelBoxes { blending, keys }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +320,24 @@ mod tests {
         let s = Silhouette::from_rgba(1, 1, vec![200, 100, 0, 128]);
         let c = s.color_at_nearest(0.0, 0.0);
         assert_eq!(c, [u8_clamp(200.0 * 128.0 / 255.0), u8_clamp(100.0 * 128.0 / 255.0), 0, 128]);
+    }
+
+    #[test]
+    fn texel_boxes_hold_matching_and_blending_texels() {
+        // Red at (1, 1) and (2, 3); a half-transparent texel at (3, 0).
+        let mut s = sil(4, 4, &[(1, 1), (2, 3)]);
+        s.rgba[3 * 4..3 * 4 + 4].copy_from_slice(&[0, 0, 255, 128]);
+        let b = s.texel_boxes();
+        let blend = TexelBox { x0: 3, y0: 0, x1: 3, y1: 0 };
+        assert_eq!(b.for_key(color_key([255, 0, 0])), Some(TexelBox { x0: 1, y0: 0, x1: 3, y1: 3 }));
+        assert_eq!(b.for_key(color_key([0, 255, 0])), Some(blend));
+        let binary = sil(4, 4, &[(1, 1), (2, 3)]).texel_boxes();
+        assert_eq!(binary.for_key(color_key([250, 7, 15])), Some(TexelBox { x0: 1, y0: 1, x1: 2, y1: 3 }));
+        assert_eq!(binary.for_key(color_key([0, 0, 0])), None);
+        // Premultiplied colour in a transparent texel blends.
+        let ghost = Silhouette::from_premultiplied(1, 1, vec![9, 9, 9, 0]).texel_boxes();
+        assert!(ghost.for_key(color_key([1, 2, 3])).is_some());
+        assert_eq!(Silhouette::default().texel_boxes().for_key(0), None);
     }
 
     #[test]

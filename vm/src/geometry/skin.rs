@@ -16,7 +16,7 @@ use super::distance::WalkCache;
 use super::drawable::Xform;
 use super::hull;
 use super::render::Sampling;
-use super::silhouette::{Palette, Silhouette};
+use super::silhouette::{Palette, Silhouette, TexelBoxes};
 use super::svg::{SvgImage, svg_rotation_center};
 use crate::project::{Costume, Project};
 use crate::util::jsmath::log2;
@@ -39,6 +39,7 @@ pub struct Mip {
     pub silhouette: Silhouette,
     hull: OnceLock<Vec<[f64; 2]>>,
     palette: OnceLock<Palette>,
+    texel_boxes: OnceLock<Option<TexelBoxes>>,
     planes: OnceLock<Planes>,
     backdrop: OnceLock<Backdrop>,
 }
@@ -60,6 +61,7 @@ impl Mip {
             silhouette,
             hull: OnceLock::new(),
             palette: OnceLock::new(),
+            texel_boxes: OnceLock::new(),
             planes: OnceLock::new(),
             backdrop: OnceLock::new(),
         }
@@ -90,6 +92,17 @@ impl Mip {
         self.palette.get_or_init(|| {
             if self.silhouette.premultiplied() { Palette::unknown() } else { self.silhouette.palette() }
         })
+    }
+}
+
+impl Mip {
+    /// Where this rendition's texels can make a composite show a colour (see [`TexelBoxes`]),
+    /// computed once (a pass over the pixels for all colours). `None` for the pen layer: it gets
+    /// a new rendition at every change, too often to pay a pass over it each time.
+    pub fn texel_boxes(&self) -> Option<&TexelBoxes> {
+        self.texel_boxes
+            .get_or_init(|| (!self.silhouette.premultiplied()).then(|| self.silhouette.texel_boxes()))
+            .as_ref()
     }
 }
 
