@@ -207,19 +207,7 @@ fn pruned_radial_search_equals_the_plain_one_on_random_scenes() {
         });
         for _ in 0..2 + rng.below(6) {
             let skin = if rng.coin(4) {
-                let (sw, sh) = (4 + rng.below(50), 4 + rng.below(50));
-                let c = colours[rng.below(5) as usize];
-                let text = format!(
-                    r##"<svg xmlns="http://www.w3.org/2000/svg" width="{sw}" height="{sh}" viewBox="0 0 {sw} {sh}"><ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="rgb({},{},{})"/></svg>"##,
-                    sw as f64 / 2.0,
-                    sh as f64 / 2.0,
-                    sw as f64 / 2.0 - 0.7,
-                    sh as f64 / 2.5,
-                    c[0],
-                    c[1],
-                    c[2]
-                );
-                Arc::new(Skin::from_svg(text.as_bytes(), None).expect("valid svg"))
+                crate::geometry::accel::tests::ellipse_svg(&mut rng, &colours)
             } else {
                 let (bw, bh) = (1 + rng.below(40) as u32, 1 + rng.below(40) as u32);
                 let (c, spot) = (colours[rng.below(5) as usize], colours[rng.below(5) as usize]);

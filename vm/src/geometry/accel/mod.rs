@@ -809,4 +809,4 @@ fn layers_of<'a>(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

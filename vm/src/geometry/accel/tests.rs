@@ -37,8 +37,14 @@ fn bitmap(rng: &mut SplitMix64) -> Arc<Skin> {
 
 /// An SVG skin (anti-aliased edges; MIP levels depend on the drawable's size).
 fn svg(rng: &mut SplitMix64) -> Arc<Skin> {
+    ellipse_svg(rng, &COLOURS)
+}
+
+/// An anti-aliased SVG ellipse of random size in one of `colours` (also the radial colour
+/// search's tests use it).
+pub(crate) fn ellipse_svg(rng: &mut SplitMix64, colours: &[[u8; 3]; 5]) -> Arc<Skin> {
     let (w, h) = (4 + rng.below(50), 4 + rng.below(50));
-    let c = COLOURS[rng.below(5) as usize];
+    let c = colours[rng.below(5) as usize];
     let text = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}"><ellipse cx="{}" cy="{}" rx="{}" ry="{}" fill="rgb({},{},{})"/></svg>"##,
         w as f64 / 2.0,
