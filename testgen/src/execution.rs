@@ -138,6 +138,9 @@ pub struct Executor<'a> {
     next_id: u64,
     /// Track the last improving codon (needed by reduction local search).
     pub track_improvement: bool,
+    /// End the search, and cut its test, when every target is covered (true: the paper's
+    /// algorithms). Neatest sets it false: it stops when every target is covered reliably.
+    pub stop_on_full_coverage: bool,
     on_progress: &'a mut dyn FnMut(&TimelinePoint),
     cands: Vec<Cand>,
     geometry: &'static str,
@@ -183,6 +186,7 @@ impl<'a> Executor<'a> {
             scratch: Scratch::default(),
             next_id: 0,
             track_improvement: false,
+            stop_on_full_coverage: true,
             on_progress,
             cands: Vec::new(),
             geometry: "none",
@@ -289,7 +293,7 @@ impl<'a> Executor<'a> {
 
     /// Whether the search must stop: budget used up, work cap reached or every target covered.
     pub fn finished(&self) -> bool {
-        self.full()
+        (self.full() && self.stop_on_full_coverage)
             || self.work_capped()
             || match self.budget {
                 Budget::Steps(n) => self.steps >= n,
@@ -368,7 +372,7 @@ impl<'a> Executor<'a> {
     /// Runs `n` steps; false when the budget (or full coverage, or the work cap) cut it short.
     fn run_steps(&mut self, live: &mut Live, n: u64) -> bool {
         for _ in 0..n {
-            if live.budgeted && (!self.step_budget_left() || self.full()) {
+            if live.budgeted && (!self.step_budget_left() || (self.stop_on_full_coverage && self.full())) {
                 live.cut = true;
                 return false;
             }

@@ -213,6 +213,7 @@ pub fn generate_prepared_with(
     let mut exec = execution::Executor::new(ctx, budget, on_progress);
     exec.charge(work::Kind::Search, work::cost::RUN);
     exec.track_improvement = params.reduction_probability > 0.0 && cfg.algorithm != Algorithm::Random;
+    exec.stop_on_full_coverage = cfg.algorithm != Algorithm::Neatest;
     // The search may do up to the cap; minimisation and assertions each a quarter more.
     let cap = (opts.work_cap > 0).then_some(opts.work_cap);
     let after = cap.map(|c| (c / 4).max(1));
