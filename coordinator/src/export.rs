@@ -63,6 +63,7 @@ fn write_all(store: &Store, out_dir: &Path, q: &RunQuery<'_>) -> Result<Vec<Path
     let mut mutants = TableWriter::create(out_dir, MUTANTS)?;
     let mut provenance = TableWriter::create(out_dir, PROVENANCE)?;
     let mut tests = None;
+    let mut dynamic: Vec<PathBuf> = Vec::new();
     store.for_each_run(q, |row: StoredRun| -> Result<(), ExportError> {
         runs.push(&runs_row(&row))?;
         let Some(r) = &row.result else { return Ok(()) };
@@ -104,6 +105,9 @@ fn write_all(store: &Store, out_dir: &Path, q: &RunQuery<'_>) -> Result<Vec<Path
             mutants.push(&v)?;
         }
         test_rows::push(&mut tests, out_dir, &row, r)?;
+        if !r.dynamic_suite_json.is_empty() {
+            dynamic.push(write_dynamic_suite(out_dir, &run.run_id, &r.dynamic_suite_json)?);
+        }
         let p = r.provenance.clone().unwrap_or_default();
         provenance.push(&[
             run.run_id.clone().into(),
@@ -133,7 +137,20 @@ fn write_all(store: &Store, out_dir: &Path, q: &RunQuery<'_>) -> Result<Vec<Path
         written.extend(t.finish()?);
     }
     written.extend(write_determinism_failures(store, out_dir)?);
+    written.extend(dynamic);
     Ok(written)
+}
+
+/// A Neatest run's dynamic suite as `dynamic/<run id>.json` (Whisker's format: replay it with
+/// `clowder test FILE.json PROJECT --seeds …`).
+fn write_dynamic_suite(out_dir: &Path, run_id: &str, json: &str) -> Result<PathBuf, ExportError> {
+    let dir = out_dir.join("dynamic");
+    std::fs::create_dir_all(&dir).map_err(|source| ExportError::Io { path: dir.clone(), source })?;
+    // Run ids are the coordinator's own (hex digests); keep only safe characters anyway.
+    let name: String = run_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, json).map_err(|source| ExportError::Io { path: path.clone(), source })?;
+    Ok(path)
 }
 
 fn runs_row(row: &StoredRun) -> Vec<Value> {
@@ -175,6 +192,7 @@ fn runs_row(row: &StoredRun) -> Vec<Value> {
                 r.mutants_excluded.into(),
                 r.mutants_timeout.into(),
                 (if analysed { r.mutation_score.into() } else { Value::Null }),
+                r.reliable_covered.into(),
             ]);
             // Results stored before sequence coverage existed have none: empty, not 0.
             match &r.sequence {

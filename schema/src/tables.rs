@@ -41,6 +41,8 @@ pub const RUNS: Table = Table {
         opt("mutants_excluded", U32),
         opt("mutants_timeout", U32),
         opt("mutation_score", F64),
+        // Neatest's reliable coverage (docs/neatest.md): empty for the other algorithms.
+        opt("reliable_covered", U32),
         // Sequence coverage (issue 20, docs/testgen.md): empty in results stored before it.
         opt("seq_alphabet", U32),
         opt("seq_kh2", F64),

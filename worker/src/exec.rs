@@ -163,6 +163,8 @@ pub fn outcome_to_result(o: &RunOutcome, work_cap: u64) -> RunResult {
             })
             .collect(),
         suite_json: serde_json::to_string(&o.suite).unwrap_or_default(),
+        reliable_covered: o.reliable_covered,
+        dynamic_suite_json: o.dynamic_suite.clone().unwrap_or_default(),
         tests_before_min: o.tests_before_min,
         tests_after_min: o.tests_after_min,
         events_before_min: o.events_before_min,

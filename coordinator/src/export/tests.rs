@@ -45,6 +45,7 @@ fn full_result() -> RunResult {
         mutants_excluded: 1,
         mutants_timeout: 1,
         mutation_score: Some(3.0 / 7.0),
+        reliable_covered: Some(2),
         sequence: Some(SequenceCoverage {
             alphabet: 5,
             kh2: 0.25,
@@ -115,6 +116,7 @@ fn runs_columns_hold_the_fields_they_name() {
         ("mutants_excluded", "1"),
         ("mutants_timeout", "1"),
         ("mutation_score", "0.42857142857142855"),
+        ("reliable_covered", "2"),
         ("seq_alphabet", "5"),
         ("seq_kh2", "0.25"),
         ("seq_kh3", "0.125"),
