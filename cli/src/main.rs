@@ -39,6 +39,9 @@ enum Command {
     Mutate(cmd::mutate::MutateArgs),
     /// Mutation analysis as a follow-up on the suites a finished study stored (writes an analysable copy).
     MutateStudy(cmd::mutate_study::Args),
+    /// Replay every finished run's suites on new seeds: static event sequences and Neatest's
+    /// dynamic suites (the Neatest paper's Table 4)
+    ReplayStudy(cmd::replay_study::Args),
     /// Suite selection by coverage criteria (GA, best of 1 000, unranked) and the mutants the suites catch.
     SelectStudy(cmd::select_study::Args),
     /// Analyse the results of an experiment: statistics, tables, plots, report folder.
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
             | Command::Mutate(_)
             | Command::Test(_)
             | Command::MutateStudy(_)
+            | Command::ReplayStudy(_)
             | Command::SelectStudy(_)
             | Command::Dataset { .. }
             | Command::Vm { .. }
@@ -117,6 +121,7 @@ fn main() -> ExitCode {
         Command::Test(args) => cmd::test::run(args),
         Command::Mutate(args) => cmd::mutate::run(args),
         Command::MutateStudy(args) => cmd::mutate_study::run(args),
+        Command::ReplayStudy(args) => cmd::replay_study::run(args),
         Command::SelectStudy(args) => cmd::select_study::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
         Command::Vm { command } => cmd::vm::run(command),

@@ -12,6 +12,7 @@ pub mod geometry_query;
 pub mod mutate;
 pub mod mutate_study;
 pub mod mutate_write;
+pub mod replay_study;
 pub mod run;
 pub mod select_study;
 pub mod select_tables;

@@ -1,0 +1,167 @@
+//! `clowder replay-study RESULTS --seeds 11-20 --out FILE.csv`: every finished run's suites
+//! replayed on new seeds (the Neatest paper's Table 4: dynamic suites keep their coverage when
+//! the game's randomness changes, static replays of the same tests lose some).
+//!
+//! Per run and replay seed: the static suite (the stored event sequences, every algorithm) and,
+//! for Neatest runs, the dynamic suite (the stored networks, replayed as `clowder test` does);
+//! the statements the suite covers together. The study's store is only read. Rows:
+//! `run_id, project, algorithm, seed, replay_seed, suite, covered, total`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clowder_coordinator::store::{RunQuery, Store, StoredRun};
+use clowder_testgen::fitness::FitnessModel;
+use clowder_testgen::neatest::replay::{ReplayOptions, replay_suite};
+use clowder_testgen::neatest::{DynamicSuite, VersionHint};
+use clowder_testgen::{AlgorithmConfig, Params, Test};
+use clowder_vm::project::{LoadLimits, Project};
+
+use super::test_dynamic::parse_seeds;
+
+/// Arguments of `clowder replay-study`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Results folder of a finished study (`results/<name>`).
+    pub results: PathBuf,
+    /// Seeds to replay on (e.g. `11-20`: seeds no run was generated with).
+    #[arg(long)]
+    pub seeds: String,
+    /// The CSV to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Parallel jobs (default: one per available core).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+/// One stored run.
+struct Job {
+    run_id: String,
+    project: String,
+    path: PathBuf,
+    file_name: String,
+    algorithm: String,
+    config_json: String,
+    seed: u64,
+    suite_json: String,
+    dynamic_json: String,
+}
+
+/// One replay's coverage.
+struct Row {
+    replay_seed: u64,
+    suite: &'static str,
+    covered: usize,
+    total: usize,
+}
+
+/// Runs `clowder replay-study`.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let seeds = parse_seeds(&args.seeds)?;
+    let jobs = load_jobs(&args.results)?;
+    if jobs.is_empty() {
+        bail!("{}: no finished run to replay", args.results.display());
+    }
+    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
+    eprintln!("replaying {} runs on {} seeds with {workers} jobs", jobs.len(), seeds.len());
+    let results = clowder_suites::parallel::map(&jobs, workers.max(1), |job| replay(job, &seeds));
+    let file = std::fs::File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
+    w.write_record(["run_id", "project", "algorithm", "seed", "replay_seed", "suite", "covered", "total"])?;
+    // Mean coverage per algorithm and suite kind, for the terminal.
+    let mut means: std::collections::BTreeMap<(String, &'static str), (f64, u32)> = Default::default();
+    for (job, rows) in jobs.iter().zip(results) {
+        let rows = rows.map_err(|e| anyhow::anyhow!("run {} ({}): {e}", job.run_id, job.project))?;
+        for r in rows {
+            w.write_record([
+                job.run_id.clone(),
+                job.project.clone(),
+                job.algorithm.clone(),
+                job.seed.to_string(),
+                r.replay_seed.to_string(),
+                r.suite.to_string(),
+                r.covered.to_string(),
+                r.total.to_string(),
+            ])?;
+            let m = means.entry((job.algorithm.clone(), r.suite)).or_insert((0.0, 0));
+            m.0 += if r.total == 0 { 1.0 } else { r.covered as f64 / r.total as f64 };
+            m.1 += 1;
+        }
+    }
+    w.flush()?;
+    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?.flush()?;
+    println!("{:<24} {:<8} {:>10} {:>8}", "algorithm", "suite", "coverage", "replays");
+    for ((alg, kind), (sum, n)) in means {
+        println!("{alg:<24} {kind:<8} {:>9.2}% {n:>8}", 100.0 * sum / f64::from(n.max(1)));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
+    let store = Store::open_read_only(results)?;
+    let projects = store.projects()?;
+    let engine = clowder_vm::ENGINE_VERSION;
+    let mut jobs = Vec::new();
+    let q = RunQuery { generation: None, statuses: &["ok", "limit"], with_result: true };
+    store.for_each_run(&q, |row: StoredRun| -> anyhow::Result<()> {
+        if row.engine_version != engine {
+            bail!("run {} was made by engine {}, this is {engine}", row.run.run_id, row.engine_version);
+        }
+        let run = row.run;
+        let Some(p) = projects.get(&run.project_hash) else {
+            bail!("run {}: project {} not recorded in the store", run.run_id, run.project_hash)
+        };
+        let Some(result) = row.result else { return Ok(()) };
+        jobs.push(Job {
+            run_id: run.run_id,
+            project: run.project,
+            path: p.path.clone(),
+            file_name: p.file_name.clone(),
+            algorithm: run.algorithm,
+            config_json: run.config_json,
+            seed: run.seed,
+            suite_json: result.suite_json,
+            dynamic_json: result.dynamic_suite_json,
+        });
+        Ok(())
+    })?;
+    jobs.sort_by(|a, b| (&a.project, &a.run_id).cmp(&(&b.project, &b.run_id)));
+    Ok(jobs)
+}
+
+fn replay(job: &Job, seeds: &[u64]) -> Result<Vec<Row>, String> {
+    let bytes = std::fs::read(&job.path).map_err(|e| format!("{}: {e}", job.path.display()))?;
+    let project: Arc<Project> =
+        Arc::new(clowder_vm::project::load(&bytes, &job.file_name, &LoadLimits::default()).map_err(|e| e.to_string())?);
+    let cfg: AlgorithmConfig = serde_json::from_str(&job.config_json).map_err(|e| format!("configuration: {e}"))?;
+    let params = Params::from_config(&cfg)?;
+    let suite: Vec<Test> = serde_json::from_str(&job.suite_json).map_err(|e| format!("stored suite: {e}"))?;
+    let dynamic = if job.dynamic_json.is_empty() {
+        None
+    } else {
+        Some(DynamicSuite::from_json(&job.dynamic_json, VersionHint::Auto).map_err(|e| format!("dynamic suite: {e}"))?)
+    };
+    let model = FitnessModel::new(&project);
+    let total = model.len();
+    let mut rows = Vec::new();
+    for &s in seeds {
+        let mut covered = vec![false; total];
+        for t in &suite {
+            let tr = clowder_testgen::execution::replay_once(Arc::clone(&project), &model, &params, s, &t.events);
+            for (t, c) in covered.iter_mut().enumerate() {
+                *c |= model.covers(t, &tr);
+            }
+        }
+        rows.push(Row { replay_seed: s, suite: "static", covered: covered.iter().filter(|c| **c).count(), total });
+        if let Some(d) = &dynamic {
+            let r = replay_suite(Arc::clone(&project), d, s, &ReplayOptions::default())?;
+            let covered = r.last().map_or(0, |r| r.suite_covered);
+            rows.push(Row { replay_seed: s, suite: "dynamic", covered, total });
+        }
+    }
+    Ok(rows)
+}

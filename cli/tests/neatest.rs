@@ -1,0 +1,66 @@
+//! Neatest in a study, end to end through the real binary: runs of the smoke projects export
+//! reliable coverage and their dynamic suites, and `clowder replay-study` replays the static
+//! and dynamic suites on new seeds.
+
+use std::path::Path;
+use std::process::Command;
+
+fn read_csv(path: &Path) -> Vec<csv::StringRecord> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut r = csv::ReaderBuilder::new().has_headers(false).from_reader(text.as_bytes());
+    r.records().map(|rec| rec.unwrap_or_else(|e| panic!("{}: {e}", path.display()))).collect()
+}
+
+fn col(rows: &[csv::StringRecord], name: &str) -> usize {
+    rows[0].iter().position(|c| c == name).unwrap_or_else(|| panic!("no column {name}"))
+}
+
+#[test]
+fn a_neatest_study_exports_dynamic_suites_that_replay_on_new_seeds() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let exp = dir.path().join("neat.toml");
+    std::fs::write(
+        &exp,
+        format!(
+            "name = \"neat\"\ndataset = {:?}\nseeds = 1\nbudget = {{ steps = 3000 }}\n\
+             [[algorithms]]\nname = \"neatest\"\n\
+             params = {{ population_size = 6, number_of_species = 2, stable_count = 2, play_steps = 200 }}\n",
+            root.join("datasets/smoke").display().to_string()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["run", "--quiet", "--workers", "1", "--output"])
+        .arg(dir.path().join("out"))
+        .arg(&exp)
+        .status()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    assert!(st.success(), "clowder run failed: {st}");
+    let study = dir.path().join("out/neat");
+    let runs = read_csv(&study.join("runs.csv"));
+    let (status, reliable, id) = (col(&runs, "status"), col(&runs, "reliable_covered"), col(&runs, "run_id"));
+    let ok: Vec<&csv::StringRecord> = runs[1..].iter().filter(|r| &r[status] == "ok").collect();
+    assert!(!ok.is_empty(), "some run finished: {runs:?}");
+    for r in &ok {
+        assert!(r[reliable].parse::<u32>().is_ok(), "reliable coverage exported: {r:?}");
+        assert!(study.join("dynamic").join(format!("{}.json", &r[id])).is_file(), "dynamic suite of {}", &r[id]);
+    }
+    let out = dir.path().join("replays.csv");
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["replay-study", "--seeds", "7-8", "--jobs", "1", "--out"])
+        .arg(&out)
+        .arg(&study)
+        .status()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    assert!(st.success(), "clowder replay-study failed: {st}");
+    let rows = read_csv(&out);
+    let (suite, covered, total) = (col(&rows, "suite"), col(&rows, "covered"), col(&rows, "total"));
+    // Every finished run: a static and a dynamic row per seed.
+    assert_eq!(rows.len() - 1, ok.len() * 2 * 2);
+    for r in &rows[1..] {
+        assert!(["static", "dynamic"].contains(&&r[suite]));
+        let (c, t): (u32, u32) = (r[covered].parse().unwrap_or(u32::MAX), r[total].parse().unwrap_or(0));
+        assert!(c <= t, "{r:?}");
+    }
+}
