@@ -12,7 +12,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use clowder_testgen::neatest::replay::{Reference, ReplayOptions, ReplayRow, replay_suite};
+use clowder_testgen::neatest::replay::{
+    PreparedSuite, Reference, ReplayOptions, ReplayRow, judge, prepare_suite, replay_suite,
+};
 use clowder_testgen::neatest::{DynamicSuite, VersionHint};
 
 use super::test::{TestArgs, labels};
@@ -68,12 +70,27 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
             jobs.push((path, label, seed));
         }
     }
+    // Against a reference, the suite is prepared on the original once per seed (minimised,
+    // reference activations recorded) and every project judged from that state.
+    let prepared: Vec<(u64, PreparedSuite)> = match &opts.reference {
+        Some(r) => {
+            let made = clowder_suites::parallel::map(&seeds, workers, |&seed| {
+                prepare_suite(Arc::clone(&r.project), &suite, seed, &opts).map(|p| (seed, p))
+            });
+            made.into_iter().collect::<Result<_, String>>().map_err(|e| anyhow::anyhow!("the reference: {e}"))?
+        }
+        None => Vec::new(),
+    };
     let results = clowder_suites::parallel::map(&jobs, workers, |(path, label, seed)| {
-        let project = clowder_vm::Project::load_path(path, &clowder_vm::LoadLimits::default())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        replay_suite(Arc::new(project), &suite, *seed, &opts)
-            .map(|rows| (label.to_string(), rows))
-            .map_err(|e| format!("{}: {e}", path.display()))
+        let project = Arc::new(
+            clowder_vm::Project::load_path(path, &clowder_vm::LoadLimits::default())
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        );
+        let rows = match prepared.iter().find(|(s, _)| s == seed) {
+            Some((_, p)) => judge(project, p, &opts),
+            None => replay_suite(project, &suite, *seed, &opts),
+        };
+        rows.map(|rows| (label.to_string(), rows)).map_err(|e| format!("{}: {e}", path.display()))
     });
     let mut rows: Vec<(String, ReplayRow)> = Vec::new();
     for r in results {

@@ -101,6 +101,7 @@ struct Played {
 }
 
 /// What every playthrough of a replay shares.
+#[derive(Clone)]
 struct Session {
     play: PlayOptions,
     selection: EventSelection,
@@ -180,13 +181,25 @@ fn minimise(stage: &Stage, networks: &[Network], s: &mut Session, seed: u64) -> 
     kept
 }
 
-/// Replays `suite` on `project` with `seed` (against `opts.reference` when given).
-pub fn replay_suite(
-    project: Arc<Project>,
+/// A suite made ready for judging programs: minimised on the original (the project itself
+/// without a reference), each network with the reference trace it judges with (recorded on the
+/// original, or saved in the suite) and grown as it was after playing the original.
+#[derive(Clone)]
+pub struct PreparedSuite {
+    /// `(network as it plays next, id in the file, reference trace)`, in suite order.
+    networks: Vec<(Network, u64, Option<ActivationTrace>)>,
+    session: Session,
+    seed: u64,
+}
+
+/// Prepares `suite` for judging programs with `seed`: `base` is the original
+/// (`opts.reference`'s project), or the project itself without a reference.
+pub fn prepare_suite(
+    base: Arc<Project>,
     suite: &DynamicSuite,
     seed: u64,
     opts: &ReplayOptions,
-) -> Result<Vec<ReplayRow>, String> {
+) -> Result<PreparedSuite, String> {
     let d = suite.durations();
     let durations = Durations {
         wait: d.wait_step_upper_bound.unwrap_or(100.0),
@@ -211,51 +224,58 @@ pub fn replay_suite(
         // Growth and random choices draw from a stream of the seed (Whisker: its seeded RNG).
         rng: Rng::new(seed, 0x4E45_4154),
     };
-    let stage = Stage::new(Arc::clone(&project), seed)?;
-    let original = match &opts.reference {
-        Some(r) => Some(Stage::new(Arc::clone(&r.project), seed)?),
-        None => None,
-    };
-    let base = original.as_ref().unwrap_or(&stage);
-    let kept = minimise(base, &suite.networks, &mut s, seed);
-
-    let mut rows = Vec::new();
-    let mut suite_cov = vec![false; stage.total()];
-    for (k, loaded) in kept.iter().enumerate() {
+    let stage = Stage::new(base, seed)?;
+    let kept = minimise(&stage, &suite.networks, &mut s, seed);
+    let mut networks = Vec::new();
+    for loaded in kept {
         let mut net = loaded.clone();
-        // The reference: recorded on the original now, or saved in the suite (`AT`).
-        let reference: Option<ActivationTrace> = match (&original, &opts.reference) {
-            (Some(orig), Some(r)) => {
+        let reference: Option<ActivationTrace> = match &opts.reference {
+            Some(r) => {
                 let mut merged = ActivationTrace::new();
                 for _ in 0..r.seeds {
                     let trace_seed = s.rng.next_int(0, i64::MAX) as u64;
-                    if let Some(t) = orig.play(&mut net, &mut s, trace_seed, true).trace {
+                    if let Some(t) = stage.play(&mut net, &mut s, trace_seed, true).trace {
                         merged.merge(&t);
                     }
                 }
                 // The network also plays the original on the run's seed, as Whisker's
                 // `testSingleProject` does before the mutants.
-                orig.play(&mut net, &mut s, seed, false);
+                stage.play(&mut net, &mut s, seed, false);
                 Some(merged)
             }
-            _ => loaded
+            None => loaded
                 .activation_trace
                 .as_ref()
                 .and_then(|at| serde_json::to_value(at).ok())
                 .and_then(|v| serde_json::from_value(v).ok()),
         };
+        networks.push((net, loaded.id, reference));
+    }
+    Ok(PreparedSuite { networks, session: s, seed })
+}
+
+/// Plays a prepared suite on `project` and judges it; the prepared suite is not changed, so
+/// every project is judged from the same state whatever was judged before.
+pub fn judge(project: Arc<Project>, prepared: &PreparedSuite, opts: &ReplayOptions) -> Result<Vec<ReplayRow>, String> {
+    let seed = prepared.seed;
+    let stage = Stage::new(project, seed)?;
+    let mut s = prepared.session.clone();
+    let mut rows = Vec::new();
+    let mut suite_cov = vec![false; stage.total()];
+    for (k, (network, id, reference)) in prepared.networks.iter().enumerate() {
+        let mut net = network.clone();
         let p = stage.play(&mut net, &mut s, seed, true);
         for (a, b) in suite_cov.iter_mut().zip(&p.covered) {
             *a |= *b;
         }
-        let surprise_count = match &reference {
+        let surprise_count = match reference {
             Some(r) if !r.is_empty() => analyse(r, p.trace.as_ref(), &opts.surprise).surprise_count,
             _ => 0,
         };
         let verdict = if p.new_events.is_empty() && surprise_count == 0 { "pass" } else { "fail" };
         rows.push(ReplayRow {
             network: k,
-            network_id: loaded.id,
+            network_id: *id,
             seed,
             total_statements: stage.total(),
             covered_statements: count(&p.covered),
@@ -268,4 +288,16 @@ pub fn replay_suite(
         });
     }
     Ok(rows)
+}
+
+/// Replays `suite` on `project` with `seed` (against `opts.reference` when given).
+pub fn replay_suite(
+    project: Arc<Project>,
+    suite: &DynamicSuite,
+    seed: u64,
+    opts: &ReplayOptions,
+) -> Result<Vec<ReplayRow>, String> {
+    let base = opts.reference.as_ref().map_or_else(|| Arc::clone(&project), |r| Arc::clone(&r.project));
+    let prepared = prepare_suite(base, suite, seed, opts)?;
+    judge(project, &prepared, opts)
 }
