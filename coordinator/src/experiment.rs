@@ -13,7 +13,7 @@
 //!
 //! [[algorithms]]
 //! name = "random"                    # label in results
-//! algorithm = "random"               # random | mosa | mio
+//! algorithm = "random"               # random | mosa | mio | neatest
 //! params = { max_events = 20 }
 //!
 //! [[algorithms]]                     # Whisker's own configuration file as the base

@@ -1,5 +1,6 @@
 //! Reading Whisker's JSON configuration files (`mio.json`, `mosa.json`,
-//! `randomSearch.json` of the emse22 study) into an [`AlgorithmConfig`].
+//! `randomSearch.json` of the emse22 study, and `neatest.json` of v0.7 / master) into an
+//! [`AlgorithmConfig`].
 //!
 //! Only parameters that differ from clowder's defaults (the study's values)
 //! are kept, so importing the study's own files gives the plain default
@@ -41,7 +42,8 @@ pub fn parse(text: &str) -> Result<WhiskerConfig, String> {
         "random" => Algorithm::Random,
         "mosa" => Algorithm::Mosa,
         "mio" => Algorithm::Mio,
-        other => return Err(format!("algorithm {other:?} is not supported (random, mosa, mio)")),
+        "neatest" => return parse_neatest(&v),
+        other => return Err(format!("algorithm {other:?} is not supported (random, mosa, mio, neatest)")),
     };
     if let Some(x) = get(&v, &["extractor"]).and_then(Value::as_str)
         && !matches!(x, "dynamic" | "static")
@@ -126,9 +128,17 @@ pub fn parse(text: &str) -> Result<WhiskerConfig, String> {
     cfg.params.insert("extension_probability".into(), serde_json::json!(ext));
     cfg.params.insert("extension_new_event_probability".into(), serde_json::json!(new_ev));
     cfg.params.insert("reduction_probability".into(), serde_json::json!(red));
-    // The fixed-time stopping condition (Scratch-time milliseconds) as steps.
+    let budget_steps = fixed_time_steps(&v);
+    if let Some(steps) = budget_steps {
+        cfg.params.insert("schedule_steps".into(), serde_json::json!(steps));
+    }
+    finish(cfg, budget_steps)
+}
+
+/// The fixed-time stopping condition (Scratch-time milliseconds) as steps.
+fn fixed_time_steps(v: &Value) -> Option<u64> {
     let mut budget_steps = None;
-    let mut stack = vec![get(&v, &["stoppingCondition"])];
+    let mut stack = vec![get(v, &["stoppingCondition"])];
     while let Some(Some(sc)) = stack.pop() {
         match sc.get("type").and_then(Value::as_str) {
             Some("fixedTime") => {
@@ -147,10 +157,12 @@ pub fn parse(text: &str) -> Result<WhiskerConfig, String> {
             _ => {}
         }
     }
-    if let Some(steps) = budget_steps {
-        cfg.params.insert("schedule_steps".into(), serde_json::json!(steps));
-    }
-    // Keep only what differs from the defaults.
+    budget_steps
+}
+
+/// Keeps only the parameters that differ from the defaults and validates.
+fn finish(mut cfg: AlgorithmConfig, budget_steps: Option<u64>) -> Result<WhiskerConfig, String> {
+    let algorithm = cfg.algorithm;
     let defaults = Params::from_config(&AlgorithmConfig::new(algorithm))?;
     let keys: Vec<String> = cfg.params.keys().cloned().collect();
     for k in keys {
@@ -162,6 +174,53 @@ pub fn parse(text: &str) -> Result<WhiskerConfig, String> {
     }
     cfg.validate()?;
     Ok(WhiskerConfig { config: cfg, budget_steps })
+}
+
+/// A Neatest configuration (`config/Neuroevolution/neatest.json` of v0.7 or master). The
+/// playthrough timeout becomes steps at acceleration 10; NEAT's own rates are the paper's
+/// (clowder does not read them from the file: a file that changes them is not reproduced).
+fn parse_neatest(v: &Value) -> Result<WhiskerConfig, String> {
+    let require = |path: &[&str], allowed: &[&str]| -> Result<(), String> {
+        match get(v, path).and_then(Value::as_str) {
+            Some(x) if !allowed.contains(&x) => {
+                Err(format!("{} {x:?} is not supported ({})", path.join("."), allowed.join(", ")))
+            }
+            _ => Ok(()),
+        }
+    };
+    require(&["extractor"], &["neuroevolution"])?;
+    require(&["chromosome", "type"], &["neatChromosome"])?;
+    require(&["networkFitness", "type"], &["reliableStatement"])?;
+    require(&["fitnessFunction", "type"], &["statement"])?;
+    require(&["population", "strategy"], &["global_solutions"])?;
+    let mut cfg = AlgorithmConfig::new(Algorithm::Neatest);
+    let mut set = |key: &str, val: Option<&Value>| {
+        if let Some(val) = val
+            && (val.is_number() || val.is_boolean())
+        {
+            cfg.params.insert(key.to_string(), val.clone());
+        }
+    };
+    set("population_size", get(v, &["populationSize"]));
+    set("number_of_species", get(v, &["numberOfSpecies"]));
+    set("switch_target_count", get(v, &["switchTargetCount"]));
+    set("stable_count", get(v, &["networkFitness", "stableCount"]));
+    set("random_fraction", get(v, &["population", "randomFraction"]));
+    set("wait_upper_bound", get(v, &["durations", "waitStepUpperBound"]));
+    set("press_duration", get(v, &["durations", "pressDuration"]));
+    set("click_duration", get(v, &["durations", "clickDuration"]));
+    set("sound_duration", get(v, &["durations", "soundDuration"]));
+    if let Some(ms) = get(v, &["networkFitness", "timeout"]).and_then(Value::as_f64)
+        && ms.is_finite()
+        && ms > 0.0
+    {
+        // Wall-clock milliseconds at acceleration 10, 30 steps per game second.
+        cfg.params.insert("play_steps".into(), serde_json::json!((ms * 10.0 * 30.0 / 1000.0).round() as u64));
+    }
+    if let Some(x) = get(v, &["eventSelection"]).and_then(Value::as_str) {
+        cfg.params.insert("random_event_selection".into(), Value::Bool(x == "random"));
+    }
+    finish(cfg, fixed_time_steps(v))
 }
 
 /// Reads a Whisker configuration file.
@@ -177,6 +236,29 @@ pub fn load(path: &std::path::Path) -> Result<WhiskerConfig, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn neatest_configurations_map_onto_the_paper_defaults() {
+        // The keys of v0.7's config/Neuroevolution/neatest.json (the paper's values).
+        let paper = r#"{"algorithm": "neatest", "eventSelection": "activation", "populationSize": 300,
+            "numberOfSpecies": 10, "switchTargetCount": 5, "extractor": "neuroevolution",
+            "chromosome": {"type": "neatChromosome", "activationFunction": "TANH"},
+            "networkFitness": {"type": "reliableStatement", "timeout": 10000, "stableCount": 10},
+            "stoppingCondition": {"type": "combined", "conditions": [{"type": "optimal"},
+                {"type": "fixedTime", "duration": 828000000}]},
+            "durations": {"waitStepUpperBound": 100, "clickDuration": 30, "pressDuration": 30}}"#;
+        let w = parse(paper).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(w.config.algorithm, Algorithm::Neatest);
+        assert!(w.config.params.is_empty(), "the paper's values are the defaults: {:?}", w.config.params);
+        // 828 000 000 Scratch milliseconds (23 h at acceleration 10) as steps.
+        assert_eq!(w.budget_steps, Some(24_840_000));
+        // master's smaller population and longer patience.
+        let master = paper.replace("300", "150").replace("\"numberOfSpecies\": 10", "\"numberOfSpecies\": 5");
+        let w = parse(&master).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(w.config.params.get("population_size"), Some(&serde_json::json!(150)));
+        assert_eq!(w.config.params.get("number_of_species"), Some(&serde_json::json!(5)));
+        assert!(parse(&paper.replace("neuroevolution", "dynamic")).is_err());
+    }
 
     #[test]
     fn the_study_files_are_the_defaults() {

@@ -21,7 +21,7 @@ pub struct MutateArgs {
     /// Project files (`.sb3` or `project.json`).
     #[arg(required = true)]
     pub projects: Vec<PathBuf>,
-    /// Search algorithm generating the suites: random, mosa or mio.
+    /// Search algorithm generating the suites: random, mosa, mio or neatest.
     #[arg(long, default_value = "mio")]
     pub algorithm: String,
     /// Run seed (generation, replays and sampling).
