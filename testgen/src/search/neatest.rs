@@ -15,7 +15,10 @@
 //!   clones of them, a `random_fraction` of fresh networks, mutants of them for the rest.
 //!   A population gives up its target when its best fitness has not improved for
 //!   `switch_target_count` generations, or when its networks reached another untargeted
-//!   statement but never the target (switch to the easier one).
+//!   statement but never the target (switch to the easier one) — only to one the next target
+//!   choice can take (one whose CDG parent is covered): Whisker switches for any reached
+//!   statement, and on a game where a reached statement's parent is not yet covered it then
+//!   draws a new population for every single evaluation.
 //!
 //! The playthroughs of the run seed of the archived networks are the static suite (minimised,
 //! with assertions, as every algorithm's); the networks themselves are the dynamic suite.
@@ -92,6 +95,7 @@ impl Search<'_, '_> {
             current = Some(target);
             let starting: Vec<Network> = distinct_networks(&archive);
             let mut population = self.target_population(&neat, &features, &specs, &starting, &mut innovations);
+            self.charge_population(&population);
             let mut switch_easier = false;
             while !self.exec.finished() {
                 // Evaluate every network on the target.
@@ -127,7 +131,13 @@ impl Search<'_, '_> {
                     }
                     self.charge(n as u64);
                     if promising.get(&target).is_some_and(|v| *v < 1) {
-                        let easier = promising.iter().any(|(t, v)| *v > 0 && !switched.contains(t));
+                        // Only to a target the next choice can take (Whisker counts every
+                        // reached statement, and then keeps switching to targets it cannot
+                        // choose, one evaluation per fresh population).
+                        let nearest = self.nearest_uncovered(&archive);
+                        let easier = promising
+                            .iter()
+                            .any(|(t, v)| *v > 0 && *t != target && !switched.contains(t) && nearest.contains(t));
                         if easier {
                             switch_easier = true;
                             break;
@@ -162,15 +172,17 @@ impl Search<'_, '_> {
         NeatestOutcome { tests, networks: distinct_networks(&archive), reliable: archive.len() as u32 }
     }
 
-    /// Whisker's `setNextGoal`.
-    fn next_target(
-        &mut self,
-        archive: &BTreeMap<usize, Covered>,
-        promising: &BTreeMap<usize, u32>,
-        switched: &BTreeSet<usize>,
-        current: Option<usize>,
-        is_flag: &dyn Fn(usize) -> bool,
-    ) -> Option<usize> {
+    /// NEAT's own work (generating, speciating, breeding a population) on the run's work
+    /// meter: proportional to the genes of the population.
+    fn charge_population(&mut self, population: &NeatPopulation) {
+        let genes: u64 =
+            population.members().iter().map(|m| (m.network.nodes().len() + m.network.connections().len()) as u64).sum();
+        self.exec.charge(Kind::Search, crate::work::cost::TARGET.saturating_mul(genes.max(1)));
+    }
+
+    /// Uncovered statements one of whose CDG parents is covered, is no statement, or is the
+    /// statement itself (`getNearestUncoveredStatements`); every uncovered one if none is.
+    fn nearest_uncovered(&self, archive: &BTreeMap<usize, Covered>) -> Vec<usize> {
         let model = self.exec.ctx().model;
         let graph = &model.graph;
         let node_target: BTreeMap<u32, usize> = model
@@ -181,7 +193,6 @@ impl Search<'_, '_> {
             .filter_map(|(t, &b)| graph.block_node.get(b as usize).map(|&nd| (nd, t)))
             .collect();
         let uncovered: Vec<usize> = (0..model.len()).filter(|t| !archive.contains_key(t)).collect();
-        // Nearest uncovered: some CDG parent is covered, not a statement, or the statement itself.
         let mut nearest: Vec<usize> = Vec::new();
         for &t in &uncovered {
             let Some(&b) = model.targets.blocks.get(t) else { continue };
@@ -195,9 +206,19 @@ impl Search<'_, '_> {
                 nearest.push(t);
             }
         }
-        if nearest.is_empty() {
-            nearest = uncovered.clone();
-        }
+        if nearest.is_empty() { uncovered } else { nearest }
+    }
+
+    /// Whisker's `setNextGoal`.
+    fn next_target(
+        &mut self,
+        archive: &BTreeMap<usize, Covered>,
+        promising: &BTreeMap<usize, u32>,
+        switched: &BTreeSet<usize>,
+        current: Option<usize>,
+        is_flag: &dyn Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let nearest = self.nearest_uncovered(archive);
         if let Some(&t) = nearest.iter().find(|&&t| is_flag(t)) {
             return Some(t);
         }
