@@ -431,6 +431,19 @@ impl EventInfo {
     /// deterministic order; `dynamic = false` offers every handled event. Returns the
     /// targets and scripts looked at (the work meter's measure of its cost).
     pub fn extract(&self, project: &Project, sut: &mut Sut, dynamic: bool, out: &mut Vec<Cand>) -> u64 {
+        self.extract_with(project, sut, dynamic, true, out)
+    }
+
+    /// [`EventInfo::extract`], without drag events when `drags` is false (Neatest's extractor
+    /// has none: their colour searches and touching queries are then not done at all).
+    pub fn extract_with(
+        &self,
+        project: &Project,
+        sut: &mut Sut,
+        dynamic: bool,
+        drags: bool,
+        out: &mut Vec<Cand>,
+    ) -> u64 {
         out.clear();
         let mut visited = 0u64;
         // Whisker counts a script as active when any thread runs it, whichever
@@ -462,7 +475,7 @@ impl EventInfo {
                             "event_whenbroadcastreceived" | "event_whenbackdropswitchesto" | "control_start_as_clone"
                         ) && sut.started_last_step(s.top);
                         if act.binary_search(&s.top).is_ok() || just_started {
-                            self.points_events(project, sut, tv, &targets, &s.points, &mut Vec::new(), out);
+                            self.points_events(project, sut, tv, &targets, &s.points, drags, &mut Vec::new(), out);
                         } else {
                             self.hat_events(s, tv, out);
                         }
@@ -473,7 +486,7 @@ impl EventInfo {
                         self.hat_events(s, tv, out);
                         if sut.executed_bits().get(s.top as usize / 64).is_some_and(|w| w & (1 << (s.top % 64)) != 0) {
                             scratch.clear();
-                            self.points_events(project, sut, tv, &targets, &s.points, &mut scratch, out);
+                            self.points_events(project, sut, tv, &targets, &s.points, drags, &mut scratch, out);
                         }
                     }
                 }
@@ -515,6 +528,7 @@ impl EventInfo {
         tv: &TargetView,
         all: &[TargetView],
         points: &[Point],
+        drags: bool,
         calls: &mut Vec<usize>,
         out: &mut Vec<Cand>,
     ) {
@@ -529,13 +543,13 @@ impl EventInfo {
                     }
                     out.push(Cand::MouseMove);
                 }
-                Point::TouchEdge => {
+                Point::TouchEdge if drags => {
                     if !tv.is_stage && !sut.touching_edge(tv.id) {
                         let (x, y) = nearest_edge_point(tv.x, tv.y);
                         out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x, y });
                     }
                 }
-                Point::TouchSprite(name) => {
+                Point::TouchSprite(name) if drags => {
                     let Some(def) = project.targets.iter().position(|t| &t.name == name && !t.is_stage) else {
                         continue;
                     };
@@ -553,7 +567,7 @@ impl EventInfo {
                         out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x: s.x, y: s.y });
                     }
                 }
-                Point::TouchColor(Some(text)) => {
+                Point::TouchColor(Some(text)) if drags => {
                     // Drag to where the colour is drawn, if the sprite does not touch it yet.
                     let rgb = rgb_color_list(text);
                     if !tv.is_stage
@@ -563,7 +577,7 @@ impl EventInfo {
                         out.push(Cand::DragSprite { id: tv.id, def: tv.def, clone: tv.clone_id, x, y });
                     }
                 }
-                Point::ColorTouchingColor(Some((own, target))) => {
+                Point::ColorTouchingColor(Some((own, target))) if drags => {
                     // Whisker asks whether `own` touches, masked by `target` (the block's two
                     // colours the other way round), then drags the sprite so that a pixel of
                     // its own colour lands on the target colour.
@@ -578,6 +592,8 @@ impl EventInfo {
                 }
                 // No literal colour: Whisker's extractor cannot read one either.
                 Point::TouchColor(None) | Point::ColorTouchingColor(None) => {}
+                // Drags are not wanted (Neatest's extractor).
+                Point::TouchEdge | Point::TouchSprite(_) | Point::TouchColor(_) | Point::ColorTouchingColor(_) => {}
                 Point::MouseDown => out.push(Cand::MouseDown(!sut.mouse().2)),
                 Point::Ask => {
                     if sut.question_pending() {
@@ -595,7 +611,7 @@ impl EventInfo {
                         }
                         calls.push(si);
                         let pts = &self.scripts[si].points;
-                        self.points_events(project, sut, tv, all, pts, calls, out);
+                        self.points_events(project, sut, tv, all, pts, drags, calls, out);
                     }
                 }
             }

@@ -2,7 +2,7 @@
 //! offers them and its events identify themselves (`stringIdentifier`): the names of a saved
 //! network's output nodes.
 //!
-//! The available events come from the search's dynamic extraction ([`EventInfo::extract`]),
+//! The available events come from the search's dynamic extraction ([`EventInfo::extract_with`]),
 //! mapped to Whisker's neuroevolution events: drags are not offered (Whisker's neuroevolution
 //! extractor has none), a mouse button becomes `MouseDownForStepsEvent` (only while the button
 //! is up), clone clicks are `ClickClone-<n>` for the first three clickable clones of a sprite,
@@ -82,7 +82,7 @@ pub fn extract(
     cands: &mut Vec<Cand>,
     out: &mut Vec<NeuroEvent>,
 ) -> u64 {
-    let work = info.extract(project, sut, dynamic, cands);
+    let work = info.extract_with(project, sut, dynamic, false, cands);
     out.clear();
     let mut clones: Vec<(usize, u32)> = Vec::new();
     let name = |def: usize| project.targets.get(def).map(|t| t.name.clone()).unwrap_or_default();
