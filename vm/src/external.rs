@@ -7,8 +7,6 @@
 //! Nothing here runs during a step, and nothing here is used by the generator, so the
 //! results of generation runs do not depend on it.
 
-use std::rc::Rc;
-
 use crate::Vm;
 use crate::engine::{TargetId, V};
 use crate::program::{Program, ROT_NAMES};
@@ -181,7 +179,7 @@ impl Vm {
         let v = match value {
             Value::Num(n) => V::Num(*n),
             Value::Bool(b) => V::Bool(*b),
-            Value::Str(s) => V::Str(Rc::clone(s)),
+            Value::Str(s) => V::Str(crate::engine::value::JsStr::from(&**s)),
             Value::Undefined => V::Undef,
             Value::Null => V::Null,
         };

@@ -261,7 +261,7 @@ impl Vm {
             V::Num(n) => Value::Num(*n),
             V::Bool(b) => Value::Bool(*b),
             V::Lit(l) => Value::Str(Rc::from(self.prog.lit_str(*l))),
-            V::Str(s) => Value::Str(s.clone()),
+            V::Str(s) => Value::Str(Rc::from(s.as_str())),
             V::Undef => Value::Undefined,
             V::Null => Value::Null,
         }

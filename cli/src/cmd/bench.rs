@@ -75,6 +75,10 @@ pub struct BenchVmArgs {
     /// Only the random-sample projects whose file name contains this (instead of the even spread).
     #[arg(long)]
     pub only: Option<String>,
+    /// Only the random-sample projects named in this file (one file name per line, `#` comments),
+    /// e.g. `experiments/bench-heavy.txt`, the 20 where scratch-vm is slowest.
+    #[arg(long, conflicts_with = "only")]
+    pub list: Option<PathBuf>,
 }
 
 /// One input of the script (the oracle's input-file format).
@@ -170,8 +174,8 @@ fn apply(vm: &mut Vm, kind: &InputKind) {
     }
 }
 
-/// Our side: (step-loop time, `Vm::new` time).
-fn run_ours(project: &Arc<Project>, inputs: &[TraceInput], steps: u64, seed: u64) -> (Duration, Duration) {
+/// Our side: (step-loop time, `Vm::new` time, block executions and reporter evaluations).
+fn run_ours(project: &Arc<Project>, inputs: &[TraceInput], steps: u64, seed: u64) -> (Duration, Duration, u64) {
     let t0 = Instant::now();
     let mut vm = Vm::new(Arc::clone(project), VmOptions { seed, ..VmOptions::default() });
     let t_new = t0.elapsed();
@@ -187,7 +191,10 @@ fn run_ours(project: &Arc<Project>, inputs: &[TraceInput], steps: u64, seed: u64
         }
         vm.step();
     }
-    (t1.elapsed(), t_new)
+    let elapsed = t1.elapsed();
+    let [blocks, evals, _, _] = vm.work_parts();
+    let ops = blocks / clowder_vm::geometry::cost::BLOCK + evals / clowder_vm::geometry::cost::EVAL;
+    (elapsed, t_new, ops)
 }
 
 /// The reference's `#stats` for one run.
@@ -225,8 +232,26 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Evenly spaced projects from the sorted `random-sample` folder (or those
 /// whose name contains `only`).
-fn select(corpora: &Path, count: usize, only: Option<&str>) -> anyhow::Result<Vec<PathBuf>> {
+fn select(corpora: &Path, count: usize, only: Option<&str>, list: Option<&Path>) -> anyhow::Result<Vec<PathBuf>> {
     let dir = corpora.join("random-sample");
+    if let Some(list) = list {
+        let text = std::fs::read_to_string(list).with_context(|| format!("reading {}", list.display()))?;
+        let mut out = Vec::new();
+        for line in text.lines().map(|l| l.split('#').next().unwrap_or("").trim()).filter(|l| !l.is_empty()) {
+            if line.contains(['/', '\\']) {
+                bail!("{}: {line:?} is not a file name of random-sample/", list.display());
+            }
+            let p = dir.join(line);
+            if !p.is_file() {
+                bail!("{}: no project {line:?} in {}", list.display(), dir.display());
+            }
+            out.push(p);
+        }
+        if out.is_empty() {
+            bail!("{} names no project", list.display());
+        }
+        return Ok(out);
+    }
     let mut all: Vec<PathBuf> = std::fs::read_dir(&dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -252,20 +277,21 @@ pub fn vm(args: BenchVmArgs) -> anyhow::Result<ExitCode> {
     let corpora = args.corpora.clone().unwrap_or_else(|| {
         std::env::var_os("CLOWDER_CORPORA").map_or_else(|| PathBuf::from("../shared/corpora"), PathBuf::from)
     });
-    let projects = select(&corpora, args.count, args.only.as_deref())?;
+    let projects = select(&corpora, args.count, args.only.as_deref(), args.list.as_deref())?;
     let tmp = tempfile::tempdir().context("temporary folder")?;
     let repeat = args.repeat.max(1);
     let mut rows: Vec<String> = Vec::new();
     let (mut ratios, mut ours_all, mut ref_all) = (Vec::new(), Vec::new(), Vec::new());
     let (mut new_us, mut first_us) = (Vec::new(), Vec::new());
-    let header = "project\tblocks\tours_steps_per_sec\tref_steps_per_sec\tratio\tvm_new_us\tfirst_vm_new_us\tnote";
+    let header = "project\tblocks\tours_steps_per_sec\tref_steps_per_sec\tratio\tvm_new_us\tfirst_vm_new_us\t\
+                  ops_per_step\tours_ns_per_op\tref_ns_per_op\tnote";
     println!("{header}");
     for (i, path) in projects.iter().enumerate() {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let project = match Project::load_path(path, &LoadLimits::default()) {
             Ok(p) => Arc::new(p),
             Err(e) => {
-                let row = format!("{name}\t\t\t\t\t\t\tload error: {e}");
+                let row = format!("{name}\t\t\t\t\t\t\t\t\t\tload error: {e}");
                 println!("{row}");
                 rows.push(row);
                 continue;
@@ -286,17 +312,18 @@ pub fn vm(args: BenchVmArgs) -> anyhow::Result<ExitCode> {
             let t0 = Instant::now();
             drop(Vm::new(Arc::clone(&project), VmOptions { seed: args.seed, ..VmOptions::default() }));
             let first_new = t0.elapsed();
-            let runs: Vec<(Duration, Duration)> =
+            let runs: Vec<(Duration, Duration, u64)> =
                 (0..repeat).map(|_| run_ours(&project, &inputs, args.steps, args.seed)).collect();
             let best = runs.iter().map(|r| r.0).min().unwrap_or_default();
             let new = runs.iter().map(|r| r.1).min().unwrap_or_default();
-            (best, new, first_new)
+            let ops = runs.first().map_or(0, |r| r.2);
+            (best, new, first_new, ops)
         });
-        let (ours_sps, new_time, compile_time, mut note) = match ours {
-            Ok((d, t_new, t_first)) => {
-                (args.steps as f64 / d.as_secs_f64().max(1e-9), Some(t_new), Some(t_first), String::new())
+        let (ours_sps, new_time, compile_time, ops, mut note) = match ours {
+            Ok((d, t_new, t_first, ops)) => {
+                (args.steps as f64 / d.as_secs_f64().max(1e-9), Some(t_new), Some(t_first), ops, String::new())
             }
-            Err(_) => (f64::NAN, None, None, "our VM panicked".to_string()),
+            Err(_) => (f64::NAN, None, None, 0, "our VM panicked".to_string()),
         };
         let mut ref_sps = f64::NAN;
         if let Some(oracle) = &args.oracle {
@@ -329,10 +356,16 @@ pub fn vm(args: BenchVmArgs) -> anyhow::Result<ExitCode> {
             first_us.push(t.as_secs_f64() * 1e6);
         }
         let us = |t: Option<Duration>| t.map_or(f64::NAN, |t| t.as_secs_f64() * 1e6);
+        // Both VMs do the same work (the traces agree), so time per operation compares them
+        // where it matters: on projects whose steps do a lot.
+        let ops_per_step = ops as f64 / args.steps.max(1) as f64;
+        let ns_per_op = |sps: f64| 1e9 / sps / ops_per_step;
         let row = format!(
-            "{name}\t{blocks}\t{ours_sps:.0}\t{ref_sps:.0}\t{ratio:.1}\t{:.1}\t{:.1}\t{note}",
+            "{name}\t{blocks}\t{ours_sps:.0}\t{ref_sps:.0}\t{ratio:.1}\t{:.1}\t{:.1}\t{ops_per_step:.0}\t{:.2}\t{:.2}\t{note}",
             us(new_time),
-            us(compile_time)
+            us(compile_time),
+            ns_per_op(ours_sps),
+            ns_per_op(ref_sps),
         );
         println!("{row}");
         rows.push(row);

@@ -1,8 +1,6 @@
 //! Variables and lists (scratch-vm `blocks/scratch3_data.js`, `Target.lookupOrCreate*`).
 
-use std::rc::Rc;
-
-use crate::engine::value::{ListIndex, compare, push_str, strict_eq, to_number};
+use crate::engine::value::{JsStr, ListIndex, compare, push_str, strict_eq, to_number};
 use crate::engine::{State, TargetId, ThRef, V};
 use crate::program::{Cmd, Program, Rep, VarRef};
 use crate::value::utf16_len;
@@ -117,17 +115,11 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
                     break;
                 }
             }
-            V::Str(Rc::from(out))
+            V::Str(JsStr::from(out))
         }
         Rep::ItemOfList(r) => {
-            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
-            let idx = st.arg(base, 0).clone();
-            match st.list_index(prog, &idx, len, false) {
-                ListIndex::At(i) => {
-                    st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef)
-                }
-                _ => V::Lit(prog.lit_empty),
-            }
+            let idx = st.take_arg(base, 0);
+            item_of_list(st, prog, t, r, &idx)
         }
         Rep::ItemNumOfList(r) => {
             let item = st.arg(base, 0).clone();
@@ -139,7 +131,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
             }
             V::Num(0.0)
         }
-        Rep::LengthOfList(r) => V::Num(st.list_mut(prog, target, r).map_or(0, |l| l.len()) as f64),
+        Rep::LengthOfList(r) => length_of_list(st, prog, t, r),
         Rep::ListContains(r) => {
             let item = st.arg(base, 0).clone();
             let Some(l) = st.list_mut(prog, target, r) else { return V::Bool(false) };
@@ -150,6 +142,22 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         }
         _ => V::Undef,
     }
+}
+
+/// `data_itemoflist`.
+pub(crate) fn item_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef, idx: &V) -> V {
+    let target = st.th(t).target;
+    let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+    match st.list_index(prog, idx, len, false) {
+        ListIndex::At(i) => st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef),
+        _ => V::Lit(prog.lit_empty),
+    }
+}
+
+/// `data_lengthoflist`.
+pub(crate) fn length_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef) -> V {
+    let target = st.th(t).target;
+    V::Num(st.list_mut(prog, target, r).map_or(0, |l| l.len()) as f64)
 }
 
 impl State {
@@ -220,6 +228,14 @@ impl State {
         match self.resolve_var(prog, target, r) {
             Some((owner, s)) => self.target(owner).and_then(|t| t.vars.get(s).cloned()).unwrap_or(V::Undef),
             None => V::Undef,
+        }
+    }
+
+    /// [`State::get_var`] as a number (`Cast.toNumber`), without cloning the value.
+    pub(crate) fn var_num(&mut self, prog: &Program, target: TargetId, r: VarRef) -> f64 {
+        match self.resolve_var(prog, target, r) {
+            Some((owner, s)) => self.target(owner).and_then(|t| t.vars.get(s)).map_or(0.0, |v| to_number(prog, v)),
+            None => 0.0,
         }
     }
 

@@ -104,7 +104,7 @@ pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
                 _ => None,
             });
             let key = match named {
-                Some(n) => V::Str(std::rc::Rc::from(n)),
+                Some(n) => V::Str(crate::engine::value::JsStr::from(n)),
                 None => k,
             };
             st.key_is_down(prog, &key) && st.makey_frame_toggle()

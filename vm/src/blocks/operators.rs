@@ -1,16 +1,15 @@
 //! Operators (scratch-vm `blocks/scratch3_operators.js`).
 
-use std::rc::Rc;
-
 use crate::blocks::data::MAX_STRING_LEN;
-use crate::engine::value::{compare, is_int, push_str, to_bool, to_number, with_str};
+use crate::engine::value::{JsStr, compare, is_int, push_str, to_bool, to_number, with_str};
 use crate::engine::{State, V};
 use crate::program::{MathOp, Program, Rep};
 use crate::util::jsmath;
 use crate::value::{char_at_utf16, js_round, round10, utf16_len};
 
-pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V {
-    let a = |i: usize| -> &V { st.arg(base, i) };
+/// An operator on its two argument slots (`a1` is `undefined` for the one-input operators).
+pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, a0: &V, a1: &V) -> V {
+    let a = |i: usize| -> &V { if i == 0 { a0 } else { a1 } };
     match rep {
         Rep::Add => V::Num(to_number(prog, a(0)) + to_number(prog, a(1))),
         Rep::Sub => V::Num(to_number(prog, a(0)) - to_number(prog, a(1))),
@@ -41,7 +40,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V 
                 st.budget.error = Some(crate::engine::StepError("RangeError: Invalid string length".into()));
                 return V::Lit(prog.lit_empty);
             }
-            V::Str(Rc::from(s))
+            V::Str(JsStr::from(s))
         }
         Rep::LetterOf => {
             let index = to_number(prog, a(0)) - 1.0;
@@ -50,11 +49,11 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V 
                 if index < 0.0 || index >= len || index.is_nan() {
                     // NaN: `index < 0 || index >= length` is false, charAt(NaN) = charAt(0)
                     if index.is_nan() && len > 0.0 {
-                        return V::Str(Rc::from(char_at_utf16(s, 0)));
+                        return V::Str(JsStr::from(char_at_utf16(s, 0)));
                     }
                     return V::Lit(prog.lit_empty);
                 }
-                V::Str(Rc::from(char_at_utf16(s, index.floor() as usize)))
+                V::Str(JsStr::from(char_at_utf16(s, index.floor() as usize)))
             })
         }
         Rep::Length => V::Num(with_str(prog, a(0), utf16_len) as f64),
@@ -67,15 +66,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V 
                 }
             })
         }),
-        Rep::Mod => {
-            let n = to_number(prog, a(0));
-            let m = to_number(prog, a(1));
-            let mut r = n % m;
-            if r / m < 0.0 {
-                r += m;
-            }
-            V::Num(r)
-        }
+        Rep::Mod => V::Num(js_mod(to_number(prog, a(0)), to_number(prog, a(1)))),
         Rep::Round => V::Num(js_round(to_number(prog, a(0)))),
         Rep::MathOp(op) => {
             let n = to_number(prog, a(0));
@@ -83,6 +74,16 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, base: usize) -> V 
         }
         _ => V::Undef,
     }
+}
+
+/// `operator_mod`: the result takes the divisor's sign.
+#[inline]
+pub(crate) fn js_mod(n: f64, m: f64) -> f64 {
+    let mut r = n % m;
+    if r / m < 0.0 {
+        r += m;
+    }
+    r
 }
 
 /// `operator_mathop` in degrees, with scratch-vm's 10-decimal rounding of trig results.

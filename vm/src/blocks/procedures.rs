@@ -69,6 +69,16 @@ pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
     }
 }
 
+/// [`get_param`] as a number (`Cast.toNumber`), without cloning the value.
+pub(crate) fn param_num(st: &State, prog: &Program, t: ThRef, name: u32) -> f64 {
+    for f in st.th(t).stack.iter().rev() {
+        if let Some(p) = &f.params {
+            return p.iter().find(|(n, _)| *n == name).map_or(0.0, |(_, v)| crate::engine::value::to_number(prog, v));
+        }
+    }
+    0.0
+}
+
 /// `thread.getParam`: the nearest frame with parameters decides.
 pub(crate) fn get_param(st: &State, t: ThRef, name: u32) -> V {
     for f in st.th(t).stack.iter().rev() {

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use crate::engine::value::{to_number, to_rc_string, with_str};
+use crate::engine::value::{JsStr, to_number, to_rc_string, with_str};
 use crate::engine::{Resume, State, TargetId, ThRef, V};
 use crate::program::{Cmd, OfProp, Program, Rep};
 use crate::value::{js_to_upper, to_int32, utf16_len};
@@ -113,7 +113,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         Rep::Loudness => V::Num(st.io.loudness),
         Rep::Loud => V::Bool(st.io.loudness > 10.0),
         Rep::Answer => V::Str(st.ask.answer.clone()),
-        Rep::Username => V::Str(st.io.username.clone()),
+        Rep::Username => V::Str(JsStr::from(&*st.io.username)),
         _ => V::Undef,
     }
 }
@@ -298,7 +298,7 @@ pub(crate) struct Question {
 impl State {
     /// The ANSWER event: set `answer`, release the oldest question, ask the next.
     pub(crate) fn on_answer(&mut self, prog: &Program, text: Rc<str>) {
-        self.ask.answer = text;
+        self.ask.answer = JsStr::from(&*text);
         if let Some(q) = self.ask.questions.pop_front() {
             if q.was_visible && !q.was_stage {
                 self.emit_say(prog, q.target, false, V::Lit(prog.lit_empty));
@@ -314,7 +314,7 @@ impl State {
             && !q.was_stage
         {
             let (t, text) = (q.target, q.text.clone());
-            self.emit_say(prog, t, false, V::Str(text));
+            self.emit_say(prog, t, false, V::Str(JsStr::from(&*text)));
         }
     }
 }
@@ -322,7 +322,7 @@ impl State {
 /// `ask and wait`: the questions waiting to be answered, and the last answer.
 pub(crate) struct Ask {
     /// The `answer` reporter.
-    pub answer: Rc<str>,
+    pub answer: JsStr,
     /// Pending questions, oldest (the one shown) first.
     pub questions: VecDeque<Question>,
 }

@@ -77,14 +77,132 @@ pub(super) fn eval_args(st: &mut State, prog: &Program, t: ThRef, args: &Args, b
 pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
     st.budget.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return V::Undef };
-    if let Rep::Const(c) = x.rep {
-        return V::from_const(c);
+    // The reporters that heavy scripts are made of skip the argument stack: their inputs are
+    // evaluated into locals, in the same order and with the same counts (issue 36's profile:
+    // pushing, reading back and truncating the stack was most of a reporter's cost).
+    match &x.rep {
+        Rep::Const(c) => return V::from_const(*c),
+        Rep::Var(r) if x.args.list.is_empty() => {
+            let target = st.th(t).target;
+            return st.get_var(prog, target, *r);
+        }
+        Rep::Arg(name) if x.args.list.is_empty() => return procedures::get_param(st, t, *name),
+        Rep::LengthOfList(r) if x.args.list.is_empty() => return data::length_of_list(st, prog, t, *r),
+        Rep::ItemOfList(r) if x.args.n == 1 => {
+            let [i, _] = eval_two(st, prog, t, &x.args);
+            return data::item_of_list(st, prog, t, *r, &i);
+        }
+        Rep::Add | Rep::Sub | Rep::Mul | Rep::Div | Rep::Mod | Rep::Round | Rep::MathOp(_) if x.args.n <= 2 => {
+            let [a, b] = eval_two_num(st, prog, t, &x.args);
+            return V::Num(arith(&x.rep, a, b));
+        }
+        Rep::Lt
+        | Rep::Eq
+        | Rep::Gt
+        | Rep::And
+        | Rep::Or
+        | Rep::Not
+        | Rep::Random
+        | Rep::Join
+        | Rep::LetterOf
+        | Rep::Length
+        | Rep::Contains
+        | Rep::Mod
+        | Rep::Round
+        | Rep::MathOp(_)
+            if x.args.n <= 2 =>
+        {
+            let [a0, a1] = eval_two(st, prog, t, &x.args);
+            return operators::eval(st, prog, &x.rep, &a0, &a1);
+        }
+        _ => {}
     }
     let base = st.stack.len();
     eval_args(st, prog, t, &x.args, base);
     let v = apply_rep(st, prog, t, &x.rep, base);
     st.stack.truncate(base);
     v
+}
+
+/// `Cast.toNumber` of the reporter's value ([`eval`] then [`to_number`]), with the same
+/// evaluations and counts, but arithmetic and variables never build a [`V`]: the number
+/// stays in a register (a `V` is returned through memory, and reading it back right after
+/// the callee wrote it stalls; issue 36's profile).
+pub(crate) fn eval_num(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> f64 {
+    let Some(x) = prog.exprs.get(e as usize) else {
+        st.budget.evals += 1;
+        return 0.0;
+    };
+    let n = match &x.rep {
+        Rep::Const(c) => {
+            st.budget.evals += 1;
+            return to_number(prog, &V::from_const(*c));
+        }
+        Rep::Add | Rep::Sub | Rep::Mul | Rep::Div | Rep::Mod | Rep::Round | Rep::MathOp(_) if x.args.n <= 2 => {
+            st.budget.evals += 1;
+            let [a, b] = eval_two_num(st, prog, t, &x.args);
+            arith(&x.rep, a, b)
+        }
+        Rep::Var(r) if x.args.list.is_empty() => {
+            st.budget.evals += 1;
+            let target = st.th(t).target;
+            return st.var_num(prog, target, *r);
+        }
+        Rep::Arg(name) if x.args.list.is_empty() => {
+            st.budget.evals += 1;
+            return procedures::param_num(st, prog, t, *name);
+        }
+        _ => return to_number(prog, &eval(st, prog, t, e)),
+    };
+    if n.is_nan() { 0.0 } else { n }
+}
+
+/// The arithmetic operators on their inputs as numbers (scratch-vm's `operator_*`).
+#[inline]
+fn arith(rep: &Rep, a: f64, b: f64) -> f64 {
+    match rep {
+        Rep::Add => a + b,
+        Rep::Sub => a - b,
+        Rep::Mul => a * b,
+        Rep::Div => a / b,
+        Rep::Mod => operators::js_mod(a, b),
+        Rep::Round => crate::value::js_round(a),
+        Rep::MathOp(op) => operators::mathop(*op, a),
+        _ => f64::NAN,
+    }
+}
+
+/// [`eval_two`] with the inputs as numbers (a slot without input reads `undefined`: 0).
+#[inline]
+fn eval_two_num(st: &mut State, prog: &Program, t: ThRef, args: &Args) -> [f64; 2] {
+    let mut out = [0.0, 0.0];
+    for &(slot, e) in args.list.iter() {
+        if slot < args.n
+            && let Some(x) = out.get_mut(slot as usize)
+        {
+            *x = eval_num(st, prog, t, e);
+        } else {
+            let _ = eval(st, prog, t, e);
+        }
+    }
+    out
+}
+
+/// Evaluates the inputs of a reporter with at most two slots into locals, as
+/// [`eval_args`] would into the stack: project.json order, values of slots the opcode does
+/// not read dropped.
+#[inline]
+fn eval_two(st: &mut State, prog: &Program, t: ThRef, args: &Args) -> [V; 2] {
+    let mut out = [V::Undef, V::Undef];
+    for &(slot, e) in args.list.iter() {
+        let v = eval(st, prog, t, e);
+        if slot < args.n
+            && let Some(x) = out.get_mut(slot as usize)
+        {
+            *x = v;
+        }
+    }
+    out
 }
 
 pub(super) fn apply_rep(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: usize) -> V {
@@ -112,7 +230,10 @@ pub(super) fn apply_rep(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, bas
         | Rep::Contains
         | Rep::Mod
         | Rep::Round
-        | Rep::MathOp(_) => operators::eval(st, prog, rep, base),
+        | Rep::MathOp(_) => {
+            let (a0, a1) = (st.take_arg(base, 0), st.take_arg(base, 1));
+            operators::eval(st, prog, rep, &a0, &a1)
+        }
         Rep::XPos | Rep::YPos | Rep::Direction => motion::eval(st, t, rep),
         Rep::Size | Rep::CostumeNumName { .. } | Rep::BackdropNumName { .. } => looks::eval(st, prog, t, rep),
         Rep::Var(_)

@@ -157,7 +157,7 @@ impl State {
                 loudness: -1.0,
                 username: Rc::from(""),
             },
-            ask: Ask { answer: Rc::from(""), questions: VecDeque::new() },
+            ask: Ask { answer: super::value::JsStr::from(""), questions: VecDeque::new() },
             counter: 0.0,
             timers: Timers { list: Vec::new(), ids: 0, seq: 0, last_bubble: None },
             microtasks: Vec::new(),
@@ -258,7 +258,7 @@ impl State {
     pub(crate) fn green_flag(&mut self, prog: &Program) {
         self.stop_all(prog);
         // PROJECT_START: answer reset, sound effects cleared.
-        self.ask.answer = Rc::from("");
+        self.ask.answer = super::value::JsStr::from("");
         for id in self.targets.runtime_order.clone() {
             if let Some(t) = self.target_mut(id) {
                 t.sound_effects = [0.0; 2];

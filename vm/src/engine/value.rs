@@ -12,14 +12,49 @@ use crate::util::cast::{
 use crate::util::string::compare_lower;
 
 /// An internal value: like [`Value`], plus references to the program's literals.
+///
+/// Two machine words (checked below): values move in registers. With a fat `Rc<str>` it was
+/// three, every reporter returned its value through memory, and reading it back stalled the
+/// interpreter (issue 36's profile: most of a reporter's cost on heavy scripts).
 #[derive(Debug, Clone)]
 pub(crate) enum V {
     Num(f64),
     Bool(bool),
     Lit(u32),
-    Str(Rc<str>),
+    Str(JsStr),
     Undef,
     Null,
+}
+
+const _: () = assert!(std::mem::size_of::<V>() == 16);
+
+/// A string made at run time, shared by reference count behind one thin pointer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct JsStr(Rc<String>);
+
+impl JsStr {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for JsStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for JsStr {
+    fn from(s: String) -> JsStr {
+        JsStr(Rc::new(s))
+    }
+}
+
+impl From<&str> for JsStr {
+    fn from(s: &str) -> JsStr {
+        JsStr(Rc::new(s.to_string()))
+    }
 }
 
 impl V {
@@ -126,7 +161,7 @@ pub(crate) fn push_str(prog: &Program, v: &V, out: &mut String) {
 /// JS `String(v)` as a shared string.
 pub(crate) fn to_rc_string(prog: &Program, v: &V) -> Rc<str> {
     match v {
-        V::Str(s) => s.clone(),
+        V::Str(s) => Rc::from(s.as_str()),
         _ => with_str(prog, v, |s: &str| Rc::from(s)),
     }
 }

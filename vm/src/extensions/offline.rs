@@ -70,7 +70,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, _t: ThRef, rep: &Rep, base: u
             }
             (V::Lit(prog.lit_empty), true)
         }
-        Rep::ViewerLanguage => (V::Str(std::rc::Rc::from("English")), false),
+        Rep::ViewerLanguage => (V::Str(crate::engine::value::JsStr::from("English")), false),
         Rep::VideoOn => (V::Num(-1.0), false),
         _ => (V::Undef, false),
     }
