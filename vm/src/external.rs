@@ -177,8 +177,8 @@ impl Vm {
     pub fn set_variable(&mut self, id: TargetId, name: &str, value: &Value) -> bool {
         let Some(slot) = self.var_slot(id, name, false) else { return false };
         let v = match value {
-            Value::Num(n) => V::Num(*n),
-            Value::Bool(b) => V::Bool(*b),
+            Value::Num(n) => V::num(*n),
+            Value::Bool(b) => V::bool(*b),
             Value::Str(s) => V::Str(crate::engine::value::JsStr::from(&**s)),
             Value::Undefined => V::Undef,
             Value::Null => V::Null,

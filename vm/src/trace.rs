@@ -339,9 +339,10 @@ fn json_num(out: &mut String, n: f64) {
 impl Vm {
     fn json_value(&self, out: &mut String, v: &V) {
         match v {
-            V::Num(n) => json_num(out, *n),
-            V::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-            V::Lit(l) => json_str(out, self.prog.lit_str(*l)),
+            V::Num(n) => json_num(out, n.get()),
+            V::True => out.push_str("true"),
+            V::False => out.push_str("false"),
+            V::Lit(l) => json_str(out, self.prog.lit_str(l.id())),
             V::Str(s) => json_str(out, s),
             V::Undef => out.push_str(r#"{"$type":"undefined"}"#),
             V::Null => out.push_str("null"),

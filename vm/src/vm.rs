@@ -258,9 +258,10 @@ impl Vm {
 
     pub(crate) fn prog_value(&self, v: &V) -> Value {
         match v {
-            V::Num(n) => Value::Num(*n),
-            V::Bool(b) => Value::Bool(*b),
-            V::Lit(l) => Value::Str(Rc::from(self.prog.lit_str(*l))),
+            V::Num(n) => Value::Num(n.get()),
+            V::True => Value::Bool(true),
+            V::False => Value::Bool(false),
+            V::Lit(l) => Value::Str(Rc::from(self.prog.lit_str(l.id()))),
             V::Str(s) => Value::Str(Rc::from(s.as_str())),
             V::Undef => Value::Undefined,
             V::Null => Value::Null,

@@ -47,7 +47,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cur: u32, cmd: &Cmd,
                 let index = index + 1.0;
                 f.ctx = Ctx::Counter(index);
                 let target = st.th(t).target;
-                st.set_var(prog, target, var, V::Num(index));
+                st.set_var(prog, target, var, V::num(index));
                 start_branch(st, t, sub, true);
             }
         }

@@ -24,7 +24,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         Cmd::ChangeVar(r) => {
             let old = st.get_var(prog, target, r);
             let n = to_number(prog, &old) + st.num_arg(prog, base, 0);
-            st.set_var(prog, target, r, V::Num(n));
+            st.set_var(prog, target, r, V::num(n));
         }
         Cmd::AddToList(r) => {
             let item = st.take_arg(base, 0);
@@ -96,9 +96,9 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
     match *rep {
         Rep::Var(r) => st.get_var(prog, target, r),
         Rep::ListContents(r) => {
-            let Some(l) = st.list_mut(prog, target, r) else { return V::Lit(prog.lit_empty) };
+            let Some(l) = st.list_mut(prog, target, r) else { return V::lit(prog.lit_empty) };
             let single = l.iter().all(|x| match x {
-                V::Lit(id) => utf16_len(prog.lit_str(*id)) == 1,
+                V::Lit(id) => utf16_len(prog.lit_str(id.id())) == 1,
                 V::Str(s) => utf16_len(s) == 1,
                 _ => false,
             });
@@ -118,27 +118,27 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
             V::Str(JsStr::from(out))
         }
         Rep::ItemOfList(r) => {
-            let idx = st.take_arg(base, 0);
+            let idx = st.arg(base, 0).clone();
             item_of_list(st, prog, t, r, &idx)
         }
         Rep::ItemNumOfList(r) => {
             let item = st.arg(base, 0).clone();
-            let Some(l) = st.list_mut(prog, target, r) else { return V::Num(0.0) };
+            let Some(l) = st.list_mut(prog, target, r) else { return V::num(0.0) };
             for (i, x) in l.iter().enumerate() {
                 if compare(prog, x, &item).is_eq() {
-                    return V::Num((i + 1) as f64);
+                    return V::num((i + 1) as f64);
                 }
             }
-            V::Num(0.0)
+            V::num(0.0)
         }
         Rep::LengthOfList(r) => length_of_list(st, prog, t, r),
         Rep::ListContains(r) => {
             let item = st.arg(base, 0).clone();
-            let Some(l) = st.list_mut(prog, target, r) else { return V::Bool(false) };
+            let Some(l) = st.list_mut(prog, target, r) else { return V::bool(false) };
             if l.iter().any(|x| strict_eq(prog, x, &item)) {
-                return V::Bool(true);
+                return V::bool(true);
             }
-            V::Bool(l.iter().any(|x| compare(prog, x, &item).is_eq()))
+            V::bool(l.iter().any(|x| compare(prog, x, &item).is_eq()))
         }
         _ => V::Undef,
     }
@@ -150,14 +150,14 @@ pub(crate) fn item_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef, 
     let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
     match st.list_index(prog, idx, len, false) {
         ListIndex::At(i) => st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef),
-        _ => V::Lit(prog.lit_empty),
+        _ => V::lit(prog.lit_empty),
     }
 }
 
 /// `data_lengthoflist`.
 pub(crate) fn length_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef) -> V {
     let target = st.th(t).target;
-    V::Num(st.list_mut(prog, target, r).map_or(0, |l| l.len()) as f64)
+    V::num(st.list_mut(prog, target, r).map_or(0, |l| l.len()) as f64)
 }
 
 impl State {
@@ -218,7 +218,7 @@ impl State {
         // 5. create it locally (value 0 / empty list)
         let t = self.target_mut(target)?;
         let slot = t.vars.len();
-        t.vars.push(if dv.is_list { V::Undef } else { V::Num(0.0) });
+        t.vars.push(if dv.is_list { V::Undef } else { V::num(0.0) });
         t.lists.push(Vec::new());
         t.dyn_vars.push((i, dv.is_list, slot as u32));
         Some((target, slot))

@@ -27,7 +27,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 super::control::start_step_timer(st, t, steps);
             }
             super::control::StepTimer::Running => {}
-            super::control::StepTimer::Finished => st.update_bubble(prog, me, think, V::Lit(prog.lit_empty)),
+            super::control::StepTimer::Finished => st.update_bubble(prog, me, think, V::lit(prog.lit_empty)),
         },
         Cmd::SayForSecs { think } => {
             let msg = st.take_arg(base, 0);
@@ -62,7 +62,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         Cmd::NextBackdrop => {
             let stage = st.stage();
             let cur = st.target(stage).map_or(0, |x| x.costume);
-            st.set_backdrop(prog, &V::Num((cur + 1) as f64), true);
+            st.set_backdrop(prog, &V::num((cur + 1) as f64), true);
         }
         Cmd::SwitchBackdropAndWait => {
             let started_before = matches!(st.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::Started(_)));
@@ -149,14 +149,14 @@ fn clamp_effect(e: u8, v: f64) -> f64 {
 pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep) -> V {
     let me = st.th(t).target;
     match *rep {
-        Rep::Size => V::Num(js_round(st.target(me).map_or(0.0, |x| x.size))),
+        Rep::Size => V::num(js_round(st.target(me).map_or(0.0, |x| x.size))),
         Rep::CostumeNumName { number } => {
             let Some(x) = st.target(me) else { return V::Undef };
-            if number { V::Num((x.costume + 1) as f64) } else { costume_name(prog, x.def, x.costume) }
+            if number { V::num((x.costume + 1) as f64) } else { costume_name(prog, x.def, x.costume) }
         }
         Rep::BackdropNumName { number } => {
             let Some(x) = st.target(st.stage()) else { return V::Undef };
-            if number { V::Num((x.costume + 1) as f64) } else { costume_name(prog, x.def, x.costume) }
+            if number { V::num((x.costume + 1) as f64) } else { costume_name(prog, x.def, x.costume) }
         }
         _ => V::Undef,
     }
@@ -164,7 +164,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep) -> V {
 
 /// The name of costume `i` of definition `def` (`undefined` when out of range).
 pub(crate) fn costume_name(prog: &Program, def: u32, i: i64) -> V {
-    usize::try_from(i).ok().and_then(|i| prog.def(def).costumes.get(i)).map_or(V::Undef, |c| V::Lit(c.name))
+    usize::try_from(i).ok().and_then(|i| prog.def(def).costumes.get(i)).map_or(V::Undef, |c| V::lit(c.name))
 }
 
 impl State {
@@ -198,7 +198,7 @@ impl State {
     /// Looks `_setCostume`.
     pub(crate) fn set_costume_by(&mut self, prog: &Program, id: TargetId, req: &V, zero_index: bool) {
         if let V::Num(n) = req {
-            let i = if zero_index { *n } else { n - 1.0 };
+            let i = if zero_index { n.get() } else { n.get() - 1.0 };
             self.set_costume_index(prog, id, i);
             return;
         }
@@ -235,7 +235,7 @@ impl State {
         let n_costumes = prog.def(sx.def).costumes.len();
         let cur = sx.costume;
         if let V::Num(n) = req {
-            let i = if zero_index { *n } else { n - 1.0 };
+            let i = if zero_index { n.get() } else { n.get() - 1.0 };
             self.set_costume_index(prog, stage, i);
         } else if !matches!(req, V::Undef | V::Null) {
             let is_str = matches!(req, V::Lit(_) | V::Str(_));
@@ -265,7 +265,7 @@ impl State {
         let Some(sx) = self.target(stage) else { return Vec::new() };
         let name = costume_name(prog, sx.def, sx.costume);
         let upper = match name {
-            V::Lit(l) => js_to_upper(prog.lit_str(l)),
+            V::Lit(l) => js_to_upper(prog.lit_str(l.id())),
             _ => return Vec::new(),
         };
         self.start_hats(prog, HatKind::Backdrop, Some(&upper), None)
@@ -317,7 +317,9 @@ impl State {
     /// Looks `_updateBubble`: formats the text and takes a new usage id.
     pub(crate) fn update_bubble(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
         let text: Rc<str> = match &msg {
-            V::Num(n) if n.abs() >= 0.01 && n % 1.0 != 0.0 => Rc::from(crate::value::to_fixed(*n, 2).as_str()),
+            V::Num(n) if n.get().abs() >= 0.01 && n.get() % 1.0 != 0.0 => {
+                Rc::from(crate::value::to_fixed(n.get(), 2).as_str())
+            }
             _ => {
                 let s = self.to_string(prog, &msg);
                 if crate::value::utf16_len(&s) > 330 {

@@ -72,7 +72,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let secs = st.arg(base, 0).clone();
             let to = st.arg(base, 1).clone();
             if let Some((x, y)) = st.target_xy(prog, &to) {
-                glide(st, prog, t, me, &secs, &V::Num(x), &V::Num(y));
+                glide(st, prog, t, me, &secs, &V::num(x), &V::num(y));
             }
         }
         Cmd::Bounce => st.if_on_edge_bounce(prog, me),
@@ -148,9 +148,9 @@ pub(crate) fn eval(st: &mut State, t: ThRef, rep: &Rep) -> V {
     let me = st.th(t).target;
     let Some(x) = st.target(me) else { return V::Undef };
     match rep {
-        Rep::XPos => V::Num(limit_precision(x.x)),
-        Rep::YPos => V::Num(limit_precision(x.y)),
-        Rep::Direction => V::Num(x.direction),
+        Rep::XPos => V::num(limit_precision(x.x)),
+        Rep::YPos => V::num(limit_precision(x.y)),
+        Rep::Direction => V::num(x.direction),
         _ => V::Undef,
     }
 }

@@ -11,26 +11,26 @@ use crate::value::{char_at_utf16, js_round, round10, utf16_len};
 pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, a0: &V, a1: &V) -> V {
     let a = |i: usize| -> &V { if i == 0 { a0 } else { a1 } };
     match rep {
-        Rep::Add => V::Num(to_number(prog, a(0)) + to_number(prog, a(1))),
-        Rep::Sub => V::Num(to_number(prog, a(0)) - to_number(prog, a(1))),
-        Rep::Mul => V::Num(to_number(prog, a(0)) * to_number(prog, a(1))),
-        Rep::Div => V::Num(to_number(prog, a(0)) / to_number(prog, a(1))),
-        Rep::Lt => V::Bool(compare(prog, a(0), a(1)).is_lt()),
-        Rep::Eq => V::Bool(compare(prog, a(0), a(1)).is_eq()),
-        Rep::Gt => V::Bool(compare(prog, a(0), a(1)).is_gt()),
-        Rep::And => V::Bool(to_bool(prog, a(0)) && to_bool(prog, a(1))),
-        Rep::Or => V::Bool(to_bool(prog, a(0)) || to_bool(prog, a(1))),
-        Rep::Not => V::Bool(!to_bool(prog, a(0))),
+        Rep::Add => V::num(to_number(prog, a(0)) + to_number(prog, a(1))),
+        Rep::Sub => V::num(to_number(prog, a(0)) - to_number(prog, a(1))),
+        Rep::Mul => V::num(to_number(prog, a(0)) * to_number(prog, a(1))),
+        Rep::Div => V::num(to_number(prog, a(0)) / to_number(prog, a(1))),
+        Rep::Lt => V::bool(compare(prog, a(0), a(1)).is_lt()),
+        Rep::Eq => V::bool(compare(prog, a(0), a(1)).is_eq()),
+        Rep::Gt => V::bool(compare(prog, a(0), a(1)).is_gt()),
+        Rep::And => V::bool(to_bool(prog, a(0)) && to_bool(prog, a(1))),
+        Rep::Or => V::bool(to_bool(prog, a(0)) || to_bool(prog, a(1))),
+        Rep::Not => V::bool(!to_bool(prog, a(0))),
         Rep::Random => {
             let from = to_number(prog, a(0));
             let to = to_number(prog, a(1));
             let (low, high) = if from <= to { (from, to) } else { (to, from) };
             if low == high {
-                return V::Num(low);
+                return V::num(low);
             }
             let ints = is_int(prog, a(0)) && is_int(prog, a(1));
             let r = st.random();
-            if ints { V::Num(low + (r * ((high + 1.0) - low)).floor()) } else { V::Num((r * (high - low)) + low) }
+            if ints { V::num(low + (r * ((high + 1.0) - low)).floor()) } else { V::num((r * (high - low)) + low) }
         }
         Rep::Join => {
             let mut s = String::new();
@@ -38,7 +38,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, a0: &V, a1: &V) ->
             push_str(prog, a(1), &mut s);
             if s.len() > MAX_STRING_LEN && utf16_len(&s) > MAX_STRING_LEN {
                 st.budget.error = Some(crate::engine::StepError("RangeError: Invalid string length".into()));
-                return V::Lit(prog.lit_empty);
+                return V::lit(prog.lit_empty);
             }
             V::Str(JsStr::from(s))
         }
@@ -51,26 +51,26 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, a0: &V, a1: &V) ->
                     if index.is_nan() && len > 0.0 {
                         return V::Str(JsStr::from(char_at_utf16(s, 0)));
                     }
-                    return V::Lit(prog.lit_empty);
+                    return V::lit(prog.lit_empty);
                 }
                 V::Str(JsStr::from(char_at_utf16(s, index.floor() as usize)))
             })
         }
-        Rep::Length => V::Num(with_str(prog, a(0), utf16_len) as f64),
+        Rep::Length => V::num(with_str(prog, a(0), utf16_len) as f64),
         Rep::Contains => with_str(prog, a(0), |x| {
             with_str(prog, a(1), |y| {
                 if x.is_ascii() && y.is_ascii() {
-                    V::Bool(x.to_ascii_lowercase().contains(&y.to_ascii_lowercase()))
+                    V::bool(x.to_ascii_lowercase().contains(&y.to_ascii_lowercase()))
                 } else {
-                    V::Bool(crate::value::js_to_lower(x).contains(&crate::value::js_to_lower(y)))
+                    V::bool(crate::value::js_to_lower(x).contains(&crate::value::js_to_lower(y)))
                 }
             })
         }),
-        Rep::Mod => V::Num(js_mod(to_number(prog, a(0)), to_number(prog, a(1)))),
-        Rep::Round => V::Num(js_round(to_number(prog, a(0)))),
+        Rep::Mod => V::num(js_mod(to_number(prog, a(0)), to_number(prog, a(1)))),
+        Rep::Round => V::num(js_round(to_number(prog, a(0)))),
         Rep::MathOp(op) => {
             let n = to_number(prog, a(0));
-            V::Num(mathop(*op, n))
+            V::num(mathop(*op, n))
         }
         _ => V::Undef,
     }

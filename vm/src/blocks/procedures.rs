@@ -83,8 +83,8 @@ pub(crate) fn param_num(st: &State, prog: &Program, t: ThRef, name: u32) -> f64 
 pub(crate) fn get_param(st: &State, t: ThRef, name: u32) -> V {
     for f in st.th(t).stack.iter().rev() {
         if let Some(p) = &f.params {
-            return p.iter().find(|(n, _)| *n == name).map_or(V::Num(0.0), |(_, v)| v.clone());
+            return p.iter().find(|(n, _)| *n == name).map_or(V::num(0.0), |(_, v)| v.clone());
         }
     }
-    V::Num(0.0)
+    V::num(0.0)
 }

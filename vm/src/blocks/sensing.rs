@@ -59,23 +59,23 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
     match *rep {
         Rep::TouchingObject => {
             let m = st.arg(base, 0).clone();
-            V::Bool(st.touching_object(prog, me, &m))
+            V::bool(st.touching_object(prog, me, &m))
         }
         Rep::TouchingColor => {
             let c = color_arg(prog, st.arg(base, 0));
             let scene = crate::geometry::render_scene!(prog, st);
-            V::Bool(st.geometry.touching_color(&scene, me, c))
+            V::bool(st.geometry.touching_color(&scene, me, c))
         }
         Rep::ColorTouchingColor => {
             let mask = color_arg(prog, st.arg(base, 0));
             let target = color_arg(prog, st.arg(base, 1));
             let scene = crate::geometry::render_scene!(prog, st);
-            V::Bool(st.geometry.color_touching_color(&scene, me, target, mask))
+            V::bool(st.geometry.color_touching_color(&scene, me, target, mask))
         }
         Rep::DistanceTo => {
             let Some(x) = st.target(me) else { return V::Undef };
             if x.is_stage {
-                return V::Num(10000.0);
+                return V::num(10000.0);
             }
             let (mx, my) = (x.x, x.y);
             let m = st.arg(base, 0);
@@ -86,20 +86,20 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
                 let name = to_rc_string(prog, m);
                 match st.sprite_by_name(prog, &name).and_then(|o| st.target(o)) {
                     Some(o) => (o.x, o.y),
-                    None => return V::Num(10000.0),
+                    None => return V::num(10000.0),
                 }
             };
             let dx = mx - tx;
             let dy = my - ty;
-            V::Num(((dx * dx) + (dy * dy)).sqrt())
+            V::num(((dx * dx) + (dy * dy)).sqrt())
         }
-        Rep::Timer => V::Num(st.timer_value()),
+        Rep::Timer => V::num(st.timer_value()),
         Rep::Of { prop, name } => st.attribute_of(prog, st.arg(base, 0).clone(), prop, name),
-        Rep::MouseX => V::Num(st.io.mouse_x),
-        Rep::MouseY => V::Num(st.io.mouse_y),
-        Rep::MouseDown => V::Bool(st.io.mouse_down),
-        Rep::KeyPressed => V::Bool(st.key_is_down(prog, st.arg(base, 0))),
-        Rep::Current(m) => V::Num(match prog.lit_str(m) {
+        Rep::MouseX => V::num(st.io.mouse_x),
+        Rep::MouseY => V::num(st.io.mouse_y),
+        Rep::MouseDown => V::bool(st.io.mouse_down),
+        Rep::KeyPressed => V::bool(st.key_is_down(prog, st.arg(base, 0))),
+        Rep::Current(m) => V::num(match prog.lit_str(m) {
             "year" => 2021.0,
             "month" => 3.0,
             "date" => 14.0,
@@ -109,9 +109,9 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
             "second" => 26.0,
             _ => 0.0,
         }),
-        Rep::DaysSince2000 => V::Num(DAYS_SINCE_2000),
-        Rep::Loudness => V::Num(st.io.loudness),
-        Rep::Loud => V::Bool(st.io.loudness > 10.0),
+        Rep::DaysSince2000 => V::num(DAYS_SINCE_2000),
+        Rep::Loudness => V::num(st.io.loudness),
+        Rep::Loud => V::bool(st.io.loudness > 10.0),
         Rep::Answer => V::Str(st.ask.answer.clone()),
         Rep::Username => V::Str(JsStr::from(&*st.io.username)),
         _ => V::Undef,
@@ -138,7 +138,7 @@ impl State {
     /// A literal's answer never changes (sprite names are fixed), so it is kept per literal.
     pub(crate) fn touch_what(&mut self, prog: &Program, what: &V) -> Touch {
         if let V::Lit(l) = what
-            && let Some(Some(t)) = self.touch_cache.get(*l as usize)
+            && let Some(Some(t)) = self.touch_cache.get(l.id() as usize)
         {
             return *t;
         }
@@ -152,7 +152,7 @@ impl State {
             },
         });
         if let V::Lit(l) = what {
-            let l = *l as usize;
+            let l = l.id() as usize;
             if l >= self.touch_cache.len() {
                 self.touch_cache.resize(l + 1, None);
             }
@@ -221,24 +221,24 @@ impl State {
         let oname = to_rc_string(prog, &object);
         let target =
             if is_str && &*oname == "_stage_" { Some(self.stage()) } else { self.sprite_by_name(prog, &oname) };
-        let Some(tid) = target else { return V::Num(0.0) };
-        let Some(x) = self.target(tid) else { return V::Num(0.0) };
+        let Some(tid) = target else { return V::num(0.0) };
+        let Some(x) = self.target(tid) else { return V::num(0.0) };
         if x.is_stage {
             match prop {
-                OfProp::BackdropNum => return V::Num((x.costume + 1) as f64),
+                OfProp::BackdropNum => return V::num((x.costume + 1) as f64),
                 OfProp::BackdropName => return crate::blocks::looks::costume_name(prog, x.def, x.costume),
-                OfProp::Volume => return V::Num(x.volume),
+                OfProp::Volume => return V::num(x.volume),
                 _ => {}
             }
         } else {
             match prop {
-                OfProp::X => return V::Num(x.x),
-                OfProp::Y => return V::Num(x.y),
-                OfProp::Direction => return V::Num(x.direction),
-                OfProp::CostumeNum => return V::Num((x.costume + 1) as f64),
+                OfProp::X => return V::num(x.x),
+                OfProp::Y => return V::num(x.y),
+                OfProp::Direction => return V::num(x.direction),
+                OfProp::CostumeNum => return V::num((x.costume + 1) as f64),
                 OfProp::CostumeName => return crate::blocks::looks::costume_name(prog, x.def, x.costume),
-                OfProp::Size => return V::Num(x.size),
-                OfProp::Volume => return V::Num(x.volume),
+                OfProp::Size => return V::num(x.size),
+                OfProp::Volume => return V::num(x.volume),
                 _ => {}
             }
         }
@@ -252,14 +252,14 @@ impl State {
         {
             return x.vars.get(s as usize).cloned().unwrap_or(V::Undef);
         }
-        V::Num(0.0)
+        V::num(0.0)
     }
 }
 
 /// `Keyboard._keyArgToScratchKey`.
 fn key_arg(prog: &Program, arg: &V) -> Rc<str> {
     if let V::Num(n) = arg {
-        let n = *n;
+        let n = n.get();
         if (48.0..=90.0).contains(&n) {
             // String.fromCharCode truncates
             return Rc::from(((n.trunc() as u8) as char).to_string());
@@ -301,7 +301,7 @@ impl State {
         self.ask.answer = JsStr::from(&*text);
         if let Some(q) = self.ask.questions.pop_front() {
             if q.was_visible && !q.was_stage {
-                self.emit_say(prog, q.target, false, V::Lit(prog.lit_empty));
+                self.emit_say(prog, q.target, false, V::lit(prog.lit_empty));
             }
             self.microtasks.push((q.thread, Resume::Advance));
             self.ask_next(prog);

@@ -86,7 +86,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
 
 pub(crate) fn volume(st: &State, t: ThRef) -> V {
     let me = st.th(t).target;
-    st.target(me).map_or(V::Undef, |x| V::Num(x.volume))
+    st.target(me).map_or(V::Undef, |x| V::num(x.volume))
 }
 
 /// `_getSoundIndex`: by name, else a 1-based index (`parseInt`), wrapped.

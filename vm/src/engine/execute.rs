@@ -94,7 +94,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
         }
         Rep::Add | Rep::Sub | Rep::Mul | Rep::Div | Rep::Mod | Rep::Round | Rep::MathOp(_) if x.args.n <= 2 => {
             let [a, b] = eval_two_num(st, prog, t, &x.args);
-            return V::Num(arith(&x.rep, a, b));
+            return V::num(arith(&x.rep, a, b));
         }
         Rep::Lt
         | Rep::Eq
@@ -231,7 +231,8 @@ pub(super) fn apply_rep(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, bas
         | Rep::Mod
         | Rep::Round
         | Rep::MathOp(_) => {
-            let (a0, a1) = (st.take_arg(base, 0), st.take_arg(base, 1));
+            // Cloned, not taken: the branch distances read the operands after the operator.
+            let (a0, a1) = (st.arg(base, 0).clone(), st.arg(base, 1).clone());
             operators::eval(st, prog, rep, &a0, &a1)
         }
         Rep::XPos | Rep::YPos | Rep::Direction => motion::eval(st, t, rep),
@@ -244,8 +245,8 @@ pub(super) fn apply_rep(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, bas
         | Rep::ListContains(_) => data::eval(st, prog, t, rep, base),
         Rep::Volume => sound::volume(st, t),
         Rep::Arg(name) => procedures::get_param(st, t, *name),
-        Rep::Counter => V::Num(st.counter),
-        Rep::Tempo => V::Num(st.ext.tempo),
+        Rep::Counter => V::num(st.counter),
+        Rep::Tempo => V::num(st.ext.tempo),
         Rep::Translate | Rep::ViewerLanguage | Rep::VideoOn => offline::eval(st, prog, t, rep, base).0,
         _ => sensing::eval(st, prog, t, rep, base),
     }

@@ -409,7 +409,7 @@ impl State {
         let asking = self.ask.questions.front().is_some_and(|q| q.target == id);
         self.ask.questions.retain(|q| q.target != id);
         if asking {
-            self.emit_say(prog, id, false, V::Lit(prog.lit_empty));
+            self.emit_say(prog, id, false, V::lit(prog.lit_empty));
             self.ask_next(prog);
         }
         // Threads the current tick iterates after a `stop all` are stopped too.

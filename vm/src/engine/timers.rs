@@ -79,7 +79,7 @@ impl State {
                 TimerKind::Bubble { target, usage, think, thread } => {
                     self.timers.last_bubble = None;
                     if self.target(target).and_then(|t| t.bubble.as_ref()).is_some_and(|b| b.usage == usage) {
-                        self.update_bubble(prog, target, think, V::Lit(prog.lit_empty));
+                        self.update_bubble(prog, target, think, V::lit(prog.lit_empty));
                     }
                     self.microtasks.push((thread, Resume::Advance));
                 }

@@ -5,7 +5,7 @@ use std::cmp::Ordering;
 use std::rc::Rc;
 
 use super::State;
-use crate::program::{Const, Program};
+use crate::program::{Const, LitId, Program};
 use crate::util::cast::{
     compare_numbers, is_white_space_str, js_string_to_number, num_is_int, str_to_bool, write_number,
 };
@@ -13,20 +13,69 @@ use crate::util::string::compare_lower;
 
 /// An internal value: like [`Value`], plus references to the program's literals.
 ///
-/// Two machine words (checked below): values move in registers. With a fat `Rc<str>` it was
-/// three, every reporter returned its value through memory, and reading it back stalled the
-/// interpreter (issue 36's profile: most of a reporter's cost on heavy scripts).
+/// Two machine words whose payloads are all integer-class (a number is kept as its bits, a
+/// boolean as two variants, a literal id as a word): rustc then returns a `V` in two
+/// registers. As `Num(f64)` beside `Bool(bool)` and `Lit(u32)` (and before that a fat
+/// `Rc<str>`), every reporter returned its value through memory, and copying it right after
+/// the callee wrote it stalled the interpreter (issue 36's profile: about half the time of
+/// heavy scripts).
 #[derive(Debug, Clone)]
 pub(crate) enum V {
-    Num(f64),
-    Bool(bool),
-    Lit(u32),
+    Num(Num),
+    True,
+    False,
+    Lit(LitV),
     Str(JsStr),
     Undef,
     Null,
 }
 
 const _: () = assert!(std::mem::size_of::<V>() == 16);
+
+/// A JS number, as its bits (see [`V`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Num(u64);
+
+impl Num {
+    #[inline]
+    pub fn get(self) -> f64 {
+        f64::from_bits(self.0)
+    }
+    #[inline]
+    pub fn is_nan(self) -> bool {
+        self.get().is_nan()
+    }
+}
+
+/// A program literal's id, one word wide (see [`V`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LitV(usize);
+
+impl LitV {
+    #[inline]
+    pub fn id(self) -> LitId {
+        // Made from a `LitId` only.
+        self.0 as LitId
+    }
+}
+
+impl V {
+    /// A number.
+    #[inline]
+    pub fn num(n: f64) -> V {
+        V::Num(Num(n.to_bits()))
+    }
+    /// A boolean.
+    #[inline]
+    pub fn bool(b: bool) -> V {
+        if b { V::True } else { V::False }
+    }
+    /// A program literal.
+    #[inline]
+    pub fn lit(id: LitId) -> V {
+        V::Lit(LitV(id as usize))
+    }
+}
 
 /// A string made at run time, shared by reference count behind one thin pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,9 +109,9 @@ impl From<&str> for JsStr {
 impl V {
     pub fn from_const(c: Const) -> V {
         match c {
-            Const::Num(n) => V::Num(n),
-            Const::Bool(b) => V::Bool(b),
-            Const::Lit(l) => V::Lit(l),
+            Const::Num(n) => V::num(n),
+            Const::Bool(b) => V::bool(b),
+            Const::Lit(l) => V::lit(l),
             Const::Undef => V::Undef,
             Const::Null => V::Null,
         }
@@ -81,7 +130,7 @@ impl State {
     pub(crate) fn list_index(&mut self, prog: &Program, index: &V, len: usize, accept_all: bool) -> ListIndex {
         if !matches!(index, V::Num(_)) {
             let s: Option<&str> = match index {
-                V::Lit(l) => Some(prog.lit_str(*l)),
+                V::Lit(l) => Some(prog.lit_str(l.id())),
                 V::Str(s) => Some(s),
                 _ => None,
             };
@@ -106,9 +155,10 @@ impl State {
 #[inline]
 pub(crate) fn js_number(prog: &Program, v: &V) -> f64 {
     match v {
-        V::Num(n) => *n,
-        V::Bool(b) => f64::from(u8::from(*b)),
-        V::Lit(l) => prog.lit(*l).num,
+        V::Num(n) => n.get(),
+        V::True => 1.0,
+        V::False => 0.0,
+        V::Lit(l) => prog.lit(l.id()).num,
         V::Str(s) => js_string_to_number(s),
         V::Undef => f64::NAN,
         V::Null => 0.0,
@@ -126,9 +176,10 @@ pub(crate) fn to_number(prog: &Program, v: &V) -> f64 {
 #[inline]
 pub(crate) fn to_bool(prog: &Program, v: &V) -> bool {
     match v {
-        V::Bool(b) => *b,
-        V::Num(n) => !(*n == 0.0 || n.is_nan()),
-        V::Lit(l) => str_to_bool(prog.lit_str(*l)),
+        V::True => true,
+        V::False => false,
+        V::Num(n) => !(n.get() == 0.0 || n.is_nan()),
+        V::Lit(l) => str_to_bool(prog.lit_str(l.id())),
         V::Str(s) => str_to_bool(s),
         V::Undef | V::Null => false,
     }
@@ -137,14 +188,15 @@ pub(crate) fn to_bool(prog: &Program, v: &V) -> bool {
 /// Calls `f` with JS `String(v)` (no allocation for strings).
 pub(crate) fn with_str<R>(prog: &Program, v: &V, f: impl FnOnce(&str) -> R) -> R {
     match v {
-        V::Lit(l) => f(prog.lit_str(*l)),
+        V::Lit(l) => f(prog.lit_str(l.id())),
         V::Str(s) => f(s),
-        V::Bool(b) => f(if *b { "true" } else { "false" }),
+        V::True => f("true"),
+        V::False => f("false"),
         V::Undef => f("undefined"),
         V::Null => f("null"),
         V::Num(n) => {
             let mut s = String::new();
-            write_number(&mut s, *n);
+            write_number(&mut s, n.get());
             f(&s)
         }
     }
@@ -153,7 +205,7 @@ pub(crate) fn with_str<R>(prog: &Program, v: &V, f: impl FnOnce(&str) -> R) -> R
 /// Appends JS `String(v)` to `out`.
 pub(crate) fn push_str(prog: &Program, v: &V, out: &mut String) {
     match v {
-        V::Num(n) => write_number(out, *n),
+        V::Num(n) => write_number(out, n.get()),
         _ => with_str(prog, v, |s| out.push_str(s)),
     }
 }
@@ -169,9 +221,9 @@ pub(crate) fn to_rc_string(prog: &Program, v: &V) -> Rc<str> {
 /// scratch-vm `Cast.isInt`.
 pub(crate) fn is_int(prog: &Program, v: &V) -> bool {
     match v {
-        V::Num(n) => num_is_int(*n),
-        V::Bool(_) => true,
-        V::Lit(l) => !prog.lit_str(*l).contains('.'),
+        V::Num(n) => num_is_int(n.get()),
+        V::True | V::False => true,
+        V::Lit(l) => !prog.lit_str(l.id()).contains('.'),
         V::Str(s) => !s.contains('.'),
         V::Undef | V::Null => false,
     }
@@ -180,7 +232,7 @@ pub(crate) fn is_int(prog: &Program, v: &V) -> bool {
 /// scratch-vm `Cast.isWhiteSpace`.
 pub(crate) fn is_ws(prog: &Program, v: &V) -> bool {
     match v {
-        V::Lit(l) => prog.lit(*l).ws,
+        V::Lit(l) => prog.lit(l.id()).ws,
         V::Str(s) => is_white_space_str(s),
         V::Null => true,
         _ => false,
@@ -193,7 +245,7 @@ pub(crate) fn compare(prog: &Program, a: &V, b: &V) -> Ordering {
         && !x.is_nan()
         && !y.is_nan()
     {
-        return compare_numbers(*x, *y);
+        return compare_numbers(x.get(), y.get());
     }
     let mut n1 = js_number(prog, a);
     let mut n2 = js_number(prog, b);
@@ -211,8 +263,9 @@ pub(crate) fn compare(prog: &Program, a: &V, b: &V) -> Ordering {
 /// JS `===` (for `Array.prototype.indexOf`).
 pub(crate) fn strict_eq(prog: &Program, a: &V, b: &V) -> bool {
     match (a, b) {
-        (V::Num(x), V::Num(y)) => x == y,
-        (V::Bool(x), V::Bool(y)) => x == y,
+        (V::Num(x), V::Num(y)) => x.get() == y.get(),
+        (V::True, V::True) | (V::False, V::False) => true,
+        (V::True | V::False, V::True | V::False) => false,
         (V::Undef, V::Undef) | (V::Null, V::Null) => true,
         (V::Lit(_) | V::Str(_), V::Lit(_) | V::Str(_)) => with_str(prog, a, |sa| with_str(prog, b, |sb| sa == sb)),
         _ => false,

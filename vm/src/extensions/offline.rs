@@ -66,12 +66,12 @@ pub(crate) fn eval(st: &mut State, prog: &Program, _t: ThRef, rep: &Rep, base: u
             // The cache of the last translation starts as ("", "") -> "".
             let is_empty_str = |v: &V| matches!(v, V::Lit(_) | V::Str(_)) && with_str(prog, v, str::is_empty);
             if is_empty_str(&words) && is_empty_str(lang) {
-                return (V::Lit(prog.lit_empty), false);
+                return (V::lit(prog.lit_empty), false);
             }
-            (V::Lit(prog.lit_empty), true)
+            (V::lit(prog.lit_empty), true)
         }
         Rep::ViewerLanguage => (V::Str(crate::engine::value::JsStr::from("English")), false),
-        Rep::VideoOn => (V::Num(-1.0), false),
+        Rep::VideoOn => (V::num(-1.0), false),
         _ => (V::Undef, false),
     }
 }
