@@ -14,10 +14,13 @@
 //! file = "$CLOWDER_WHISKER_EXAMPLES/FruitCatchingTest.js"
 //! projects = ["FruitCatching"]       # optional: only these projects of the dataset
 //! exclude = ["Pong"]                 # optional: not these
+//! template = "start.sb3"             # optional, Itch test plans: the project students started
+//!                                    # from (default: each project is its own template)
 //! ```
 //!
-//! The suite file is read and hashed when the experiment is loaded; its hash is part of the
-//! run identity and the worker fetches it by that hash like a project.
+//! The suite file (and a template) is read and hashed when the experiment is loaded; its hash
+//! is part of the run identity and the worker fetches it by that hash like a project. A suite
+//! file may be a Whisker suite or an Itch test plan; the worker tells them apart.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -50,6 +53,22 @@ pub struct SuiteSpec {
     /// Not these projects.
     #[serde(default)]
     pub exclude: Vec<String>,
+    /// Itch test plans: the template project the submissions started from (a path like
+    /// `file`); absent: each project is its own template.
+    pub template: Option<String>,
+}
+
+/// A template project of an Itch plan, served to workers by hash like the suite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TemplateFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its file name (its extension tells `.sb3` from `project.json`).
+    pub file_name: String,
+    /// blake3 of its bytes (hex).
+    pub hash: String,
+    /// Its size in bytes.
+    pub size: u64,
 }
 
 /// A resolved suite entry.
@@ -69,6 +88,8 @@ pub struct SuiteEntry {
     pub projects: Option<BTreeSet<String>>,
     /// Not these.
     pub exclude: BTreeSet<String>,
+    /// The template of an Itch plan.
+    pub template: Option<TemplateFile>,
 }
 
 impl SuiteEntry {
@@ -148,6 +169,26 @@ pub fn parse(spec: &ExperimentSpec, base: &Path) -> Result<Option<TestSpec>, Str
         if std::str::from_utf8(&bytes).is_err() {
             return Err(format!("suite {name:?}: {} is not UTF-8", path.display()));
         }
+        let template = match &s.template {
+            None => None,
+            Some(t) => {
+                let path = expand_path(t, base)?;
+                let max = clowder_vm::LoadLimits::default().max_file_bytes;
+                let meta = std::fs::metadata(&path)
+                    .map_err(|e| format!("suite {name:?}: template {}: {e}", path.display()))?;
+                if meta.len() > max {
+                    return Err(format!("suite {name:?}: template {} has more than {max} bytes", path.display()));
+                }
+                let bytes =
+                    std::fs::read(&path).map_err(|e| format!("suite {name:?}: template {}: {e}", path.display()))?;
+                Some(TemplateFile {
+                    file_name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                    hash: clowder_datasets::content_hash(&bytes),
+                    size: bytes.len() as u64,
+                    path: std::fs::canonicalize(&path).unwrap_or(path),
+                })
+            }
+        };
         suites.push(SuiteEntry {
             name,
             hash: clowder_datasets::content_hash(&bytes),
@@ -156,6 +197,7 @@ pub fn parse(spec: &ExperimentSpec, base: &Path) -> Result<Option<TestSpec>, Str
             file_name,
             projects: s.projects.as_ref().map(|p| p.iter().cloned().collect()),
             exclude: s.exclude.iter().cloned().collect(),
+            template,
         });
     }
     Ok(Some(TestSpec { suites, budget: Budget::Steps(steps) }))
@@ -166,7 +208,11 @@ pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> V
     let engine = clowder_vm::ENGINE_VERSION;
     let mut runs = Vec::new();
     for s in &exp.suites {
-        let config_json = TestRunConfig::new(&s.file_name, &s.hash, exp.budget.amount()).to_json();
+        let mut config = TestRunConfig::new(&s.file_name, &s.hash, exp.budget.amount());
+        if let Some(t) = &s.template {
+            config = config.with_template(&t.file_name, &t.hash);
+        }
+        let config_json = config.to_json();
         for p in projects.iter().filter(|p| s.applies_to(&p.name)) {
             for &seed in &exp.seeds {
                 runs.push(Run::of(exp, p, &s.name, &config_json, &config_json, seed, engine));
@@ -196,12 +242,22 @@ pub fn check_projects(exp: &Experiment, projects: &[clowder_datasets::ProjectFil
     Ok(())
 }
 
-/// The suite files workers fetch by hash (empty for a generation experiment).
+/// The suite files (and templates) workers fetch by hash (empty for a generation experiment).
 pub fn sources(exp: &Experiment) -> Vec<(String, ProjectSource)> {
-    exp.suites
-        .iter()
-        .map(|s| (s.hash.clone(), ProjectSource { path: s.path.clone(), file_name: s.file_name.clone(), size: s.size }))
-        .collect()
+    let mut out = Vec::new();
+    for s in &exp.suites {
+        out.push((
+            s.hash.clone(),
+            ProjectSource { path: s.path.clone(), file_name: s.file_name.clone(), size: s.size },
+        ));
+        if let Some(t) = &s.template {
+            out.push((
+                t.hash.clone(),
+                ProjectSource { path: t.path.clone(), file_name: t.file_name.clone(), size: t.size },
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -275,6 +331,17 @@ file = "BTest.js"
         assert_ne!(again[0].run_id, runs[0].run_id);
         assert_eq!(again[2].run_id, runs[2].run_id, "the other suite's runs keep their ids");
         assert_eq!(sources(&e).len(), 2);
+        // An Itch plan's template travels like the suite and is part of the identity.
+        write(dir.path(), "start.json", "{}");
+        let with = SPEC.replace("name = \"other\"", "name = \"other\"\ntemplate = \"start.json\"");
+        let t = Experiment::parse(&with, &dir.path().join("g.toml")).unwrap();
+        let truns = crate::experiment::expand(&t, &projects);
+        let tcfg = TestRunConfig::parse(&truns[2].config_json).unwrap().unwrap();
+        assert_eq!(tcfg.template.as_deref(), Some("start.json"));
+        assert_eq!(tcfg.template_hash, Some(clowder_datasets::content_hash(b"{}")));
+        assert_ne!(truns[2].run_id, again[2].run_id);
+        assert_eq!(truns[0].run_id, again[0].run_id, "suites without a template keep their ids");
+        assert_eq!(sources(&t).len(), 3);
         assert_eq!(check_projects(&e, &projects), Ok(()));
         let err = check_projects(&e, &projects[1..]).unwrap_err();
         assert!(err.contains("no project \"a\""), "{err}");

@@ -25,12 +25,34 @@ pub struct TestRunConfig {
     pub suite: String,
     /// blake3 of the suite file's bytes (hex): how the worker fetches and checks it.
     pub suite_hash: String,
+    /// The template project of an Itch test plan (its file name), fetched like the suite;
+    /// absent (and left out of the JSON, so older run identities stay): the project is its
+    /// own template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
+    /// blake3 of the template's bytes (hex).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template_hash: Option<String>,
 }
 
 impl TestRunConfig {
     /// A configuration of kind [`KIND`].
     pub fn new(suite: &str, suite_hash: &str, max_steps: u64) -> Self {
-        Self { kind: KIND.to_string(), max_steps, suite: suite.to_string(), suite_hash: suite_hash.to_string() }
+        Self {
+            kind: KIND.to_string(),
+            max_steps,
+            suite: suite.to_string(),
+            suite_hash: suite_hash.to_string(),
+            template: None,
+            template_hash: None,
+        }
+    }
+
+    /// The same configuration with an Itch plan's template project (file name and hash).
+    pub fn with_template(mut self, file_name: &str, hash: &str) -> Self {
+        self.template = Some(file_name.to_string());
+        self.template_hash = Some(hash.to_string());
+        self
     }
 
     /// The canonical JSON.
@@ -66,5 +88,11 @@ mod tests {
         assert_eq!(TestRunConfig::parse(r#"{"algorithm":"random","params":{}}"#), None);
         assert_eq!(TestRunConfig::parse("not json"), None);
         assert!(matches!(TestRunConfig::parse(r#"{"kind":"test","suite":"x"}"#), Some(Err(_))));
+        let t = TestRunConfig::new("plan.js", "ab", 9).with_template("t.sb3", "cd");
+        assert_eq!(
+            t.to_json(),
+            r#"{"kind":"test","max_steps":9,"suite":"plan.js","suite_hash":"ab","template":"t.sb3","template_hash":"cd"}"#
+        );
+        assert_eq!(TestRunConfig::parse(&t.to_json()), Some(Ok(t)));
     }
 }

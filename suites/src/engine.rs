@@ -14,7 +14,7 @@ use crate::{Limits, SuiteError, TestInfo};
 
 /// The driver, evaluated in this order before the suite (each file names what it takes from
 /// the ones before).
-const DRIVER_JS: [(&str, &str); 4] = [
+pub(crate) const DRIVER_JS: [(&str, &str); 4] = [
     ("clowder:driver.js", include_str!("js/driver.js")),
     ("clowder:sprites.js", include_str!("js/sprites.js")),
     ("clowder:callbacks.js", include_str!("js/callbacks.js")),
@@ -80,6 +80,18 @@ impl Engine {
         vm_opts: VmOptions,
         limits: &Limits,
     ) -> Result<Engine, SuiteError> {
+        Engine::with_scripts(project, vm_opts, limits, &DRIVER_JS, |_, _| Ok(()))
+    }
+
+    /// A fresh realm with `scripts` evaluated in order after `install` put its bindings
+    /// beside `__native` (Itch plans use their own glue on the same VM bindings).
+    pub(crate) fn with_scripts(
+        project: Option<Arc<Project>>,
+        vm_opts: VmOptions,
+        limits: &Limits,
+        scripts: &[(&str, &str)],
+        install: impl FnOnce(&Ctx<'_>, &Rc<RefCell<Session>>) -> rquickjs::Result<()>,
+    ) -> Result<Engine, SuiteError> {
         let rt = Runtime::new().map_err(|e| SuiteError::Engine(e.to_string()))?;
         rt.set_memory_limit(limits.js_memory_bytes);
         rt.set_max_stack_size(limits.js_stack_bytes);
@@ -106,12 +118,28 @@ impl Engine {
         let engine = Engine { ctx, _rt: rt, session, polls, exhausted, max_polls };
         engine.ctx.with(|ctx| -> Result<(), SuiteError> {
             native::install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
-            for (name, src) in DRIVER_JS {
+            install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
+            for &(name, src) in scripts {
                 eval_script(&ctx, name, src).map_err(|m| SuiteError::Engine(format!("{name}: {m}")))?;
             }
             Ok(())
         })?;
         Ok(engine)
+    }
+
+    /// Runs `f` in the realm's context.
+    pub(crate) fn with_ctx<R>(&self, f: impl FnOnce(Ctx<'_>) -> R) -> R {
+        self.ctx.with(f)
+    }
+
+    /// Whether the JavaScript budget ran out (every later call is interrupted too).
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+
+    /// The JavaScript budget in ticks.
+    pub(crate) fn budget_ticks(&self) -> u64 {
+        self.max_polls * TICKS_PER_POLL
     }
 
     /// Evaluates the suite and keeps its tests; returns what the runner needs of them.
@@ -209,7 +237,7 @@ fn eval_script(ctx: &Ctx<'_>, name: &str, src: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn eval_value<'js, V: rquickjs::FromJs<'js>>(ctx: &Ctx<'js>, name: &str, src: &str) -> Result<V, String> {
+pub(crate) fn eval_value<'js, V: rquickjs::FromJs<'js>>(ctx: &Ctx<'js>, name: &str, src: &str) -> Result<V, String> {
     let mut opts = rquickjs::context::EvalOptions::default();
     opts.global = true;
     opts.strict = false;
@@ -218,7 +246,7 @@ fn eval_value<'js, V: rquickjs::FromJs<'js>>(ctx: &Ctx<'js>, name: &str, src: &s
 }
 
 /// A suite that uses `import` or `export` at the start of a line is an ES module.
-fn is_es_module(source: &str) -> bool {
+pub(crate) fn is_es_module(source: &str) -> bool {
     source.lines().any(|l| {
         let l = l.trim_start();
         ["export ", "export{", "import ", "import{"].iter().any(|p| l.starts_with(p))

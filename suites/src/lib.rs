@@ -5,7 +5,8 @@
 //! `{test, name, description, categories}`, each test an async function of a test driver
 //! `t`. [`run_project`] runs every test of a [`Suite`] on a project in the `whisker` profile
 //! and returns one [`TestRow`] per test, Whisker's TAP13 text and Itch-style JSON feedback;
-//! [`mutation`] runs a suite on every mutant of a project.
+//! [`mutation`] runs a suite on every mutant of a project. [`itch`] runs Itch test plans
+//! (scratch-ed/itch) in the same engine, with Itch's and Dodona's feedback formats.
 //!
 //! # Engine: QuickJS (rquickjs), not Boa
 //!
@@ -33,6 +34,7 @@
 #![warn(missing_docs)]
 
 mod engine;
+pub mod itch;
 pub mod mutation;
 mod native;
 pub mod parallel;

@@ -237,7 +237,16 @@ pub fn run_in_process(spec: &RunSpec, project_path: &Path, on_sample: &mut dyn F
         return failure(RunStatus::InfraFailure, format!("cached project {name} does not match its hash"));
     }
     match clowder_proto::test_run::TestRunConfig::parse(&spec.config_json) {
-        Some(Ok(t)) => return crate::grading::run(spec, &t, &bytes, &crate::grading::suite_path(project_path, &t)),
+        Some(Ok(t)) => {
+            let template = crate::grading::template_path(project_path, &t);
+            return crate::grading::run(
+                spec,
+                &t,
+                &bytes,
+                &crate::grading::suite_path(project_path, &t),
+                template.as_deref(),
+            );
+        }
         Some(Err(e)) => return failure(RunStatus::Error, e),
         None => {}
     }

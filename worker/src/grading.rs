@@ -1,5 +1,5 @@
-//! Test runs (experiment kind `test`, docs/testing.md): a hand-written Whisker suite on the
-//! run's project with the run's seed, the same function `clowder test` calls
+//! Test runs (experiment kind `test`, docs/testing.md): a hand-written Whisker suite (or an
+//! Itch test plan, the project being its own template) on the run's project with the run's seed, the same function `clowder test` calls
 //! ([`clowder_suites::run_project`]). The suite reaches the worker like a project, by content
 //! hash into the project cache ([`suite_path`]).
 //!
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use clowder_proto::test_run::TestRunConfig;
 use clowder_proto::{RunResult, RunSpec, RunStatus, TestVerdict};
-use clowder_suites::{Limits, ProjectResult, Status, Suite};
+use clowder_suites::{Limits, ProjectResult, Status, Suite, itch};
 use clowder_vm::LoadLimits;
 
 use crate::exec::failure;
@@ -23,8 +23,23 @@ pub fn suite_path(project_path: &Path, cfg: &TestRunConfig) -> PathBuf {
     project_path.with_file_name(format!("{}.js", cfg.suite_hash))
 }
 
-/// Runs a test run whose project file (checked against its hash) is `bytes`.
-pub fn run(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], suite_file: &Path) -> RunResult {
+/// Where the cache keeps the template of an Itch plan's test run (named as the cache names
+/// projects: hash and the file's extension), if the run has one.
+pub fn template_path(project_path: &Path, cfg: &TestRunConfig) -> Option<PathBuf> {
+    let (name, hash) = (cfg.template.as_ref()?, cfg.template_hash.as_ref()?);
+    let ext = if name.to_ascii_lowercase().ends_with(".sb3") { "sb3" } else { "json" };
+    Some(project_path.with_file_name(format!("{hash}.{ext}")))
+}
+
+/// Runs a test run whose project file (checked against its hash) is `bytes`; `template_file`
+/// is the cached template of an Itch plan's run.
+pub fn run(
+    spec: &RunSpec,
+    cfg: &TestRunConfig,
+    bytes: &[u8],
+    suite_file: &Path,
+    template_file: Option<&Path>,
+) -> RunResult {
     let source = match std::fs::read(suite_file) {
         Ok(b) if blake3::hash(&b).to_hex().as_str() == cfg.suite_hash => b,
         Ok(_) => {
@@ -35,6 +50,27 @@ pub fn run(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], suite_file: &Path)
     let Ok(source) = String::from_utf8(source) else {
         return failure(RunStatus::Error, format!("suite {}: not UTF-8", cfg.suite));
     };
+    if itch::is_itch_plan(&source) {
+        let template = match (template_file, &cfg.template_hash) {
+            (Some(path), Some(hash)) => match std::fs::read(path) {
+                Ok(b) if blake3::hash(&b).to_hex().as_str() == hash => Some(b),
+                Ok(_) => {
+                    return failure(
+                        RunStatus::InfraFailure,
+                        format!("cached template of {} does not match its hash", cfg.suite),
+                    );
+                }
+                Err(e) => {
+                    return failure(
+                        RunStatus::InfraFailure,
+                        format!("reading the cached template of {}: {e}", cfg.suite),
+                    );
+                }
+            },
+            _ => None,
+        };
+        return run_itch(spec, cfg, bytes, &source, template.as_deref());
+    }
     let suite = match Suite::from_source(&cfg.suite, &source) {
         Ok(s) => s,
         Err(e) => return failure(RunStatus::Error, format!("suite {}: {e}", cfg.suite)),
@@ -46,6 +82,43 @@ pub fn run(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], suite_file: &Path)
             Ok(p) => clowder_suites::run_project(&suite, &Arc::new(p), &spec.project_name, spec.seed, &limits),
             Err(e) => ProjectResult::unloadable(&suite, &spec.project_name, spec.seed, &e.to_string()),
         }
+    }));
+    match ran {
+        Ok(r) => to_result(&r),
+        Err(p) => {
+            failure(RunStatus::Error, format!("internal error (panic): {}", crate::exec::panic_message(p.as_ref())))
+        }
+    }
+}
+
+/// An Itch test plan on the run's project against `template` (absent: the project is its own
+/// template, as Itch's VPW plans run): one verdict per Itch test (`correct` a pass, `wrong`
+/// and `time limit exceeded` fails, plan errors errors). A template that does not load is the
+/// run's error (it is the experiment's, not the submission's).
+fn run_itch(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], source: &str, template: Option<&[u8]>) -> RunResult {
+    let plan = match itch::ItchPlan::from_source(&cfg.suite, source) {
+        Ok(p) => p,
+        Err(e) => return failure(RunStatus::Error, format!("plan {}: {e}", cfg.suite)),
+    };
+    let name = if spec.file_name.is_empty() { spec.project_name.clone() } else { spec.file_name.clone() };
+    let limits = Limits { steps_per_test: cfg.max_steps.max(1), ..Limits::default() };
+    let template = match (template, &cfg.template) {
+        (Some(b), Some(t)) => match clowder_vm::project::load(b, t, &LoadLimits::default()) {
+            Ok(p) => Some(Arc::new(p)),
+            Err(e) => return failure(RunStatus::Error, format!("template {t} of {}: {e}", cfg.suite)),
+        },
+        _ => None,
+    };
+    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let result = match clowder_vm::project::load(bytes, &name, &LoadLimits::default()) {
+            Ok(p) => {
+                let p = Arc::new(p);
+                itch::run_plan(&plan, template.as_ref().unwrap_or(&p), &p, spec.seed, &limits, None)
+            }
+            Err(e) => itch::ItchResult::unloadable(&e.to_string()),
+        };
+        let rows = result.rows(&spec.project_name);
+        ProjectResult { project: spec.project_name.clone(), suite: cfg.suite.clone(), seed: spec.seed, rows }
     }));
     match ran {
         Ok(r) => to_result(&r),
@@ -119,23 +192,58 @@ module.exports = [
         std::fs::write(&suite, SUITE).unwrap();
         let cfg = TestRunConfig::new("s.js", blake3::hash(SUITE.as_bytes()).to_hex().as_str(), 100);
         let project = include_bytes!("../../datasets/smoke/counter.json");
-        let r = run(&spec("p.json"), &cfg, project, &suite);
+        let r = run(&spec("p.json"), &cfg, project, &suite, None);
         assert_eq!(r.status, RunStatus::Ok as i32, "{}", r.error);
         let verdicts: Vec<(&str, &str)> = r.tests.iter().map(|t| (t.test.as_str(), t.status.as_str())).collect();
         assert_eq!(verdicts, [("runs", "pass"), ("fails", "fail"), ("assumes", "skip")], "{:?}", r.tests);
         assert_eq!((r.covered, r.total_targets, r.executions), (1, 3, 3));
-        assert_eq!(run(&spec("p.json"), &cfg, project, &suite).digest, r.digest, "same inputs, same digest");
+        assert_eq!(run(&spec("p.json"), &cfg, project, &suite, None).digest, r.digest, "same inputs, same digest");
         // A submission that does not load fails every test; the run is still ok.
-        let broken = run(&spec("p.json"), &cfg, b"{not json", &suite);
+        let broken = run(&spec("p.json"), &cfg, b"{not json", &suite, None);
         assert_eq!(broken.status, RunStatus::Ok as i32);
         assert!(broken.tests.iter().all(|t| t.status == "fail" && t.message.contains("could not be loaded")));
         assert_ne!(broken.digest, r.digest);
         // A suite that does not parse is the run's error; a cache mismatch is infrastructure.
         std::fs::write(&suite, "module.exports = [").unwrap();
         let bad = TestRunConfig::new("s.js", blake3::hash(b"module.exports = [").to_hex().as_str(), 100);
-        let e = run(&spec("p.json"), &bad, project, &suite);
+        let e = run(&spec("p.json"), &bad, project, &suite, None);
         assert_eq!(e.status, RunStatus::Error as i32);
         assert!(e.error.contains("s.js"), "{}", e.error);
-        assert_eq!(run(&spec("p.json"), &cfg, project, &suite).status, RunStatus::InfraFailure as i32);
+        assert_eq!(run(&spec("p.json"), &cfg, project, &suite, None).status, RunStatus::InfraFailure as i32);
+    }
+
+    #[test]
+    fn itch_plans_run_with_the_project_as_template() {
+        let plan = "function beforeExecution(e) {\n  e.out.test('has a stage').acceptIf(e.log.submission.stage !== undefined);\n}\n\
+                    function afterExecution(e) {\n  e.out.test('no sprite called Nobody').acceptIf(e.log.last.findSprite('Nobody') === undefined);\n  e.out.test('fails').acceptIf(false);\n}\n";
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plan.js");
+        std::fs::write(&file, plan).unwrap();
+        let cfg = TestRunConfig::new("plan.js", blake3::hash(plan.as_bytes()).to_hex().as_str(), 100);
+        let project = include_bytes!("../../datasets/smoke/counter.json");
+        let r = run(&spec("p.json"), &cfg, project, &file, None);
+        assert_eq!(r.status, RunStatus::Ok as i32, "{}", r.error);
+        let verdicts: Vec<(&str, &str)> = r.tests.iter().map(|t| (t.test.as_str(), t.status.as_str())).collect();
+        assert_eq!(verdicts, [("has a stage", "pass"), ("no sprite called Nobody", "pass"), ("fails", "fail")]);
+        assert_eq!(run(&spec("p.json"), &cfg, project, &file, None).digest, r.digest);
+        // With a template: the plan's static checks compare the project against it.
+        let check = "function beforeExecution(e) {\n  e.out.test('same stage').acceptIf(e.log.template.stage.name === e.log.submission.stage.name);\n  e.out.test('template has no sprites').acceptIf(e.log.template.sprites.length === 0);\n}\n";
+        std::fs::write(&file, check).unwrap();
+        // The template: the project's stage alone.
+        let mut t: serde_json::Value = serde_json::from_slice(project).unwrap();
+        t["targets"].as_array_mut().unwrap().retain(|t| t["isStage"] == true);
+        let template = serde_json::to_vec(&t).unwrap();
+        let template = template.as_slice();
+        let tfile = dir.path().join("t.json");
+        std::fs::write(&tfile, template).unwrap();
+        let cfg = TestRunConfig::new("plan.js", blake3::hash(check.as_bytes()).to_hex().as_str(), 100)
+            .with_template("t.json", blake3::hash(template).to_hex().as_str());
+        let r = run(&spec("p.json"), &cfg, project, &file, Some(&tfile));
+        let verdicts: Vec<(&str, &str)> = r.tests.iter().map(|t| (t.test.as_str(), t.status.as_str())).collect();
+        assert_eq!(verdicts, [("same stage", "pass"), ("template has no sprites", "pass")], "{}", r.error);
+        assert_eq!(
+            template_path(Path::new("/c/x.json"), &cfg),
+            Some(PathBuf::from(format!("/c/{}.json", blake3::hash(template).to_hex())))
+        );
     }
 }

@@ -286,8 +286,8 @@ fn spawn_heartbeat(inner: Arc<Inner>, mut client: Client, every: Duration) -> to
     })
 }
 
-/// The project of a run in the local cache (fetched once per machine), and the suite of a test
-/// run beside it (`crate::grading::suite_path`).
+/// The project of a run in the local cache (fetched once per machine), and the suite (and an
+/// Itch plan's template) of a test run beside it (`crate::grading::suite_path`).
 async fn ensure_project(
     client: &mut Client,
     cache: &cache::ProjectCache,
@@ -301,6 +301,10 @@ async fn ensure_project(
     if let Some(Ok(t)) = clowder_proto::test_run::TestRunConfig::parse(&spec.config_json) {
         let what = format!("suite {}", t.suite);
         ensure_file(client, cache, &t.suite_hash, "suite.js", &what, clowder_suites::MAX_SUITE_BYTES).await?;
+        if let (Some(name), Some(hash)) = (&t.template, &t.template_hash) {
+            let what = format!("template {name} of {}", t.suite);
+            ensure_file(client, cache, hash, name, &what, max_project_bytes()).await?;
+        }
     }
     Ok(path)
 }

@@ -20,6 +20,7 @@ pub mod slurm;
 pub mod status;
 pub mod test;
 pub mod test_dynamic;
+pub mod test_itch;
 pub mod verify;
 pub mod vm;
 pub mod worker;

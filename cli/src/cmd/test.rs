@@ -3,7 +3,9 @@
 //! [`super::test_dynamic`]. Prints Whisker's TAP13 per project; `--out DIR` writes `tests.csv`
 //! (project, test, status, message, steps), `tap/<project>.tap` and
 //! `feedback/<project>.json` (Itch-style judgement → group → test). Projects run on
-//! `--workers` threads; the output is the same for any number of them.
+//! `--workers` threads; the output is the same for any number of them. An Itch test plan
+//! (a file defining `beforeExecution`/`duringExecution`/`afterExecution`) is run by
+//! [`super::test_itch`].
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,6 +50,14 @@ pub struct TestArgs {
     /// Print one summary line per project instead of the TAP text.
     #[arg(long)]
     pub summary: bool,
+    /// Itch plans: the template project the submissions started from (default: each
+    /// submission is its own template).
+    #[arg(long)]
+    pub template: Option<PathBuf>,
+    /// Itch plans: the format of `feedback/<project>.ndjson`, `itch` (Itch's partial
+    /// output) or `dodona` (Dodona's partial format).
+    #[arg(long, default_value = "itch")]
+    pub format: String,
 }
 
 /// Labels for the projects: file stems, made unique in argument order.
@@ -87,6 +97,12 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     }
     if args.suite.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
         return super::test_dynamic::run(&args);
+    }
+    if super::test_itch::is_plan(&args.suite) {
+        return super::test_itch::run(&args);
+    }
+    if args.template.is_some() || args.format != "itch" {
+        bail!("--template and --format are for Itch test plans");
     }
     if args.seeds.is_some() || args.reference.is_some() {
         bail!("--seeds and --reference are for dynamic suites (.json); a JavaScript suite takes --seed");
