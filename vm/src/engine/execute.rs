@@ -173,7 +173,7 @@ fn arith(rep: &Rep, a: f64, b: f64) -> f64 {
 }
 
 /// [`eval_two`] with the inputs as numbers (a slot without input reads `undefined`: 0).
-#[inline]
+#[inline(always)]
 fn eval_two_num(st: &mut State, prog: &Program, t: ThRef, args: &Args) -> [f64; 2] {
     let mut out = [0.0, 0.0];
     for &(slot, e) in args.list.iter() {
@@ -190,8 +190,8 @@ fn eval_two_num(st: &mut State, prog: &Program, t: ThRef, args: &Args) -> [f64; 
 
 /// Evaluates the inputs of a reporter with at most two slots into locals, as
 /// [`eval_args`] would into the stack: project.json order, values of slots the opcode does
-/// not read dropped.
-#[inline]
+/// not read dropped. Inlined: a returned pair of values would go through memory.
+#[inline(always)]
 fn eval_two(st: &mut State, prog: &Program, t: ThRef, args: &Args) -> [V; 2] {
     let mut out = [V::Undef, V::Undef];
     for &(slot, e) in args.list.iter() {

@@ -137,7 +137,7 @@ impl State {
         self.budget.resumes += 1;
         if self.th(t).peek() == Some(NONE) {
             let th = self.thm(t);
-            th.stack.pop();
+            th.pop();
             if th.stack.is_empty() {
                 th.status = Status::Done;
                 return;
@@ -174,7 +174,7 @@ impl State {
                     Some(b) if b != NONE => break,
                     _ => {}
                 }
-                th.stack.pop();
+                th.pop();
                 let Some(f) = th.stack.last() else {
                     th.status = Status::Done;
                     return;

@@ -121,6 +121,13 @@ impl Thread {
             f.replay = None;
         }
     }
+    /// `popStack`, dropping the frame where it is: moving a 64-byte frame out of the stack
+    /// (`Vec::pop`) reloaded it right after it was written and stalled the scheduler.
+    #[inline]
+    pub fn pop(&mut self) {
+        let n = self.stack.len();
+        self.stack.truncate(n.saturating_sub(1));
+    }
     /// `retireThread`.
     pub fn retire(&mut self) {
         self.stack.clear();
