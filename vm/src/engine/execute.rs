@@ -96,22 +96,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
             let [a, b] = eval_two_num(st, prog, t, &x.args);
             return V::num(arith(&x.rep, a, b));
         }
-        Rep::Lt
-        | Rep::Eq
-        | Rep::Gt
-        | Rep::And
-        | Rep::Or
-        | Rep::Not
-        | Rep::Random
-        | Rep::Join
-        | Rep::LetterOf
-        | Rep::Length
-        | Rep::Contains
-        | Rep::Mod
-        | Rep::Round
-        | Rep::MathOp(_)
-            if x.args.n <= 2 =>
-        {
+        rep if rep.is_operator() && x.args.n <= 2 => {
             let [a0, a1] = eval_two(st, prog, t, &x.args);
             return operators::eval(st, prog, &x.rep, &a0, &a1);
         }
@@ -213,24 +198,7 @@ pub(super) fn apply_rep(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, bas
             st.note_unknown(prog, *name);
             V::Undef
         }
-        Rep::Add
-        | Rep::Sub
-        | Rep::Mul
-        | Rep::Div
-        | Rep::Lt
-        | Rep::Eq
-        | Rep::Gt
-        | Rep::And
-        | Rep::Or
-        | Rep::Not
-        | Rep::Random
-        | Rep::Join
-        | Rep::LetterOf
-        | Rep::Length
-        | Rep::Contains
-        | Rep::Mod
-        | Rep::Round
-        | Rep::MathOp(_) => {
+        rep if rep.is_operator() => {
             // Cloned, not taken: the branch distances read the operands after the operator.
             let (a0, a1) = (st.arg(base, 0).clone(), st.arg(base, 1).clone());
             operators::eval(st, prog, rep, &a0, &a1)

@@ -434,6 +434,33 @@ pub(crate) enum Rep {
     Undefined,
 }
 
+impl Rep {
+    /// The `operator_*` reporters ([`crate::blocks::operators`]): at most two inputs.
+    pub fn is_operator(&self) -> bool {
+        matches!(
+            self,
+            Rep::Add
+                | Rep::Sub
+                | Rep::Mul
+                | Rep::Div
+                | Rep::Lt
+                | Rep::Eq
+                | Rep::Gt
+                | Rep::And
+                | Rep::Or
+                | Rep::Not
+                | Rep::Random
+                | Rep::Join
+                | Rep::LetterOf
+                | Rep::Length
+                | Rep::Contains
+                | Rep::Mod
+                | Rep::Round
+                | Rep::MathOp(_)
+        )
+    }
+}
+
 /// A compiled reporter.
 #[derive(Debug, Clone)]
 pub(crate) struct Expr {
