@@ -68,7 +68,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     eprintln!("replaying {} runs on {} seeds with {workers} jobs", jobs.len(), seeds.len());
-    let results = clowder_suites::parallel::map(&jobs, workers.max(1), |job| replay(job, &seeds));
+    let bar = super::run::count_bar(jobs.len() as u64, "runs replayed", false);
+    let results = clowder_suites::parallel::map(&jobs, workers.max(1), |job| {
+        let rows = replay(job, &seeds);
+        bar.inc(1);
+        rows
+    });
+    bar.finish_and_clear();
     let file = std::fs::File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
     w.write_record(["run_id", "project", "algorithm", "seed", "replay_seed", "suite", "covered", "total"])?;

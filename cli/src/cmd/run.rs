@@ -36,11 +36,15 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
 
 /// The progress bar used by `run` and `status`.
 pub fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    count_bar(total, "runs", quiet)
+}
+
+/// A progress bar on stderr counting `total` `unit`s (drawn only on a terminal, so logs and
+/// pipes get nothing): `run`, `status`, and the commands that replay many suites.
+pub fn count_bar(total: u64, unit: &str, quiet: bool) -> ProgressBar {
     let pb = if quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
-    pb.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} runs  {msg}  [{elapsed_precise}, eta {eta}]")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{msg}}  [{{elapsed_precise}}, eta {{eta}}]");
+    pb.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
     pb
 }
 

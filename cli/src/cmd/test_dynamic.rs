@@ -7,7 +7,7 @@
 //! fails on new events or surprising activations).
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -81,7 +81,8 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
         }
         None => Vec::new(),
     };
-    let results = clowder_suites::parallel::map(&jobs, workers, |(path, label, seed)| {
+    let bar = super::run::count_bar(jobs.len() as u64, "replays (project × seed)", false);
+    let replay_one = |(path, label, seed): &(&PathBuf, &String, u64)| -> Result<(String, Vec<ReplayRow>), String> {
         let project = Arc::new(
             clowder_vm::Project::load_path(path, &clowder_vm::LoadLimits::default())
                 .map_err(|e| format!("{}: {e}", path.display()))?,
@@ -91,7 +92,13 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
             None => replay_suite(project, &suite, *seed, &opts),
         };
         rows.map(|rows| (label.to_string(), rows)).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let results = clowder_suites::parallel::map(&jobs, workers, |job| {
+        let r = replay_one(job);
+        bar.inc(1);
+        r
     });
+    bar.finish_and_clear();
     let mut rows: Vec<(String, ReplayRow)> = Vec::new();
     for r in results {
         match r {
