@@ -155,7 +155,7 @@ impl Vm {
         use crate::geometry::cost;
         let b = &self.st.budget;
         [
-            (b.ops_total + b.ops) * cost::BLOCK,
+            (b.ops_total + b.ops).saturating_sub(b.skipped) * cost::BLOCK,
             b.evals * cost::EVAL + b.draws * cost::RANDOM,
             self.st.geometry.work(),
             self.st.clock.steps * cost::STEP + b.resumes * cost::RESUME,

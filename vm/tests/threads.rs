@@ -77,3 +77,69 @@ fn clone_chain_runs_in_one_tick_and_broadcasts_restart_in_place() {
     assert_eq!(vm.variable(stage, "m"), Some(Value::Num(2.0)));
     assert_eq!(vm.live_threads(), 0);
 }
+
+/// A warp procedure whose `broadcast and wait` waits on a receiver that cannot run inside the
+/// warp spin; `dynamic` names the message with a `join` reporter instead of a constant.
+fn warp_wait_project(dynamic: bool) -> String {
+    let b = |opcode: &str, next: Option<&str>, parent: Option<&str>, inputs: serde_json::Value| {
+        json!({"opcode": opcode, "next": next, "parent": parent, "inputs": inputs, "fields": {},
+               "shadow": false, "topLevel": parent.is_none() && next.is_some()})
+    };
+    let message = if dynamic { json!([3, "join", [11, "go", "gid"]]) } else { json!([1, [11, "go", "gid"]]) };
+    let mutation = json!({"tagName": "mutation", "children": [], "proccode": "spin", "argumentids": "[]",
+                          "argumentnames": "[]", "argumentdefaults": "[]", "warp": "true"});
+    let mut blocks = json!({
+        "flag": b("event_whenflagclicked", Some("call"), None, json!({})),
+        "call": {"opcode": "procedures_call", "next": null, "parent": "flag", "inputs": {}, "fields": {},
+                 "shadow": false, "topLevel": false, "mutation": mutation.clone()},
+        "def": {"opcode": "procedures_definition", "next": "wait", "parent": null,
+                "inputs": {"custom_block": [1, "proto"]}, "fields": {}, "shadow": false, "topLevel": true},
+        "proto": {"opcode": "procedures_prototype", "next": null, "parent": "def", "inputs": {}, "fields": {},
+                  "shadow": true, "topLevel": false, "mutation": mutation},
+        "wait": b("event_broadcastandwait", None, Some("def"), json!({"BROADCAST_INPUT": message})),
+        "recv": {"opcode": "event_whenbroadcastreceived", "next": "loop", "parent": null, "inputs": {},
+                 "fields": {"BROADCAST_OPTION": ["go", "gid"]}, "shadow": false, "topLevel": true},
+        "loop": b("control_forever", None, Some("recv"), json!({"SUBSTACK": [2, "move"]})),
+        "move": b("motion_changexby", None, Some("loop"), json!({"DX": [1, [4, "1"]]}))
+    });
+    if dynamic && let Some(m) = blocks.as_object_mut() {
+        m.insert(
+            "join".into(),
+            json!({"opcode": "operator_join", "next": null, "parent": "wait", "shadow": false, "topLevel": false,
+                   "inputs": {"STRING1": [1, [10, "go"]], "STRING2": [1, [10, ""]]}, "fields": {}}),
+        );
+    }
+    let costume = json!([{"name": "c", "assetId": "bcf454acf82e4504149f7ffe07081dbc", "dataFormat": "svg",
+                          "rotationCenterX": 0, "rotationCenterY": 0}]);
+    json!({"targets": [
+        {"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {"gid": "go"},
+         "blocks": {}, "costumes": costume, "sounds": [], "layerOrder": 0},
+        {"isStage": false, "name": "Spinner", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": blocks,
+         "costumes": costume, "sounds": [], "layerOrder": 1, "x": 0, "y": 0, "size": 100, "direction": 90,
+         "visible": true}
+    ], "meta": {"semver": "3.0.0"}})
+    .to_string()
+}
+
+/// The spin is skipped where the block's inputs are constants: the step hangs exactly where
+/// the real spin hangs (the hang guard counts the skipped passes), but the work meter charges
+/// only what was done.
+#[test]
+fn warp_broadcast_and_wait_spin_hangs_where_the_real_spin_does_without_its_work() {
+    const MAX: u64 = 20_000;
+    let run = |dynamic: bool| {
+        let p = load(warp_wait_project(dynamic).as_bytes(), "spin.json", &LoadLimits::default())
+            .expect("the test project loads");
+        let mut vm = Vm::new(Arc::new(p), VmOptions { max_ops_per_step: MAX, ..VmOptions::default() });
+        vm.green_flag();
+        let outcome = vm.step();
+        (outcome, vm.steps(), vm.work_parts())
+    };
+    let (skipped, spun) = (run(false), run(true));
+    assert_eq!(skipped.0, StepOutcome::Hang);
+    assert_eq!(spun.0, StepOutcome::Hang);
+    assert_eq!(skipped.1, spun.1, "both hang in the same step");
+    // The real spin executed about MAX blocks; the skipped one a handful.
+    assert!(spun.2[0] > 100 * skipped.2[0].max(1), "work of blocks: spun {:?}, skipped {:?}", spun.2, skipped.2);
+    assert!(skipped.2[0] > 0, "the blocks that did run are charged");
+}

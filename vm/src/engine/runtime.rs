@@ -79,6 +79,9 @@ pub(crate) struct Budget {
     pub draws: u64,
     /// Threads resumed by the scheduler so far (work only).
     pub resumes: u64,
+    /// Block executions the hang guard counted but the VM did not do (warp spins it skips,
+    /// `State::skip_warp_wait`): subtracted from the work.
+    pub skipped: u64,
     /// This step exceeded the operation budget (or a thread's stack limit).
     pub hung: bool,
     /// The JS exception scratch-vm would have thrown in this step (P10).
@@ -162,7 +165,16 @@ impl State {
             timers: Timers { list: Vec::new(), ids: 0, seq: 0, last_bubble: None },
             microtasks: Vec::new(),
             bubble_usage: 0,
-            budget: Budget { ops: 0, ops_total: 0, evals: 0, draws: 0, resumes: 0, hung: false, error: None },
+            budget: Budget {
+                ops: 0,
+                ops_total: 0,
+                evals: 0,
+                draws: 0,
+                resumes: 0,
+                skipped: 0,
+                hung: false,
+                error: None,
+            },
             stack: Vec::with_capacity(64),
             geometry,
             ext: Extensions {
