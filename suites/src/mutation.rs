@@ -93,6 +93,7 @@ pub fn analyse(
         per_operator,
         verdicts,
         steps,
+        unjudged: 0,
     };
     SuiteMutation { original, report }
 }

@@ -98,7 +98,7 @@ pub struct RunOptions {
     /// Mutation analysis of the final suite (forces assertions on).
     pub mutation: MutationMode,
     /// Cap on the work of the search ([`work`]), 0 for none; minimisation and assertion
-    /// generation may then each add a quarter of it. A run that reaches a cap ends with its
+    /// generation may then each add a quarter of it, and mutation analysis as much again. A run that reaches a cap ends with its
     /// partial result and [`RunOutcome::limit`] set: a deterministic end for runaway runs.
     /// The engine's default for a budget is [`default_work_cap`] (`Default` gives the
     /// paper budget's, [`DEFAULT_WORK_CAP`]).
@@ -124,12 +124,12 @@ pub fn analyse_suite(
     suite: &[Test],
     mode: MutationMode,
 ) -> Result<Option<mutation::MutationReport>, GenError> {
-    Ok(analyse_suite_parallel(project, prepared, cfg, seed, suite, mode, 1, &mut |_| {})?.map(|(r, _)| r))
+    Ok(analyse_suite_parallel(project, prepared, cfg, seed, suite, mode, None, 1, &mut |_| {})?.map(|(r, _)| r))
 }
 
 /// [`analyse_suite`] on `workers` threads, with the plan and every verdict told to `progress`
-/// as it comes, and the analysis' work ([`mutation::analysis::analyse_parallel`]). The report
-/// does not depend on `workers`.
+/// as it comes, and the analysis' work ([`mutation::analysis::analyse_parallel`]; `cap`: the
+/// analysis' work cap, `None` for none). The report does not depend on `workers`.
 #[allow(clippy::too_many_arguments)]
 pub fn analyse_suite_parallel(
     project: Arc<Project>,
@@ -138,6 +138,7 @@ pub fn analyse_suite_parallel(
     seed: u64,
     suite: &[Test],
     mode: MutationMode,
+    cap: Option<u64>,
     workers: usize,
     progress: &mut dyn FnMut(&mutation::analysis::Progress),
 ) -> Result<Option<(mutation::MutationReport, work::Meter)>, GenError> {
@@ -150,7 +151,7 @@ pub fn analyse_suite_parallel(
     let params = Params::from_config(cfg).map_err(GenError::Config)?;
     let info = events::EventInfo::new(&project, seed);
     let subject = mutation::analysis::Subject { project, model: &prepared.model, info: &info, params: &params, seed };
-    Ok(mutation::analysis::analyse_parallel(&subject, suite, mode, workers, progress))
+    Ok(mutation::analysis::analyse_parallel(&subject, suite, mode, cap, workers, progress))
 }
 
 /// [`generate`] with run options (mutation analysis).
@@ -301,7 +302,12 @@ pub fn generate_prepared_with(
     drop(exec);
     if opts.mutation != MutationMode::Off {
         let subject = mutation::analysis::Subject { project, model, info: &info, params: &params, seed };
-        if let Some((r, meter)) = mutation::analysis::analyse_metered(&subject, &outcome.suite, opts.mutation) {
+        // The analysis may do as much work as the search may (a Top1000 project's suite can
+        // reach thousands of mutants whose replays run its heaviest code: hours of CPU).
+        if let Some((r, meter)) = mutation::analysis::analyse_metered(&subject, &outcome.suite, opts.mutation, cap) {
+            if r.unjudged > 0 && outcome.limit.is_none() {
+                outcome.limit = Some("mutation analysis".into());
+            }
             outcome.digest = r.extend_digest(&outcome.digest);
             let mut all = work_meter;
             all.absorb(&meter);

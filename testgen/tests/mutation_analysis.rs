@@ -315,6 +315,7 @@ fn parallel_analysis_equals_the_sequential_one_and_reports_its_plan() {
             3,
             &stored.suite,
             MutationMode::All,
+            None,
             workers,
             progress,
         )
@@ -342,6 +343,62 @@ fn parallel_analysis_equals_the_sequential_one_and_reports_its_plan() {
     let mut want: Vec<_> = one.0.verdicts.iter().map(|v| v.mutant_id.clone()).collect();
     want.sort();
     assert_eq!(ids, want);
+}
+
+/// A work cap on the analysis stops it at the same mutant for any number of threads: the
+/// mutants judged are a seeded subset, each with its uncapped verdict, and the rest are
+/// counted as unjudged (and the report without a cap serialises as before).
+#[test]
+fn a_capped_analysis_judges_the_same_seeded_subset_on_any_number_of_threads() {
+    let cfg = AlgorithmConfig::new(Algorithm::Mio);
+    let p = Arc::new(project());
+    let prepared = Prepared::new(&p);
+    let opts = RunOptions::default();
+    let stored = clowder_testgen::generate_prepared_with(
+        Arc::clone(&p),
+        &prepared,
+        &cfg,
+        3,
+        Budget::Steps(3000),
+        &opts,
+        &mut |_| {},
+    )
+    .unwrap();
+    let analyse = |cap, workers| {
+        clowder_testgen::analyse_suite_parallel(
+            Arc::clone(&p),
+            &prepared,
+            &cfg,
+            3,
+            &stored.suite,
+            MutationMode::All,
+            cap,
+            workers,
+            &mut |_| {},
+        )
+        .unwrap()
+        .unwrap()
+    };
+    let all = analyse(None, 1).0;
+    assert_eq!(all.unjudged, 0);
+    assert!(!serde_json::to_string(&all).unwrap().contains("unjudged"), "uncapped reports unchanged");
+    // A cap of 1 stops before the first mutant (the baseline's work is above it); one unit
+    // above the baseline's work lets exactly one mutant in.
+    let (none, baseline) = analyse(Some(1), 1);
+    assert!(none.verdicts.is_empty() && none.unjudged as usize == all.verdicts.len());
+    let cap = Some(baseline.total() + 1);
+    let one = analyse(cap, 1);
+    let three = analyse(cap, 3);
+    assert_eq!(one.0, three.0, "the cap falls on the same mutant");
+    assert_eq!(one.1.by_kind(), three.1.by_kind());
+    let r = &one.0;
+    assert_eq!(r.verdicts.len(), 1, "{} judged, {} unjudged", r.verdicts.len(), r.unjudged);
+    assert_eq!(r.verdicts.len() as u32 + r.unjudged, all.verdicts.len() as u32);
+    assert_eq!(r.total.generated, r.verdicts.len() as u32);
+    for v in &r.verdicts {
+        assert!(all.verdicts.contains(v), "{v:?} is the uncapped verdict");
+    }
+    assert_ne!(r.verdicts.first(), all.verdicts.first(), "a shuffled subset, not the first mutant");
 }
 
 /// An edge-activated hat evaluates its input every step (executing the hat) without firing:

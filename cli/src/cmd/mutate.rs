@@ -50,6 +50,11 @@ pub struct MutateArgs {
     /// Mutants judged at once (default: available cores); the verdicts do not depend on it.
     #[arg(long)]
     pub workers: Option<usize>,
+    /// Stop judging once the analysis' work reaches N work units (about nanoseconds; studies
+    /// use the run's work cap): the mutants are then judged in a seeded random order, and
+    /// those left are reported as unjudged. Default: none, every mutant.
+    #[arg(long, value_name = "N")]
+    pub work_cap: Option<u64>,
 }
 
 fn pct(s: Option<f64>) -> String {
@@ -287,6 +292,7 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                     args.seed,
                     &outcome.suite,
                     mode,
+                    args.work_cap.filter(|&n| n > 0),
                     workers,
                     &mut |p| shown.see(p),
                 )?;
@@ -308,6 +314,14 @@ pub fn run(args: MutateArgs) -> anyhow::Result<ExitCode> {
                     meter.total() as f64 / 1e9,
                     workers
                 );
+                if report.unjudged > 0 {
+                    println!(
+                        "{name}: the work cap left {} of {} mutants unjudged (those judged are a seeded random \
+                         subset; per-operator scores are estimates)",
+                        report.unjudged,
+                        report.unjudged + report.total.generated
+                    );
+                }
                 (report, outcome.suite.len(), outcome.coverage.to_string())
             }
         };

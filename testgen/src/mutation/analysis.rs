@@ -167,6 +167,15 @@ pub struct MutationReport {
     pub verdicts: Vec<MutantVerdict>,
     /// VM steps replayed by the analysis (original and mutants).
     pub steps: u64,
+    /// Mutants the analysis' work cap left unjudged (not in `verdicts` nor in the counts).
+    /// Left out of the serialised report when 0, so uncapped reports (and digests) are as
+    /// before the cap existed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unjudged: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl MutationReport {
@@ -449,16 +458,23 @@ impl<'s, 'a> Baseline<'s, 'a> {
 /// Mutation analysis of `suite` (with its assertions) on `subject`'s project.
 /// `None` when `mode` is off.
 pub fn analyse(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
-    analyse_with(subject, suite, mode, true, 1, &mut |_| {}).map(|(r, _)| r)
+    analyse_with(subject, suite, mode, None, true, 1, &mut |_| {}).map(|(r, _)| r)
 }
 
 /// [`analyse`] with the analysis' work (work-meter units, by kind): enumerating and building
-/// mutants, replays, observations.
-pub fn analyse_metered(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<(MutationReport, Meter)> {
-    analyse_with(subject, suite, mode, true, 1, &mut |_| {})
+/// mutants, replays, observations. With a `cap` (work units) judging stops once the
+/// analysis' work reaches it, and the mutants left are counted as unjudged
+/// ([`MutationReport::unjudged`]; `super::schedule` says which ones are judged).
+pub fn analyse_metered(
+    subject: &Subject<'_>,
+    suite: &[Test],
+    mode: MutationMode,
+    cap: Option<u64>,
+) -> Option<(MutationReport, Meter)> {
+    analyse_with(subject, suite, mode, cap, true, 1, &mut |_| {})
 }
 
-/// [`analyse_metered`] judging mutants on `workers` threads, telling `progress` the plan
+/// [`analyse_metered`] (with its `cap`) judging mutants on `workers` threads, telling `progress` the plan
 /// before the first mutant and then every verdict as it comes. Report and work are those of
 /// [`analyse_metered`] whatever the number of workers (verdicts are independent, kept in
 /// mutant order, and work is a sum).
@@ -466,16 +482,17 @@ pub fn analyse_parallel(
     subject: &Subject<'_>,
     suite: &[Test],
     mode: MutationMode,
+    cap: Option<u64>,
     workers: usize,
     progress: &mut dyn FnMut(&Progress),
 ) -> Option<(MutationReport, Meter)> {
-    analyse_with(subject, suite, mode, true, workers, progress)
+    analyse_with(subject, suite, mode, cap, true, workers, progress)
 }
 
 /// [`analyse`] with every test replayed on every mutant (no skipping of unreached tests):
 /// the same report, slower; the reference for checks.
 pub fn analyse_exhaustive(subject: &Subject<'_>, suite: &[Test], mode: MutationMode) -> Option<MutationReport> {
-    analyse_with(subject, suite, mode, false, 1, &mut |_| {}).map(|(r, _)| r)
+    analyse_with(subject, suite, mode, None, false, 1, &mut |_| {}).map(|(r, _)| r)
 }
 
 /// What an analysis will do, known after the replays on the original and before the first
@@ -519,6 +536,7 @@ fn analyse_with(
     subject: &Subject<'_>,
     suite: &[Test],
     mode: MutationMode,
+    cap: Option<u64>,
     skip_unreached: bool,
     workers: usize,
     progress: &mut dyn FnMut(&Progress),
@@ -540,7 +558,9 @@ fn analyse_with(
     progress(&Progress::Plan(baseline.plan(&chosen)));
 
     let mut verdicts = Vec::with_capacity(chosen.len());
-    for (row, used, work) in judge_all(&baseline, &chosen, workers, progress) {
+    let judged = super::schedule::judge_all(&baseline, &chosen, cap, meter.total(), subject.seed, workers, progress);
+    let unjudged = (chosen.len() - judged.len()) as u32;
+    for (row, used, work) in judged {
         steps += used;
         meter.absorb(&work);
         verdicts.push(row);
@@ -569,57 +589,9 @@ fn analyse_with(
         per_operator,
         verdicts,
         steps,
+        unjudged,
     };
     Some((report, meter))
-}
-
-/// Every mutant's verdict, steps and work, in `chosen`'s order, judged on up to `workers`
-/// threads (each takes the next unjudged mutant; one mutant program per thread alive).
-fn judge_all(
-    baseline: &Baseline<'_, '_>,
-    chosen: &[Mutant],
-    workers: usize,
-    progress: &mut dyn FnMut(&Progress),
-) -> Vec<(MutantVerdict, u64, Meter)> {
-    let workers = workers.clamp(1, chosen.len().max(1));
-    if workers == 1 {
-        return chosen
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let j = baseline.judge_metered(m);
-                progress(&Progress::Judged { done: i + 1, verdict: &j.0, work: j.2.total() });
-                j
-            })
-            .collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut out: Vec<Option<(MutantVerdict, u64, Meter)>> = vec![None; chosen.len()];
-    std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let next = &next;
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(m) = chosen.get(i) else { break };
-                    if tx.send((i, baseline.judge_metered(m))).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for (done, (i, j)) in rx.into_iter().enumerate() {
-            progress(&Progress::Judged { done: done + 1, verdict: &j.0, work: j.2.total() });
-            if let Some(slot) = out.get_mut(i) {
-                *slot = Some(j);
-            }
-        }
-    });
-    // Every index below `chosen.len()` was taken by exactly one thread and sent back.
-    out.into_iter().flatten().collect()
 }
 
 /// A test that passes on the original, with what its original replay showed.

@@ -8,6 +8,7 @@
 pub mod analysis;
 pub mod json;
 pub mod operators;
+mod schedule;
 
 use clowder_vm::project::Project;
 use serde::{Deserialize, Serialize};
