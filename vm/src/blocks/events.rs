@@ -53,31 +53,14 @@ fn resolve(st: &State, prog: &Program, b: &Bcast, base: usize) -> Option<String>
 
 /// The wait of `broadcast and wait` / `switch backdrop and wait`.
 pub(crate) fn wait_for_started(st: &mut State, t: ThRef) {
-    // scratch-vm asks, every time, whether any started thread is still in `runtime.threads`
-    // and whether all of them wait. Both questions ignore order, and a thread that has left
-    // the list never returns to it (a restarted script is a new thread), so threads found
-    // gone are dropped for good: a broadcast to hundreds of clones, checked on every pass of
-    // the sequencer, then costs one look per pass instead of a walk over the finished ones.
-    let mut started = match st.thm(t).stack.last_mut().map(|f| &mut f.ctx) {
-        Some(Ctx::Started(started)) => std::mem::take(started),
+    // Read-only checks on the started threads first (no copy of the list: a broadcast-and-wait
+    // in a loop checks it every tick), then act.
+    let (waiting, all_waiting) = match st.th(t).stack.last().map(|f| &f.ctx) {
+        Some(Ctx::Started(started)) => {
+            (started.iter().any(|&x| st.th_valid(x) && st.in_list(x)), started.iter().all(|&x| st.is_waiting_thread(x)))
+        }
         _ => return,
     };
-    while let Some(&first) = started.first() {
-        if st.in_list(first) {
-            break;
-        }
-        started.swap_remove(0);
-    }
-    let waiting = !started.is_empty();
-    // A thread found running goes to the front: it is likely still running at the next look.
-    let busy = started.iter().position(|&x| !st.is_waiting_thread(x));
-    if let Some(i) = busy {
-        started.swap(0, i);
-    }
-    let all_waiting = waiting && busy.is_none();
-    if let Some(Ctx::Started(slot)) = st.thm(t).stack.last_mut().map(|f| &mut f.ctx) {
-        *slot = started;
-    }
     if waiting {
         if all_waiting {
             st.thm(t).status = crate::engine::Status::YieldTick;
