@@ -103,6 +103,7 @@ pub struct RunCtx<'a> {
     pub vm_seed: u64,
 }
 
+#[derive(Clone)]
 struct Live {
     sut: Sut,
     running: bool,
@@ -114,7 +115,43 @@ struct Live {
     /// click's wait: after the next event's own inputs, as in Whisker (whose driver releases
     /// it in the step loop while the test body posts the next event at once).
     release: Option<(f64, f64)>,
+    /// The VM's work parts and unknown-opcode counts when this execution took it over from a
+    /// [`Snapshot`]: the execution that made the snapshot charged them already.
+    base: [u64; 4],
+    base_unknown: Vec<(String, u64)>,
 }
+
+impl Live {
+    /// Work of this execution's VM not charged yet (the live part of the meter).
+    fn work(&self) -> u64 {
+        self.sut.work().saturating_sub(self.base.iter().sum())
+    }
+}
+
+/// A replay's VM after some of its events ([`Executor::replay_from`]): a replay of more
+/// events with the same beginning continues from a copy instead of starting over, with the
+/// same trace (the VM is deterministic and a copy is the whole state).
+#[derive(Clone)]
+pub struct Snapshot(Live);
+
+/// What [`Executor::replay_from`] returns.
+pub struct Replayed {
+    /// The trace (of the replay so far when it stopped at its target).
+    pub trace: Trace,
+    /// It stopped because its target was covered.
+    pub stopped: bool,
+    /// The snapshots it kept, by the number of its events before them.
+    pub kept: Vec<(usize, Snapshot)>,
+}
+
+/// Whether `sut` executed block `b`.
+fn executed(sut: &Sut, b: u32) -> bool {
+    sut.executed_bits().get(b as usize / 64).is_some_and(|w| w & (1u64 << (b % 64)) != 0)
+}
+
+/// A snapshot is taken after an event when the VM did at least this many times a copy's work
+/// since the last one (or its start): copies never cost much more than the replays they save.
+pub const SNAPSHOT_WORTH: u64 = 2;
 
 /// Runs tests, counts the budget and records coverage over time.
 pub struct Executor<'a> {
@@ -158,6 +195,13 @@ pub struct Executor<'a> {
     observe_only: bool,
     /// Symbols of the events of every test executed by the search (sequence coverage).
     alphabet: Alphabet,
+    /// [`Executor::replay_from`] keeps a snapshot after an event when the VM did this many
+    /// times a copy's work since the last one ([`SNAPSHOT_WORTH`]; 0: after every event,
+    /// `u64::MAX`: never, as before snapshots). Traces do not depend on it, only the work.
+    pub snapshot_worth: u64,
+    /// A replay stops at the end of the step that first executes this block
+    /// ([`Executor::replay_from`]'s `until`).
+    stop_at: Option<u32>,
 }
 
 impl<'a> Executor<'a> {
@@ -197,6 +241,8 @@ impl<'a> Executor<'a> {
             limited: None,
             observe_only: false,
             alphabet: Alphabet::new(),
+            snapshot_worth: SNAPSHOT_WORTH,
+            stop_at: None,
         }
     }
 
@@ -349,7 +395,16 @@ impl<'a> Executor<'a> {
             !self.observe_only,
         );
         sut.green_flag();
-        Live { sut, running: true, prev_live: 0, budgeted, cut: false, release: None }
+        Live {
+            sut,
+            running: true,
+            prev_live: 0,
+            budgeted,
+            cut: false,
+            release: None,
+            base: [0; 4],
+            base_unknown: Vec::new(),
+        }
     }
 
     fn end(&mut self, live: &Live) {
@@ -360,12 +415,16 @@ impl<'a> Executor<'a> {
             self.geometry = g;
         }
         let [blocks, evals, geometry, scheduler] = live.sut.work_parts();
-        self.add_work(Kind::Vm, blocks);
-        self.add_work(Kind::Eval, evals);
-        self.add_work(Kind::Geometry, geometry);
-        self.add_work(Kind::Scheduler, scheduler);
+        let [b0, e0, g0, s0] = live.base;
+        self.add_work(Kind::Vm, blocks.saturating_sub(b0));
+        self.add_work(Kind::Eval, evals.saturating_sub(e0));
+        self.add_work(Kind::Geometry, geometry.saturating_sub(g0));
+        self.add_work(Kind::Scheduler, scheduler.saturating_sub(s0));
         for (k, v) in live.sut.unknown_opcodes() {
-            *self.unknown.entry(k).or_insert(0) += v;
+            let before = live.base_unknown.iter().find(|(b, _)| *b == k).map_or(0, |(_, n)| *n);
+            if v > before {
+                *self.unknown.entry(k).or_insert(0) += v - before;
+            }
         }
     }
 
@@ -377,7 +436,7 @@ impl<'a> Executor<'a> {
                 return false;
             }
             if let Some((cap, phase)) = self.work_cap
-                && self.meter.total().saturating_add(live.sut.work()) >= cap
+                && self.meter.total().saturating_add(live.work()) >= cap
             {
                 live.cut = true;
                 self.limited.get_or_insert(phase);
@@ -396,6 +455,10 @@ impl<'a> Executor<'a> {
                 self.note_coverage(&live.sut);
             } else {
                 self.replay_steps += 1;
+                if self.stop_at.is_some_and(|b| executed(&live.sut, b)) {
+                    live.cut = true;
+                    return false;
+                }
             }
             let now = live.sut.live_threads();
             if live.prev_live > 0 && now == 0 {
@@ -761,6 +824,56 @@ impl<'a> Executor<'a> {
         }
         self.end(&live);
         self.trace_of(&live)
+    }
+
+    /// A copy of `live` to continue from later; its copy's work is charged.
+    fn snapshot(&mut self, live: &Live) -> Snapshot {
+        self.add_work(Kind::Start, live.sut.vm().clone_work());
+        let mut copy = live.clone();
+        copy.base = live.sut.work_parts();
+        copy.base_unknown = live.sut.unknown_opcodes();
+        Snapshot(copy)
+    }
+
+    /// Replays `events` outside the budget like [`Executor::replay`], continuing from `from`
+    /// (the VM after the events before these) or in a fresh VM; with `until`, it stops once
+    /// target `until` is covered (then the trace is of the replay so far). Returns the trace,
+    /// whether it stopped so, and the snapshots it kept: `(j, s)` is the VM after `j` of
+    /// `events` (before the last; with `from`, `j ≥ 1`), kept where the VM worked
+    /// [`Executor::snapshot_worth`] copies since the previous one.
+    pub fn replay_from(&mut self, from: Option<&Snapshot>, events: &[Event], until: Option<usize>) -> Replayed {
+        let mut live = match from {
+            Some(s) => {
+                self.add_work(Kind::Start, s.0.sut.vm().clone_work());
+                s.0.clone()
+            }
+            None => self.start(false),
+        };
+        let mut kept = Vec::new();
+        // Work since the last snapshot: a fresh VM's start counts.
+        let p = &self.ctx.project;
+        let mut credit = if from.is_none() { crate::work::vm_start(p.blocks.len(), p.targets.len()) } else { 0 };
+        let mut mark = live.sut.work();
+        self.stop_at = until.and_then(|t| self.ctx.model.targets.blocks.get(t).copied());
+        let mut stopped = self.stop_at.is_some_and(|b| executed(&live.sut, b));
+        for (j, ev) in events.iter().enumerate() {
+            if stopped {
+                break;
+            }
+            if j > 0 || from.is_none() {
+                let since = live.sut.work().saturating_sub(mark).saturating_add(credit);
+                if since >= self.snapshot_worth.saturating_mul(live.sut.vm().clone_work()) && !self.work_capped() {
+                    kept.push((j, self.snapshot(&live)));
+                    mark = live.sut.work();
+                    credit = 0;
+                }
+            }
+            self.apply(&mut live, ev);
+            stopped = live.cut && self.stop_at.is_some_and(|b| executed(&live.sut, b));
+        }
+        self.stop_at = None;
+        self.end(&live);
+        Replayed { trace: self.trace_of(&live), stopped, kept }
     }
 
     /// Replays concrete events in a fresh VM outside the budget, like

@@ -9,6 +9,14 @@
 //! is never dropped, as in Whisker. The minimised test joins the suite and
 //! everything its replay covers counts as covered.
 //!
+//! Two things make the replays cheaper without changing any decision
+//! (engine `+sem14`): a candidate without event i shares the current test's
+//! first i events, so it continues from a snapshot of the VM after them (kept
+//! by earlier replays where the VM did more work since the last snapshot than
+//! copying costs: [`Executor::snapshot_worth`]); and a candidate's replay stops
+//! once it covers the target, which it then keeps (covered stays covered). The
+//! minimised test's whole trace is replayed once at the end, from a snapshot.
+//!
 //! Replays run outside the search budget; their steps are reported
 //! separately. A cap on those steps and the run's work cap for this phase
 //! (both deterministic) bound the cost on pathological suites: once either is
@@ -19,7 +27,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use crate::events::Event;
-use crate::execution::{Evaluated, Executor};
+use crate::execution::{Evaluated, Executor, Replayed, Snapshot};
 use crate::rng::Rng;
 use crate::work::{Kind, cost};
 
@@ -65,8 +73,14 @@ fn minimize_test(
     trace: &crate::trace::Trace,
 ) -> (Vec<Event>, crate::trace::Trace) {
     let mut cur = events.to_vec();
-    let mut cur_trace = trace.clone();
-    let mut old = exec.fitness_of(t, &cur_trace);
+    // Cur's trace, once a replay ran it to the end (a replay that kept a candidate stopped
+    // when the candidate covered the target: the rest of it cannot change that).
+    let mut cur_trace = Some(trace.clone());
+    let mut old = exec.fitness_of(t, trace);
+    // snaps[k]: the VM after the first k events of `cur`, where a replay kept one. A candidate
+    // without event i shares cur's first i events, so its replay continues from the last
+    // snapshot at or before i (same trace as a replay from the start, less work).
+    let mut snaps: Vec<Option<Snapshot>> = Vec::new();
     let mut changed = true;
     while changed && exec.replay_steps < REPLAY_STEP_CAP && !exec.work_capped() {
         changed = false;
@@ -76,20 +90,64 @@ fn minimize_test(
             }
             let mut cand = cur.clone();
             cand.remove(i);
-            let tr = exec.replay(&cand);
+            // The test covers `t` (fitness 0), so a candidate is kept exactly when it covers
+            // `t` too: its replay may stop there.
+            let until = (old == 0.0).then_some(t);
+            let r = replay_after(exec, &snaps, i, &cand, until);
             if exec.work_capped() {
                 // Possibly cut short: its trace says nothing about the candidate.
                 break;
             }
-            let f = exec.fitness_of(t, &tr);
-            if f <= old {
+            // Covered: fitness 0.
+            let f = if r.stopped { 0.0 } else { exec.fitness_of(t, &r.trace) };
+            let accept = f <= old;
+            if accept {
+                // Snapshots after more than i events were of cur's later events.
+                snaps.truncate(i + 1);
+            }
+            for (p, s) in r.kept {
+                // Up to i events the candidate and cur agree; beyond, only an accepted candidate.
+                if p <= i || accept {
+                    if snaps.len() <= p {
+                        snaps.resize_with(p + 1, || None);
+                    }
+                    snaps[p].get_or_insert(s);
+                }
+            }
+            if accept {
                 cur = cand;
-                cur_trace = tr;
                 old = f;
+                cur_trace = (!r.stopped).then_some(r.trace);
                 changed = true;
                 break;
             }
         }
     }
-    (cur, cur_trace)
+    let trace = match cur_trace {
+        Some(tr) => tr,
+        // The whole trace of the minimised test (what it covers besides `t`); if the work cap
+        // cuts this replay short, the part it ran (which covers `t`).
+        None => replay_after(exec, &snaps, cur.len(), &cur, None).trace,
+    };
+    (cur, trace)
+}
+
+/// Replays `events` (which begin with cur's first `upto` events) from the last snapshot in
+/// `snaps` at or before `upto`, or from the start.
+fn replay_after(
+    exec: &mut Executor<'_>,
+    snaps: &[Option<Snapshot>],
+    upto: usize,
+    events: &[Event],
+    until: Option<usize>,
+) -> Replayed {
+    let from = snaps.iter().enumerate().take(upto + 1).rev().find_map(|(k, s)| s.as_ref().map(|s| (k, s)));
+    match from {
+        Some((k, s)) => {
+            let mut r = exec.replay_from(Some(s), events.get(k..).unwrap_or_default(), until);
+            r.kept.iter_mut().for_each(|(j, _)| *j += k);
+            r
+        }
+        None => exec.replay_from(None, events, until),
+    }
 }

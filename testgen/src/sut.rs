@@ -47,7 +47,8 @@ pub struct TargetView {
     pub is_stage: bool,
 }
 
-/// One VM instance running one test.
+/// One VM instance running one test (a clone continues as the original would).
+#[derive(Clone)]
 pub struct Sut {
     vm: Vm,
     mouse: (f64, f64),

@@ -278,6 +278,9 @@ impl Geometry for Timed {
     fn mode(&self) -> &'static str {
         self.inner.mode()
     }
+    fn clone_box(&self) -> Box<dyn Geometry> {
+        Box::new(Timed { inner: self.inner.clone_box(), spent: Rc::clone(&self.spent) })
+    }
     fn touching_sprite(&mut self, s: &VmScene, me: TargetId, sprite: usize) -> bool {
         self.time("touching sprite", |g| g.touching_sprite(s, me, sprite))
     }

@@ -104,4 +104,9 @@ pub mod runtime {
 /// that the VM now skips (the hang guard still counts it, so every hang happens where it did):
 /// Paper Minecraft's MIO run reported 170 · 10⁹ units for 3.5 CPU-s. Runs near the work cap
 /// can end later; every other result is unchanged (smoke and rq1 digests equal by run).
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem13");
+/// `sem14`: test minimisation replays a candidate from a snapshot of the VM after the events
+/// it shares with the current test (`Vm` is `Clone`; the copy's work is charged) and stops a
+/// candidate's replay once it covers the target: the same minimised suites with less work,
+/// so runs whose minimisation reached the work cap get further, and every run's reported
+/// work is smaller; digests of runs that did not reach the cap are unchanged.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem14");

@@ -93,6 +93,7 @@ pub struct SayEvent {
 }
 
 /// A deterministic Scratch VM instance running one project.
+#[derive(Clone)]
 pub struct Vm {
     pub(crate) project: Arc<Project>,
     pub(crate) prog: Arc<Program>,
@@ -160,6 +161,30 @@ impl Vm {
             self.st.geometry.work(),
             self.st.clock.steps * cost::STEP + b.resumes * cost::RESUME,
         ]
+    }
+
+    /// The work of cloning this VM (`Clone` copies its whole state: targets with their
+    /// variables and lists, threads, coverage, the geometry's pen layer and caches), in the
+    /// units of [`Vm::work`]: a function of the state's sizes, so deterministic.
+    pub fn clone_work(&self) -> u64 {
+        use crate::geometry::cost;
+        let st = &self.st;
+        let mut words =
+            st.targets.slots.len() as u64 * 2 + st.targets.exec.len() as u64 + st.targets.render_log.len() as u64 / 2;
+        for t in st.targets.slots.iter().filter_map(|(_, t)| t.as_ref()) {
+            // The fixed fields, then values (two words each) and list items.
+            words += 24 + 2 * (t.vars.len() + t.edge.len()) as u64;
+            words += t.lists.iter().map(|l| 3 + 2 * l.len() as u64).sum::<u64>();
+        }
+        words += st.threads.slab.iter().map(|t| 6 + 8 * t.stack.len() as u64).sum::<u64>();
+        words += st.threads.list.len() as u64 + st.stack.len() as u64 * 2;
+        words += st.observe.executed.len() as u64;
+        if st.observe.instrument.is_some() {
+            // Per block: a condition's statistics, a loop's count, a hat's starts.
+            words += self.prog.blocks.len() as u64 * 6;
+        }
+        words += st.geometry.clone_words();
+        cost::CLONE + words * cost::CLONE_WORD
     }
 
     /// Virtual time at the start of step `k`, in ms (IEEE double, as the oracle).

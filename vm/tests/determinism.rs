@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use clowder_vm::project::{LoadLimits, Project, load};
 use clowder_vm::trace::{InputKind, TraceInput, TraceOptions, write_trace};
+use clowder_vm::{Profile, Vm, VmOptions};
 use serde_json::json;
 
 const CHILD_ENV: &str = "CLOWDER_DETERMINISM_CHILD_OUT";
@@ -208,4 +209,85 @@ fn runs_are_byte_identical_across_processes() {
     assert_eq!(s1.len(), STEPS as usize + 1, "dice seed 1 should run all steps");
     assert_ne!(s1, s2, "the trace does not depend on the seed");
     eprintln!("determinism: {} lines identical across two processes", lines.len());
+}
+
+/// Sends the inputs of step `k` (the generic script) to `vm`.
+fn send_inputs(vm: &mut Vm, inputs: &[TraceInput], k: u64) {
+    for inp in inputs.iter().filter(|i| i.step == k) {
+        match &inp.kind {
+            InputKind::GreenFlag => vm.green_flag(),
+            InputKind::KeyDown(key) => vm.key_down(key),
+            InputKind::KeyUp(key) => vm.key_up(key),
+            InputKind::MouseMove(x, y) => vm.mouse_move(*x, *y),
+            InputKind::MouseDown => vm.mouse_button(true),
+            InputKind::MouseUp => vm.mouse_button(false),
+            InputKind::ClickSprite(name, clone) => {
+                vm.click_sprite(name, *clone);
+            }
+            InputKind::ClickStage => vm.click_stage(),
+            InputKind::Answer(t) => vm.answer_text(t),
+            other => panic!("the generic script has no {other:?}"),
+        }
+    }
+}
+
+/// A cloned VM is the whole state: stepped with the same inputs, the clone and the original
+/// record the same state after every later step (positions, costumes, variables, bubbles,
+/// layers, clones) in every profile, pen and touching questions included — what test
+/// minimisation's snapshots rely on.
+#[test]
+fn a_cloned_vm_continues_exactly_as_the_original() {
+    let mut projects = vec![(
+        "dice".to_string(),
+        load(dice_project().as_bytes(), "dice.json", &LoadLimits::default()).expect("dice loads"),
+    )];
+    match corpora() {
+        Some(root) => {
+            for (dir, every) in [("whisker-rq1", 1), ("codeclub", 8), ("random-sample", 40)] {
+                let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
+                let mut fs: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+                fs.retain(|p| p.extension().is_some_and(|e| e == "sb3" || e == "json"));
+                fs.sort();
+                for f in fs.into_iter().step_by(every) {
+                    let p = Project::load_path(&f, &LoadLimits::default())
+                        .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+                    projects.push((f.display().to_string(), p));
+                }
+            }
+        }
+        None => drop(std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("SKIP: corpora folder not found (set CLOWDER_CORPORA); cloning the built-in project only\n"),
+        )),
+    }
+    let mut compared = 0;
+    for (name, p) in projects {
+        let p = Arc::new(p);
+        let sprites: Vec<String> = p.targets.iter().filter(|t| !t.is_stage).map(|t| t.name.clone()).collect();
+        let inputs = generic_inputs(&sprites);
+        for profile in [Profile::Default, Profile::Whisker] {
+            let mut vm =
+                Vm::new(Arc::clone(&p), VmOptions { seed: 3, instrument: true, profile, ..VmOptions::default() });
+            let mut copy: Option<Vm> = None;
+            for k in 0..STEPS {
+                // Clone mid-run, after the first inputs and before the clicks.
+                if k == 120 {
+                    copy = Some(vm.clone());
+                }
+                for v in std::iter::once(&mut vm).chain(copy.as_mut()) {
+                    send_inputs(v, &inputs, k);
+                    v.step();
+                }
+                if let Some(c) = &copy {
+                    let (mut a, mut b) = (String::new(), String::new());
+                    vm.write_step_record(k, &mut a);
+                    c.write_step_record(k, &mut b);
+                    assert_eq!(a, b, "{name} ({profile:?}): the clone differs at step {k}");
+                    assert_eq!(vm.work(), c.work(), "{name} ({profile:?}): the clone's work differs at step {k}");
+                    compared += 1;
+                }
+            }
+        }
+    }
+    eprintln!("clones: {compared} steps compared");
 }

@@ -40,6 +40,10 @@ impl Geometry for RecordingGeometry {
     fn mode(&self) -> &'static str {
         self.inner.mode()
     }
+    // A clone records into the same log (nothing here clones a VM).
+    fn clone_box(&self) -> Box<dyn Geometry> {
+        Box::new(RecordingGeometry { inner: self.inner.clone_box(), log: Rc::clone(&self.log) })
+    }
     fn touching_sprite(&mut self, s: &Scene, me: TargetId, sprite: usize) -> bool {
         self.inner.touching_sprite(s, me, sprite)
     }

@@ -320,6 +320,7 @@ impl State {
 }
 
 /// `ask and wait`: the questions waiting to be answered, and the last answer.
+#[derive(Clone)]
 pub(crate) struct Ask {
     /// The `answer` reporter.
     pub answer: JsStr,

@@ -25,6 +25,7 @@ pub(crate) struct StepError(pub String);
 
 /// The mutable state of a VM (everything except the shared program): scratch-vm's
 /// `Runtime` with its targets, threads, clock and devices, grouped by concern.
+#[derive(Clone)]
 pub(crate) struct State {
     /// The options the VM was made with.
     pub opts: VmOptions,
@@ -66,6 +67,7 @@ pub(crate) struct State {
 }
 
 /// The step's operation budget and the VM's work counters.
+#[derive(Clone)]
 pub(crate) struct Budget {
     /// Block executions in this step (the hang guard counts these).
     pub ops: u64,
@@ -89,6 +91,7 @@ pub(crate) struct Budget {
 }
 
 /// What test generation and traces observe.
+#[derive(Clone)]
 pub(crate) struct Observe {
     /// Bitset of the blocks executed since the VM was created.
     pub executed: Vec<u64>,

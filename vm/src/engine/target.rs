@@ -125,6 +125,7 @@ impl State {
 }
 
 /// The live targets and their orders.
+#[derive(Clone)]
 pub(crate) struct Targets {
     /// Target slots (generation, target): sprites in load order first, then clones; a freed
     /// slot is reused with the next generation, so stale ids find nothing.

@@ -348,6 +348,7 @@ impl State {
 }
 
 /// The thread objects and `runtime.threads`.
+#[derive(Clone)]
 pub(crate) struct Threads {
     /// Thread objects; a slot is reused with the next generation.
     pub slab: Vec<Thread>,

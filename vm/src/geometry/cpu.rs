@@ -24,6 +24,7 @@ use crate::engine::{Target, TargetId};
 use crate::project::Project;
 
 /// The pixel geometry of one VM: shared costumes, its own pen layer.
+#[derive(Clone)]
 pub struct CpuGeometry {
     costumes: Arc<CostumeSet>,
     /// Set when an asset is missing or a costume this VM used is a stand-in (module docs);
@@ -477,6 +478,15 @@ fn same_costumes(a: &Project, b: &Project) -> bool {
 }
 
 impl Geometry for CpuGeometry {
+    fn clone_box(&self) -> Box<dyn Geometry> {
+        Box::new(self.clone())
+    }
+
+    fn clone_words(&self) -> u64 {
+        let scene = (self.scene.drawables.len() + self.keys.len() + self.ids.len() + self.slot_pos.len()) as u64 * 8;
+        self.pen.heap_words() + self.accel.heap_words() + scene
+    }
+
     fn mode(&self) -> &'static str {
         if self.approximate.get() { "approximate" } else { "exact" }
     }

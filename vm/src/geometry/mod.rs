@@ -180,11 +180,27 @@ impl<'a> Scene<'a> {
     }
 }
 
+impl Clone for Box<dyn Geometry> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
 /// Answers the renderer's questions for the interpreter. The defaults are the
 /// headless semantics (no renderer).
 pub trait Geometry {
     /// Short label for results: `none`, `approximate` or `exact`.
     fn mode(&self) -> &'static str;
+
+    /// A copy of this geometry with everything it keeps (pen layer, MIPs created, caches), for
+    /// [`crate::Vm`]'s `Clone`: a cloned VM answers every later question as the original would.
+    fn clone_box(&self) -> Box<dyn Geometry>;
+
+    /// Roughly how many 8-byte words [`Geometry::clone_box`] copies (kept pixels and caches),
+    /// for the work a VM's clone is charged.
+    fn clone_words(&self) -> u64 {
+        0
+    }
 
     /// `touching (sprite)`: `me` touches any visible instance of `sprite` other than itself.
     fn touching_sprite(&mut self, _scene: &Scene, _me: TargetId, _sprite: usize) -> bool {
@@ -310,6 +326,10 @@ pub trait Geometry {
 pub struct NoGeometry;
 
 impl Geometry for NoGeometry {
+    fn clone_box(&self) -> Box<dyn Geometry> {
+        Box::new(*self)
+    }
+
     fn mode(&self) -> &'static str {
         "none"
     }

@@ -102,6 +102,11 @@ impl Default for PenLayer {
 }
 
 impl PenLayer {
+    /// Roughly the 8-byte words this layer's pixels take (what a clone copies).
+    pub fn heap_words(&self) -> u64 {
+        self.pixels.len().div_ceil(8) as u64
+    }
+
     /// A transparent pen layer.
     pub fn new() -> Self {
         Self::default()

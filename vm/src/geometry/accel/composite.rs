@@ -105,6 +105,7 @@ pub(crate) fn composite(layers: &[Layer<'_>], x: i32, y: i32) -> [u8; 3] {
     dst
 }
 
+#[derive(Clone)]
 struct Tracked {
     key: usize,
     /// Per row: pixels whose cached colour has this key (meaningful where valid).
@@ -113,7 +114,7 @@ struct Tracked {
 }
 
 /// Cached composite colours of one VM's scene, without the drawable at position `exclude`.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Composite {
     exclude: Option<usize>,
     valid: Vec<Row>,
@@ -129,6 +130,12 @@ pub(crate) struct Composite {
 }
 
 impl Composite {
+    /// Roughly the 8-byte words this cache keeps, rows being `row` words each.
+    pub(crate) fn heap_words(&self, row: u64) -> u64 {
+        let tracked: u64 = self.tracked.iter().map(|t| t.rows.len() as u64 * row).sum();
+        self.valid.len() as u64 * row + (self.colors.len() as u64 * 3).div_ceil(8) + tracked
+    }
+
     /// Allocates the cache on first use and applies the noted boxes: every read of `valid`
     /// comes after this.
     fn ensure_alloc(&mut self) {

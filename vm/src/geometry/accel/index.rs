@@ -32,6 +32,7 @@ fn cells_of(r: &Rect) -> Option<[usize; 4]> {
 }
 
 /// The visible drawables of one skin.
+#[derive(Clone)]
 struct Group {
     skin: Arc<Skin>,
     /// `(level, how many ask for it)`, ascending by level.
@@ -75,7 +76,7 @@ pub(crate) struct Entry {
 }
 
 /// The scene index; see the module documentation.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct SceneIndex {
     cells: Vec<Vec<u32>>,
     groups: Vec<Group>,
@@ -101,6 +102,12 @@ pub(crate) struct Visible<'a> {
 }
 
 impl SceneIndex {
+    /// Roughly the 8-byte words this index keeps (what a clone copies).
+    pub(crate) fn heap_words(&self) -> u64 {
+        let cells: u64 = self.cells.iter().map(|c| 3 + c.len() as u64 / 2).sum();
+        cells + self.entries.len() as u64 * 6 + self.groups.len() as u64 * 8 + self.stamps.len() as u64 / 2
+    }
+
     /// Takes drawable `pos` out of the index (if it is in).
     pub(crate) fn remove(&mut self, pos: usize) {
         let Some(e) = self.entries.get_mut(pos).and_then(Option::take) else { return };

@@ -52,6 +52,7 @@ const STAGE: Placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [10
 const COMPOSITES: usize = 4;
 
 /// What the accelerated queries keep about one drawable while it is unchanged.
+#[derive(Clone)]
 struct Info {
     /// Unique per (re)build of the drawable at this position.
     ver: u64,
@@ -111,7 +112,7 @@ impl Info {
 
 /// The MIP levels of one query's silhouettes: per SVG skin (by [`skin_key`]) the largest of
 /// its floor and the levels the query requests (bitmaps have one level).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Levels(Vec<(usize, i32)>);
 
 impl Levels {
@@ -166,7 +167,7 @@ pub(crate) enum Candidates {
 }
 
 /// Accelerated queries over one kept [`Scene`]; see the module documentation.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Accel {
     /// Per position of the scene. Boxed: a layer change moves many of them, and a box moves
     /// as a pointer.
@@ -200,6 +201,13 @@ pub(crate) struct PenChange {
 }
 
 impl Accel {
+    /// Roughly the 8-byte words this cache keeps (what a clone copies).
+    pub(crate) fn heap_words(&self) -> u64 {
+        let row = std::mem::size_of::<rows::Row>() as u64 / 8;
+        let comps: u64 = self.comps.iter().map(|c| c.heap_words(row)).sum();
+        self.infos.len() as u64 * 16 + self.index.heap_words() + comps
+    }
+
     /// Accelerated queries sharing colour-search orders through `walks` (the project's).
     pub(crate) fn with_walks(walks: Arc<distance::WalkCache>) -> Self {
         Accel { walks, ..Accel::default() }
