@@ -217,6 +217,28 @@ pub fn load_error_record(seed: u64, error: &str) -> String {
     end_record(seed, &end, Some(error), None)
 }
 
+impl Vm {
+    /// Sends one input of a trace's input script (as the oracle does); false when a click
+    /// names no such sprite or clone.
+    pub fn apply_input(&mut self, kind: &InputKind) -> bool {
+        match kind {
+            InputKind::GreenFlag => self.green_flag(),
+            InputKind::Stop => self.stop_all(),
+            InputKind::KeyDown(key) => self.key_down(key),
+            InputKind::KeyUp(key) => self.key_up(key),
+            InputKind::MouseMove(x, y) => self.mouse_move(*x, *y),
+            InputKind::MouseDown => self.mouse_button(true),
+            InputKind::MouseUp => self.mouse_button(false),
+            InputKind::ClickSprite(name, clone) => return self.click_sprite(name, *clone),
+            InputKind::ClickStage => self.click_stage(),
+            InputKind::Answer(t) => self.answer_text(t),
+            InputKind::Loudness(v) => self.set_loudness(*v),
+            InputKind::Broadcast(n) => self.broadcast(n),
+        }
+        true
+    }
+}
+
 /// Runs a project under the oracle's rules and writes the trace to `out`.
 pub fn write_trace(
     project: Arc<Project>,
@@ -247,26 +269,13 @@ pub fn write_trace(
         while cursor < inputs.len() && inputs[cursor].step == k {
             let inp = &inputs[cursor];
             cursor += 1;
-            match &inp.kind {
-                InputKind::GreenFlag => vm.green_flag(),
-                InputKind::Stop => vm.stop_all(),
-                InputKind::KeyDown(key) => vm.key_down(key),
-                InputKind::KeyUp(key) => vm.key_up(key),
-                InputKind::MouseMove(x, y) => vm.mouse_move(*x, *y),
-                InputKind::MouseDown => vm.mouse_button(true),
-                InputKind::MouseUp => vm.mouse_button(false),
-                InputKind::ClickSprite(name, clone) => {
-                    if !vm.click_sprite(name, *clone) {
-                        end.warnings.push(format!(
-                            "step {k}: click_sprite: no sprite {} clone {clone}",
-                            serde_json::to_string(name).unwrap_or_default()
-                        ));
-                    }
-                }
-                InputKind::ClickStage => vm.click_stage(),
-                InputKind::Answer(t) => vm.answer_text(t),
-                InputKind::Loudness(v) => vm.set_loudness(*v),
-                InputKind::Broadcast(n) => vm.broadcast(n),
+            if !vm.apply_input(&inp.kind)
+                && let InputKind::ClickSprite(name, clone) = &inp.kind
+            {
+                end.warnings.push(format!(
+                    "step {k}: click_sprite: no sprite {} clone {clone}",
+                    serde_json::to_string(name).unwrap_or_default()
+                ));
             }
         }
         while cursor < inputs.len() && inputs[cursor].step < k {

@@ -214,20 +214,7 @@ fn runs_are_byte_identical_across_processes() {
 /// Sends the inputs of step `k` (the generic script) to `vm`.
 fn send_inputs(vm: &mut Vm, inputs: &[TraceInput], k: u64) {
     for inp in inputs.iter().filter(|i| i.step == k) {
-        match &inp.kind {
-            InputKind::GreenFlag => vm.green_flag(),
-            InputKind::KeyDown(key) => vm.key_down(key),
-            InputKind::KeyUp(key) => vm.key_up(key),
-            InputKind::MouseMove(x, y) => vm.mouse_move(*x, *y),
-            InputKind::MouseDown => vm.mouse_button(true),
-            InputKind::MouseUp => vm.mouse_button(false),
-            InputKind::ClickSprite(name, clone) => {
-                vm.click_sprite(name, *clone);
-            }
-            InputKind::ClickStage => vm.click_stage(),
-            InputKind::Answer(t) => vm.answer_text(t),
-            other => panic!("the generic script has no {other:?}"),
-        }
+        vm.apply_input(&inp.kind);
     }
 }
 

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use clowder_vm::project::{LoadLimits, Project};
-use clowder_vm::trace::{InputKind, TraceInput, parse_inputs};
+use clowder_vm::trace::{TraceInput, parse_inputs};
 use clowder_vm::{Vm, VmOptions};
 
 /// What `clowder bench` measures.
@@ -154,26 +154,6 @@ fn inputs_json(events: &[(u64, Event)]) -> String {
     serde_json::Value::Array(items).to_string()
 }
 
-/// Applies one input the way `trace::write_trace` (and the oracle) does.
-fn apply(vm: &mut Vm, kind: &InputKind) {
-    match kind {
-        InputKind::GreenFlag => vm.green_flag(),
-        InputKind::Stop => vm.stop_all(),
-        InputKind::KeyDown(k) => vm.key_down(k),
-        InputKind::KeyUp(k) => vm.key_up(k),
-        InputKind::MouseMove(x, y) => vm.mouse_move(*x, *y),
-        InputKind::MouseDown => vm.mouse_button(true),
-        InputKind::MouseUp => vm.mouse_button(false),
-        InputKind::ClickSprite(name, clone) => {
-            vm.click_sprite(name, *clone);
-        }
-        InputKind::ClickStage => vm.click_stage(),
-        InputKind::Answer(t) => vm.answer_text(t),
-        InputKind::Loudness(v) => vm.set_loudness(*v),
-        InputKind::Broadcast(name) => vm.broadcast(name),
-    }
-}
-
 /// Our side: (step-loop time, `Vm::new` time, block executions and reporter evaluations).
 fn run_ours(project: &Arc<Project>, inputs: &[TraceInput], steps: u64, seed: u64) -> (Duration, Duration, u64) {
     let t0 = Instant::now();
@@ -186,7 +166,7 @@ fn run_ours(project: &Arc<Project>, inputs: &[TraceInput], steps: u64, seed: u64
             if inp.step != k {
                 break;
             }
-            apply(&mut vm, &inp.kind);
+            vm.apply_input(&inp.kind);
             next += 1;
         }
         vm.step();
