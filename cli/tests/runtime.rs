@@ -777,8 +777,8 @@ fn work_cap_ends_runs_with_status_limit_the_same_on_one_and_two_workers() {
                 && r["error"].ends_with(" (deterministic; partial result)"),
             "{r:?}"
         );
-        // The search may do the cap; minimisation and assertions a quarter of it more each.
-        let least = if r["error"].contains(" the search ") { 400000 } else { 100000 };
+        // The search may do the cap; minimisation up to 1.25 caps in all, assertions 1.5.
+        let least = if r["error"].contains(" the search ") { 400000 } else { 500000 };
         assert!(num(r, "work") >= least, "{r:?}");
         assert!(!r["coverage"].is_empty() && !r["digest"].is_empty(), "a result: {r:?}");
     }

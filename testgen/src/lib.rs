@@ -97,8 +97,10 @@ pub fn default_work_cap(budget: Budget) -> u64 {
 pub struct RunOptions {
     /// Mutation analysis of the final suite (forces assertions on).
     pub mutation: MutationMode,
-    /// Cap on the work of the search ([`work`]), 0 for none; minimisation and assertion
-    /// generation may then each add a quarter of it, and mutation analysis as much again. A run that reaches a cap ends with its
+    /// Cap on the work of the search ([`work`]), 0 for none; minimisation may then use what the
+    /// search left of it plus a quarter, assertion generation what is left plus another
+    /// quarter (a run does at most 1.5 caps before mutation analysis; each of the two at least
+    /// a quarter), and mutation analysis as much again. A run that reaches a cap ends with its
     /// partial result and [`RunOutcome::limit`] set: a deterministic end for runaway runs.
     /// The engine's default for a budget is [`default_work_cap`] (`Default` gives the
     /// paper budget's, [`DEFAULT_WORK_CAP`]).
@@ -215,9 +217,17 @@ pub fn generate_prepared_with(
     exec.charge(work::Kind::Search, work::cost::RUN);
     exec.track_improvement = params.reduction_probability > 0.0 && cfg.algorithm != Algorithm::Random;
     exec.stop_on_full_coverage = cfg.algorithm != Algorithm::Neatest;
-    // The search may do up to the cap; minimisation and assertions each a quarter more.
+    // The search may do up to the cap; minimisation what the search left plus a quarter,
+    // assertions what is left plus another quarter: a heavy program whose search did not need
+    // its whole cap gets its suite minimised, a runaway one still ends within 1.5 caps.
     let cap = (opts.work_cap > 0).then_some(opts.work_cap);
     let after = cap.map(|c| (c / 4).max(1));
+    let phase_cap = |exec: &execution::Executor<'_>, quarters: u64| {
+        cap.zip(after).map(|(c, q)| {
+            let total = c.saturating_add(q.saturating_mul(quarters));
+            total.max(exec.work().saturating_add(q))
+        })
+    };
     exec.cap_work("search", cap);
     let rng = rng::Rng::new(seed, 0x5EA7C4);
     let mut neat: Option<(u32, String)> = None;
@@ -240,7 +250,7 @@ pub fn generate_prepared_with(
     let tests_before_min = archive.len() as u32;
     let events_before_min: u32 = archive.iter().map(|e| e.events.len() as u32).sum();
     let mut min_rng = rng::Rng::new(seed, 0x3141);
-    exec.cap_work("minimisation", after.map(|c| exec.work().saturating_add(c)));
+    exec.cap_work("minimisation", phase_cap(&exec, 1));
     let mut suite: Vec<Test> = if params.minimize {
         minimize::minimize_suite(&mut exec, &mut min_rng, &archive)
             .into_iter()
@@ -251,7 +261,7 @@ pub fn generate_prepared_with(
     };
     let minimization_steps = exec.replay_steps;
     if with_assertions {
-        exec.cap_work("assertions", after.map(|c| exec.work().saturating_add(c)));
+        exec.cap_work("assertions", phase_cap(&exec, 2));
         assertions::add_to_suite(&mut exec, &mut suite);
     }
     // Sequence coverage reads the events only: nothing above depends on it and the digest

@@ -108,5 +108,9 @@ pub mod runtime {
 /// it shares with the current test (`Vm` is `Clone`; the copy's work is charged) and stops a
 /// candidate's replay once it covers the target: the same minimised suites with less work,
 /// so runs whose minimisation reached the work cap get further, and every run's reported
-/// work is smaller; digests of runs that did not reach the cap are unchanged.
+/// work is smaller. And minimisation may use what the search left of the work cap plus a
+/// quarter (before: a quarter), assertions what is left plus another quarter: a run still
+/// does at most 1.5 caps, and heavy programs whose search did not need the whole cap get their
+/// suites minimised (Paper Minecraft's MOSA and `401051703`'s MIO and MOSA ended `limit` in the
+/// minimisation). Digests of runs that did not reach a cap are unchanged.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem14");

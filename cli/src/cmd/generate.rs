@@ -46,7 +46,7 @@ pub struct GenArgs {
     #[arg(long)]
     pub uncovered: bool,
     /// Work cap of the search in work units (about nanoseconds; minimisation and
-    /// assertions may each add a quarter), 0 for none; default: the engine's for the budget
+    /// assertions may use what the search left plus a quarter each), 0 for none; default: the engine's for the budget
     /// (`clowder_testgen::default_work_cap`), as studies use.
     #[arg(long)]
     pub work_cap: Option<u64>,
