@@ -862,7 +862,13 @@ impl<'a> Executor<'a> {
             }
             if j > 0 || from.is_none() {
                 let since = live.sut.work().saturating_sub(mark).saturating_add(credit);
-                if since >= self.snapshot_worth.saturating_mul(live.sut.vm().clone_work()) && !self.work_capped() {
+                // A copy costs at least `CLONE`: below that the (slower) size estimate cannot
+                // say yes, so it is not computed.
+                let floor = self.snapshot_worth.saturating_mul(clowder_vm::geometry::cost::CLONE);
+                if since >= floor
+                    && since >= self.snapshot_worth.saturating_mul(live.sut.vm().clone_work())
+                    && !self.work_capped()
+                {
                     kept.push((j, self.snapshot(&live)));
                     mark = live.sut.work();
                     credit = 0;
