@@ -146,7 +146,7 @@ pub struct Replayed {
 
 /// Whether `sut` executed block `b`.
 fn executed(sut: &Sut, b: u32) -> bool {
-    sut.executed_bits().get(b as usize / 64).is_some_and(|w| w & (1u64 << (b % 64)) != 0)
+    crate::trace::bit(sut.executed_bits(), b)
 }
 
 /// A snapshot is taken after an event when the VM did at least this many times a copy's work

@@ -1,5 +1,11 @@
 //! What one test execution leaves behind for the fitness function.
 
+/// Whether bit `b` of an executed-blocks bitset (a trace's, or the VM's) is set.
+#[inline]
+pub fn bit(words: &[u64], b: u32) -> bool {
+    words.get(b as usize / 64).is_some_and(|w| w & (1u64 << (b % 64)) != 0)
+}
+
 /// The execution trace of one test: which blocks ran and how close the
 /// branching blocks came to each outcome.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -21,7 +27,7 @@ impl Trace {
     /// Whether block `b` executed.
     #[inline]
     pub fn executed(&self, b: u32) -> bool {
-        self.executed.get(b as usize / 64).is_some_and(|w| w & (1u64 << (b % 64)) != 0)
+        bit(&self.executed, b)
     }
 
     /// Marks block `b` executed.
