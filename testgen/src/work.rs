@@ -36,7 +36,7 @@ pub mod cost {
     pub const FITNESS_OP: u64 = 1;
     /// A target's value looked at by an algorithm's bookkeeping (archives, coverage counts,
     /// dominance comparisons).
-    pub const TARGET: u64 = 10;
+    pub const TARGET: u64 = 5;
     /// One property observed or checked on a running program (assertions, mutant verdicts).
     pub const OBSERVE: u64 = 300;
     /// A mutant built from the project, per block copied and compiled.

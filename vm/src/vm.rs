@@ -157,7 +157,7 @@ impl Vm {
         let b = &self.st.budget;
         [
             (b.ops_total + b.ops).saturating_sub(b.skipped) * cost::BLOCK,
-            b.evals * cost::EVAL + b.draws * cost::RANDOM,
+            b.evals.saturating_sub(b.consts) * cost::EVAL + b.consts * cost::CONST + b.draws * cost::RANDOM,
             self.st.geometry.work(),
             self.st.clock.steps * cost::STEP + b.resumes * cost::RESUME,
         ]

@@ -81,7 +81,10 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
     // evaluated into locals, in the same order and with the same counts (issue 36's profile:
     // pushing, reading back and truncating the stack was most of a reporter's cost).
     match &x.rep {
-        Rep::Const(c) => return V::from_const(*c),
+        Rep::Const(c) => {
+            st.budget.consts += 1;
+            return V::from_const(*c);
+        }
         Rep::Var(r) if x.args.list.is_empty() => {
             let target = st.th(t).target;
             return st.get_var(prog, target, *r);
@@ -121,6 +124,7 @@ pub(crate) fn eval_num(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> f
     let n = match &x.rep {
         Rep::Const(c) => {
             st.budget.evals += 1;
+            st.budget.consts += 1;
             return to_number(prog, &V::from_const(*c));
         }
         Rep::Add | Rep::Sub | Rep::Mul | Rep::Div | Rep::Mod | Rep::Round | Rep::MathOp(_) if x.args.n <= 2 => {

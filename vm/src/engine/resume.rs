@@ -72,6 +72,7 @@ fn eval_resumable(st: &mut State, prog: &Program, t: ThRef, e: ExprId, r: &mut R
         }
     }
     if let Rep::Const(c) = x.rep {
+        st.budget.consts += 1;
         return Some(V::from_const(c));
     }
     let base = st.stack.len();

@@ -77,6 +77,9 @@ pub(crate) struct Budget {
     /// Reporter evaluations so far (work only: the operation budget counts blocks, as
     /// scratch-vm does).
     pub evals: u64,
+    /// Of these, evaluations of constants (literals and menus): charged less, they only
+    /// copy a value.
+    pub consts: u64,
     /// Draws from the project's random stream so far (work only).
     pub draws: u64,
     /// Threads resumed by the scheduler so far (work only).
@@ -175,6 +178,7 @@ impl State {
                 draws: 0,
                 resumes: 0,
                 skipped: 0,
+                consts: 0,
                 hung: false,
                 error: None,
             },

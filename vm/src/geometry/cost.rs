@@ -10,6 +10,10 @@ pub const BLOCK: u64 = 23;
 /// One reporter evaluation (an input of a block, nested or not: value conversions, variable
 /// and list look-ups included).
 pub const EVAL: u64 = 25;
+/// One evaluation of a constant (a literal input or a menu): a copy, charged apart from
+/// [`EVAL`] so that tight loops of constant-argument blocks are not overcharged (issue 31's
+/// calibration: `402153740`'s warp loop was charged four times its CPU).
+pub const CONST: u64 = 3;
 /// One step of the scheduler (timers, inputs, the frame's hat checks) …
 pub const STEP: u64 = 20;
 /// … plus this per thread it resumes.
