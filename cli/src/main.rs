@@ -42,6 +42,9 @@ enum Command {
     /// Replay every finished run's suites on new seeds: static event sequences and Neatest's
     /// dynamic suites (the Neatest paper's Table 4)
     ReplayStudy(cmd::replay_study::Args),
+    /// Judge the mutants and the original with every Neatest run's dynamic suite: mutants killed
+    /// and false positives (the Neatest paper's Table 5)
+    JudgeStudy(cmd::judge_study::Args),
     /// Suite selection by coverage criteria (GA, best of 1 000, unranked) and the mutants the suites catch.
     SelectStudy(cmd::select_study::Args),
     /// Analyse the results of an experiment: statistics, tables, plots, report folder.
@@ -99,6 +102,7 @@ fn main() -> ExitCode {
             | Command::Test(_)
             | Command::MutateStudy(_)
             | Command::ReplayStudy(_)
+            | Command::JudgeStudy(_)
             | Command::SelectStudy(_)
             | Command::Dataset { .. }
             | Command::Vm { .. }
@@ -122,6 +126,7 @@ fn main() -> ExitCode {
         Command::Mutate(args) => cmd::mutate::run(args),
         Command::MutateStudy(args) => cmd::mutate_study::run(args),
         Command::ReplayStudy(args) => cmd::replay_study::run(args),
+        Command::JudgeStudy(args) => cmd::judge_study::run(args),
         Command::SelectStudy(args) => cmd::select_study::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
         Command::Vm { command } => cmd::vm::run(command),

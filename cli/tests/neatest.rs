@@ -1,6 +1,7 @@
 //! Neatest in a study, end to end through the real binary: runs of the smoke projects export
-//! reliable coverage and their dynamic suites, and `clowder replay-study` replays the static
-//! and dynamic suites on new seeds.
+//! reliable coverage and their dynamic suites, `clowder replay-study` replays the static
+//! and dynamic suites on new seeds, and `clowder judge-study` judges the original and its
+//! mutants with the dynamic suites.
 
 use std::path::Path;
 use std::process::Command;
@@ -62,5 +63,33 @@ fn a_neatest_study_exports_dynamic_suites_that_replay_on_new_seeds() {
         assert!(["static", "dynamic"].contains(&&r[suite]));
         let (c, t): (u32, u32) = (r[covered].parse().unwrap_or(u32::MAX), r[total].parse().unwrap_or(0));
         assert!(c <= t, "{r:?}");
+    }
+    // Table 5's instrument: per finished run, the original and one mutant per operator (the
+    // seeded sample the study's own analysis would take), each judged by the networks.
+    let judged = dir.path().join("judged.csv");
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["judge-study", "--seeds", "7", "--sample", "1", "--trace-seeds", "3", "--jobs", "1", "--out"])
+        .arg(&judged)
+        .arg(&study)
+        .status()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    assert!(st.success(), "clowder judge-study failed: {st}");
+    let rows = read_csv(&judged);
+    let (run, program, operator, verdict) =
+        (col(&rows, "run_id"), col(&rows, "program"), col(&rows, "operator"), col(&rows, "verdict"));
+    let (failing, networks) = (col(&rows, "failing_networks"), col(&rows, "networks"));
+    for r in &ok {
+        let mine: Vec<&csv::StringRecord> = rows[1..].iter().filter(|x| x[run] == r[id]).collect();
+        assert_eq!(mine.first().map(|x| &x[program]), Some("original"), "the original first: {mine:?}");
+        let mutants = &mine[1..];
+        assert!(!mutants.is_empty() && mutants.len() <= 8, "one mutant per operator at most: {mine:?}");
+        for m in mutants {
+            assert!(m[program].starts_with(&m[operator]), "a mutant's id names its operator: {m:?}");
+        }
+        for x in &mine {
+            assert!(["pass", "fail"].contains(&&x[verdict]), "{x:?}");
+            let (f, n): (usize, usize) = (x[failing].parse().unwrap_or(usize::MAX), x[networks].parse().unwrap_or(0));
+            assert!(n > 0 && f <= n && (f > 0) == (&x[verdict] == "fail"), "{x:?}");
+        }
     }
 }

@@ -38,17 +38,17 @@ pub struct Args {
     pub jobs: Option<usize>,
 }
 
-/// One stored run.
-struct Job {
-    run_id: String,
-    project: String,
-    path: PathBuf,
-    file_name: String,
-    algorithm: String,
-    config_json: String,
-    seed: u64,
-    suite_json: String,
-    dynamic_json: String,
+/// One stored run (also `clowder judge-study`'s).
+pub(crate) struct Job {
+    pub(crate) run_id: String,
+    pub(crate) project: String,
+    pub(crate) path: PathBuf,
+    pub(crate) file_name: String,
+    pub(crate) algorithm: String,
+    pub(crate) config_json: String,
+    pub(crate) seed: u64,
+    pub(crate) suite_json: String,
+    pub(crate) dynamic_json: String,
 }
 
 /// One replay's coverage.
@@ -107,7 +107,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
+/// The study's finished (`ok` or `limit`) runs of this engine, by project and run id.
+pub(crate) fn load_jobs(results: &Path) -> anyhow::Result<Vec<Job>> {
     let store = Store::open_read_only(results)?;
     let projects = store.projects()?;
     let engine = clowder_vm::ENGINE_VERSION;
