@@ -99,8 +99,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         "networks",
     ])?;
     let (mut killed, mut mutants, mut false_pos, mut originals) = (0u64, 0u64, 0u64, 0u64);
-    for ((job, _), rows) in work.iter().zip(results) {
-        let rows = rows.map_err(|e| anyhow::anyhow!("run {} ({}): {e}", job.run_id, job.project))?;
+    // A run whose suite cannot be judged (a project file gone, a suite that does not load) is
+    // reported and the others are still written.
+    let mut errors = Vec::new();
+    for ((job, seed), rows) in work.iter().zip(results) {
+        let rows = match rows {
+            Ok(rows) => rows,
+            Err(e) => {
+                errors.push(format!("run {} ({}), seed {seed}: {e}", job.run_id, job.project));
+                continue;
+            }
+        };
         for r in rows {
             let fail = r.failing > 0;
             if r.program == "original" {
@@ -128,6 +137,18 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     println!("mutants killed: {killed}/{mutants} ({:.2}%)", pct(killed, mutants));
     println!("false positives: {false_pos}/{originals} originals judged faulty ({:.2}%)", pct(false_pos, originals));
+    if !errors.is_empty() {
+        for e in &errors {
+            eprintln!("clowder judge-study: {e}");
+        }
+        eprintln!(
+            "clowder judge-study: {} of {} suites (run × seed) not judged; the others are in {}",
+            errors.len(),
+            work.len(),
+            args.out.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 
