@@ -139,3 +139,14 @@ fn main() -> ExitCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// clap checks a command's definition only when that command is parsed; this checks every
+    /// subcommand's (e.g. two flattened argument structs that clash) without running any.
+    #[test]
+    fn every_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
+}

@@ -12,7 +12,6 @@
 //! operator, verdict, failing_networks, networks`.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -29,14 +28,9 @@ use super::test_dynamic::parse_seeds;
 /// Arguments of `clowder judge-study`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Results folder of a finished study with Neatest runs (`results/<name>`).
-    pub results: PathBuf,
-    /// Seeds the programs are judged on (e.g. `11`: a seed no run was generated with).
-    #[arg(long)]
-    pub seeds: String,
-    /// The CSV to write.
-    #[arg(long)]
-    pub out: PathBuf,
+    /// The study, the judging seeds, the CSV to write and the parallel jobs, as replay-study's.
+    #[command(flatten)]
+    pub study: super::replay_study::Args,
     /// Judge at most N mutants per operator (chosen with the run's seed, as the study's own
     /// mutation analysis with `{ sample = N }` chooses them) instead of all.
     #[arg(long)]
@@ -45,9 +39,6 @@ pub struct Args {
     /// surprise oracle needs at least 30).
     #[arg(long, default_value_t = 100)]
     pub trace_seeds: u32,
-    /// Parallel jobs (default: one per available core).
-    #[arg(long)]
-    pub jobs: Option<usize>,
 }
 
 /// One program judged.
@@ -62,7 +53,7 @@ struct Row {
 
 /// Runs `clowder judge-study`.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let seeds = parse_seeds(&args.seeds)?;
+    let seeds = parse_seeds(&args.study.seeds)?;
     let mode = match args.sample {
         None => MutationMode::All,
         Some(0) => bail!("--sample 0 judges no mutant: leave it out to judge all"),
@@ -71,12 +62,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !(1..=10_000).contains(&args.trace_seeds) {
         bail!("--trace-seeds must be in 1..=10000");
     }
-    let jobs: Vec<Job> = load_jobs(&args.results)?.into_iter().filter(|j| !j.dynamic_json.is_empty()).collect();
+    let jobs: Vec<Job> = load_jobs(&args.study.results)?.into_iter().filter(|j| !j.dynamic_json.is_empty()).collect();
     if jobs.is_empty() {
-        bail!("{}: no finished Neatest run (no dynamic suite stored)", args.results.display());
+        bail!("{}: no finished Neatest run (no dynamic suite stored)", args.study.results.display());
     }
     let work: Vec<(&Job, u64)> = jobs.iter().flat_map(|j| seeds.iter().map(move |&s| (j, s))).collect();
-    let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
+    let workers =
+        args.study.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     eprintln!("judging with {} Neatest runs' suites on {} seeds with {workers} jobs", jobs.len(), seeds.len());
     let bar = super::run::count_bar(work.len() as u64, "suites judged (run × seed)", false);
     let results = clowder_suites::parallel::map(&work, workers.max(1), |(job, seed)| {
@@ -85,7 +77,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         rows
     });
     bar.finish_and_clear();
-    let file = std::fs::File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let file =
+        std::fs::File::create(&args.study.out).with_context(|| format!("creating {}", args.study.out.display()))?;
     let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
     w.write_record([
         "run_id",
@@ -145,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             "clowder judge-study: {} of {} suites (run × seed) not judged; the others are in {}",
             errors.len(),
             work.len(),
-            args.out.display()
+            args.study.out.display()
         );
         return Ok(ExitCode::FAILURE);
     }

@@ -22,12 +22,15 @@ use clowder_vm::project::{LoadLimits, Project};
 
 use super::test_dynamic::parse_seeds;
 
-/// Arguments of `clowder replay-study`.
+/// Arguments of `clowder replay-study` (and the first of `clowder judge-study`'s).
 #[derive(clap::Args, Debug)]
+// No argument group of its own: judge-study flattens it into its `Args`, whose group has the
+// same name.
+#[group(skip)]
 pub struct Args {
     /// Results folder of a finished study (`results/<name>`).
     pub results: PathBuf,
-    /// Seeds to replay on (e.g. `11-20`: seeds no run was generated with).
+    /// Seeds to replay (judge-study: to judge) on, e.g. `11-20`: seeds no run was generated with.
     #[arg(long)]
     pub seeds: String,
     /// The CSV to write.
