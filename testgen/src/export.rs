@@ -64,12 +64,31 @@ pub fn event_js(ev: &Event) -> String {
     }
 }
 
-/// A Whisker test file for `suite`.
-pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64) -> String {
+/// A Whisker test file for `suite`. `draw_order` names the project's sprites back to front as
+/// loaded: when the suite checks layers, every test first puts them back in that order.
+/// Whisker runs a file's tests one after the other in one VM and restores positions, costumes,
+/// effects and variables between them but not the draw order, so a layer a test checks would
+/// depend on the tests before it (clowder starts every test fresh, where the lines do nothing).
+/// They reach the sprite's scratch-vm target (`_target`), which only Whisker's wrapper has.
+pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[String]) -> String {
     let mut text = String::new();
     let mut footer = String::new();
+    let checks_layers = suite
+        .iter()
+        .flat_map(|t| t.assertions.iter().flatten())
+        .any(|a| matches!(a, crate::assertions::Assertion::Layer { .. }));
+    let restore = if checks_layers && draw_order.len() > 1 {
+        let names: Vec<String> = draw_order.iter().map(|n| quote(n)).collect();
+        format!(
+            "  // Whisker does not restore the draw order between tests: back to the loaded order.\n  for (const name of [{}]) {{\n    const s = t.getSprite(name);\n    if (s && s._target) s._target.goToFront();\n  }}\n",
+            names.join(", ")
+        )
+    } else {
+        String::new()
+    };
     for (i, test) in suite.iter().enumerate() {
         let _ = writeln!(text, "const test{i} = async function (t) {{");
+        text.push_str(&restore);
         for (k, ev) in test.events.iter().enumerate() {
             let _ = writeln!(text, "  {}", event_js(ev));
             text.push_str("  await t.runForSteps(1);\n");
@@ -106,11 +125,28 @@ mod tests {
                 Event::TypeText { text: "it's\n".into() },
             ],
         }];
-        let js = whisker_js(&suite, "mio", 7);
+        let js = whisker_js(&suite, "mio", 7, &[]);
         assert!(js.contains("t.keyPress('space', 3);\n  await t.runForSteps(3);"));
         assert!(js.contains("t.clickSprite('Cat\\'s', 1);"));
         assert!(js.contains("await t.runForSteps(12);\n  await t.runForSteps(1);"));
         assert!(js.contains("t.typeText('it\\'s\\n');"));
         assert!(js.contains("module.exports = [") && js.contains("seed: '7'"));
+    }
+
+    #[test]
+    fn suites_that_check_layers_restore_the_loaded_draw_order_first() {
+        use crate::assertions::{Assertion, TargetRef};
+        let cat = TargetRef { sprite: "Cat".into(), clone: 0 };
+        let order = ["Ball".to_string(), "Cat's".to_string()];
+        let test = |a: Assertion| Test { events: vec![Event::Wait { steps: 2 }], assertions: vec![vec![a]] };
+        let layered = vec![test(Assertion::Layer { target: cat.clone(), layer: 2 }), Test::default()];
+        let js = whisker_js(&layered, "mio", 1, &order);
+        // Every test, before its first event, in the loaded order (back to front).
+        let restore = "  for (const name of ['Ball', 'Cat\\'s']) {\n    const s = t.getSprite(name);\n    if (s && s._target) s._target.goToFront();\n  }\n";
+        assert_eq!(js.matches(restore).count(), 2, "{js}");
+        assert!(js.find(restore) < js.find("await t.runForSteps(2);"), "{js}");
+        // Suites without layer checks are written as before.
+        let plain = vec![test(Assertion::Position { target: cat, x: 1.0, y: 2.0 })];
+        assert!(!whisker_js(&plain, "mio", 1, &order).contains("goToFront"));
     }
 }

@@ -157,7 +157,13 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
             }
             None => write("suite.json", serde_json::to_string_pretty(&outcome.suite)?)?,
         }
-        write("tests.js", clowder_testgen::export::whisker_js(&outcome.suite, cfg.algorithm.name(), args.seed))?;
+        let mut sprites: Vec<_> = project.targets.iter().filter(|t| !t.is_stage).collect();
+        sprites.sort_by_key(|t| t.layer_order);
+        let draw_order: Vec<String> = sprites.iter().map(|t| t.name.clone()).collect();
+        write(
+            "tests.js",
+            clowder_testgen::export::whisker_js(&outcome.suite, cfg.algorithm.name(), args.seed, &draw_order),
+        )?;
         let mut csv = String::from("steps,executions,covered,total_targets\n");
         for p in &outcome.timeline {
             csv.push_str(&format!("{},{},{},{}\n", p.steps, p.executions, p.covered, outcome.total_targets));
