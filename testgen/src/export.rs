@@ -65,26 +65,25 @@ pub fn event_js(ev: &Event) -> String {
 }
 
 /// A Whisker test file for `suite`. `draw_order` names the project's sprites back to front as
-/// loaded: when the suite checks layers, every test first puts them back in that order.
-/// Whisker runs a file's tests one after the other in one VM and restores positions, costumes,
-/// effects and variables between them but not the draw order, so a layer a test checks would
-/// depend on the tests before it (clowder starts every test fresh, where the lines do nothing).
-/// They reach the sprite's scratch-vm target (`_target`), which only Whisker's wrapper has.
+/// loaded: every test first puts the program back in its loaded state as far as Whisker leaves
+/// it otherwise. Whisker runs a file's tests one after the other in one VM and restores
+/// positions, directions, sizes, costumes, effects, visibility and variables between them by
+/// assigning the targets' fields, so the draw order and the renderer's copy of those values stay
+/// as the previous test left them (a touching or layer check would depend on the tests before
+/// it). The prologue moves the sprites to the front in the loaded order and hands the restored
+/// values to the renderer again. It reaches scratch-vm's targets (`_target`), which only
+/// Whisker's wrapper has: in clowder, which starts every test fresh, it does nothing.
 pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[String]) -> String {
     let mut text = String::new();
     let mut footer = String::new();
-    let checks_layers = suite
-        .iter()
-        .flat_map(|t| t.assertions.iter().flatten())
-        .any(|a| matches!(a, crate::assertions::Assertion::Layer { .. }));
-    let restore = if checks_layers && draw_order.len() > 1 {
+    let restore = if draw_order.is_empty() {
+        String::new()
+    } else {
         let names: Vec<String> = draw_order.iter().map(|n| quote(n)).collect();
         format!(
-            "  // Whisker does not restore the draw order between tests: back to the loaded order.\n  for (const name of [{}]) {{\n    const s = t.getSprite(name);\n    if (s && s._target) s._target.goToFront();\n  }}\n",
+            "  // Whisker restores the targets' fields between tests, not the draw order nor the renderer's copy.\n  let runtime = null;\n  for (const name of [{}]) {{\n    const s = t.getSprite(name);\n    const g = s && s._target;\n    if (!g) continue;\n    g.goToFront();\n    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setSize(g.size); g.setVisible(g.visible);\n    for (const e of Object.keys(g.effects)) g.setEffect(e, g.effects[e]);\n    runtime = g.runtime;\n  }}\n  const stage = runtime && runtime.getTargetForStage();\n  if (stage) stage.setCostume(stage.currentCostume);\n",
             names.join(", ")
         )
-    } else {
-        String::new()
     };
     for (i, test) in suite.iter().enumerate() {
         let _ = writeln!(text, "const test{i} = async function (t) {{");
@@ -134,19 +133,17 @@ mod tests {
     }
 
     #[test]
-    fn suites_that_check_layers_restore_the_loaded_draw_order_first() {
-        use crate::assertions::{Assertion, TargetRef};
-        let cat = TargetRef { sprite: "Cat".into(), clone: 0 };
+    fn every_test_first_restores_what_whisker_leaves_from_the_test_before() {
         let order = ["Ball".to_string(), "Cat's".to_string()];
-        let test = |a: Assertion| Test { events: vec![Event::Wait { steps: 2 }], assertions: vec![vec![a]] };
-        let layered = vec![test(Assertion::Layer { target: cat.clone(), layer: 2 }), Test::default()];
-        let js = whisker_js(&layered, "mio", 1, &order);
-        // Every test, before its first event, in the loaded order (back to front).
-        let restore = "  for (const name of ['Ball', 'Cat\\'s']) {\n    const s = t.getSprite(name);\n    if (s && s._target) s._target.goToFront();\n  }\n";
+        let suite = vec![Test { events: vec![Event::Wait { steps: 2 }], ..Test::default() }, Test::default()];
+        let js = whisker_js(&suite, "mio", 1, &order);
+        // Every test, before its first event: the sprites in the loaded order (back to front),
+        // their restored values handed to the renderer again.
+        let restore = "  let runtime = null;\n  for (const name of ['Ball', 'Cat\\'s']) {\n    const s = t.getSprite(name);\n    const g = s && s._target;\n    if (!g) continue;\n    g.goToFront();\n";
         assert_eq!(js.matches(restore).count(), 2, "{js}");
+        assert_eq!(js.matches("if (stage) stage.setCostume(stage.currentCostume);").count(), 2, "{js}");
         assert!(js.find(restore) < js.find("await t.runForSteps(2);"), "{js}");
-        // Suites without layer checks are written as before.
-        let plain = vec![test(Assertion::Position { target: cat, x: 1.0, y: 2.0 })];
-        assert!(!whisker_js(&plain, "mio", 1, &order).contains("goToFront"));
+        // Without the project's sprites (a suite on its own) nothing is added.
+        assert!(!whisker_js(&suite, "mio", 1, &[]).contains("goToFront"));
     }
 }
