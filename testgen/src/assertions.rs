@@ -53,6 +53,7 @@ use std::fmt::Write as _;
 use clowder_vm::value::js_round;
 use serde::{Deserialize, Serialize};
 
+use crate::events::Event;
 use crate::execution::Executor;
 use crate::result::Test;
 use crate::sut::Sut;
@@ -552,9 +553,14 @@ pub fn js_lines(list: &[Assertion]) -> String {
 /// Records the regression assertions of every test of `suite` (replacing any
 /// it had) by replaying it on `exec`'s project: after each event, the
 /// observations that changed since the previous event (or since the start).
+/// Under the `whisker` profile, on programs with blocks Whisker times on the wall clock
+/// (music beats, `when timer >`), each test is replayed again at every real step length of
+/// `Executor::whisker_wall_variants` and only the checks that hold in every replay are kept:
+/// the others would pass or fail in Whisker depending on its machine's speed.
 /// Once the executor's work cap for this phase is reached, the remaining tests
 /// (and the one it cut short) get no assertions. Returns the VM steps replayed.
 pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
+    let variants = exec.whisker_wall_variants();
     let mut steps = 0;
     for test in suite.iter_mut() {
         if exec.work_capped() {
@@ -562,23 +568,57 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
             test.assertions = Vec::new();
             continue;
         }
-        let mut prev = Snapshot::default();
-        let mut per_event: Vec<Vec<Assertion>> = Vec::with_capacity(test.events.len());
-        let mut units = 0u64;
-        steps += exec.replay_observed(&test.events, &mut |k, sut| {
-            let (snap, u) = Snapshot::observe_metered(sut);
-            units = units.saturating_add(u);
-            if k > 0 {
-                per_event.push(snap.changes_since(&prev));
+        let mut per_event = observe_changes(exec, &test.events, &mut steps);
+        for &wall in variants {
+            if exec.work_capped() {
+                break;
             }
-            prev = snap;
-            true
-        });
-        exec.charge(Kind::Observe, units);
+            exec.set_whisker_wall_ms(Some(wall));
+            let states = observe_states(exec, &test.events, &mut steps);
+            exec.set_whisker_wall_ms(None);
+            for (list, state) in per_event.iter_mut().zip(&states) {
+                list.retain(|a| a.accepts(state.get(&a.key())));
+            }
+        }
         // A replay the work cap cut short observed states the test never reaches.
         test.assertions = if exec.work_capped() { Vec::new() } else { per_event };
     }
     steps
+}
+
+/// Replays `events` and returns, after each event, the observations that changed since the
+/// event before (or since the start).
+fn observe_changes(exec: &mut Executor<'_>, events: &[Event], steps: &mut u64) -> Vec<Vec<Assertion>> {
+    let mut prev = Snapshot::default();
+    let mut per_event: Vec<Vec<Assertion>> = Vec::with_capacity(events.len());
+    let mut units = 0u64;
+    *steps += exec.replay_observed(events, &mut |k, sut| {
+        let (snap, u) = Snapshot::observe_metered(sut);
+        units = units.saturating_add(u);
+        if k > 0 {
+            per_event.push(snap.changes_since(&prev));
+        }
+        prev = snap;
+        true
+    });
+    exec.charge(Kind::Observe, units);
+    per_event
+}
+
+/// Replays `events` and returns the whole observed state after each event.
+fn observe_states(exec: &mut Executor<'_>, events: &[Event], steps: &mut u64) -> Vec<Snapshot> {
+    let mut states = Vec::with_capacity(events.len());
+    let mut units = 0u64;
+    *steps += exec.replay_observed(events, &mut |k, sut| {
+        let (snap, u) = Snapshot::observe_metered(sut);
+        units = units.saturating_add(u);
+        if k > 0 {
+            states.push(snap);
+        }
+        true
+    });
+    exec.charge(Kind::Observe, units);
+    states
 }
 
 /// Reading the VM: the only part of this module that knows the VM's API.

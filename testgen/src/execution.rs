@@ -41,6 +41,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
+use clowder_vm::VmOptions;
 use clowder_vm::project::Project;
 
 use crate::config::{Budget, Params};
@@ -193,6 +194,8 @@ pub struct Executor<'a> {
     limited: Option<&'static str>,
     /// VMs run without instrumentation and nothing is traced (replays that only observe).
     observe_only: bool,
+    /// VMs start with this `VmOptions::whisker_wall_ms` (assertion generation's variants).
+    whisker_wall_ms: Option<f64>,
     /// Symbols of the events of every test executed by the search (sequence coverage).
     alphabet: Alphabet,
     /// [`Executor::replay_from`] keeps a snapshot after an event when the VM did this many
@@ -240,6 +243,7 @@ impl<'a> Executor<'a> {
             work_cap: None,
             limited: None,
             observe_only: false,
+            whisker_wall_ms: None,
             alphabet: Alphabet::new(),
             snapshot_worth: SNAPSHOT_WORTH,
             stop_at: None,
@@ -251,6 +255,25 @@ impl<'a> Executor<'a> {
     /// execution), such as mutation analysis. Their traces are empty.
     pub fn observe_only(&mut self) {
         self.observe_only = true;
+    }
+
+    /// The real milliseconds per step at which a test's checks must also hold for Whisker
+    /// (`clowder_vm::whisker::WALL_MS_PER_STEP`): only under the `whisker` profile, on
+    /// programs with blocks Whisker times on the wall clock; empty otherwise.
+    pub fn whisker_wall_variants(&self) -> &'static [f64] {
+        if self.ctx.params.profile == clowder_vm::Profile::Whisker
+            && clowder_vm::whisker::uses_wall_clock(&self.ctx.project)
+        {
+            &clowder_vm::whisker::WALL_MS_PER_STEP
+        } else {
+            &[]
+        }
+    }
+
+    /// From now on, VMs start with Whisker's wall clock at `ms` real milliseconds per step
+    /// (`None`: the profile's virtual clock; see `clowder_vm::VmOptions::whisker_wall_ms`).
+    pub fn set_whisker_wall_ms(&mut self, ms: Option<f64>) {
+        self.whisker_wall_ms = ms;
     }
 
     /// Work done so far by every execution and replay of this executor and around them.
@@ -388,11 +411,15 @@ impl<'a> Executor<'a> {
     fn start_seeded(&mut self, budgeted: bool, vm_seed: u64) -> Live {
         let p = &self.ctx.project;
         self.add_work(Kind::Start, crate::work::vm_start(p.blocks.len(), p.targets.len()));
-        let mut sut = Sut::with_instrumentation(
+        let mut sut = Sut::with_options(
             Arc::clone(&self.ctx.project),
-            vm_seed,
-            self.ctx.params.profile,
-            !self.observe_only,
+            VmOptions {
+                seed: vm_seed,
+                profile: self.ctx.params.profile,
+                instrument: !self.observe_only,
+                whisker_wall_ms: self.whisker_wall_ms,
+                ..VmOptions::default()
+            },
         );
         sut.green_flag();
         Live {

@@ -74,7 +74,12 @@ impl Sut {
     /// for false `touching color` conditions) and execution is the same: for replays that
     /// only observe states (mutation analysis).
     pub fn with_instrumentation(project: Arc<Project>, seed: u64, profile: Profile, instrument: bool) -> Self {
-        let vm = Vm::new(project, VmOptions { seed, profile, instrument, ..VmOptions::default() });
+        Self::with_options(project, VmOptions { seed, profile, instrument, ..VmOptions::default() })
+    }
+
+    /// A fresh VM with any options.
+    pub fn with_options(project: Arc<Project>, opts: VmOptions) -> Self {
+        let vm = Vm::new(project, opts);
         Self { vm, mouse: (0.0, 0.0), mouse_down: false, hangs: 0, waits: Vec::new(), known_colors: BTreeMap::new() }
     }
 

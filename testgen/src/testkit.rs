@@ -376,6 +376,13 @@ impl TargetBuilder {
         self.menu(&b, "BACKDROP", "looks_backdrops", "BACKDROP", name);
         b
     }
+    /// `play drum (DRUM) for BEATS beats` (music extension).
+    pub fn play_drum(&mut self, drum: &str, beats: f64) -> String {
+        let b = self.block("music_playDrumForBeats", json!({}), json!({}));
+        self.menu(&b, "DRUM", "music_menu_DRUM", "DRUM", drum);
+        self.arg(&b, "BEATS", Arg::n(beats));
+        b
+    }
     /// `hide`.
     pub fn hide(&mut self) -> String {
         self.block("looks_hide", json!({}), json!({}))

@@ -292,3 +292,48 @@ fn suite_json_and_javascript_carry_the_assertions() {
     let bare = serde_json::to_string(&Test { events: vec![key("a")], ..Test::default() }).unwrap();
     assert!(!bare.contains("assertions"));
 }
+
+/// What Whisker times on its wall clock (music beats, `when timer >`) depends on how fast its
+/// machine steps: a check on a state those blocks decide is left out, the rest stay (the
+/// round trip's brain-game and rock-band failures; `clowder_vm::whisker::WALL_MS_PER_STEP`).
+#[test]
+fn checks_that_hang_on_whiskers_wall_clock_are_left_out() {
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    p.backdrop("day");
+    p.backdrop("night");
+    let st = p.stage();
+    // `when timer > 2`: 60 steps on the virtual clock, 13-50 at Whisker's real step lengths.
+    let hat = p.t(st).when_greater_than("TIMER", Arg::n(2.0));
+    let night = p.t(st).block("looks_nextbackdrop", json!({}), json!({}));
+    p.t(st).script(hat, &[night]);
+    let c = p.sprite("Cat");
+    let t = p.t(c);
+    // Key d: x := 10, a quarter beat of drum (8 steps here, 16-63 in Whisker), x := 20.
+    let hat = t.when_key("d");
+    let a = t.change_x(Arg::n(10.0));
+    let drum = t.play_drum("1", 0.25);
+    let b = t.change_x(Arg::n(10.0));
+    t.script(hat, &[a, drum, b]);
+    // Key f: score := score + 1, no clock involved.
+    let hat = t.when_key("f");
+    let f = t.change_var("score", Arg::n(1.0));
+    t.script(hat, &[f]);
+    let events = vec![
+        Event::KeyPress { key: "d".into(), steps: 1 },
+        Event::Wait { steps: 12 },
+        Event::KeyPress { key: "f".into(), steps: 1 },
+        Event::Wait { steps: 30 },
+    ];
+    let recorded = record(p.load(), events);
+    let position = |x: f64| Assertion::Position { target: cat(), x, y: 0.0 };
+    // The first move comes before the drum: kept.
+    assert!(recorded[0].contains(&position(10.0)), "{:?}", recorded[0]);
+    // On the virtual clock the drum is over after 12 more steps (x = 20); on Whisker's
+    // wall clock it may not be: the check is left out.
+    assert!(recorded[1].iter().all(|a| a.kind() != "position"), "{:?}", recorded[1]);
+    let score = Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "1".into() };
+    assert!(recorded[2].contains(&score), "{:?}", recorded[2]);
+    // 46 steps in: `when timer > 2` has fired at Whisker's speeds, not on the virtual clock.
+    assert!(recorded[3].iter().all(|a| a.kind() != "backdrop"), "{:?}", recorded[3]);
+}

@@ -44,6 +44,12 @@ pub struct VmOptions {
     pub instrument: bool,
     /// Record every move (`setXY`) for [`Vm::take_moves`] (test drivers' `onMoved`).
     pub record_moves: bool,
+    /// Profile `whisker` only: real milliseconds one of Whisker's steps takes, for the blocks
+    /// Whisker times on the wall clock (music beats, notes and rests, whose timer reads the
+    /// unaccelerated clock, and `when timer >`, whose project timer is real time × 10).
+    /// `None` (the default): the profile's deterministic model, the virtual clock. Assertion
+    /// generation varies it to find checks that would depend on how fast Whisker steps.
+    pub whisker_wall_ms: Option<f64>,
 }
 
 impl Default for VmOptions {
@@ -55,6 +61,7 @@ impl Default for VmOptions {
             record_say: false,
             instrument: false,
             record_moves: false,
+            whisker_wall_ms: None,
         }
     }
 }

@@ -12,8 +12,13 @@
 //! * The `timer` reporter is `runtime.stepTimer`: 0.075 added after every step, set to 0 by
 //!   `reset timer` and at the start of a test (not by the green flag).
 //! * Layers are read as Whisker reads them, from the renderer's draw list ([`DrawList`]).
+//! * The wall clock: music beats, notes and rests (the music extension's `Timer` reads `Date`,
+//!   not accelerated) and `when timer >` (the project timer, real time × 10) depend on how fast
+//!   Whisker's machine steps; here they run on the virtual clock unless
+//!   [`crate::VmOptions::whisker_wall_ms`] says how long a step takes ([`uses_wall_clock`]).
 
 use crate::engine::TargetId;
+use crate::project::Project;
 use crate::value::js_max;
 
 /// The acceleration factor of the Whisker study (`-a 10`; the paper's RQ1 choice).
@@ -24,6 +29,27 @@ pub const TIMER_INCREMENT: f64 = 0.075;
 
 /// `Math.random` calls of one `uid()` (a new target, a bubble update).
 pub const UID_DRAWS: u32 = 20;
+
+/// Real milliseconds per step for which [`crate::VmOptions::whisker_wall_ms`] reproduces
+/// what Whisker's wall-clock blocks did on the machine that recorded its verdicts here (one
+/// `play drum for 0.25 beats` lasted 27–31 steps in one Whisker run, 8–9 ms a step; Chromium
+/// does not step faster than 4 ms), bracketing it: assertion generation replays each test at
+/// every one of them and keeps only the checks that hold at all.
+pub const WALL_MS_PER_STEP: [f64; 3] = [4.0, 8.5, 16.0];
+
+/// Whether `project` has blocks Whisker times on the wall clock (above): music beats, notes
+/// and rests, and `when timer >` hats.
+pub fn uses_wall_clock(project: &Project) -> bool {
+    project.blocks.iter().any(|b| match b.opcode.as_str() {
+        "music_playDrumForBeats" | "music_midiPlayDrumForBeats" | "music_restForBeats" | "music_playNoteForBeats" => {
+            true
+        }
+        "event_whengreaterthan" => {
+            b.fields.iter().any(|f| f.name == "WHENGREATERTHANMENU" && f.value.eq_ignore_ascii_case("timer"))
+        }
+        _ => false,
+    })
+}
 
 /// `Runtime.THREAD_STEP_INTERVAL` = `runtime.currentStepTime` under Whisker: `1000 / 30 / a`.
 pub fn step_time() -> f64 {

@@ -36,7 +36,26 @@ impl State {
     /// The clock device's project timer (`when timer >` reads it, also under Whisker, whose
     /// fork left it on the real clock; here it is the virtual one).
     pub(crate) fn clock_timer(&self) -> f64 {
-        (self.clock.current_msecs - self.clock.timer_start) / 1000.0
+        let ms = self.clock.current_msecs - self.clock.timer_start;
+        match self.whisker_wall_ms() {
+            // Whisker's instrumented project timer: real time × its acceleration (10).
+            Some(real) => ms * (real * crate::whisker::ACCELERATION / STEP_MS) / 1000.0,
+            None => ms / 1000.0,
+        }
+    }
+
+    /// Milliseconds of the virtual clock as Whisker's unaccelerated wall clock would see them
+    /// when [`crate::VmOptions::whisker_wall_ms`] is set (profile `whisker`); unchanged
+    /// otherwise.
+    pub(crate) fn whisker_wall(&self, virtual_ms: f64) -> f64 {
+        match self.whisker_wall_ms() {
+            Some(real) => virtual_ms * (real / STEP_MS),
+            None => virtual_ms,
+        }
+    }
+
+    fn whisker_wall_ms(&self) -> Option<f64> {
+        if self.whisker() { self.opts.whisker_wall_ms } else { None }
     }
 
     /// Pending one-shot timers, plus the video-sensing frame loop (always re-armed).

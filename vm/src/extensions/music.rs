@@ -65,11 +65,11 @@ fn start_timer(st: &mut State, t: ThRef, secs: f64) {
     st.yield_thread(t);
 }
 
-/// `_checkStackTimer`.
+/// `_checkStackTimer`. Whisker leaves these timers on the wall clock (`whisker_wall`).
 fn check_timer(st: &mut State, t: ThRef) {
     let now = st.clock.now;
     if let Some(Ctx::Timer { start, duration }) = st.th(t).stack.last().map(|f| f.ctx.clone())
-        && now - start < duration * 1000.0
+        && st.whisker_wall(now - start) < duration * 1000.0
     {
         st.yield_thread(t);
     }
