@@ -50,6 +50,14 @@ def build(events, extra):
             else:
                 js.append(f"  t.clickCloneByCoords({int(ev['x'])}, {int(ev['y'])}, {ev['steps']});")
             run(1)
+        elif k == "drag_sprite":
+            # Whisker's driver moves the sprite at once; the trace applies it before the next step.
+            inputs.append({"step": s, "kind": "drag", "sprite": ev["sprite"], "clone": ev["clone"],
+                           "x": ev["x"], "y": ev["y"]})
+            s += 1
+            cid = "null" if ev["clone"] == 0 else str(ev["clone"])
+            js.append(f"  t.dragSprite({json.dumps(ev['sprite'])}, {ev['x']!r}, {ev['y']!r}, {cid});")
+            run(1)
         elif k == "click_stage":
             inputs.append({"step": s, "kind": "click_stage"})
             s += 1

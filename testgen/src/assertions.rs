@@ -59,6 +59,10 @@ use crate::result::Test;
 use crate::sut::Sut;
 use crate::work::{Kind, cost};
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
 /// The name standing for the stage in [`TargetRef::sprite`] (scratch-vm's own
 /// name for the stage in menus; sprites cannot be called that).
 pub const STAGE: &str = "_stage_";
@@ -219,6 +223,11 @@ pub enum Assertion {
         variable: String,
         /// Value, JS `String(value)`.
         value: String,
+        /// The value is a boolean (`set v to <…>`), not a string: emse22's `assert.equal`
+        /// turns the string `"true"` into `"NaN"` and so never equals a boolean, so the export
+        /// writes a boolean literal. Absent from the JSON when false.
+        #[serde(default, skip_serializing_if = "is_false")]
+        boolean: bool,
     },
     /// Whether the target is visible.
     Visibility {
@@ -417,13 +426,13 @@ impl Assertion {
                     js_str(&format!("Expected {}{not} to touch edge", target.label()))
                 )
             }
-            Assertion::Variable { target, variable, value } => {
+            Assertion::Variable { target, variable, value, boolean } => {
                 let local = if target.is_stage() { ", false" } else { "" };
                 format!(
                     "t.assert.equal({}.getVariable({}{local}).value, {}, {});",
                     target.accessor(),
                     js_str(variable),
-                    js_str(value),
+                    if *boolean { value.clone() } else { js_str(value) },
                     js_str(&format!("Expected {variable} of {} to have value {value}", target.label()))
                 )
             }
@@ -759,7 +768,13 @@ mod probe {
                     if !out.iter().any(|a| matches!(a, Assertion::Variable { variable: n, .. } if n == variable)) {
                         let mut s = String::new();
                         value.write_js_string(&mut s);
-                        out.push(Assertion::Variable { target: r.clone(), variable: variable.to_string(), value: s });
+                        let boolean = matches!(value, clowder_vm::Value::Bool(_));
+                        out.push(Assertion::Variable {
+                            target: r.clone(),
+                            variable: variable.to_string(),
+                            value: s,
+                            boolean,
+                        });
                     }
                 }
             }
@@ -864,7 +879,13 @@ mod tests {
         );
         let s = Assertion::Size { target: cat(), size: 100.5 }.to_js();
         assert!(s.starts_with(r#"t.assert.withinRange(t.getSprite("Cat").size, 101, 1, "#), "{s}");
-        let v = Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "3".into() }.to_js();
+        let v = Assertion::Variable {
+            target: TargetRef::stage(),
+            variable: "score".into(),
+            value: "3".into(),
+            boolean: false,
+        }
+        .to_js();
         assert!(v.starts_with(r#"t.assert.equal(t.getStage().getVariable("score", false).value, "3", "#), "{v}");
         let p = Assertion::Position { target: cat(), x: 1.5, y: -2.0 }.to_js();
         assert!(p.contains("t.assert.withinRange(t.getSprite(\"Cat\").x, 1.5, 5, ") && p.contains(".y, -2, 5, "));

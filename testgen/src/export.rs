@@ -53,9 +53,12 @@ pub fn event_js(ev: &Event) -> String {
         Event::TypeNumber { number } => format!("t.typeText('{number}');"),
         Event::MouseDown { down } => format!("t.mouseDown({down});"),
         Event::MouseMove { x, y } | Event::MouseMoveTo { x, y } => format!("t.mouseMove({}, {});", num(*x), num(*y)),
+        // Whisker's own export writes a drag's coordinates as it applied them (truncated
+        // start plus the distortion by the sprite's size): not truncated.
         Event::DragSprite { sprite, clone, x, y } => {
             let id = if *clone == 0 { "null".to_string() } else { clone.to_string() };
-            format!("t.dragSprite({}, {}, {}, {id});", quote(sprite), num(*x), num(*y))
+            let exact = clowder_vm::value::number_to_js_string;
+            format!("t.dragSprite({}, {}, {}, {id});", quote(sprite), exact(*x), exact(*y))
         }
         Event::Sound { volume, steps } => {
             format!("t.sendSound({}, {steps});", clowder_vm::value::number_to_js_string(*volume))

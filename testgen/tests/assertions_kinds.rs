@@ -53,8 +53,18 @@ fn every_kind() -> Vec<(Assertion, Assertion)> {
             Assertion::TouchingEdge { target: t(), touching: true },
         ),
         (
-            Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "0".into() },
-            Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "1".into() },
+            Assertion::Variable {
+                target: TargetRef::stage(),
+                variable: "score".into(),
+                value: "0".into(),
+                boolean: false,
+            },
+            Assertion::Variable {
+                target: TargetRef::stage(),
+                variable: "score".into(),
+                value: "1".into(),
+                boolean: false,
+            },
         ),
         (Assertion::Visibility { target: t(), visible: true }, Assertion::Visibility { target: t(), visible: false }),
         (Assertion::Volume { target: t(), volume: 100.0 }, Assertion::Volume { target: t(), volume: 50.0 }),
@@ -190,7 +200,12 @@ fn replayed_changes_become_assertions_of_their_kind() {
     assert_eq!(recorded[2], vec![Assertion::Direction { target: cat(), direction: 105.0 }]);
     assert_eq!(
         recorded[10],
-        vec![Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "1".into() }]
+        vec![Assertion::Variable {
+            target: TargetRef::stage(),
+            variable: "score".into(),
+            value: "1".into(),
+            boolean: false
+        }]
     );
     assert_eq!(recorded[12], vec![Assertion::List { target: TargetRef::stage(), list: "items".into(), length: 1 }]);
     assert_eq!(recorded[14], vec![Assertion::Say { target: cat(), text: "hmm".into(), think: true }]);
@@ -332,7 +347,8 @@ fn checks_that_hang_on_whiskers_wall_clock_are_left_out() {
     // On the virtual clock the drum is over after 12 more steps (x = 20); on Whisker's
     // wall clock it may not be: the check is left out.
     assert!(recorded[1].iter().all(|a| a.kind() != "position"), "{:?}", recorded[1]);
-    let score = Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "1".into() };
+    let score =
+        Assertion::Variable { target: TargetRef::stage(), variable: "score".into(), value: "1".into(), boolean: false };
     assert!(recorded[2].contains(&score), "{:?}", recorded[2]);
     // 46 steps in: `when timer > 2` has fired at Whisker's speeds, not on the virtual clock.
     assert!(recorded[3].iter().all(|a| a.kind() != "backdrop"), "{:?}", recorded[3]);

@@ -55,6 +55,18 @@ pub enum InputKind {
     Loudness(f64),
     /// A broadcast by name.
     Broadcast(String),
+    /// A test driver's drag: the sprite (by name and clone index) set to a position, fenced
+    /// (Whisker's `dragSprite`; not an input of the reference scratch-vm's oracle).
+    Drag(String, u32, f64, f64),
+}
+
+/// A clone index field: 0 when absent, `u32::MAX` (no such clone) when not a count.
+fn clone_index(v: Option<&Json>) -> u32 {
+    let c = match v {
+        None | Some(Json::Null) => 0.0,
+        c => js_number_of(c),
+    };
+    if c.is_finite() && c >= 0.0 && c.fract() == 0.0 && c <= f64::from(u32::MAX) { c as u32 } else { u32::MAX }
 }
 
 /// JS `String(v)` of a JSON value (as the oracle coerces input fields).
@@ -107,15 +119,13 @@ pub fn parse_inputs(text: &str) -> Result<Vec<TraceInput>, String> {
             Some("mouse_move") => InputKind::MouseMove(js_number_of(o.get("x")), js_number_of(o.get("y"))),
             Some("mouse_down") => InputKind::MouseDown,
             Some("mouse_up") => InputKind::MouseUp,
-            Some("click_sprite") => {
-                let clone = match o.get("clone") {
-                    None | Some(Json::Null) => 0.0,
-                    c => js_number_of(c),
-                };
-                let clone =
-                    if clone.is_finite() && clone >= 0.0 && clone.fract() == 0.0 { clone as u32 } else { u32::MAX };
-                InputKind::ClickSprite(js_string_of(o.get("sprite")), clone)
-            }
+            Some("click_sprite") => InputKind::ClickSprite(js_string_of(o.get("sprite")), clone_index(o.get("clone"))),
+            Some("drag") => InputKind::Drag(
+                js_string_of(o.get("sprite")),
+                clone_index(o.get("clone")),
+                js_number_of(o.get("x")),
+                js_number_of(o.get("y")),
+            ),
             Some("click_stage") => InputKind::ClickStage,
             Some("answer") => InputKind::Answer(match o.get("text") {
                 None => String::new(),
@@ -234,6 +244,10 @@ impl Vm {
             InputKind::Answer(t) => self.answer_text(t),
             InputKind::Loudness(v) => self.set_loudness(*v),
             InputKind::Broadcast(n) => self.broadcast(n),
+            InputKind::Drag(name, clone, x, y) => {
+                let Some(id) = self.find_target(name, *clone) else { return false };
+                self.drag(id, *x, *y);
+            }
         }
         true
     }
