@@ -76,3 +76,20 @@ fn the_probe_suite_gives_the_real_whiskers_verdicts() {
         }
     }
 }
+
+/// A variable that holds a boolean, checked in both forms: emse22's `assert.equal` turns the
+/// string `"false"` (not a number) into `"NaN"` before `==`, so only the boolean literal
+/// passes; exports write that form for boolean values. BooleanVariable.sb3 is our own: the
+/// stage's `down` is set to `mouse down?` and `word` to the text `false` every frame.
+#[test]
+fn a_boolean_variable_is_equal_only_to_a_boolean_as_in_whisker() {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let suite = Suite::load(&data.join("BooleanVariable.js")).expect("suite loads");
+    let project = Arc::new(
+        clowder_vm::Project::load_path(&data.join("BooleanVariable.sb3"), &Default::default()).expect("loads"),
+    );
+    let r = clowder_suites::run_project(&suite, &project, "BooleanVariable", 1, &Limits::default());
+    // The real Whisker (emse22, seed 1, acceleration 10), 2026-11-24: fail, pass.
+    let statuses: Vec<Status> = r.rows.iter().map(|row| row.status).collect();
+    assert_eq!(statuses, vec![Status::Fail, Status::Pass], "{:?}", r.rows);
+}
