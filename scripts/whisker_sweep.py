@@ -17,7 +17,9 @@ the green flag. The same sequence drives
   effects, local variables, draw order and lists), run by the oracle's run.sh at the seed and
   acceleration 10; the dump is cached in OUT/<project>/whisker/ (reused while the project and
   the test are the same), and
-* `clowder vm trace --profile whisker` with the same inputs,
+* `clowder vm trace --profile whisker` with the same inputs (or, with --driver, the same test
+  run by `clowder test`, so that clowder's side is read through its emulation of Whisker's
+  driver and sprite wrappers exactly as Whisker's side is),
 and the states are compared step by step. Printed: per project the first differing step and the
 kinds of difference there, then how many projects each kind affects and the share of projects
 identical for all steps. Drags are not drawn (the trace has no drag input).
@@ -146,6 +148,25 @@ def whisker_again(oracle, path, out, key, seed, cap):
     return dumps(wdir)
 
 
+def driver_dumps(clowder, path, js, out, seed):
+    """The states the dumping test logs when `clowder test` runs it (`t.log`, in the TAP)."""
+    probe = os.path.join(out, "probe.clowder.js")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write(js.replace("console.log('STEPDUMP '", "t.log('STEPDUMP '"))
+    tdir = os.path.join(out, "clowder-test")
+    subprocess.run([clowder, "test", probe, path, "--seed", str(seed), "--out", tdir, "--workers", "1"],
+                   capture_output=True, text=True)
+    states = []
+    tap = os.path.join(tdir, "tap", os.path.splitext(os.path.basename(path))[0] + ".tap")
+    if os.path.exists(tap):
+        with open(tap, encoding="utf-8") as f:
+            for ln in f:
+                ln = ln.strip()
+                if ln.startswith('- "STEPDUMP '):
+                    states.append(json.loads(json.loads(ln[2:])[len("STEPDUMP "):]))
+    return states
+
+
 def probe_js(lines, seed):
     return ("const test0 = async function (t) {\n  " + DUMP + "\n" + "\n".join(lines) + "\n  t.end();\n}\n"
             "module.exports = [{ test: test0, name: 'sweep', description: '', categories: [], "
@@ -271,6 +292,9 @@ def main():
     ap.add_argument("--repeat-differing", action="store_true",
                     help="run Whisker a second time on each project that differs, to tell whether Whisker "
                          "itself varies from run to run there (its clock is the wall clock)")
+    ap.add_argument("--driver", action="store_true",
+                    help="clowder's side: the same dumping test run by `clowder test` (Whisker's API as clowder "
+                         "emulates it) instead of the VM's trace")
     ap.add_argument("--detail", action="store_true",
                     help="print both sides' differing values at each project's first differing step")
     ap.add_argument("paths", nargs="*")
@@ -309,10 +333,13 @@ def main():
         wd = dumps(wdir)
         with open(os.path.join(out, "inputs.json"), "w", encoding="utf-8") as f:
             json.dump(inputs, f)
-        tr = subprocess.run([args.clowder, "vm", "trace", path, "--profile", "whisker", "--seed", args.seed,
-                             "--steps", str(total), "--run-all", "--inputs", os.path.join(out, "inputs.json")],
-                            capture_output=True, text=True)
-        recs = [json.loads(ln) for ln in tr.stdout.splitlines() if ln.startswith('{"step"')]
+        if args.driver:
+            recs = driver_dumps(args.clowder, path, js, out, args.seed)
+        else:
+            tr = subprocess.run([args.clowder, "vm", "trace", path, "--profile", "whisker", "--seed", args.seed,
+                                 "--steps", str(total), "--run-all", "--inputs", os.path.join(out, "inputs.json")],
+                                capture_output=True, text=True)
+            recs = [json.loads(ln) for ln in tr.stdout.splitlines() if ln.startswith('{"step"')]
         if len(wd) < args.steps:
             rows.append((name, None, {f"Whisker gave {len(wd)} states"}))
             kinds_count["no Whisker states"] += 1
@@ -320,11 +347,11 @@ def main():
             continue
         first, kinds = None, set()
         for j in range(min(args.steps, len(wd), len(recs))):
-            d = differences(w_state(wd[j]), c_state(recs[j]))
+            d = differences(w_state(wd[j]), w_state(recs[j]) if args.driver else c_state(recs[j]))
             if d:
                 first, kinds = j + 1, d
                 if args.detail:
-                    print_detail(name, j + 1, w_state(wd[j]), c_state(recs[j]))
+                    print_detail(name, j + 1, w_state(wd[j]), w_state(recs[j]) if args.driver else c_state(recs[j]))
                 break
         if first is None and len(recs) < args.steps:
             first, kinds = len(recs) + 1, {f"clowder gave {len(recs)} states"}

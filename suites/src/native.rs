@@ -355,6 +355,8 @@ fn install_targets(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     let s = Rc::clone(shared);
     n.set("isStage", Func::from(move |h: f64| with_vm(&s, |vm| vm.target(id_of(h)).map(|t| t.is_stage))))?;
     let s = Rc::clone(shared);
+    n.set("uidDraw", Func::from(move |h: f64| with_vm(&s, |vm| vm.target(id_of(h)).map(|t| t.uid_draw as f64))))?;
+    let s = Rc::clone(shared);
     n.set("isOriginal", Func::from(move |h: f64| with_vm(&s, |vm| vm.target(id_of(h)).map(|t| t.is_original))))?;
     let s = Rc::clone(shared);
     n.set(

@@ -258,11 +258,14 @@
         getInstances() {
             return this._instances();
         }
+        // Whisker picks targets by their own `isOriginal`, then wraps them (a clone may get an
+        // original's wrapper: `Sprites.wrap`).
         getOriginal() {
-            return this._instances().find(s => s.isOriginal);
+            const h = N.instances(this._h).find(c => N.isOriginal(c));
+            return h === undefined ? undefined : this._sprites.wrap(h);
         }
         getClones(withSelf = false) {
-            return this._instances().filter(s => withSelf || !s.isOriginal);
+            return N.instances(this._h).filter(c => withSelf || !N.isOriginal(c)).map(c => this._sprites.wrap(c));
         }
         getNewClones() {
             const mine = new Set(N.instances(this._h));
@@ -418,7 +421,13 @@
     class Sprites {
         constructor(w) {
             this.w = w;
+            // Whisker's cache of wrappers, by target id; an id is the draw of the project's
+            // random stream where the target's uid() began (`N.uidDraw`, docs/vm.md).
             this.sprites = new Map();
+            // The wrapper last handed out for each target (moves and bubbles of gone targets).
+            this.byHandle = new Map();
+            // Targets dispatch() has seen: the others are clones created since.
+            this.seen = new Set(N.targets());
             this.spritesBefore = new Set();
             this._onSpriteMoved = null;
             this._onSpriteVisualChange = null;
@@ -426,13 +435,30 @@
             this._onVariableChange = null;
             this._varSnapshot = null;
         }
+        /**
+         * Whisker's `wrapTarget`: the cached wrapper of the target's id when it belongs to a
+         * sprite of the same name, else a new one that takes the id's place. A clone whose id
+         * repeats an original's (Whisker seeds the stream again before every test) so gets the
+         * original's wrapper, or the original the clone's, whichever was wrapped first.
+         */
         wrap(h) {
-            let s = this.sprites.get(h);
-            if (!s) {
+            const key = N.uidDraw(h);
+            if (key === undefined) {
+                // Gone: the wrapper it had, as Whisker's listeners still hold it.
+                let gone = this.byHandle.get(h);
+                if (!gone) {
+                    gone = new Sprite(h, this);
+                    this.byHandle.set(h, gone);
+                }
+                return gone;
+            }
+            let s = this.sprites.get(key);
+            if (!s || s.name !== N.name(h)) {
                 s = new Sprite(h, this);
                 s._update();
-                this.sprites.set(h, s);
+                this.sprites.set(key, s);
             }
+            this.byHandle.set(h, s);
             return s;
         }
         getSprites(condition, skipStage = true) {
@@ -520,8 +546,13 @@
         }
         /** The events of the step just run, in the order Whisker's listeners would see them. */
         dispatch() {
-            for (const h of N.targets()) {
-                this.wrap(h); // targetWasCreated: new clones get wrappers (and old values)
+            // targetWasCreated: clones made in this step get wrappers, in creation order
+            // (originals are wrapped when the test first asks, as in Whisker).
+            const fresh = N.targets().filter(h => !this.seen.has(h));
+            fresh.sort((a, b) => N.uidDraw(a) - N.uidDraw(b));
+            for (const h of fresh) {
+                this.seen.add(h);
+                this.wrap(h);
             }
             // Moves are replayed one by one: during the callbacks of a move, the sprites stand
             // where they stood right after it (the VM records the scene when a move callback
@@ -530,7 +561,7 @@
             const moves = N.moves();
             for (let i = 0, k = 0; i < moves.length; i += 3, k++) {
                 const h = moves[i];
-                const s = this.sprites.get(h);
+                const s = this._onSpriteMoved && N.exists(h) ? this.wrap(h) : this.byHandle.get(h);
                 if (!s || !N.exists(h)) {
                     continue;
                 }
@@ -566,7 +597,7 @@
             const says = N.says();
             if (this._onSayOrThink) {
                 for (const h of says) {
-                    if (this.sprites.has(h) || N.exists(h)) {
+                    if (this.byHandle.has(h) || N.exists(h)) {
                         this._onSayOrThink(this.wrap(h));
                     }
                 }

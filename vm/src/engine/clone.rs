@@ -19,6 +19,7 @@ impl State {
         }
         let def = src.def as usize;
         // `new RenderedTarget` takes a `uid()`.
+        let uid_draw = self.budget.draws;
         self.uid_draws();
         self.targets.clone_count += 1;
         let serial = self.targets.clone_serial.get(def).copied().unwrap_or(1);
@@ -38,6 +39,7 @@ impl State {
             is_original: false,
             clone_index: serial,
             clone_id,
+            uid_draw,
             x: src.x,
             y: src.y,
             direction: src.direction,

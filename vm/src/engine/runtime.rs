@@ -212,6 +212,7 @@ impl State {
                 is_original: true,
                 clone_index: 0,
                 clone_id: 0,
+                uid_draw: def.uid_draw,
                 x: def.x,
                 y: def.y,
                 direction: def.direction,

@@ -36,6 +36,12 @@ pub struct Target {
     /// Whisker's `cloneID` (its scratch-vm's `cloneRecord`): how many clones of the sprite
     /// were alive right after this one was created; 0 for the original.
     pub clone_id: u32,
+    /// Profile `whisker`: where in the project's random stream this target's `uid()` began,
+    /// which decides its id there: Whisker loads the project from the test seed's stream (an
+    /// original's draw is where the sb3 loader took its id, `DefInfo::uid_draw`) and seeds it
+    /// again before every test, so a clone whose id starts at the same draw gets the same id
+    /// as an original, and Whisker's sprite wrappers, cached by id, mix them up.
+    pub uid_draw: u64,
     /// Position x.
     pub x: f64,
     /// Position y.

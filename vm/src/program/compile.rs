@@ -285,6 +285,7 @@ impl Compiler<'_> {
         let project = self.project;
         let n_defs = project.targets.len();
         let mut defs = Vec::with_capacity(n_defs);
+        let uid_draws = load_uid_draws(&project.targets);
         let mut sprite_names: Vec<String> = Vec::new();
         for (d, (t, (vars, bcs))) in project.targets.iter().zip(decls).enumerate() {
             let name = if t.is_stage || t.name.is_empty() || RESERVED_NAMES.contains(&t.name.as_str()) {
@@ -337,6 +338,7 @@ impl Compiler<'_> {
                 vars,
                 broadcasts: bcs,
                 hats: Default::default(),
+                uid_draw: uid_draws.get(d).copied().unwrap_or(0),
             });
             let _ = d;
         }
@@ -420,4 +422,20 @@ impl Compiler<'_> {
 
         ExtensionUse { unloadable, video_loaded, makey_loaded, pen_loaded, edge_order }
     }
+}
+
+/// Where each target's `uid()` begins in the stream scratch-vm's sb3 loader draws from:
+/// targets are parsed in layer order, each first expanding its compact inputs (one `uid()`
+/// each) and then taking its own id; a `uid()` is 20 draws.
+fn load_uid_draws(targets: &[crate::project::TargetDef]) -> Vec<u64> {
+    let mut order: Vec<usize> = (0..targets.len()).collect();
+    order.sort_by_key(|&i| targets[i].layer_order);
+    let mut out = vec![0u64; targets.len()];
+    let mut uids = 0u64;
+    for i in order {
+        uids += u64::from(targets[i].load_uids);
+        out[i] = uids * u64::from(crate::whisker::UID_DRAWS);
+        uids += 1;
+    }
+    out
 }

@@ -507,6 +507,8 @@ pub(crate) struct DefInfo {
     pub broadcasts: Vec<(Box<str>, Box<str>)>,
     /// Hat scripts by kind, in script order.
     pub hats: [Vec<HatScript>; 12],
+    /// The original's `Target::uid_draw`.
+    pub uid_draw: u64,
 }
 
 /// Rotation styles as stored in `Target::rotation_style`.

@@ -231,6 +231,37 @@ impl Loader<'_> {
 /// A compact primitive `[kind, value, id?]`. Unknown kinds (scratch-vm logs
 /// and drops them) and values that are not scalars are `Empty`; a missing
 /// value is `undefined`, so `Empty` too.
+/// How many `uid()`s scratch-vm's `deserializeBlocks` draws for a target's blocks: one for
+/// every array it expands into a new block (`deserializeInputDesc`): a top-level compact
+/// reporter, an input's block (element 1) and, unless the input says it has no separate
+/// shadow (kinds 1 and 2), its obscured shadow (element 2).
+pub(super) fn compact_inputs(bj: &Obj) -> u32 {
+    let mut n = 0u32;
+    for (_, b) in bj.iter() {
+        match b {
+            J::Arr(_) => n = n.saturating_add(1),
+            J::Obj(o) => {
+                let Some(J::Obj(inputs)) = o.get("inputs") else { continue };
+                for (_, spec) in inputs.iter() {
+                    let Some(a) = spec.as_arr() else { continue };
+                    let kind = match a.first() {
+                        Some(J::Num(k)) => Some(*k),
+                        _ => None,
+                    };
+                    if matches!(a.get(1), Some(J::Arr(_))) {
+                        n = n.saturating_add(1);
+                    }
+                    if kind != Some(1.0) && kind != Some(2.0) && matches!(a.get(2), Some(J::Arr(_))) {
+                        n = n.saturating_add(1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    n
+}
+
 pub(super) fn primitive(p: &[J]) -> Input {
     let kind = match p.first() {
         Some(J::Num(k)) if k.fract() == 0.0 && (4.0..=13.0).contains(k) => *k as u8,

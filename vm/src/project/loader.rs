@@ -307,6 +307,7 @@ impl Loader<'_> {
     ) -> Result<TargetDef, Bad> {
         let is_stage = ti == 0;
         let base = blocks.len();
+        let mut load_uids = 0;
         match tobj.get("blocks") {
             Some(J::Obj(bj)) => {
                 if blocks.len() + bj.len() > self.limits.max_blocks {
@@ -316,6 +317,7 @@ impl Loader<'_> {
                     ));
                 }
                 self.blocks(bj, ti as u32, tname, blocks)?;
+                load_uids = super::blocks::compact_inputs(bj);
             }
             None | Some(J::Null) => {}
             Some(other) => {
@@ -381,6 +383,7 @@ impl Loader<'_> {
             draggable: matches!(tobj.get("draggable"), Some(J::Bool(true))),
             volume: self.num_prop(tobj, "volume", 100.0, tname),
             layer_order,
+            load_uids,
             tempo: self.num_prop(tobj, "tempo", 60.0, tname),
             video_transparency: self.num_prop(tobj, "videoTransparency", 50.0, tname),
             video_state,

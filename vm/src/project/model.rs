@@ -237,6 +237,10 @@ pub struct TargetDef {
     /// Layer after loading: 0 = back. scratch-vm's stable sort of the targets by
     /// their `layerOrder` (the stage is normally 0).
     pub layer_order: i64,
+    /// `uid()` calls scratch-vm's sb3 loader makes for this target's blocks before the target
+    /// takes its own id: one per compact input (`[4, "10"]`, an obscured shadow, a top-level
+    /// variable reporter). Whisker's target ids follow from it (`Target::uid_draw`).
+    pub load_uids: u32,
     /// Music tempo (stage).
     pub tempo: f64,
     /// Video transparency (stage).
