@@ -123,5 +123,10 @@ pub mod runtime {
 /// times on its wall clock (music beats, notes and rests; `when timer >`) are kept only when
 /// they also hold with Whisker's step taking 4, 8.5 and 16 real milliseconds: checks that
 /// depended on the machine's speed failed in the real Whisker (brain-game, rock-band). Suites
-/// of those programs lose such assertions; the VM's own semantics are unchanged.
+/// of those programs lose such assertions; the VM's own semantics are unchanged. Also in
+/// `sem16`: a variable assertion records whether the value is a boolean (exported as a
+/// literal: emse22 never equals `"false"` to `false`), exported drags keep their exact
+/// position, and the Whisker driver's sprite wrappers follow Whisker's ids (`Target::uid_draw`:
+/// a clone whose id repeats an original's shares its wrapper), which can change `clowder test`
+/// verdicts of suites that read clones.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem16");
