@@ -13,7 +13,8 @@ use crate::program::{Program, ROT_NAMES};
 use crate::rng::ProjectRng;
 use crate::value::Value;
 
-/// What a target looks like at one moment: enough to put it back there for a query.
+/// What a target looks like at one moment: enough to put it back there for a query (the
+/// stage's pose matters for its backdrop and effects only).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pose {
     /// The target.
@@ -30,11 +31,13 @@ pub struct Pose {
     pub costume: i64,
     /// Visibility.
     pub visible: bool,
+    /// Graphic effects (colour, fisheye, whirl, pixelate, mosaic, brightness, ghost).
+    pub effects: [f64; 7],
 }
 
 /// A target moved during a step (`RenderedTarget.EVENT_TARGET_MOVED`): the target and its
 /// position before the move. Recorded when [`crate::VmOptions::record_moves`] is on; with
-/// [`Vm::record_move_scenes`] on, also the pose of every live sprite right after the move.
+/// [`Vm::record_move_scenes`] on, also the pose of every live target (the stage too) right after the move.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MoveEvent {
     /// The target that moved (or was told to move: scratch-vm emits the event even when
@@ -61,7 +64,7 @@ impl crate::engine::State {
             .iter()
             .filter_map(|&id| {
                 let t = self.target(id)?;
-                (!t.is_stage).then_some(Pose {
+                Some(Pose {
                     target: id,
                     x: t.x,
                     y: t.y,
@@ -69,6 +72,7 @@ impl crate::engine::State {
                     size: t.size,
                     costume: t.costume,
                     visible: t.visible,
+                    effects: t.effects,
                 })
             })
             .collect()
@@ -209,7 +213,7 @@ impl Vm {
         self.st.observe.move_scenes = on;
     }
 
-    /// The pose of every live sprite (not the stage), in `runtime.targets` order.
+    /// The pose of every live target (the stage too), in `runtime.targets` order.
     pub fn poses(&self) -> Vec<Pose> {
         self.st.poses()
     }
@@ -218,14 +222,16 @@ impl Vm {
     /// driver replays a step's moves to its callbacks this way and then restores the step's
     /// end state.
     pub fn place(&mut self, pose: &Pose) {
-        if let Some(t) = self.st.target_mut(pose.target)
-            && !t.is_stage
-        {
+        let Some(t) = self.st.target_mut(pose.target) else { return };
+        // A step can switch the backdrop or change effects after a move: a query in the
+        // move's callback sees them as they were then.
+        t.costume = pose.costume;
+        t.effects = pose.effects;
+        if !t.is_stage {
             t.x = pose.x;
             t.y = pose.y;
             t.direction = pose.direction;
             t.size = pose.size;
-            t.costume = pose.costume;
             t.visible = pose.visible;
         }
     }
