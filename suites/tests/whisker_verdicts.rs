@@ -62,9 +62,9 @@ fn the_probe_suite_gives_the_real_whiskers_verdicts() {
         ("compare words", Status::Pass),
         ("assumed range", Status::Fail),
     ];
-    // Known, not yet explained: with detectRandomInputs a random click on the cat (a toggled
-    // mouse press at the sprite plus an offset) starts its click script two checkpoints
-    // earlier here than in Whisker; every other input of that test lands alike.
+    // Known: with detectRandomInputs a random click lands on the cat's right edge; Whisker's
+    // driver maps stage points to the page's canvas with its border (660 px) and the renderer
+    // back without it (658 px), so its click misses by a pixel (docs/vm.md, the probe).
     let known = ["detected inputs"];
     assert_eq!(r.rows.len(), whisker.len());
     for (row, (name, status)) in r.rows.iter().zip(whisker) {
