@@ -62,9 +62,9 @@ fn the_probe_suite_gives_the_real_whiskers_verdicts() {
         ("compare words", Status::Pass),
         ("assumed range", Status::Fail),
     ];
-    // Known: with detectRandomInputs a random click lands on the cat's right edge; Whisker's
-    // driver maps stage points to the page's canvas with its border (660 px) and the renderer
-    // back without it (658 px), so its click misses by a pixel (docs/vm.md, the probe).
+    // Known: with detectRandomInputs a random click lands on the cat's right edge, where
+    // Whisker's driver clicks miss (its clicks hit a 39 × 39 region of a 40 × 40 sprite,
+    // ours 41 × 41 as scratch-render on a 480 × 360 canvas; docs/vm.md, the probe).
     let known = ["detected inputs"];
     assert_eq!(r.rows.len(), whisker.len());
     for (row, (name, status)) in r.rows.iter().zip(whisker) {
