@@ -577,15 +577,17 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
             test.assertions = Vec::new();
             continue;
         }
-        let mut per_event = observe_changes(exec, &test.events, &mut steps);
+        // The state at the start, then after each event.
+        let states = observe_states(exec, &test.events, &mut steps);
+        let mut per_event: Vec<Vec<Assertion>> = states.windows(2).map(|w| w[1].changes_since(&w[0])).collect();
         for &wall in variants {
             if exec.work_capped() {
                 break;
             }
             exec.set_whisker_wall_ms(Some(wall));
-            let states = observe_states(exec, &test.events, &mut steps);
+            let other = observe_states(exec, &test.events, &mut steps);
             exec.set_whisker_wall_ms(None);
-            for (list, state) in per_event.iter_mut().zip(&states) {
+            for (list, state) in per_event.iter_mut().zip(other.iter().skip(1)) {
                 list.retain(|a| a.accepts(state.get(&a.key())));
             }
         }
@@ -595,35 +597,14 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
     steps
 }
 
-/// Replays `events` and returns, after each event, the observations that changed since the
-/// event before (or since the start).
-fn observe_changes(exec: &mut Executor<'_>, events: &[Event], steps: &mut u64) -> Vec<Vec<Assertion>> {
-    let mut prev = Snapshot::default();
-    let mut per_event: Vec<Vec<Assertion>> = Vec::with_capacity(events.len());
-    let mut units = 0u64;
-    *steps += exec.replay_observed(events, &mut |k, sut| {
-        let (snap, u) = Snapshot::observe_metered(sut);
-        units = units.saturating_add(u);
-        if k > 0 {
-            per_event.push(snap.changes_since(&prev));
-        }
-        prev = snap;
-        true
-    });
-    exec.charge(Kind::Observe, units);
-    per_event
-}
-
-/// Replays `events` and returns the whole observed state after each event.
+/// Replays `events` and returns the observed state at the start and after each event.
 fn observe_states(exec: &mut Executor<'_>, events: &[Event], steps: &mut u64) -> Vec<Snapshot> {
-    let mut states = Vec::with_capacity(events.len());
+    let mut states = Vec::with_capacity(events.len() + 1);
     let mut units = 0u64;
-    *steps += exec.replay_observed(events, &mut |k, sut| {
+    *steps += exec.replay_observed(events, &mut |_, sut| {
         let (snap, u) = Snapshot::observe_metered(sut);
         units = units.saturating_add(u);
-        if k > 0 {
-            states.push(snap);
-        }
+        states.push(snap);
         true
     });
     exec.charge(Kind::Observe, units);
