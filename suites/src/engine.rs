@@ -33,6 +33,9 @@ pub(crate) struct JsResult {
     pub log: Vec<String>,
     #[serde(default)]
     pub steps: Option<f64>,
+    /// What the driver's wrapper hands to the next test of the file (`VMWrapper.carry`).
+    #[serde(default)]
+    pub carry: Option<serde_json::Value>,
 }
 
 /// An error or failed assertion, with the fields Whisker's TAP output shows.
@@ -185,11 +188,20 @@ impl Engine {
         serde_json::from_str(&json).map_err(|e| SuiteError::Suite(format!("{name}: test list: {e}")))
     }
 
-    /// Runs test `index` on a fresh VM: starts it and drives its promise to the end.
-    pub(crate) fn run_test(&self, seed: u64, index: usize, step_limit: u64, work_limit: u64) -> Ending {
-        self.session.borrow_mut().begin_test(seed, index, step_limit, work_limit);
+    /// Runs test `index` on a fresh VM or on `carried` (see [`crate::native::Session::begin_test`]):
+    /// starts it and drives its promise to the end.
+    pub(crate) fn run_test(
+        &self,
+        seed: u64,
+        index: usize,
+        step_limit: u64,
+        work_limit: u64,
+        carried: Option<(clowder_vm::Vm, bool)>,
+        wrapper: Option<&serde_json::Value>,
+    ) -> Ending {
+        self.session.borrow_mut().begin_test(seed, index, step_limit, work_limit, carried);
         self.polls.set(0);
-        let ending = self.ctx.with(|ctx| drive(&ctx, index));
+        let ending = self.ctx.with(|ctx| drive(&ctx, index, wrapper));
         let limited = self.session.borrow().limited;
         if self.exhausted.get() && limited.is_none() {
             return Ending::Budget;
@@ -204,12 +216,16 @@ impl Engine {
 }
 
 /// Starts the test and runs jobs and virtual timers until its promise settles.
-fn drive(ctx: &Ctx<'_>, index: usize) -> Result<JsResult, String> {
+fn drive(ctx: &Ctx<'_>, index: usize, wrapper: Option<&serde_json::Value>) -> Result<JsResult, String> {
     let runner: Object = ctx.globals().get("__clowderRunner").map_err(|e| e.to_string())?;
     let tests: Value = ctx.globals().get("__clowderTests").map_err(|e| e.to_string())?;
     let start: Function = runner.get("start").map_err(|e| e.to_string())?;
     let fire: Function = runner.get("fireNextTimer").map_err(|e| e.to_string())?;
-    let promise: Promise = start.call((tests, index)).catch(ctx).map_err(|e| describe(&e))?;
+    let carried: Value = match wrapper {
+        Some(w) => ctx.json_parse(w.to_string()).catch(ctx).map_err(|e| describe(&e))?,
+        None => Value::new_undefined(ctx.clone()),
+    };
+    let promise: Promise = start.call((tests, index, carried)).catch(ctx).map_err(|e| describe(&e))?;
     loop {
         while ctx.execute_pending_job() {}
         match promise.result::<Value>() {

@@ -28,8 +28,10 @@
 //! timers are replaced by the driver (`js/driver.js`) with the run's seeded streams
 //! ([`seeding`]) and the VM's virtual clock; nothing a suite can reach reads the machine.
 //!
-//! Each test runs in a fresh realm (runtime, context, suite evaluated anew) on a fresh VM,
-//! so a test's verdict does not depend on the tests before it.
+//! Each test runs in a fresh realm (runtime, context, suite evaluated anew). By default the
+//! tests of a file share one VM as in the real Whisker, which resets only part of it between
+//! tests ([`BetweenTests::Whisker`]); [`BetweenTests::Fresh`] gives every test a freshly
+//! loaded project, so that a verdict does not depend on the tests before it.
 
 #![warn(missing_docs)]
 
@@ -89,6 +91,23 @@ pub struct Limits {
     /// Native stack the JavaScript interpreter may use, bytes (deep recursion is a
     /// `RangeError`, an `error`).
     pub js_stack_bytes: usize,
+    /// What a test starts from: the earlier tests' VM as Whisker resets it, or a fresh one.
+    pub between_tests: BetweenTests,
+}
+
+/// How the tests of a file meet the VM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BetweenTests {
+    /// As the real Whisker (emse22): one VM for the whole file; before each test the clones
+    /// are deleted and each sprite's position, direction, size, costume, visibility, effects
+    /// and variables assigned back, while layers, rotation styles, the pen and the renderer's
+    /// copy of those looks stay as the previous test left them (`vm/src/engine/restore.rs`).
+    /// The default: verdicts are the real Whisker's, including those that depend on the
+    /// order of the tests.
+    #[default]
+    Whisker,
+    /// Every test on a freshly loaded project: a verdict does not depend on the tests before it.
+    Fresh,
 }
 
 impl Default for Limits {
@@ -99,6 +118,7 @@ impl Default for Limits {
             js_ticks: 100_000_000,
             js_memory_bytes: 256 << 20,
             js_stack_bytes: 512 << 10,
+            between_tests: BetweenTests::Whisker,
         }
     }
 }
@@ -175,11 +195,13 @@ pub fn run_project(
     seed: u64,
     limits: &Limits,
 ) -> ProjectResult {
-    let rows = (0..suite.tests.len()).map(|i| run_test(suite, project, project_name, seed, i, limits)).collect();
+    let mut run = FileRun::new(suite, project, project_name, seed, limits);
+    let rows = (0..suite.tests.len()).map(|i| run.test(i)).collect();
     ProjectResult { project: project_name.to_string(), suite: suite.name.clone(), seed, rows }
 }
 
-/// Runs test `index` (0-based) of `suite` on `project`.
+/// Runs test `index` (0-based) of `suite` on `project`. Under [`BetweenTests::Whisker`] the
+/// tests before it run first (their rows are dropped), since they decide what it starts from.
 pub fn run_test(
     suite: &Suite,
     project: &Arc<Project>,
@@ -188,42 +210,99 @@ pub fn run_test(
     index: usize,
     limits: &Limits,
 ) -> TestRow {
-    let info = suite.tests.get(index).cloned().unwrap_or(TestInfo {
-        name: String::new(),
-        description: String::new(),
-        categories: Vec::new(),
-        skip: false,
-        timeout: None,
-    });
-    let mut row = TestRow::new(project_name, index, &info);
-    if index >= suite.tests.len() {
-        row.status = Status::Error;
-        row.message = format!("the suite has no test {}", index + 1);
-        return row;
+    let mut run = FileRun::new(suite, project, project_name, seed, limits);
+    if limits.between_tests == BetweenTests::Whisker {
+        for i in 0..index.min(suite.tests.len()) {
+            run.test(i);
+        }
     }
-    if info.skip {
-        row.status = Status::Skip;
-        row.message = "skipped by the suite (skip: true)".into();
-        return row;
+    run.test(index)
+}
+
+/// The tests of one file on one project, in the order they are asked for, handing the VM
+/// from each test to the next under [`BetweenTests::Whisker`].
+pub(crate) struct FileRun<'a> {
+    suite: &'a Suite,
+    project: &'a Arc<Project>,
+    project_name: &'a str,
+    seed: u64,
+    limits: &'a Limits,
+    /// The last test's VM and whether its driver ended it (Whisker's `end()`).
+    carried: Option<(clowder_vm::Vm, bool)>,
+    /// What the driver's wrapper kept from the tests so far (`VMWrapper.carry` in `js/wrapper.js`).
+    wrapper: Option<serde_json::Value>,
+}
+
+impl<'a> FileRun<'a> {
+    pub(crate) fn new(
+        suite: &'a Suite,
+        project: &'a Arc<Project>,
+        project_name: &'a str,
+        seed: u64,
+        limits: &'a Limits,
+    ) -> Self {
+        FileRun { suite, project, project_name, seed, limits, carried: None, wrapper: None }
     }
-    let step_limit = match info.timeout {
-        Some(ms) if ms > 0.0 && ms.is_finite() => limits.steps_per_test.min((ms / STEP_MS).ceil() as u64),
-        _ => limits.steps_per_test,
-    };
-    let engine = match Engine::new(Some(Arc::clone(project)), vm_options(), limits)
-        .and_then(|e| e.load_suite(&suite.name, &suite.source).map(|_| e))
-    {
-        Ok(e) => e,
-        Err(e) => {
+
+    /// Runs test `index` (0-based).
+    pub(crate) fn test(&mut self, index: usize) -> TestRow {
+        let (suite, limits) = (self.suite, self.limits);
+        let info = suite.tests.get(index).cloned().unwrap_or(TestInfo {
+            name: String::new(),
+            description: String::new(),
+            categories: Vec::new(),
+            skip: false,
+            timeout: None,
+        });
+        let mut row = TestRow::new(self.project_name, index, &info);
+        if index >= suite.tests.len() {
             row.status = Status::Error;
-            row.message = e.to_string();
+            row.message = format!("the suite has no test {}", index + 1);
             return row;
         }
-    };
-    let ending = engine.run_test(seed, index, step_limit, limits.work_per_test);
-    let vm_steps = engine.session.borrow().vm.as_ref().map_or(0, |vm| vm.steps());
-    apply_ending(&mut row, ending, step_limit, vm_steps, limits);
-    row
+        if info.skip {
+            // Whisker resets the VM before a skipped test too, and runs nothing: the next
+            // test's reset gives the same state either way.
+            row.status = Status::Skip;
+            row.message = "skipped by the suite (skip: true)".into();
+            return row;
+        }
+        let step_limit = match info.timeout {
+            Some(ms) if ms > 0.0 && ms.is_finite() => limits.steps_per_test.min((ms / STEP_MS).ceil() as u64),
+            _ => limits.steps_per_test,
+        };
+        let engine = match Engine::new(Some(Arc::clone(self.project)), vm_options(), limits)
+            .and_then(|e| e.load_suite(&suite.name, &suite.source).map(|_| e))
+        {
+            Ok(e) => e,
+            Err(e) => {
+                row.status = Status::Error;
+                row.message = e.to_string();
+                return row;
+            }
+        };
+        let (carried, wrapper) = match limits.between_tests {
+            BetweenTests::Whisker => (self.carried.take(), self.wrapper.as_ref()),
+            BetweenTests::Fresh => (None, None),
+        };
+        let ending = engine.run_test(self.seed, index, step_limit, limits.work_per_test, carried, wrapper);
+        let vm = engine.session.borrow_mut().vm.take();
+        let vm_steps = vm.as_ref().map_or(0, |vm| vm.steps());
+        // A settled test ran its driver's `end()`; one stopped by a limit or an exception did not.
+        let ended = matches!(ending, Ending::Settled(_));
+        if limits.between_tests == BetweenTests::Whisker {
+            self.carried = vm.map(|vm| (vm, ended));
+            // A test stopped before its end hands on nothing new; the wrapper's state from
+            // before it is the nearest known (its steps are then not counted in the total).
+            if let Ending::Settled(r) = &ending
+                && r.carry.is_some()
+            {
+                self.wrapper.clone_from(&r.carry);
+            }
+        }
+        apply_ending(&mut row, ending, step_limit, vm_steps, limits);
+        row
+    }
 }
 
 /// The row of a test from how it ended.

@@ -109,8 +109,17 @@ fn judge(
     verdict: impl Fn(Verdict, Option<u32>) -> MutantVerdict,
 ) -> MutantVerdict {
     let mut ran_away = false;
-    for &i in included {
-        let row = crate::run_test(suite, mutant, name, seed, i, limits);
+    let mut run = crate::FileRun::new(suite, mutant, name, seed, limits);
+    // Under Whisker's shared VM every earlier test shapes a test's start, so all run in order.
+    let order: Vec<usize> = match limits.between_tests {
+        crate::BetweenTests::Whisker => (0..suite.tests.len()).collect(),
+        crate::BetweenTests::Fresh => included.to_vec(),
+    };
+    for i in order {
+        let row = run.test(i);
+        if !included.contains(&i) {
+            continue;
+        }
         match row.status {
             Status::Fail | Status::Error if row.timed_out => ran_away = true,
             Status::Fail | Status::Error => return verdict(Verdict::Killed, Some(i as u32)),

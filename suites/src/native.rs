@@ -39,6 +39,8 @@ pub(crate) struct Session {
     pub work_limit: u64,
     /// Set when the test reached a limit; the test's verdict is then that limit.
     pub limited: Option<Limit>,
+    /// [`Vm::work`] when the test began (a VM carried over from earlier tests has done some).
+    work_base: u64,
     /// Tells the interrupt handler to end the test's JavaScript (set with `limited`).
     stop: Rc<Cell<bool>>,
     /// Steps that hit the VM's operation budget (each is stopped, as in scratch-vm's hang).
@@ -61,6 +63,7 @@ impl Session {
             step_limit: 0,
             work_limit: 0,
             limited: None,
+            work_base: 0,
             stop,
             hangs: 0,
             moves: Vec::new(),
@@ -70,16 +73,33 @@ impl Session {
         }
     }
 
-    /// A fresh VM and fresh streams for test `index` of a run with `seed`.
-    pub(crate) fn begin_test(&mut self, seed: u64, index: usize, step_limit: u64, work_limit: u64) {
+    /// Fresh streams for test `index` of a run with `seed`, on a fresh VM or, when the tests
+    /// of a file share one as in Whisker, on the earlier tests' VM (`carried`: it, and
+    /// whether the previous test's driver ended it), reset as Whisker resets it.
+    pub(crate) fn begin_test(
+        &mut self,
+        seed: u64,
+        index: usize,
+        step_limit: u64,
+        work_limit: u64,
+        carried: Option<(Vm, bool)>,
+    ) {
         let opts = VmOptions { seed: seeding::vm_seed(seed), ..self.vm_opts.clone() };
         self.vm = self.project.as_ref().map(|p| {
-            let mut vm = Vm::new(Arc::clone(p), opts);
+            let fresh = Vm::new(Arc::clone(p), opts);
+            let mut vm = match carried {
+                Some((mut vm, ended)) => {
+                    vm.whisker_next_test(&fresh, ended);
+                    vm
+                }
+                None => fresh,
+            };
             // A Whisker test's own touching queries ask the live renderer, so the MIPs they
             // make change what the program sees afterwards (as in the real Whisker).
             vm.set_driver_queries_leave_mips(true);
             vm
         });
+        self.work_base = self.vm.as_ref().map_or(0, Vm::work);
         self.math_rng = seeding::stream(seeding::math_random_seed(seed, index));
         self.driver_rng = seeding::WhiskerRandomness::new(seed as f64);
         self.step_limit = step_limit;
@@ -138,7 +158,7 @@ impl Session {
             self.stop.set(true);
             return 2;
         }
-        if vm.work() >= self.work_limit {
+        if vm.work().saturating_sub(self.work_base) >= self.work_limit {
             self.limited = Some(Limit::Work);
             self.stop.set(true);
             return 2;
@@ -476,6 +496,20 @@ fn install_looks(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
         "setXY",
         Func::from(move |h: f64, x: f64, y: f64, force: bool| {
             with_vm_mut(&s, |vm| vm.set_position(id_of(h), x, y, force));
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
+        "goFrontBack",
+        Func::from(move |h: f64, front: bool| {
+            with_vm_mut(&s, |vm| vm.go_front_back(id_of(h), front));
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
+        "setEffect",
+        Func::from(move |h: f64, i: f64, v: f64| {
+            with_vm_mut(&s, |vm| vm.set_effect(id_of(h), i as usize, v));
         }),
     )?;
     let s = Rc::clone(shared);

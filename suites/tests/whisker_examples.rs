@@ -96,3 +96,50 @@ fn a_fruit_catching_mutant_is_judged_by_emse22s_assertions() {
     assert_eq!(row.status, Status::Fail, "{}", row.message);
     assert!(row.message.contains("5 points"), "{}", row.message);
 }
+
+/// The verdicts of `test` on mutant `mutant_id` of `game` with its example suite, with the
+/// tests sharing one VM as in Whisker and with every test on a fresh one.
+fn verdicts_both_ways(game_name: &str, mutant_id: &str, test: &str) -> Option<(Status, Status)> {
+    let (examples, games) = dirs()?;
+    let source = std::fs::read_to_string(examples.join(format!("{game_name}Test.js"))).expect("suite readable");
+    let suite = Suite::from_source(&format!("{game_name}Test.js"), &source).expect("suite loads");
+    let game = clowder_vm::Project::load_path(&games.join(format!("{game_name}.sb3")), &Default::default())
+        .expect("game loads");
+    let all = clowder_testgen::mutation::enumerate(&game);
+    let m = all.iter().find(|m| m.id == mutant_id).expect("the mutant exists");
+    let mutant = Arc::new(clowder_testgen::mutation::mutate(&game, m).expect("the mutant builds"));
+    let status = |between_tests| {
+        let limits = Limits { between_tests, ..Limits::default() };
+        let r = clowder_suites::run_project(&suite, &mutant, mutant_id, 1, &limits);
+        let row = r.rows.iter().rev().find(|r| r.test == test).expect("the test ran");
+        eprintln!("{mutant_id} {between_tests:?}: {} {}", row.status.as_str(), row.message);
+        row.status
+    };
+    Some((status(clowder_suites::BetweenTests::Whisker), status(clowder_suites::BetweenTests::Fresh)))
+}
+
+/// BoatRace `SDM-000002` deletes the boat's green-flag script, so nothing sets the boat's
+/// look or rotation at the start: in the real Whisker "boat stop after move" fails in the
+/// suite ("Boat did move y": it starts from what the previous tests left that Whisker's reset
+/// does not restore) and passes when run alone, as here.
+#[test]
+fn boat_race_mutant_verdict_depends_on_the_tests_before_it_as_in_whisker() {
+    let Some((shared, fresh)) = verdicts_both_ways("BoatRace", "SDM-000002", "boat stop after move") else {
+        eprintln!("SKIP: set CLOWDER_WHISKER_EXAMPLES (and CLOWDER_CORPORA) to run the Whisker example suites");
+        return;
+    };
+    assert_eq!((shared, fresh), (Status::Fail, Status::Pass));
+}
+
+/// FruitCatching `SBD-000019` deletes the apple's `show` after a catch: an earlier test leaves
+/// the apple hidden, and Whisker's reset assigns `visible` but leaves the renderer's drawable
+/// hidden, so the bowl never touches it: "Apple Points Test" fails in the suite in the real
+/// Whisker and passes alone (+5 points at step 57), as here.
+#[test]
+fn fruit_catching_mutant_sees_the_hidden_drawable_an_earlier_test_left_as_in_whisker() {
+    let Some((shared, fresh)) = verdicts_both_ways("FruitCatching", "SBD-000019", "Apple Points Test") else {
+        eprintln!("SKIP: set CLOWDER_WHISKER_EXAMPLES (and CLOWDER_CORPORA) to run the Whisker example suites");
+        return;
+    };
+    assert_eq!((shared, fresh), (Status::Fail, Status::Pass));
+}

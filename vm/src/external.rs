@@ -119,6 +119,39 @@ impl Vm {
         self.st.threads.tick_threads
     }
 
+    /// Whisker's passage from one test of a file to the next (see `engine/restore.rs`): ends
+    /// the previous test as Whisker's `end()` does unless its driver already did (`stop all`
+    /// and one step), then assigns what `loadSaveState` restores from `initial`, a VM of the
+    /// same project that has not run, and resets what a test starts without (steps, clocks,
+    /// inputs, the random stream). What Whisker does not restore stays: layers, rotation
+    /// styles, the pen, the renderer's copy of the restored looks.
+    pub fn whisker_next_test(&mut self, initial: &Vm, ended: bool) {
+        if !ended {
+            self.stop_all();
+            self.apply_inputs();
+            self.step();
+        }
+        self.st.whisker_restore(&self.prog, &initial.st);
+    }
+
+    /// `RenderedTarget.setEffect` of effect `index` (color, fisheye, whirl, pixelate, mosaic,
+    /// brightness, ghost), clamped as the looks blocks clamp it; other indices do nothing.
+    pub fn set_effect(&mut self, id: TargetId, index: usize, value: f64) {
+        let Ok(e) = u8::try_from(index) else { return };
+        if index >= 7 || !value.is_finite() {
+            return;
+        }
+        let v = crate::blocks::looks::clamp_effect(e, value);
+        if let Some(t) = self.st.target_mut(id) {
+            t.effects[index] = v;
+        }
+    }
+
+    /// `RenderedTarget.goToFront` (`front`) or `goToBack` of a sprite, as a test driver calls it.
+    pub fn go_front_back(&mut self, id: TargetId, front: bool) {
+        self.st.go_front_back(id, front);
+    }
+
     /// Restarts the project-visible random stream from the JavaScript number `seed`
     /// (Whisker's `seedScratch`): the profile's own generator, as at load.
     pub fn reseed(&mut self, seed: f64) {

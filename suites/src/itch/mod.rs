@@ -233,7 +233,7 @@ pub fn run_plan(
         Ok(engine) => {
             {
                 let mut s = engine.session.borrow_mut();
-                s.begin_test(seed, 0, limits.steps_per_test, limits.work_per_test);
+                s.begin_test(seed, 0, limits.steps_per_test, limits.work_per_test, None);
                 // A VM whose geometry reports the pen's calls (Itch proxies the renderer).
                 let opts = VmOptions { seed: seeding::vm_seed(seed), ..vm_options() };
                 let geometry = native::RecordingGeometry::new(

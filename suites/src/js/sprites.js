@@ -74,6 +74,48 @@
     const NUM = {x: 0, y: 1, direction: 2, size: 3, costume: 4, volume: 5, layer: 6};
     const EFFECTS = ['color', 'fisheye', 'whirl', 'pixelate', 'mosaic', 'brightness', 'ghost'];
 
+    // The part of scratch-vm's `RenderedTarget` that a Whisker test reaches through a
+    // wrapper's `_target`: the getters and the setters that hand a value to the renderer
+    // (which Whisker's reset between tests does not; clowder's exported suites call them).
+    class ScratchTarget {
+        constructor(h) {
+            this._h = h;
+        }
+        get x() { return N.num(this._h, NUM.x); }
+        get y() { return N.num(this._h, NUM.y); }
+        get direction() { return N.num(this._h, NUM.direction); }
+        get size() { return N.num(this._h, NUM.size); }
+        get currentCostume() { return N.num(this._h, NUM.costume); }
+        get visible() { return N.visible(this._h); }
+        get isStage() { return N.isStage(this._h); }
+        get isOriginal() { return N.isOriginal(this._h); }
+        get effects() {
+            const e = N.effects(this._h) || [];
+            const out = {};
+            EFFECTS.forEach((k, i) => {
+                out[k] = e[i];
+            });
+            return out;
+        }
+        get runtime() {
+            return {getTargetForStage: () => new ScratchTarget(N.stage())};
+        }
+        getName() { return N.name(this._h); }
+        goToFront() { N.goFrontBack(this._h, true); }
+        goToBack() { N.goFrontBack(this._h, false); }
+        setXY(x, y, force) { N.setXY(this._h, Number(x), Number(y), Boolean(force)); }
+        setCostume(i) { N.setCostume(this._h, Number(i)); }
+        setDirection(d) { N.setDirection(this._h, Number(d)); }
+        setSize(v) { N.setSize(this._h, Number(v)); }
+        setVisible(v) { N.setVisible(this._h, Boolean(v)); }
+        setEffect(name, v) {
+            const i = EFFECTS.indexOf(String(name));
+            if (i >= 0) {
+                N.setEffect(this._h, i, Number(v));
+            }
+        }
+    }
+
     class Sprite {
         constructor(h, sprites) {
             this._h = h;
@@ -97,6 +139,9 @@
         }
         get exists() {
             return N.exists(this._h);
+        }
+        get _target() {
+            return N.exists(this._h) ? new ScratchTarget(this._h) : undefined;
         }
         get old() {
             return {...this._old};

@@ -434,6 +434,31 @@
             this.accelerationFactor = P.ACCELERATION;
             this.stepTime = P.STEP_MS / P.ACCELERATION;
         }
+        // What the real Whisker's one VMWrapper of a file keeps from a test to the next (it
+        // is made once per project; `start()` clears inputs, callbacks, constraints and
+        // sprite wrappers only): the total step count behind `getTotalStepsExecuted` and
+        // `getTotalTimeElapsed`, the constraint-failure action, and the registered random
+        // inputs with their interval and last time.
+        carry() {
+            const r = this.randomInputs;
+            return {stepsExecuted: this.stepsExecuted, runStartStepsExecuted: this.runStartStepsExecuted,
+                actionOnConstraintFailure: this.actionOnConstraintFailure,
+                randomInputs: r.randomInputs.map(x => x.data), frequency: r.frequency,
+                lastInputTime: r.lastInputTime};
+        }
+        takeOver(c) {
+            if (!c || typeof c !== 'object') {
+                return;
+            }
+            this.stepsExecuted = Number(c.stepsExecuted) || 0;
+            this.runStartStepsExecuted = Number(c.runStartStepsExecuted) || 0;
+            this.actionOnConstraintFailure = c.actionOnConstraintFailure === undefined ? FAIL
+                : String(c.actionOnConstraintFailure);
+            const r = this.randomInputs;
+            r.randomInputs = Array.isArray(c.randomInputs) ? c.randomInputs.map(d => new RandomInput(d)) : [];
+            r.frequency = typeof c.frequency === 'number' ? c.frequency : 100;
+            r.lastInputTime = Number(c.lastInputTime) || 0;
+        }
         onConstraintFailure(action) {
             if (action) {
                 this.actionOnConstraintFailure = action;
@@ -717,10 +742,11 @@
                 categories: t.categories, skip: t.skip, timeout: t.timeout})));
         },
         /** Starts test `index` of `tests`; the runner drives the returned promise to its end. */
-        start(tests, index) {
+        start(tests, index, carried) {
             const test = tests[index];
             const result = {status: null, error: null, log: []};
             const w = new VMWrapper(result);
+            w.takeOver(carried);
             w.start();
             const t = makeDriver(w, result);
             const done = (async () => {
@@ -733,6 +759,7 @@
                 }
                 result.steps = N.steps();
                 w.end();
+                result.carry = w.carry();
                 return result;
             })();
             return done;

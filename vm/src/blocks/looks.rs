@@ -113,16 +113,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let size = st.num_arg(prog, base, 0);
             st.set_size(prog, me, size);
         }
-        Cmd::GoFrontBack { front } => {
-            let sprite = st.target(me).is_some_and(|x| !x.is_stage);
-            if sprite {
-                let p = if front { f64::INFINITY } else { f64::NEG_INFINITY };
-                st.set_executable_position(me, p);
-                if let Some(d) = &mut st.targets.draw {
-                    d.front_back(me, front);
-                }
-            }
-        }
+        Cmd::GoFrontBack { front } => st.go_front_back(me, front),
         Cmd::GoLayers { forward } => {
             let n = st.num_arg(prog, base, 0);
             if st.target(me).is_some_and(|x| !x.is_stage) {
@@ -138,7 +129,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
 }
 
 /// scratch-vm `clampEffect`: ghost 0..100, brightness -100..100.
-fn clamp_effect(e: u8, v: f64) -> f64 {
+pub(crate) fn clamp_effect(e: u8, v: f64) -> f64 {
     match e {
         6 => clamp(v, 0.0, 100.0),
         5 => clamp(v, -100.0, 100.0),
@@ -168,11 +159,23 @@ pub(crate) fn costume_name(prog: &Program, def: u32, i: i64) -> V {
 }
 
 impl State {
+    /// `RenderedTarget.goToFront` / `goToBack` (a sprite only).
+    pub(crate) fn go_front_back(&mut self, me: TargetId, front: bool) {
+        if self.target(me).is_some_and(|x| !x.is_stage) {
+            let p = if front { f64::INFINITY } else { f64::NEG_INFINITY };
+            self.set_executable_position(me, p);
+            if let Some(d) = &mut self.targets.draw {
+                d.front_back(me, front);
+            }
+        }
+    }
+
     pub(crate) fn set_visible(&mut self, id: TargetId, v: bool) {
         if let Some(x) = self.target_mut(id)
             && !x.is_stage
         {
             x.visible = v;
+            x.visibility_rendered();
         }
     }
 
@@ -188,6 +191,7 @@ impl State {
             return;
         }
         x.costume = wrap_clamp(i, 0.0, (n - 1) as f64) as i64;
+        x.costume_rendered();
     }
 
     pub(crate) fn costume_index_by_name(&self, prog: &Program, id: TargetId, name: &str) -> Option<usize> {
@@ -278,7 +282,8 @@ impl State {
         if x.is_stage {
             return;
         }
-        let (def, costume) = (x.def, x.costume);
+        // `getCurrentSkinSize`: the skin the drawable shows.
+        let (def, costume) = (x.def, x.render_costume());
         let new = match self.geometry.costume_size(prog_def(prog, def), costume) {
             Some((w, h)) if w > 0.0 && h > 0.0 => {
                 let min_scale = f64::min(1.0, f64::max(5.0 / w, 5.0 / h));
@@ -289,6 +294,7 @@ impl State {
         };
         if let Some(x) = self.target_mut(id) {
             x.size = new;
+            x.pose_rendered();
         }
     }
 }

@@ -77,8 +77,14 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::Bounce => st.if_on_edge_bounce(prog, me),
         Cmd::SetRotationStyle(s) => {
-            if let (Some(s), Some(x)) = (s, st.target_mut(me)) {
-                x.rotation_style = s;
+            // (A live target only when something changes: the geometry re-checks what is logged.)
+            let stale = st.target(me).is_some_and(|t| t.stale.is_some());
+            if let Some(x) = if s.is_some() || stale { st.target_mut(me) } else { None } {
+                if let Some(s) = s {
+                    x.rotation_style = s;
+                }
+                // `setRotationStyle` hands direction and scale to the renderer, known style or not.
+                x.pose_rendered();
             }
         }
         Cmd::ChangeX => {
@@ -250,6 +256,7 @@ impl State {
             && d.is_finite()
         {
             t.direction = wrap_clamp(d, -179.0, 180.0);
+            t.pose_rendered();
         }
     }
 

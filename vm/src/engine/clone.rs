@@ -19,7 +19,7 @@ impl State {
         }
         let def = src.def as usize;
         // `new RenderedTarget` takes a `uid()`.
-        let uid_draw = self.budget.draws;
+        let uid_draw = self.budget.draws - self.uid_base;
         self.uid_draws();
         self.targets.clone_count += 1;
         let serial = self.targets.clone_serial.get(def).copied().unwrap_or(1);
@@ -59,6 +59,8 @@ impl State {
             pen: self.original_of(src.def).map_or(PenState::default(), |o| o.pen),
             instrument: self.original_of(src.def).map_or(0.0, |o| o.instrument),
             voice: self.original_of(src.def).map_or(0, |o| o.voice),
+            // `initDrawable` hands the clone's own fields to its new drawable.
+            stale: None,
         };
         let id = match self.targets.free.pop() {
             Some(slot) => {

@@ -15,6 +15,7 @@
 pub(crate) mod branch;
 pub(crate) mod clone;
 pub(crate) mod execute;
+pub(crate) mod restore;
 pub(crate) mod resume;
 pub(crate) mod runtime;
 pub(crate) mod sequencer;

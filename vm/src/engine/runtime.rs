@@ -52,6 +52,10 @@ pub(crate) struct State {
     /// The one seeded generator every project-visible random draw uses (the profile's:
     /// SplitMix64, or `seed-random` under `whisker`).
     pub rng: ProjectRng,
+    /// `budget.draws` when the stream was last seeded by a Whisker test start
+    /// ([`State::whisker_restore`]; 0 for a new VM): a clone's `uid()` position is counted
+    /// from here.
+    pub uid_base: u64,
     /// `control_incr_counter`'s counter.
     pub counter: f64,
     /// Usage ids of say/think bubbles (a timer only clears the bubble it made).
@@ -120,6 +124,7 @@ impl State {
         let n_defs = prog.defs.len();
         let mut st = State {
             rng: ProjectRng::new(opts.profile, opts.seed),
+            uid_base: 0,
             observe: Observe {
                 executed: vec![0u64; prog.blocks.len().div_ceil(64)],
                 unknown: BTreeMap::new(),
@@ -232,6 +237,7 @@ impl State {
                 pen: PenState::default(),
                 instrument: 0.0,
                 voice: 0,
+                stale: None,
             };
             if def.is_stage {
                 st.ext.tempo = def.tempo;

@@ -70,6 +70,76 @@ pub struct Target {
     pub(crate) pen: PenState,
     pub(crate) instrument: f64,
     pub(crate) voice: u8,
+    /// What the renderer still shows of this target where it differs from the fields above
+    /// (`None` almost always): see [`Stale`].
+    pub(crate) stale: Option<Box<Stale>>,
+}
+
+/// The renderer's copy of a target's look where the fields were assigned without telling it.
+/// Only Whisker's reset between the tests of a file does that (emse22's `loadSaveState`
+/// assigns `currentCostume`, `direction`, `size` and `visible`); the drawable keeps the
+/// previous test's skin, direction and scale, or visibility until the program next sets the
+/// costume, the direction, size or rotation style, or the visibility, which hands the fields
+/// to the renderer again. Touching, colour, bounds, fencing and clicks see these.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Stale {
+    /// The costume whose skin the drawable shows.
+    pub costume: Option<i64>,
+    /// Direction, size and rotation style the drawable's direction and scale were made from.
+    pub pose: Option<(f64, f64, u8)>,
+    /// The drawable's visibility.
+    pub visible: Option<bool>,
+}
+
+impl Target {
+    /// The costume the renderer shows.
+    #[inline]
+    pub(crate) fn render_costume(&self) -> i64 {
+        self.stale.as_ref().and_then(|s| s.costume).unwrap_or(self.costume)
+    }
+
+    /// Direction, size and rotation style the renderer's direction and scale come from.
+    #[inline]
+    pub(crate) fn render_pose(&self) -> (f64, f64, u8) {
+        self.stale.as_ref().and_then(|s| s.pose).unwrap_or((self.direction, self.size, self.rotation_style))
+    }
+
+    /// Whether the renderer draws this target.
+    #[inline]
+    pub(crate) fn render_visible(&self) -> bool {
+        self.stale.as_ref().and_then(|s| s.visible).unwrap_or(self.visible)
+    }
+
+    /// The program set the costume: the renderer shows it again.
+    pub(crate) fn costume_rendered(&mut self) {
+        if let Some(s) = &mut self.stale {
+            s.costume = None;
+            self.drop_empty_stale();
+        }
+    }
+
+    /// The program set the direction, size or rotation style: the renderer's direction and
+    /// scale follow the fields again.
+    pub(crate) fn pose_rendered(&mut self) {
+        if let Some(s) = &mut self.stale {
+            s.pose = None;
+            self.drop_empty_stale();
+        }
+    }
+
+    /// The program set the visibility.
+    pub(crate) fn visibility_rendered(&mut self) {
+        if let Some(s) = &mut self.stale {
+            s.visible = None;
+            self.drop_empty_stale();
+        }
+    }
+
+    fn drop_empty_stale(&mut self) {
+        if self.stale.as_deref() == Some(&Stale::default()) {
+            self.stale = None;
+        }
+    }
 }
 
 /// Entries of [`State::render_log`] kept before it is emptied (then the geometry re-checks

@@ -120,17 +120,18 @@ const ROTATIONS: [RotationStyle; 3] = [RotationStyle::AllAround, RotationStyle::
 impl Key {
     /// The key of a live target, read straight from it (the same values [`TargetView`] shows).
     fn of(t: &Target) -> Option<Key> {
+        let (direction, size, rotation) = t.render_pose();
         Some(Key {
             sprite: t.def as usize,
-            costume: usize::try_from(t.costume).ok()?,
+            costume: usize::try_from(t.render_costume()).ok()?,
             is_stage: t.is_stage,
             x: t.x.to_bits(),
             y: t.y.to_bits(),
-            direction: t.direction.to_bits(),
-            size: t.size.to_bits(),
+            direction: direction.to_bits(),
+            size: size.to_bits(),
             // An out-of-range index shows as "all around" in a view, which parses to this.
-            rotation: ROTATIONS.get(t.rotation_style as usize).copied().unwrap_or(RotationStyle::AllAround),
-            visible: t.visible,
+            rotation: ROTATIONS.get(rotation as usize).copied().unwrap_or(RotationStyle::AllAround),
+            visible: t.render_visible(),
             effects: t.effects.map(f64::to_bits),
         })
     }
@@ -182,10 +183,10 @@ impl CpuGeometry {
     /// The MIP a frame creates for target `t` (visible, with a costume): its skin's texture at
     /// the drawable's scale (the stage's is 100 %).
     fn draw_target(&mut self, t: &Target) {
-        if !t.visible {
+        if !t.render_visible() {
             return;
         }
-        let Some(costume) = usize::try_from(t.costume).ok() else { return };
+        let Some(costume) = usize::try_from(t.render_costume()).ok() else { return };
         let Some(skin) = self.costumes.skin_ref(t.def as usize, costume) else { return };
         if skin.approximate().is_some() {
             self.approximate.set(true);
@@ -193,9 +194,10 @@ impl CpuGeometry {
         if !skin.is_svg() {
             return;
         }
-        let size = if t.is_stage { 100.0 } else { t.size };
-        let style = ROTATIONS.get(t.rotation_style as usize).copied().unwrap_or(RotationStyle::AllAround);
-        let scale = Placement::from_target(t.x, t.y, t.direction, size, style).render_scale();
+        let (direction, size, rotation) = t.render_pose();
+        let size = if t.is_stage { 100.0 } else { size };
+        let style = ROTATIONS.get(rotation as usize).copied().unwrap_or(RotationStyle::AllAround);
+        let scale = Placement::from_target(t.x, t.y, direction, size, style).render_scale();
         let level = skin.mip_level(scale);
         self.scene.floors.raise(skin, level);
     }

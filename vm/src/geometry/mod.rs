@@ -144,18 +144,21 @@ impl<'a> Scene<'a> {
     pub fn target(&self, id: TargetId) -> Option<TargetView<'a>> {
         let t = self.raw(id)?;
         let def = self.prog.def(t.def);
+        // What the renderer shows (see `Target::render_pose`), which only Whisker's reset
+        // between tests makes differ from the fields.
+        let (direction, size, rotation) = t.render_pose();
         Some(TargetView {
             sprite: t.def as usize,
             name: self.prog.lit_str(def.name),
             is_stage: t.is_stage,
             is_original: t.is_original,
-            costume: t.costume,
+            costume: t.render_costume(),
             x: t.x,
             y: t.y,
-            direction: t.direction,
-            size: t.size,
-            rotation_style: ROT_NAMES.get(t.rotation_style as usize).copied().unwrap_or("all around"),
-            visible: t.visible,
+            direction,
+            size,
+            rotation_style: ROT_NAMES.get(rotation as usize).copied().unwrap_or("all around"),
+            visible: t.render_visible(),
             effects: t.effects,
             draggable: t.draggable,
         })

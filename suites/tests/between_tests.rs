@@ -1,0 +1,129 @@
+//! What a test starts from: by default the VM of the tests before it, reset as the real
+//! Whisker (emse22's `loadSaveState`) resets it; with `BetweenTests::Fresh` a freshly loaded
+//! project. The regression cases from real games (BoatRace and FruitCatching mutants whose
+//! verdicts in the real Whisker depend on the earlier tests) are in `whisker_examples.rs`.
+
+use std::sync::Arc;
+
+use clowder_suites::{BetweenTests, Limits, Status, Suite};
+use clowder_testgen::testkit::{Arg, ProjectBuilder};
+
+/// Stage variable `score`; `Cat` and `Dog` both at (0, 0), the dog in front. Keys act on
+/// the cat: `h` hides it, `c` clones it, `s` adds 5 to the score, `m` moves it 50 right.
+fn project() -> Arc<clowder_vm::Project> {
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    let cat = p.sprite("Cat");
+    for (key, block) in [("h", "hide"), ("c", "clone"), ("s", "score"), ("m", "move")] {
+        let hat = p.t(cat).when_key(key);
+        let b = match block {
+            "hide" => p.t(cat).hide(),
+            "clone" => p.t(cat).create_clone("_myself_"),
+            "score" => p.t(cat).change_var("score", Arg::n(5.0)),
+            _ => p.t(cat).change_x(Arg::n(50.0)),
+        };
+        p.t(cat).script(hat, &[b]);
+    }
+    p.sprite("Dog");
+    Arc::new(p.load())
+}
+
+/// Test 1 changes what it can; test 2 logs what it starts from.
+const SUITE: &str = "
+const change = async function (t) {
+    for (const k of ['h', 'c', 's', 'm']) {
+        t.keyPress(k, 1);
+        await t.runForSteps(2);
+    }
+    t.getSprite('Cat')._target.goToFront();
+    t.assert.ok(t.getSprite('Cat').getCloneCount() === 1);
+    // Registered at the end: they act in the tests after this one.
+    t.registerRandomInputs([{device: 'keyboard', key: 's', duration: 1}]);
+};
+const look = async function (t) {
+    const cat = t.getSprite('Cat');
+    const dog = t.getSprite('Dog');
+    const seen = JSON.stringify({
+        visible: cat.visible, x: cat.x, clones: cat.getCloneCount(),
+        score: t.getStage().getVariable('score', false).value,
+        catInFront: cat.layerOrder > dog.layerOrder,
+        touching: dog.isTouchingSprite('Cat'),
+        steps: t.getTotalStepsExecuted()
+    });
+    t.log(seen);
+    // (The real Whisker's servant prints the console, not the test's log.)
+    console.log('seen ' + seen);
+    await t.runForSteps(30);
+    const score = String(t.getStage().getVariable('score', false).value);
+    t.log(score);
+    console.log('score ' + score);
+};
+module.exports = [{name: 'change things', test: change}, {name: 'look at the start', test: look}];
+";
+
+/// What test 2 saw at its start, and the score after its 30 steps.
+fn look(between_tests: BetweenTests) -> (serde_json::Value, String) {
+    let suite = Suite::from_source("between.js", SUITE).expect("suite loads");
+    let limits = Limits { between_tests, ..Limits::default() };
+    let r = clowder_suites::run_project(&suite, &project(), "p", 1, &limits);
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+    assert_eq!(r.rows[1].status, Status::Pass, "{}", r.rows[1].message);
+    let log = &r.rows[1].log;
+    assert_eq!(log.len(), 2, "{log:?}");
+    (serde_json::from_str(&log[0]).expect("JSON"), log[1].clone())
+}
+
+/// The values the real Whisker (emse22) logs for `data/BetweenTests.js` on
+/// `data/BetweenTests.sb3` (written by `scripts/whisker_between_project.py`; 2026-11-24, seed
+/// 1, acceleration 10): `seen {"visible":true,"x":0,"clones":0,"score":0,"catInFront":true,
+/// "touching":false,"steps":8}` and `score 50`.
+#[test]
+fn whiskers_reset_restores_fields_but_not_layers_the_renderers_copy_nor_the_wrapper() {
+    let (v, score) = look(BetweenTests::Whisker);
+    // Assigned back: visibility, position, variables; clones deleted.
+    assert_eq!(v["visible"], true);
+    assert_eq!(v["x"], 0.0);
+    assert_eq!(v["score"], 0.0);
+    assert_eq!(v["clones"], 0);
+    // Not restored: the layer order, and the renderer still has the cat's drawable hidden.
+    assert_eq!(v["catInFront"], true);
+    assert_eq!(v["touching"], false);
+    // The wrapper's total steps and the random inputs test 1 registered carry over.
+    assert_eq!(v["steps"], 8);
+    assert_eq!(score, "50");
+}
+
+#[test]
+fn fresh_tests_start_from_the_loaded_project() {
+    let (v, score) = look(BetweenTests::Fresh);
+    assert_eq!(v["visible"], true);
+    assert_eq!(v["catInFront"], false);
+    assert_eq!(v["touching"], true);
+    assert_eq!(v["steps"], 0);
+    assert_eq!(score, "0");
+}
+
+/// The same on the project written as an sb3 with real costumes, which the real Whisker ran.
+#[test]
+fn the_sb3_that_the_real_whisker_ran_gives_its_values() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let suite = Suite::load(&dir.join("BetweenTests.js")).expect("suite loads");
+    let project = Arc::new(
+        clowder_vm::Project::load_path(&dir.join("BetweenTests.sb3"), &Default::default()).expect("project loads"),
+    );
+    let r = clowder_suites::run_project(&suite, &project, "BetweenTests", 1, &Limits::default());
+    assert_eq!(
+        r.rows[1].log,
+        [r#"{"visible":true,"x":0,"clones":0,"score":0,"catInFront":true,"touching":false,"steps":8}"#, "50"]
+    );
+}
+
+/// The first test of a file starts as on a fresh VM, and a later test's result does not
+/// depend on whether the tests before it were asked for one by one.
+#[test]
+fn a_single_test_runs_after_the_tests_before_it() {
+    let suite = Suite::from_source("between.js", SUITE).expect("suite loads");
+    let all = clowder_suites::run_project(&suite, &project(), "p", 1, &Limits::default());
+    let second = clowder_suites::run_test(&suite, &project(), "p", 1, 1, &Limits::default());
+    assert_eq!(all.rows[1].log, second.log);
+}
