@@ -74,8 +74,8 @@ pub fn event_js(ev: &Event) -> String {
 /// assigning the targets' fields, so the draw order and the renderer's copy of those values stay
 /// as the previous test left them (a touching or layer check would depend on the tests before
 /// it). The prologue moves the sprites to the front in the loaded order and hands the restored
-/// values to the renderer again. It reaches scratch-vm's targets (`_target`), which only
-/// Whisker's wrapper has: in clowder, which starts every test fresh, it does nothing.
+/// values to the renderer again, through scratch-vm's targets (`_target`), which `clowder
+/// test` emulates as it emulates Whisker's reset between tests.
 pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[String]) -> String {
     let mut text = String::new();
     let mut footer = String::new();

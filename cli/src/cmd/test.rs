@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use clowder_suites::{Limits, ProjectResult, Status, Suite};
+use clowder_suites::{BetweenTests, Limits, ProjectResult, Status, Suite};
 
 /// Arguments of `clowder test`.
 #[derive(clap::Args, Debug)]
@@ -47,6 +47,12 @@ pub struct TestArgs {
     /// Steps a test may run before it ends as a timeout (18000 = Whisker's 600 000 ms).
     #[arg(long, default_value_t = Limits::default().steps_per_test)]
     pub max_steps: u64,
+    /// Run every test on a freshly loaded project. By default the tests of a file share one
+    /// VM as in the real Whisker, which resets positions, looks and variables between tests
+    /// but not layers, rotation styles, the pen or the renderer's copy of the looks, so a
+    /// test's verdict can depend on the tests before it (as it does in Whisker).
+    #[arg(long)]
+    pub fresh_tests: bool,
     /// Print one summary line per project instead of the TAP text.
     #[arg(long)]
     pub summary: bool,
@@ -108,7 +114,8 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
         bail!("--seeds and --reference are for dynamic suites (.json); a JavaScript suite takes --seed");
     }
     let suite = Suite::load(&args.suite)?;
-    let limits = Limits { steps_per_test: args.max_steps, ..Limits::default() };
+    let between_tests = if args.fresh_tests { BetweenTests::Fresh } else { BetweenTests::Whisker };
+    let limits = Limits { steps_per_test: args.max_steps, between_tests, ..Limits::default() };
     let workers =
         args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).max(1);
     let labels = labels(&args.projects);
