@@ -7,14 +7,11 @@ the score, `m` moves it 50 right. Deterministic bytes (fixed zip timestamps).
 
     scripts/whisker_between_project.py [OUT.sb3]
 """
-import hashlib
-import json
 import os
 import sys
-import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from whisker_probe_project import BACKDROP_SVG, SPRITE_SVG, blk, costume, num  # noqa: E402
+from whisker_probe_project import BACKDROP_SVG, SPRITE_SVG, blk, costume, num, write_sb3  # noqa: E402
 
 
 def cat_blocks():
@@ -56,15 +53,7 @@ def project():
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "suites", "tests", "data", "BetweenTests.sb3")
-    files = [("project.json", json.dumps(project(), indent=None, separators=(",", ":")))]
-    for svg in (SPRITE_SVG, BACKDROP_SVG):
-        files.append((hashlib.md5(svg.encode()).hexdigest() + ".svg", svg))
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in files:
-            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            z.writestr(info, data)
-    print(out)
+    write_sb3(out, project(), (SPRITE_SVG, BACKDROP_SVG))
 
 
 if __name__ == "__main__":

@@ -108,11 +108,10 @@ def project():
             "monitors": [], "extensions": [], "meta": {"semver": "3.0.0", "vm": "0.2.0", "agent": "clowder"}}
 
 
-def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "suites", "tests", "data", "WhiskerProbe.sb3")
-    files = [("project.json", json.dumps(project(), indent=None, separators=(",", ":")))]
-    for svg in (SPRITE_SVG, BACKDROP_SVG):
+def write_sb3(out, project_json, svgs):
+    """An sb3 with `project_json` and the SVG costumes `svgs`, with fixed zip timestamps."""
+    files = [("project.json", json.dumps(project_json, indent=None, separators=(",", ":")))]
+    for svg in svgs:
         files.append((hashlib.md5(svg.encode()).hexdigest() + ".svg", svg))
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in files:
@@ -120,6 +119,12 @@ def main():
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, data)
     print(out)
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "suites", "tests", "data", "WhiskerProbe.sb3")
+    write_sb3(out, project(), (SPRITE_SVG, BACKDROP_SVG))
 
 
 if __name__ == "__main__":

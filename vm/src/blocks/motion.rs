@@ -195,6 +195,16 @@ fn kind_of(prog: &Program, v: &V) -> Special {
 }
 
 impl State {
+    /// `getFencedPositionOfDrawable`: where the renderer lets `id` be put at (x, y).
+    pub(crate) fn fenced(&mut self, prog: &Program, id: TargetId, x: f64, y: f64) -> (f64, f64) {
+        if self.geometry.fences() {
+            let scene = crate::geometry::render_scene!(prog, self);
+            self.geometry.fenced_position(&scene, id, x, y)
+        } else {
+            (x, y)
+        }
+    }
+
     /// `RenderedTarget.setXY`: no fencing without renderer; pen lines follow the move.
     pub(crate) fn set_xy(&mut self, prog: &Program, id: TargetId, x: f64, y: f64) {
         let Some(t) = self.target(id) else { return };
@@ -202,12 +212,7 @@ impl State {
             return;
         }
         let (ox, oy) = (t.x, t.y);
-        let (nx, ny) = if self.geometry.fences() {
-            let scene = crate::geometry::render_scene!(prog, self);
-            self.geometry.fenced_position(&scene, id, x, y)
-        } else {
-            (x, y)
-        };
+        let (nx, ny) = self.fenced(prog, id, x, y);
         if let Some(t) = self.target_mut(id) {
             t.x = nx;
             t.y = ny;

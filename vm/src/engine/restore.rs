@@ -67,12 +67,7 @@ impl State {
             let (x, y) = (init.x, init.y);
             let is_stage = t.is_stage;
             if !is_stage {
-                let (x, y) = if self.geometry.fences() {
-                    let scene = crate::geometry::render_scene!(prog, self);
-                    self.geometry.fenced_position(&scene, id, x, y)
-                } else {
-                    (x, y)
-                };
+                let (x, y) = self.fenced(prog, id, x, y);
                 if let Some(t) = self.target_mut(id) {
                     t.x = x;
                     t.y = y;
