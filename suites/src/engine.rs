@@ -73,6 +73,8 @@ pub(crate) struct Engine {
     pub(crate) session: Rc<RefCell<Session>>,
     polls: Rc<Cell<u64>>,
     exhausted: Rc<Cell<bool>>,
+    /// Interrupts the realm's JavaScript (shared with the session, which sets it at a limit).
+    stop: Rc<Cell<bool>>,
     max_polls: u64,
 }
 
@@ -118,7 +120,7 @@ impl Engine {
         }
         let ctx = Context::full(&rt).map_err(|e| SuiteError::Engine(e.to_string()))?;
         let session = Rc::new(RefCell::new(Session::new(project, vm_opts, Rc::clone(&stop))));
-        let engine = Engine { ctx, _rt: rt, session, polls, exhausted, max_polls };
+        let engine = Engine { ctx, _rt: rt, session, polls, exhausted, stop, max_polls };
         engine.ctx.with(|ctx| -> Result<(), SuiteError> {
             native::install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
             install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
@@ -202,6 +204,11 @@ impl Engine {
         self.session.borrow_mut().begin_test(seed, index, step_limit, work_limit, carried);
         self.polls.set(0);
         let ending = self.ctx.with(|ctx| drive(&ctx, index, wrapper));
+        // What the test left queued (an un-awaited run, handlers of a promise it dropped)
+        // runs out now, interrupted, on this test's VM: in a realm that goes on to the next
+        // test it would otherwise act on that test's VM.
+        self.stop.set(true);
+        self.ctx.with(|ctx| while ctx.execute_pending_job() {});
         let limited = self.session.borrow().limited;
         if self.exhausted.get() && limited.is_none() {
             return Ending::Budget;

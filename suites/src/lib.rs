@@ -28,10 +28,10 @@
 //! timers are replaced by the driver (`js/driver.js`) with the run's seeded streams
 //! ([`seeding`]) and the VM's virtual clock; nothing a suite can reach reads the machine.
 //!
-//! Each test runs in a fresh realm (runtime, context, suite evaluated anew). By default the
-//! tests of a file share one VM as in the real Whisker, which resets only part of it between
-//! tests ([`BetweenTests::Whisker`]); [`BetweenTests::Fresh`] gives every test a freshly
-//! loaded project, so that a verdict does not depend on the tests before it.
+//! By default the tests of a file share one realm (the suite evaluated once) and one VM as in
+//! the real Whisker, which resets only part of it between tests ([`BetweenTests::Whisker`]);
+//! [`BetweenTests::Fresh`] gives every test a fresh realm and a freshly loaded project, so
+//! that a verdict does not depend on the tests before it.
 
 #![warn(missing_docs)]
 
@@ -101,12 +101,13 @@ pub enum BetweenTests {
     /// As the real Whisker (emse22): one VM for the whole file; before each test the clones
     /// are deleted and each sprite's position, direction, size, costume, visibility, effects
     /// and variables assigned back, while layers, rotation styles, the pen and the renderer's
-    /// copy of those looks stay as the previous test left them (`vm/src/engine/restore.rs`).
-    /// The default: verdicts are the real Whisker's, including those that depend on the
+    /// copy of those looks stay as the previous test left them (`vm/src/engine/restore.rs`);
+    /// the suite is evaluated once, so its module-level state is shared too. The default: verdicts are the real Whisker's, including those that depend on the
     /// order of the tests.
     #[default]
     Whisker,
-    /// Every test on a freshly loaded project: a verdict does not depend on the tests before it.
+    /// Every test on a freshly loaded project, with the suite evaluated anew: a verdict does
+    /// not depend on the tests before it.
     Fresh,
 }
 
@@ -231,6 +232,9 @@ pub(crate) struct FileRun<'a> {
     carried: Option<(clowder_vm::Vm, bool)>,
     /// What the driver's wrapper kept from the tests so far (`VMWrapper.carry` in `js/wrapper.js`).
     wrapper: Option<serde_json::Value>,
+    /// The file's JavaScript realm under [`BetweenTests::Whisker`]: Whisker evaluates a test
+    /// file once, so module-level variables and globals a test sets are seen by the next.
+    engine: Option<Engine>,
 }
 
 impl<'a> FileRun<'a> {
@@ -241,7 +245,7 @@ impl<'a> FileRun<'a> {
         seed: u64,
         limits: &'a Limits,
     ) -> Self {
-        FileRun { suite, project, project_name, seed, limits, carried: None, wrapper: None }
+        FileRun { suite, project, project_name, seed, limits, carried: None, wrapper: None, engine: None }
     }
 
     /// Runs test `index` (0-based).
@@ -271,15 +275,18 @@ impl<'a> FileRun<'a> {
             Some(ms) if ms > 0.0 && ms.is_finite() => limits.steps_per_test.min((ms / STEP_MS).ceil() as u64),
             _ => limits.steps_per_test,
         };
-        let engine = match Engine::new(Some(Arc::clone(self.project)), vm_options(), limits)
-            .and_then(|e| e.load_suite(&suite.name, &suite.source).map(|_| e))
-        {
-            Ok(e) => e,
-            Err(e) => {
-                row.status = Status::Error;
-                row.message = e.to_string();
-                return row;
-            }
+        let engine = match self.engine.take() {
+            Some(e) => e,
+            None => match Engine::new(Some(Arc::clone(self.project)), vm_options(), limits)
+                .and_then(|e| e.load_suite(&suite.name, &suite.source).map(|_| e))
+            {
+                Ok(e) => e,
+                Err(e) => {
+                    row.status = Status::Error;
+                    row.message = e.to_string();
+                    return row;
+                }
+            },
         };
         let (carried, wrapper) = match limits.between_tests {
             BetweenTests::Whisker => (self.carried.take(), self.wrapper.as_ref()),
@@ -298,6 +305,13 @@ impl<'a> FileRun<'a> {
                 && r.carry.is_some()
             {
                 self.wrapper.clone_from(&r.carry);
+            }
+            // The realm goes on to the next test unless it is spent: a test that ran out of
+            // JavaScript budget leaves every later call interrupted, and an engine failure
+            // (out of memory, say) leaves it in no known state. The next test then starts
+            // from the suite evaluated anew, where Whisker's page would be stuck.
+            if !matches!(ending, Ending::Budget | Ending::Failed(_)) {
+                self.engine = Some(engine);
             }
         }
         apply_ending(&mut row, ending, step_limit, vm_steps, limits);

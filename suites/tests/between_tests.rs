@@ -97,3 +97,26 @@ fn a_single_test_runs_after_the_tests_before_it() {
     let second = clowder_suites::run_test(&suite, &project(), "p", 1, 1, &Limits::default());
     assert_eq!(all.rows[1].log, second.log);
 }
+
+/// Whisker evaluates a test file once: module-level variables and globals one test sets are
+/// what the next test reads (the real Whisker's log is in the data file). With fresh tests
+/// each test has the file evaluated anew. A timer left by a test does not fire in the next.
+#[test]
+fn module_level_state_is_shared_by_the_tests_of_a_file_as_in_whisker() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let suite = Suite::load(&dir.join("ModuleState.js")).expect("suite loads");
+    let project = Arc::new(
+        clowder_vm::Project::load_path(&dir.join("BetweenTests.sb3"), &Default::default()).expect("project loads"),
+    );
+    let log = |between_tests| {
+        let limits = Limits { between_tests, ..Limits::default() };
+        let r = clowder_suites::run_project(&suite, &project, "BetweenTests", 1, &limits);
+        assert!(r.rows.iter().all(|r| r.status == Status::Pass), "{:?}", r.rows);
+        r.rows[1].log.clone()
+    };
+    assert_eq!(
+        log(BetweenTests::Whisker),
+        [r#"{"counter":2,"seen":["first","second"],"fromFirst":"set by first","date":true}"#]
+    );
+    assert_eq!(log(BetweenTests::Fresh), [r#"{"counter":1,"seen":["second"],"fromFirst":"unset","date":true}"#]);
+}

@@ -47,10 +47,11 @@ pub struct TestArgs {
     /// Steps a test may run before it ends as a timeout (18000 = Whisker's 600 000 ms).
     #[arg(long, default_value_t = Limits::default().steps_per_test)]
     pub max_steps: u64,
-    /// Run every test on a freshly loaded project. By default the tests of a file share one
-    /// VM as in the real Whisker, which resets positions, looks and variables between tests
-    /// but not layers, rotation styles, the pen or the renderer's copy of the looks, so a
-    /// test's verdict can depend on the tests before it (as it does in Whisker).
+    /// Run every test on a freshly loaded project with the suite evaluated anew. By default
+    /// the tests of a file share one VM and the suite's module-level state as in the real
+    /// Whisker, which resets positions, looks and variables between tests but not layers,
+    /// rotation styles, the pen or the renderer's copy of the looks, so a test's verdict can
+    /// depend on the tests before it (as it does in Whisker).
     #[arg(long)]
     pub fresh_tests: bool,
     /// Print one summary line per project instead of the TAP text.

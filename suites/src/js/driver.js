@@ -1,8 +1,10 @@
 // clowder's implementation of Whisker's test-driver API (se2p/whisker, whisker-main/src/test/
 // test-driver.js and the vm/ and test-runner/ files it uses) over clowder's VM.
 //
-// Four files, evaluated in this order once per test before the suite: driver.js (the
-// determinism of the realm: Math.random, Date, timers; assertions and assumptions; keys),
+// Four files, evaluated in this order once per realm before the suite (a realm per file
+// under Whisker's between-tests mode, as Whisker loads a file once; else one per test):
+// driver.js (the determinism of the realm: Math.random, Date, timers; assertions and
+// assumptions; keys),
 // sprites.js (sprites, variables, the events of a step), callbacks.js (callbacks and
 // constraints), wrapper.js (the run loop, inputs, random inputs, the driver object `t` and
 // the runner's side). `__native` holds the Rust bindings (suites/src/native.rs); the files
@@ -72,6 +74,12 @@
             timers.sort((a, b) => (a.due - b.due) || (a.id - b.id));
         }
         t.fn(...t.args);
+    };
+    /** A new test's virtual time: its VM's clock starts at 0 again, so the timers of the
+     * tests before it (due on their clocks) are dropped and the timer clock starts anew. */
+    const resetTime = () => {
+        timers = [];
+        timerClock = 0;
     };
     /** Fires the timers due by now (between steps of a run). */
     const fireDueTimers = () => {
@@ -260,6 +268,6 @@
     globalThis.__clowderParts = {
         N, STEP_MS, ACCELERATION, STAGE, AssertionError, AssumptionError, StepLimitError, assert, assume, setNoteSink,
         isAssertion,
-        isAssumption, inspect, scratchKeyToKeyString, timers: () => timers, fireDueTimers, fireTimer
+        isAssumption, inspect, scratchKeyToKeyString, timers: () => timers, fireDueTimers, fireTimer, resetTime
     };
 })(__native);

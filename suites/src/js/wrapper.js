@@ -744,6 +744,7 @@
         /** Starts test `index` of `tests`; the runner drives the returned promise to its end. */
         start(tests, index, carried) {
             const test = tests[index];
+            P.resetTime();
             const result = {status: null, error: null, log: []};
             const w = new VMWrapper(result);
             w.takeOver(carried);
