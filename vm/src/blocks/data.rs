@@ -163,6 +163,9 @@ pub(crate) fn length_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef
 impl State {
     /// Resolves a variable reference of a block running on `target` to (owner, slot),
     /// creating the variable on `target` when scratch-vm would (`lookupOrCreate*`).
+    /// Inlined, with the look-up out of line: the common references then cost no call frame
+    /// (issue 36's profile: the inlined look-up's prologue was most of this function's time).
+    #[inline]
     pub(crate) fn resolve_var(&mut self, prog: &Program, target: TargetId, r: VarRef) -> Option<(TargetId, usize)> {
         match r {
             VarRef::Own(s) => Some((target, s as usize)),
@@ -171,6 +174,7 @@ impl State {
         }
     }
 
+    #[inline(never)]
     fn resolve_dyn(&mut self, prog: &Program, target: TargetId, i: u32) -> Option<(TargetId, usize)> {
         let dv = prog.dyn_vars.get(i as usize)?;
         let stage = self.stage();
@@ -239,6 +243,9 @@ impl State {
         }
     }
 
+    /// Inlined: as a call, `v` went through the stack as two 8-byte stores read back with one
+    /// 16-byte load, which cannot be forwarded (a stall on every `set`; issue 36's profile).
+    #[inline(always)]
     pub(crate) fn set_var(&mut self, prog: &Program, target: TargetId, r: VarRef, v: V) {
         if let Some((owner, s)) = self.resolve_var(prog, target, r)
             && let Some(x) = self.target_mut(owner).and_then(|t| t.vars.get_mut(s))

@@ -1,6 +1,6 @@
 //! Custom blocks (scratch-vm `blocks/scratch3_procedures.js`, `Sequencer.stepToProcedure`).
 
-use crate::engine::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, V};
+use crate::engine::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, Thread, V};
 use crate::program::{CallInfo, Cmd, ParamSrc, Program};
 
 /// `procedures_call`: binds the parameters on the call's frame and pushes the
@@ -10,39 +10,46 @@ pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
         return;
     }
     let Some(params) = &info.params else { return };
-    let mut bound: Vec<(u32, V)> = Vec::with_capacity(params.len());
+    let mut bound = st.thm(t).fresh_params();
     for (name, src) in params {
-        let v = match src {
+        let value = |st: &State| match src {
             ParamSrc::Slot(s) => st.arg(base, *s as usize).clone(),
             ParamSrc::Default(c) => V::from_const(*c),
         };
         match bound.iter_mut().find(|(n, _)| n == name) {
-            Some(e) => e.1 = v,
-            None => bound.push((*name, v)),
+            Some(e) => e.1 = value(st),
+            None => {
+                // Built in place (see `Thread::push`): `push` kept the value on the stack
+                // across its capacity check and reloaded it with a stalling load.
+                let n = bound.len();
+                bound.resize_with(n + 1, || (*name, value(st)));
+            }
         }
     }
     let th = st.thm(t);
     let Some(f) = th.stack.last_mut() else { return };
     match &mut f.params {
         Some(p) => {
-            for (n, v) in bound {
+            for (n, v) in bound.drain(..) {
                 match p.iter_mut().find(|(x, _)| *x == n) {
                     Some(e) => e.1 = v,
                     None => p.push((n, v)),
                 }
             }
+            Thread::keep_params(&mut th.param_pool, bound);
         }
         None => f.params = Some(bound),
     }
     f.ctx = Ctx::Executed;
     let Some(def) = info.definition else { return };
-    // isRecursiveCall: the 6 stack entries below the call.
+    // isRecursiveCall (the 6 stack entries below the call) only decides a yield outside warp
+    // mode, so a call in or into warp mode skips the walk (it has no other effect).
     let sp = th.stack.len() - 1;
+    let warp = info.warp || th.stack.get(sp).is_some_and(|f| f.warp);
     let mut recursive = false;
     let mut count = 5i32;
-    for i in (0..sp).rev() {
-        let b = th.stack[i].block;
-        if let Some(Cmd::Call(c)) = prog.blocks.get(b as usize).map(|x| &x.cmd)
+    for f in th.stack.get(..sp).unwrap_or_default().iter().rev().take_while(|_| !warp) {
+        if let Some(Cmd::Call(c)) = prog.blocks.get(f.block as usize).map(|x| &x.cmd)
             && c.proccode == info.proccode
         {
             recursive = true;

@@ -94,7 +94,13 @@ pub(crate) struct Thread {
     pub list_pos: u32,
     /// In the list a tick iterates after a `stop all` (`State::orphans`).
     pub orphaned: bool,
+    /// Emptied parameter lists of frames that were reused or popped, for the next procedure
+    /// call: a call then binds its parameters without allocating (issue 36's profile).
+    pub param_pool: Vec<Vec<(u32, V)>>,
 }
+
+/// Parameter lists a thread keeps for reuse (a warp loop calls at a handful of depths).
+const PARAM_POOL: usize = 8;
 
 /// `Thread::list_pos` of a thread that is not in `State::threads`.
 pub(crate) const NOT_LISTED: u32 = u32::MAX;
@@ -108,7 +114,12 @@ impl Thread {
     /// `pushStack`: a new frame inheriting the warp mode of the one below.
     pub fn push(&mut self, block: u32) {
         let warp = self.stack.last().is_some_and(|f| f.warp);
-        self.stack.push(Frame::new(block, warp));
+        // Not `push`: its frame is built before the capacity check, kept on the stack across
+        // the possible growth and copied with loads that cannot be forwarded from the stores
+        // that built it (a stall on every pushed frame; issue 36's profile). `resize_with`
+        // reserves first and builds the frame in place.
+        let n = self.stack.len();
+        self.stack.resize_with(n + 1, || Frame::new(block, warp));
     }
     /// `reuseStackForNextBlock`.
     #[inline]
@@ -117,14 +128,35 @@ impl Thread {
             f.block = next;
             f.is_loop = false;
             f.ctx = Ctx::None;
-            f.params = None;
-            f.replay = None;
+            if let Some(p) = f.params.take() {
+                Self::keep_params(&mut self.param_pool, p);
+            }
+            // Tested first: assigning `None` called the drop glue on every reuse.
+            if f.replay.is_some() {
+                f.replay = None;
+            }
+        }
+    }
+    /// An empty parameter list, from the pool when there is one.
+    #[inline]
+    pub fn fresh_params(&mut self) -> Vec<(u32, V)> {
+        self.param_pool.pop().unwrap_or_default()
+    }
+    /// Puts an emptied parameter list in the pool (up to [`PARAM_POOL`]).
+    #[inline]
+    pub fn keep_params(pool: &mut Vec<Vec<(u32, V)>>, mut p: Vec<(u32, V)>) {
+        if pool.len() < PARAM_POOL && p.capacity() > 0 {
+            p.clear();
+            pool.push(p);
         }
     }
     /// `popStack`, dropping the frame where it is: moving a 64-byte frame out of the stack
     /// (`Vec::pop`) reloaded it right after it was written and stalled the scheduler.
     #[inline]
     pub fn pop(&mut self) {
+        if let Some(p) = self.stack.last_mut().and_then(|f| f.params.take()) {
+            Self::keep_params(&mut self.param_pool, p);
+        }
         let n = self.stack.len();
         self.stack.truncate(n.saturating_sub(1));
     }
@@ -268,6 +300,7 @@ impl State {
             killed: false,
             list_pos: NOT_LISTED,
             orphaned: false,
+            param_pool: Vec::new(),
         };
         th.stack.push(Frame::new(top, false));
         let r = match self.threads.free_slots.pop() {
