@@ -76,7 +76,13 @@ pub(crate) struct Engine {
     /// Interrupts the realm's JavaScript (shared with the session, which sets it at a limit).
     stop: Rc<Cell<bool>>,
     max_polls: u64,
+    /// The realm's heap limit, bytes (for the message when it runs out).
+    memory_limit: usize,
 }
+
+/// What [`describe`] says when QuickJS fails without an exception value: it could not even
+/// allocate the error object, which in practice means the heap limit was reached.
+const NO_EXCEPTION: &str = "the JavaScript engine stopped without an exception value";
 
 impl Engine {
     /// A fresh realm for `project` (or none, to list a suite's tests) with the driver loaded.
@@ -120,7 +126,8 @@ impl Engine {
         }
         let ctx = Context::full(&rt).map_err(|e| SuiteError::Engine(e.to_string()))?;
         let session = Rc::new(RefCell::new(Session::new(project, vm_opts, Rc::clone(&stop))));
-        let engine = Engine { ctx, _rt: rt, session, polls, exhausted, stop, max_polls };
+        let engine =
+            Engine { ctx, _rt: rt, session, polls, exhausted, stop, max_polls, memory_limit: limits.js_memory_bytes };
         engine.ctx.with(|ctx| -> Result<(), SuiteError> {
             native::install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
             install(&ctx, &engine.session).map_err(|e| SuiteError::Engine(e.to_string()))?;
@@ -217,6 +224,11 @@ impl Engine {
             (Some(l), Ok(r)) => Ending::Limited(l, r),
             (Some(l), Err(_)) => Ending::Limited(l, JsResult::default()),
             (None, Ok(r)) => Ending::Settled(r),
+            (None, Err(m)) if m == NO_EXCEPTION => Ending::Failed(format!(
+                "{m}: most likely the suite's JavaScript ran out of memory (a test file's realm may use {} MiB; \
+                 `clowder test --js-memory-mb` raises it), e.g. a test that keeps large values every step",
+                self.memory_limit >> 20
+            )),
             (None, Err(m)) => Ending::Failed(m),
         }
     }
@@ -237,8 +249,10 @@ fn drive(ctx: &Ctx<'_>, index: usize, wrapper: Option<&serde_json::Value>) -> Re
         while ctx.execute_pending_job() {}
         match promise.result::<Value>() {
             Some(Ok(v)) => {
-                let json = ctx.json_stringify(v).map_err(|e| e.to_string())?;
-                let json = json.map(|s| s.to_string()).transpose().map_err(|e| e.to_string())?.unwrap_or_default();
+                // The result holds the test's log: the one place a realm near its heap limit
+                // fails without an exception value.
+                let json = ctx.json_stringify(v).map_err(engine_error)?;
+                let json = json.map(|s| s.to_string()).transpose().map_err(engine_error)?.unwrap_or_default();
                 return serde_json::from_str(&json).map_err(|e| format!("test result: {e}"));
             }
             Some(Err(e)) => {
@@ -252,6 +266,14 @@ fn drive(ctx: &Ctx<'_>, index: usize, wrapper: Option<&serde_json::Value>) -> Re
         if !fired {
             return Err("the test waits for a promise that nothing will resolve (no step, no timer left)".into());
         }
+    }
+}
+
+/// An engine error as text ([`NO_EXCEPTION`] when QuickJS has no exception value to give).
+fn engine_error(e: rquickjs::Error) -> String {
+    match e {
+        rquickjs::Error::Exception => NO_EXCEPTION.to_string(),
+        e => e.to_string(),
     }
 }
 
@@ -289,6 +311,7 @@ pub(crate) fn describe(e: &CaughtError<'_>) -> String {
             }
         }
         CaughtError::Value(v) => format!("thrown value: {v:?}"),
+        CaughtError::Error(rquickjs::Error::Exception) => NO_EXCEPTION.to_string(),
         CaughtError::Error(e) => e.to_string(),
     }
 }

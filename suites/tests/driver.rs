@@ -289,6 +289,27 @@ fn runaway_recursion_and_memory_are_errors() {
     assert_eq!(r.rows[1].status, Status::Error, "{}", r.rows[1].message);
 }
 
+/// A log too large for the realm's heap ends the test with a message that names the limit
+/// and the option (QuickJS itself has no exception value to give then).
+#[test]
+fn a_log_over_the_heap_limit_names_the_limit() {
+    let limits = Limits { js_memory_bytes: 16 << 20, ..Limits::default() };
+    let r = run_with(
+        "module.exports = [{name: 'logs', test: async t => { for (let i = 0; i < 40; i++) { t.log('x'.repeat(1 << 20) + i); } }},
+                           {name: 'next', test: async t => { t.log('fine'); }}];",
+        1,
+        &limits,
+    );
+    assert_eq!(r.rows[0].status, Status::Error);
+    assert!(
+        r.rows[0].message.contains("16 MiB") && r.rows[0].message.contains("--js-memory-mb"),
+        "{}",
+        r.rows[0].message
+    );
+    // The next test of the file still runs.
+    assert_eq!(r.rows[1].status, Status::Pass, "{}", r.rows[1].message);
+}
+
 #[test]
 fn waiting_for_nothing_is_an_error_and_timers_are_virtual() {
     let row = one("await new Promise(() => {});");

@@ -47,6 +47,10 @@ pub struct TestArgs {
     /// Steps a test may run before it ends as a timeout (18000 = Whisker's 600 000 ms).
     #[arg(long, default_value_t = Limits::default().steps_per_test)]
     pub max_steps: u64,
+    /// Heap a test file's JavaScript may use, MiB (16 to 16384): everything a suite keeps,
+    /// its tests' logs included.
+    #[arg(long, default_value_t = Limits::default().js_memory_bytes >> 20)]
+    pub js_memory_mb: usize,
     /// Run every test on a freshly loaded project with the suite evaluated anew. By default
     /// the tests of a file share one VM and the suite's module-level state as in the real
     /// Whisker, which resets positions, looks and variables between tests but not layers,
@@ -116,7 +120,15 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     }
     let suite = Suite::load(&args.suite)?;
     let between_tests = if args.fresh_tests { BetweenTests::Fresh } else { BetweenTests::Whisker };
-    let limits = Limits { steps_per_test: args.max_steps, between_tests, ..Limits::default() };
+    if !(16..=16384).contains(&args.js_memory_mb) {
+        bail!("--js-memory-mb must be between 16 and 16384 (MiB), not {}", args.js_memory_mb);
+    }
+    let limits = Limits {
+        steps_per_test: args.max_steps,
+        between_tests,
+        js_memory_bytes: args.js_memory_mb << 20,
+        ..Limits::default()
+    };
     let workers =
         args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).max(1);
     let labels = labels(&args.projects);
