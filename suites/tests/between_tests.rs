@@ -73,14 +73,20 @@ fn fresh_tests_start_from_the_loaded_project() {
     assert_eq!(score, "0");
 }
 
-/// The same on the project written as an sb3 with real costumes, which the real Whisker ran.
-#[test]
-fn the_sb3_that_the_real_whisker_ran_gives_its_values() {
+/// A suite of `tests/data` and the sb3 the real Whisker ran it on (`BetweenTests.sb3`).
+fn on_whisker_sb3(suite: &str) -> (Suite, Arc<clowder_vm::Project>) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let suite = Suite::load(&dir.join("BetweenTests.js")).expect("suite loads");
+    let suite = Suite::load(&dir.join(suite)).expect("suite loads");
     let project = Arc::new(
         clowder_vm::Project::load_path(&dir.join("BetweenTests.sb3"), &Default::default()).expect("project loads"),
     );
+    (suite, project)
+}
+
+/// The same on the project written as an sb3 with real costumes, which the real Whisker ran.
+#[test]
+fn the_sb3_that_the_real_whisker_ran_gives_its_values() {
+    let (suite, project) = on_whisker_sb3("BetweenTests.js");
     let r = clowder_suites::run_project(&suite, &project, "BetweenTests", 1, &Limits::default());
     assert_eq!(
         r.rows[1].log,
@@ -103,11 +109,7 @@ fn a_single_test_runs_after_the_tests_before_it() {
 /// each test has the file evaluated anew. A timer left by a test does not fire in the next.
 #[test]
 fn module_level_state_is_shared_by_the_tests_of_a_file_as_in_whisker() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    let suite = Suite::load(&dir.join("ModuleState.js")).expect("suite loads");
-    let project = Arc::new(
-        clowder_vm::Project::load_path(&dir.join("BetweenTests.sb3"), &Default::default()).expect("project loads"),
-    );
+    let (suite, project) = on_whisker_sb3("ModuleState.js");
     let log = |between_tests| {
         let limits = Limits { between_tests, ..Limits::default() };
         let r = clowder_suites::run_project(&suite, &project, "BetweenTests", 1, &limits);
