@@ -102,8 +102,8 @@ pub enum BetweenTests {
     /// are deleted and each sprite's position, direction, size, costume, visibility, effects
     /// and variables assigned back, while layers, rotation styles, the pen and the renderer's
     /// copy of those looks stay as the previous test left them (`vm/src/engine/restore.rs`);
-    /// the suite is evaluated once, so its module-level state is shared too. The default: verdicts are the real Whisker's, including those that depend on the
-    /// order of the tests.
+    /// the suite is evaluated once, so its module-level state is shared too. The default:
+    /// verdicts are the real Whisker's, including those that depend on the order of the tests.
     #[default]
     Whisker,
     /// Every test on a freshly loaded project, with the suite evaluated anew: a verdict does

@@ -1,6 +1,6 @@
 //! Custom blocks (scratch-vm `blocks/scratch3_procedures.js`, `Sequencer.stepToProcedure`).
 
-use crate::engine::{Ctx, MAX_STACK_DEPTH, State, Status, ThRef, Thread, V};
+use crate::engine::{Ctx, Frame, MAX_STACK_DEPTH, State, Status, ThRef, Thread, V};
 use crate::program::{CallInfo, Cmd, ParamSrc, Program};
 
 /// `procedures_call`: binds the parameters on the call's frame and pushes the
@@ -46,20 +46,7 @@ pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
     // mode, so a call in or into warp mode skips the walk (it has no other effect).
     let sp = th.stack.len() - 1;
     let warp = info.warp || th.stack.get(sp).is_some_and(|f| f.warp);
-    let mut recursive = false;
-    let mut count = 5i32;
-    for f in th.stack.get(..sp).unwrap_or_default().iter().rev().take_while(|_| !warp) {
-        if let Some(Cmd::Call(c)) = prog.blocks.get(f.block as usize).map(|x| &x.cmd)
-            && c.proccode == info.proccode
-        {
-            recursive = true;
-            break;
-        }
-        count -= 1;
-        if count < 0 {
-            break;
-        }
-    }
+    let recursive = !warp && is_recursive_call(prog, th.stack.get(..sp).unwrap_or_default(), info.proccode);
     if th.stack.len() >= MAX_STACK_DEPTH {
         st.budget.hung = true;
         return;
@@ -74,6 +61,14 @@ pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
     } else if recursive {
         th.status = Status::Yield;
     }
+}
+
+/// scratch-vm's `isRecursiveCall`: whether one of the 6 frames below the call (`below`, the
+/// nearest last) is a call of the same procedure.
+fn is_recursive_call(prog: &Program, below: &[Frame], proccode: u32) -> bool {
+    below.iter().rev().take(6).any(
+        |f| matches!(prog.blocks.get(f.block as usize).map(|x| &x.cmd), Some(Cmd::Call(c)) if c.proccode == proccode),
+    )
 }
 
 /// [`get_param`] as a number (`Cast.toNumber`), without cloning the value.

@@ -29,7 +29,7 @@ pub(crate) use runtime::{State, StepError};
 pub(crate) use target::Bubble;
 pub use target::{Target, TargetId};
 pub use thread::MAX_STACK_DEPTH;
-pub(crate) use thread::{Ctx, GlideCtx, Replay, Resume, Status, ThRef, Thread};
+pub(crate) use thread::{Ctx, Frame, GlideCtx, Replay, Resume, Status, ThRef, Thread};
 pub use timers::STEP_MS;
 pub(crate) use timers::TimerKind;
 pub(crate) use value::V;
