@@ -864,3 +864,22 @@ fn status_cancel_stops_the_study_and_it_resumes() {
     assert!(coord.wait(Duration::from_secs(20)).success(), "{}", coord.log_text());
     assert!(csv_rows(&results.join("runs.csv")).iter().all(|r| r["status"] == "ok"));
 }
+
+/// A study run with its stderr on a pipe (a log, `nohup`): no bar can be drawn there, so the
+/// progress comes as plain lines, and the last one says the whole count.
+#[test]
+fn progress_on_a_log_is_plain_lines() {
+    let _g = serial();
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let exp = experiment(t, "smoke2.toml", "smoke", &smoke_dataset(), "2", 300, &["random"]);
+    let out = clowder().arg("run").arg(&exp).arg("--output").arg(t.join("out")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let total = csv_rows(&t.join("out/smoke/runs.csv")).len();
+    assert!(total > 0);
+    let last = format!("{total}/{total} runs (100.0 %)");
+    assert!(err.lines().any(|l| l.starts_with(&last) && l.contains(" failed [")), "stderr: {err}");
+    // Nothing of a bar's drawing (carriage returns, escapes) reaches the log.
+    assert!(!err.contains('\r') && !err.contains('\u{1b}'), "stderr: {err}");
+}

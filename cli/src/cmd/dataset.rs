@@ -14,7 +14,6 @@ use clowder_dataset_tools::sample::{self, Mode, SampleOptions};
 use clowder_dataset_tools::stats::DatasetStats;
 use clowder_datasets::expand_corpora;
 use clowder_datasets::manifest::{self, MANIFEST_FILE};
-use indicatif::{ProgressBar, ProgressStyle};
 
 /// The `dataset` subcommands.
 #[derive(Subcommand)]
@@ -287,11 +286,7 @@ fn fetch_cmd(ids_file: &Path, out: &Path, opts: &FetchOptions, quiet: bool) -> a
     }
     let text = std::fs::read_to_string(ids_file).with_context(|| format!("reading {}", ids_file.display()))?;
     let ids = fetch::parse_ids(&text).map_err(|e| anyhow::anyhow!("{}: {e}", ids_file.display()))?;
-    let bar = if quiet { ProgressBar::hidden() } else { ProgressBar::new(ids.len() as u64) };
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} projects, {per_sec}, ETA {eta} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = super::progress::Progress::new(ids.len() as u64, "projects", quiet);
     let failed = std::sync::atomic::AtomicU64::new(0);
     let on_done = |row: &fetch::Row, _reused: bool| {
         if !row.status.has_file() {

@@ -12,10 +12,10 @@ use std::time::Duration;
 use anyhow::Context;
 use clowder_coordinator::{Coordinator, CoordinatorOptions, Experiment};
 use clowder_worker::{Control, ProcessExecutor, WorkerOptions, run_worker};
-use indicatif::{ProgressBar, ProgressStyle};
 use tokio::sync::{oneshot, watch};
 
 use super::common;
+use super::progress::Progress;
 
 /// Arguments of `clowder run`.
 pub struct RunArgs {
@@ -34,18 +34,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     common::runtime(2)?.block_on(run_async(exp, slots, args.quiet))
 }
 
-/// The progress bar used by `run` and `status`.
-pub fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
-    count_bar(total, "runs", quiet)
-}
-
-/// A progress bar on stderr counting `total` `unit`s (drawn only on a terminal, so logs and
-/// pipes get nothing): `run`, `status`, and the commands that replay many suites.
-pub fn count_bar(total: u64, unit: &str, quiet: bool) -> ProgressBar {
-    let pb = if quiet { ProgressBar::hidden() } else { ProgressBar::new(total) };
-    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit}  {{msg}}  [{{elapsed_precise}}, eta {{eta}}]");
-    pb.set_style(ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar()));
-    pb
+/// The progress of `run` and `status` (a bar on a terminal, lines on a log).
+pub fn progress_bar(total: u64, quiet: bool) -> Progress {
+    Progress::new(total, "runs", quiet)
 }
 
 async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result<ExitCode> {
