@@ -2,6 +2,7 @@
 //! Scratch programs. Thin: parses arguments and calls the crates.
 
 mod cmd;
+mod progress;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

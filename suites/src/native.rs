@@ -500,6 +500,13 @@ fn install_looks(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     )?;
     let s = Rc::clone(shared);
     n.set(
+        "resetMips",
+        Func::from(move || {
+            with_vm_mut(&s, |vm| vm.reset_mips());
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
         "goFrontBack",
         Func::from(move |h: f64, front: bool| {
             with_vm_mut(&s, |vm| vm.go_front_back(id_of(h), front));

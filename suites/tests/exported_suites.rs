@@ -93,3 +93,42 @@ fn every_event_kind_replays_in_the_whisker_runner_as_it_was_executed() {
     let row = &result.rows[0];
     assert_eq!(row.status, Status::Pass, "{js}\n{row:?}");
 }
+
+/// Whisker keeps a suite's renderer from test to test, and an SVG skin's collision silhouette
+/// is the largest MIP ever drawn: on HappyNewYear (seed 7) the unicorn grows to 180 % in a long
+/// first test, and after it the balloon clone at (20, 25) no longer touches it at step 38,
+/// where it does on a fresh VM (what the generator saw; the real Whisker failed the exported
+/// `touching` assertion so). The exported prologue drops the MIPs, and `clowder test`, which
+/// models Whisker's kept renderer, honours that: with the prologue the second test sees a fresh
+/// renderer's answer, without its MIP lines the carried one.
+#[test]
+fn the_exported_prologue_drops_mips_an_earlier_test_drew() {
+    let corpora = std::env::var_os("CLOWDER_CORPORA")
+        .map_or_else(|| std::path::PathBuf::from("../../shared/corpora"), Into::into);
+    let path = corpora.join("whisker-rq1/HappyNewYear.sb3");
+    if !path.exists() {
+        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", path.display());
+        return;
+    }
+    let project = Arc::new(clowder_vm::Project::load_path(&path, &clowder_vm::LoadLimits::default()).expect("load"));
+    let suite = vec![
+        Test { events: vec![Event::Wait { steps: 400 }], ..Test::default() },
+        Test { events: vec![Event::Wait { steps: 37 }], ..Test::default() },
+    ];
+    let order = ["Einhorn".to_string(), "Luftballon".to_string()];
+    let js = clowder_testgen::export::whisker_js(&suite, "mosa", 7, &order);
+    let check = "t.assert.ok(t.getSprite(\"Einhorn\").size > 100, \"grown\");\n  t.end();";
+    let touch = "t.assert.ok(t.getSprite(\"Einhorn\").isTouchingSprite(\"Luftballon\"), \"touch\");\n  t.end();";
+    // The first test checks that the unicorn grew; the second asks the question.
+    let (first, second) = js.split_once("const test1").expect("two tests");
+    let js = format!("{}const test1{}", first.replacen("t.end();", check, 1), second.replacen("t.end();", touch, 1));
+    assert!(js.contains("resetMIPs"), "{js}");
+    let run = |js: &str| {
+        let parsed = Suite::from_source("exported.js", js).expect("the export parses");
+        let r = clowder_suites::run_project(&parsed, &project, "HappyNewYear", 7, &Limits::default());
+        r.rows.iter().map(|row| row.status).collect::<Vec<_>>()
+    };
+    assert_eq!(run(&js), vec![Status::Pass, Status::Pass], "{js}");
+    let kept: String = js.lines().filter(|l| !l.contains("resetMIPs")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(run(&kept), vec![Status::Pass, Status::Fail], "{kept}");
+}

@@ -75,7 +75,11 @@ pub fn event_js(ev: &Event) -> String {
 /// as the previous test left them (a touching or layer check would depend on the tests before
 /// it). The prologue moves the sprites to the front in the loaded order and hands the restored
 /// values to the renderer again, through scratch-vm's targets (`_target`), which `clowder
-/// test` emulates as it emulates Whisker's reset between tests.
+/// test` emulates as it emulates Whisker's reset between tests. It also drops the SVG skins'
+/// MIPs (`resetMIPs`): a skin's collision silhouette is the largest MIP ever drawn, so a sprite
+/// that grew in an earlier test would touch with a finer outline than the generator saw
+/// (HappyNewYear's unicorn, seed 7: `touching` true on a fresh VM, false after a test where it
+/// grew to 180 %).
 pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[String]) -> String {
     let mut text = String::new();
     let mut footer = String::new();
@@ -84,7 +88,7 @@ pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[Stri
     } else {
         let names: Vec<String> = draw_order.iter().map(|n| quote(n)).collect();
         format!(
-            "  // Whisker restores the targets' fields between tests, not the draw order nor the renderer's copy.\n  let runtime = null;\n  for (const name of [{}]) {{\n    const s = t.getSprite(name);\n    const g = s && s._target;\n    if (!g) continue;\n    g.goToFront();\n    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setSize(g.size); g.setVisible(g.visible);\n    for (const e of Object.keys(g.effects)) g.setEffect(e, g.effects[e]);\n    runtime = g.runtime;\n  }}\n  const stage = runtime && runtime.getTargetForStage();\n  if (stage) stage.setCostume(stage.currentCostume);\n",
+            "  // Whisker restores the targets' fields between tests, not the draw order nor the renderer's copy.\n  let runtime = null;\n  for (const name of [{}]) {{\n    const s = t.getSprite(name);\n    const g = s && s._target;\n    if (!g) continue;\n    g.goToFront();\n    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setSize(g.size); g.setVisible(g.visible);\n    for (const e of Object.keys(g.effects)) g.setEffect(e, g.effects[e]);\n    runtime = g.runtime;\n  }}\n  const stage = runtime && runtime.getTargetForStage();\n  if (stage) stage.setCostume(stage.currentCostume);\n  // Nor the MIPs: an SVG's collision silhouette stays the largest one an earlier test drew.\n  const renderer = runtime && runtime.renderer;\n  if (renderer) {{\n    for (const k of renderer._allSkins) if (k && k.resetMIPs && k._svgImageLoaded) k.resetMIPs();\n    for (const d of renderer._allDrawables) if (d) d.setConvexHullDirty();\n  }}\n",
             names.join(", ")
         )
     };

@@ -152,6 +152,13 @@ impl Vm {
         self.st.go_front_back(id, front);
     }
 
+    /// Drops every SVG skin's MIPs, as scratch-render's `SVGSkin.resetMIPs` on all skins: the
+    /// next frame and query make them again, so collision silhouettes are those of a fresh
+    /// renderer (what an exported suite's prologue asks for; a no-op without geometry).
+    pub fn reset_mips(&mut self) {
+        self.st.geometry.reset_mips();
+    }
+
     /// Restarts the project-visible random stream from the JavaScript number `seed`
     /// (Whisker's `seedScratch`): the profile's own generator, as at load.
     pub fn reseed(&mut self, seed: f64) {

@@ -286,7 +286,7 @@ fn fetch_cmd(ids_file: &Path, out: &Path, opts: &FetchOptions, quiet: bool) -> a
     }
     let text = std::fs::read_to_string(ids_file).with_context(|| format!("reading {}", ids_file.display()))?;
     let ids = fetch::parse_ids(&text).map_err(|e| anyhow::anyhow!("{}: {e}", ids_file.display()))?;
-    let bar = super::progress::Progress::new(ids.len() as u64, "projects", quiet);
+    let bar = crate::progress::Progress::new(ids.len() as u64, "projects", quiet);
     let failed = std::sync::atomic::AtomicU64::new(0);
     let on_done = |row: &fetch::Row, _reused: bool| {
         if !row.status.has_file() {

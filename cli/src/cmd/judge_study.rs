@@ -70,7 +70,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let workers =
         args.study.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     eprintln!("judging with {} Neatest runs' suites on {} seeds with {workers} jobs", jobs.len(), seeds.len());
-    let bar = super::progress::Progress::new(work.len() as u64, "suites judged (run × seed)", false);
+    let bar = crate::progress::Progress::new(work.len() as u64, "suites judged (run × seed)", false);
     let results = clowder_suites::parallel::map(&work, workers.max(1), |(job, seed)| {
         let rows = judge_run(job, *seed, mode, args.trace_seeds);
         bar.inc(1);

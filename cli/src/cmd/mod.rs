@@ -13,7 +13,6 @@ pub mod judge_study;
 pub mod mutate;
 pub mod mutate_study;
 pub mod mutate_write;
-pub mod progress;
 pub mod replay_study;
 pub mod run;
 pub mod select_study;

@@ -71,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     eprintln!("replaying {} runs on {} seeds with {workers} jobs", jobs.len(), seeds.len());
-    let bar = super::progress::Progress::new(jobs.len() as u64, "runs replayed", false);
+    let bar = crate::progress::Progress::new(jobs.len() as u64, "runs replayed", false);
     let results = clowder_suites::parallel::map(&jobs, workers.max(1), |job| {
         let rows = replay(job, &seeds);
         bar.inc(1);

@@ -15,7 +15,7 @@ use clowder_worker::{Control, ProcessExecutor, WorkerOptions, run_worker};
 use tokio::sync::{oneshot, watch};
 
 use super::common;
-use super::progress::Progress;
+use crate::progress::Progress;
 
 /// Arguments of `clowder run`.
 pub struct RunArgs {

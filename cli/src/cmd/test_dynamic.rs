@@ -81,7 +81,7 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
         }
         None => Vec::new(),
     };
-    let bar = super::progress::Progress::new(jobs.len() as u64, "replays (project × seed)", false);
+    let bar = crate::progress::Progress::new(jobs.len() as u64, "replays (project × seed)", false);
     let replay_one = |(path, label, seed): &(&PathBuf, &String, u64)| -> Result<(String, Vec<ReplayRow>), String> {
         let project = Arc::new(
             clowder_vm::Project::load_path(path, &clowder_vm::LoadLimits::default())

@@ -77,6 +77,9 @@
     // The part of scratch-vm's `RenderedTarget` that a Whisker test reaches through a
     // wrapper's `_target`: the getters and the setters that hand a value to the renderer
     // (which Whisker's reset between tests does not; clowder's exported suites call them).
+    /** A stand-in for the renderer's SVG skins: `resetMIPs` drops the MIPs of all of them. */
+    const MIP_RESET = {_svgImageLoaded: true, resetMIPs: () => N.resetMips()};
+
     class ScratchTarget {
         constructor(h) {
             this._h = h;
@@ -98,7 +101,13 @@
             return out;
         }
         get runtime() {
-            return {getTargetForStage: () => new ScratchTarget(N.stage())};
+            // What exported suites use of scratch-vm's runtime: the stage, and the renderer's
+            // skins to drop their MIPs (one stand-in skin drops every skin's, as all of
+            // Whisker's together would).
+            return {
+                getTargetForStage: () => new ScratchTarget(N.stage()),
+                renderer: {_allSkins: [MIP_RESET], _allDrawables: []},
+            };
         }
         getName() { return N.name(this._h); }
         goToFront() { N.goFrontBack(this._h, true); }

@@ -724,6 +724,12 @@ impl Geometry for CpuGeometry {
         self.observing = on;
     }
 
+    fn reset_mips(&mut self) {
+        self.scene.floors = Default::default();
+        // The next frame draws every visible target anew.
+        self.drawn = None;
+    }
+
     fn frame_drawn(&mut self, scene: &Scene) {
         if !self.keep_mips {
             return;

@@ -316,6 +316,9 @@ pub trait Geometry {
     /// does (the `whisker` profile; see [`render::SilhouetteFloors`]); otherwise every query
     /// starts from a fresh renderer.
     fn keep_mips(&mut self, _on: bool) {}
+    /// Forgets the MIPs created so far (scratch-render's `resetMIPs` on every skin): a fresh
+    /// renderer's silhouettes from the next frame or query on.
+    fn reset_mips(&mut self) {}
     /// The renderer drew a frame (scratch-vm's `_step` ends with `renderer.draw()`): every
     /// visible drawable's texture at its scale.
     fn frame_drawn(&mut self, _scene: &Scene) {}
