@@ -74,12 +74,12 @@
     const NUM = {x: 0, y: 1, direction: 2, size: 3, costume: 4, volume: 5, layer: 6};
     const EFFECTS = ['color', 'fisheye', 'whirl', 'pixelate', 'mosaic', 'brightness', 'ghost'];
 
-    // The part of scratch-vm's `RenderedTarget` that a Whisker test reaches through a
-    // wrapper's `_target`: the getters and the setters that hand a value to the renderer
-    // (which Whisker's reset between tests does not; clowder's exported suites call them).
     /** A stand-in for the renderer's SVG skins: `resetMIPs` drops the MIPs of all of them. */
     const MIP_RESET = {_svgImageLoaded: true, resetMIPs: () => N.resetMips()};
 
+    // The part of scratch-vm's `RenderedTarget` that a Whisker test reaches through a
+    // wrapper's `_target`: the getters and the setters that hand a value to the renderer
+    // (which Whisker's reset between tests does not; clowder's exported suites call them).
     class ScratchTarget {
         constructor(h) {
             this._h = h;
