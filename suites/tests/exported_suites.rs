@@ -132,3 +132,86 @@ fn the_exported_prologue_drops_mips_an_earlier_test_drew() {
     let kept: String = js.lines().filter(|l| !l.contains("resetMIPs")).map(|l| format!("{l}\n")).collect();
     assert_eq!(run(&kept), vec![Status::Pass, Status::Fail], "{kept}");
 }
+
+/// A project of the corpora, or `None` (after a visible SKIP) when they are absent.
+fn corpus_project(rel: &str) -> Option<Arc<clowder_vm::Project>> {
+    let corpora = std::env::var_os("CLOWDER_CORPORA")
+        .map_or_else(|| std::path::PathBuf::from("../../shared/corpora"), Into::into);
+    let path = corpora.join(rel);
+    if !path.exists() {
+        eprintln!("SKIP: {} not found (set CLOWDER_CORPORA)", path.display());
+        return None;
+    }
+    Some(Arc::new(clowder_vm::Project::load_path(&path, &clowder_vm::LoadLimits::default()).expect("load")))
+}
+
+/// `suite` with its regression assertions recorded as test generation records them (MOSA's
+/// parameters, the `whisker` profile), exported, and run in clowder's Whisker runner with the
+/// tests sharing one VM as in Whisker; with the exported file, and the verdicts.
+fn record_export_run(project: &Arc<clowder_vm::Project>, seed: u64, mut suite: Vec<Test>) -> (String, Vec<Status>) {
+    let prepared = Prepared::new(project);
+    let info = EventInfo::new(project, seed);
+    let params = Params::from_config(&AlgorithmConfig::new(Algorithm::Mosa)).expect("params");
+    let mut sink = |_: &TimelinePoint| {};
+    let ctx =
+        RunCtx { project: Arc::clone(project), model: &prepared.model, info: &info, params: &params, vm_seed: seed };
+    let mut exec = Executor::new(ctx, Budget::Executions(1), &mut sink);
+    assertions::add_to_suite(&mut exec, &mut suite);
+    let order = clowder_testgen::export::draw_order(project);
+    let js = clowder_testgen::export::whisker_js(&suite, "mosa", seed, &order);
+    let statuses = run_js(project, seed, &js);
+    (js, statuses)
+}
+
+fn run_js(project: &Arc<clowder_vm::Project>, seed: u64, js: &str) -> Vec<Status> {
+    let parsed = Suite::from_source("exported.js", js).expect("the export parses");
+    let r = clowder_suites::run_project(&parsed, project, "exported", seed, &Limits::default());
+    r.rows.iter().map(|row| row.status).collect()
+}
+
+/// In Whisker a test's `isTouchingSprite` check is a query of the live renderer that leaves
+/// the MIPs it makes (the asking sprite's 100 % texture), so it can change what the program
+/// sees next. On grow-a-dragonfly (MOSA, seed 7) the checks that Insect2 and the dragonfly
+/// (at 25 %) touch sharpen the dragonfly's silhouette, and three events later Insect2 is no
+/// longer caught (`touching color`); the generator once recorded the state without the
+/// checks, and the exported test failed in clowder's runner and in the real Whisker. Now the
+/// recorder asks every exported touching check as the runner will: the test passes, and
+/// without its touching checks the program takes the other path, so the control fails.
+#[test]
+fn exported_touching_checks_change_the_renderer_as_in_whisker_and_the_recorder_knows() {
+    let Some(project) = corpus_project("codeclub/grow-a-dragonfly--Grow-a-dragonfly-complete.sb3") else { return };
+    let drag = |sprite: &str, x: f64, y: f64| Event::DragSprite { sprite: sprite.into(), clone: 0, x, y };
+    let events = vec![
+        drag("Insect2", -130.0, -128.0),
+        Event::MouseMoveTo { x: -126.53317669493077, y: -125.38611089418039 },
+        drag("Insect", -125.58349955601825, -152.07847101467365),
+        drag("Insect2", -101.3280019508093, -122.7171478470588),
+    ];
+    let (js, statuses) = record_export_run(&project, 7, vec![Test { events, ..Test::default() }]);
+    assert!(js.contains(".isTouchingSprite(\"Dragonfly\")"), "{js}");
+    assert_eq!(statuses, vec![Status::Pass], "{js}");
+    let unasked: String = js.lines().filter(|l| !l.contains("isTouchingSprite")).map(|l| format!("{l}\n")).collect();
+    assert_eq!(run_js(&project, 7, &unasked), vec![Status::Fail], "{unasked}");
+}
+
+/// Whisker clicks the green flag before a test's code runs, so the scripts start in the
+/// execution order the test before left. On HappyNewYear (MOSA, seed 5) the unicorn ends the
+/// first test in front; in the second, restored to the back by the prologue but started from
+/// the front, it answered the new year one step late and a balloon clone went elsewhere (the
+/// real Whisker failed the exported test so). The prologue clicks the green flag again when it
+/// had to change the layer order: both tests pass, and without that line the second fails.
+#[test]
+fn the_exported_prologue_restarts_the_scripts_in_the_loaded_order() {
+    let Some(project) = corpus_project("whisker-rq1/HappyNewYear.sb3") else { return };
+    let wait = |steps| Event::Wait { steps };
+    let suite = vec![
+        Test { events: vec![wait(90)], ..Test::default() },
+        Test { events: vec![wait(90), wait(43)], ..Test::default() },
+    ];
+    let (js, statuses) = record_export_run(&project, 5, suite);
+    assert_eq!(statuses, vec![Status::Pass, Status::Pass], "{js}");
+    let flag = "if (sprites.some((s, i) => s.layerOrder !== layers[i])) t.greenFlag();";
+    assert!(js.contains(flag), "{js}");
+    let once: String = js.lines().filter(|l| !l.contains(flag)).map(|l| format!("{l}\n")).collect();
+    assert_eq!(run_js(&project, 5, &once), vec![Status::Pass, Status::Fail], "{once}");
+}

@@ -36,6 +36,13 @@
 //! as the previous state (Whisker skips the first event). Values that are not
 //! finite numbers produce no assertion (JSON cannot hold them).
 //!
+//! A touching check is not an observation in the exported test: Whisker's
+//! `isTouchingSprite` asks the live renderer, which keeps the MIPs the query makes,
+//! so under the `whisker` profile the checks an exported test makes can change
+//! what the program sees next. Recording asks every touching check as the test
+//! will, in its order, and keeps a check's MIPs only when the check is exported;
+//! checking on a mutant asks them the same way ([`first_failure`]).
+//!
 //! A clone is identified as Whisker identifies it: by its sprite and its index
 //! among the sprite's clones alive *now*, in creation order (1 = the oldest
 //! live clone; `sprite.clones[i]` in scratch-vm, Whisker's `getClone(i)`), so
@@ -499,11 +506,57 @@ impl Snapshot {
     }
 
     /// [`Snapshot::observe`] and its cost in work units (properties observed, live targets
-    /// listed; the geometry's touching questions count in the VM's own work).
+    /// listed; the geometry's touching questions count in the VM's own work). Touching is
+    /// answered as [`Snapshot::ask_touching`] asks it with nothing exported: the renderer's
+    /// state stays as it was.
     pub fn observe_metered(sut: &mut Sut) -> (Self, u64) {
-        let (all, live) = probe::all(sut);
-        let units = cost::OBSERVE.saturating_mul(all.len() as u64).saturating_add(cost::TARGET * live as u64);
-        (Self::from_assertions(all), units)
+        let (mut snap, live) = Self::observe_but_touching(sut);
+        snap.ask_touching(sut, None);
+        let units = snap.units(live);
+        (snap, units)
+    }
+
+    /// Every property but touching other sprites, and the number of live targets.
+    fn observe_but_touching(sut: &mut Sut) -> (Self, usize) {
+        let (all, live) = probe::all(sut, false);
+        (Self::from_assertions(all), live)
+    }
+
+    /// Work units of a snapshot of `live` targets (one per property observed).
+    fn units(&self, live: usize) -> u64 {
+        cost::OBSERVE.saturating_mul(self.len() as u64).saturating_add(cost::TARGET * live as u64)
+    }
+
+    /// Adds the touching observations, each asked as the exported test asks it: a touching
+    /// check is not an observation in Whisker's runner but a query on the live renderer, which
+    /// leaves the MIPs it creates (under the `whisker` profile: the asking sprite's 100 %
+    /// texture, the silhouettes compared) and so can change the program's later answers. The
+    /// checks are asked in the order the test lists them; a check whose answer equals `prev`'s
+    /// is not exported, so its MIPs are dropped again; an exported one's stay, as in the
+    /// runner. Only then is every exported check's answer what the runner will get. Without
+    /// `prev` (the state a test starts from) nothing is exported and every check's MIPs go.
+    fn ask_touching(&mut self, sut: &mut Sut, prev: Option<&Snapshot>) {
+        let mut checks = probe::touching_checks(sut);
+        checks.sort_by_key(Assertion::key);
+        for check in checks {
+            let before = sut.vm().mips_checkpoint();
+            let Some(seen) = probe::ask(sut, &check) else { continue };
+            let key = seen.key();
+            if prev.is_none_or(|p| p.values.get(&key) == Some(&seen)) {
+                sut.vm_mut().restore_mips(before);
+            }
+            self.values.insert(key, seen);
+        }
+    }
+
+    /// Adds the answers of the touching checks among `exported`, asked in their order with
+    /// their MIPs kept: what the runner sees when the test's list for this point is `exported`.
+    fn ask_exported_touching(&mut self, sut: &mut Sut, exported: &[Assertion]) {
+        for check in exported.iter().filter(|a| matches!(a, Assertion::Touching { .. })) {
+            if let Some(seen) = probe::ask(sut, check) {
+                self.values.insert(seen.key(), seen);
+            }
+        }
     }
 
     /// The observation of `key`, if the property exists.
@@ -533,16 +586,19 @@ impl Snapshot {
     }
 }
 
-/// Whether `a` holds in the running program (observes only what `a` is about).
+/// Whether `a` holds in the running program, checked as the exported test checks it
+/// (reads only what `a` is about; a touching check leaves its MIPs, see
+/// [`Snapshot::ask_touching`]).
 pub fn holds(a: &Assertion, sut: &mut Sut) -> bool {
-    a.accepts(probe::one(sut, a).0.as_ref())
+    a.accepts(probe::check(sut, a).0.as_ref())
 }
 
-/// The first assertion of `list` that fails on the running program; adds the cost of the
-/// checks to `units` (work units: one observation and the live targets listed per check).
+/// The first assertion of `list` that fails on the running program, checked in order as the
+/// exported test checks them; adds the cost of the checks to `units` (work units: one
+/// observation and the live targets listed per check).
 pub fn first_failure<'a>(list: &'a [Assertion], sut: &mut Sut, units: &mut u64) -> Option<&'a Assertion> {
     list.iter().find(|a| {
-        let (seen, live) = probe::one(sut, a);
+        let (seen, live) = probe::check(sut, a);
         *units = units.saturating_add(cost::OBSERVE + cost::TARGET * live as u64);
         !a.accepts(seen.as_ref())
     })
@@ -578,17 +634,37 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
             continue;
         }
         // The state at the start, then after each event.
-        let states = observe_states(exec, &test.events, &mut steps);
+        let states = observe_states(exec, &test.events, &mut steps, Asking::Changed);
         let mut per_event: Vec<Vec<Assertion>> = states.windows(2).map(|w| w[1].changes_since(&w[0])).collect();
         for &wall in variants {
             if exec.work_capped() {
                 break;
             }
             exec.set_whisker_wall_ms(Some(wall));
-            let other = observe_states(exec, &test.events, &mut steps);
+            let other = observe_states(exec, &test.events, &mut steps, Asking::Exported(&per_event));
             exec.set_whisker_wall_ms(None);
-            for (list, state) in per_event.iter_mut().zip(other.iter().skip(1)) {
-                list.retain(|a| a.accepts(state.get(&a.key())));
+            let mut cut = None;
+            for (e, (list, state)) in per_event.iter_mut().zip(other.iter().skip(1)).enumerate() {
+                let touching = |a: &Assertion| matches!(a, Assertion::Touching { .. });
+                let before = list.iter().filter(|a| touching(a)).count();
+                let mut dropped = false;
+                // A touching check dropped here is a query the runner will not ask: the
+                // touching answers after it and every later state may then differ from
+                // what the replays saw (its MIPs), so none of them is kept.
+                list.retain(|a| {
+                    let keep = !(dropped && touching(a)) && a.accepts(state.get(&a.key()));
+                    dropped |= !keep && touching(a);
+                    keep
+                });
+                if list.iter().filter(|a| touching(a)).count() < before {
+                    cut = Some(e);
+                    break;
+                }
+            }
+            if let Some(e) = cut {
+                for list in per_event.iter_mut().skip(e + 1) {
+                    list.clear();
+                }
             }
         }
         // A replay the work cap cut short observed states the test never reaches.
@@ -597,13 +673,29 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
     steps
 }
 
+/// Which touching checks a replay asks (and leaves the MIPs of; see
+/// [`Snapshot::ask_touching`]).
+enum Asking<'a> {
+    /// Every check, keeping the MIPs of those whose answer changed since the previous state:
+    /// the ones that will be exported.
+    Changed,
+    /// Only the touching checks of these lists (one per event), as a test exporting them asks.
+    Exported(&'a [Vec<Assertion>]),
+}
+
 /// Replays `events` and returns the observed state at the start and after each event.
-fn observe_states(exec: &mut Executor<'_>, events: &[Event], steps: &mut u64) -> Vec<Snapshot> {
-    let mut states = Vec::with_capacity(events.len() + 1);
+fn observe_states(exec: &mut Executor<'_>, events: &[Event], steps: &mut u64, asking: Asking<'_>) -> Vec<Snapshot> {
+    let mut states: Vec<Snapshot> = Vec::with_capacity(events.len() + 1);
     let mut units = 0u64;
-    *steps += exec.replay_observed(events, &mut |_, sut| {
-        let (snap, u) = Snapshot::observe_metered(sut);
-        units = units.saturating_add(u);
+    *steps += exec.replay_observed(events, &mut |point, sut| {
+        let (mut snap, live) = Snapshot::observe_but_touching(sut);
+        match (&asking, point.checked_sub(1)) {
+            (Asking::Changed, _) => snap.ask_touching(sut, states.last()),
+            (Asking::Exported(lists), Some(e)) => snap.ask_exported_touching(sut, lists.get(e).map_or(&[], |l| l)),
+            // The test asks nothing before its first event.
+            (Asking::Exported(_), None) => {}
+        }
+        units = units.saturating_add(snap.units(live));
         states.push(snap);
         true
     });
@@ -767,8 +859,9 @@ mod probe {
         }
     }
 
-    /// Every observation of the running program, and the number of live targets.
-    pub(super) fn all(sut: &mut Sut) -> (Vec<Assertion>, usize) {
+    /// Every observation of the running program (touching other sprites only with
+    /// `touching`), and the number of live targets.
+    pub(super) fn all(sut: &mut Sut, touching: bool) -> (Vec<Assertion>, usize) {
         let others: Vec<(usize, String)> = sut
             .vm()
             .project()
@@ -783,10 +876,49 @@ mod probe {
         for v in &views {
             // Per target, so that duplicate variable names are resolved within it.
             let mut mine = Vec::new();
-            observe_target(sut, v, &others, &|_| true, &mut mine);
+            observe_target(sut, v, &others, &|k| touching || k != 10, &mut mine);
             out.extend(mine);
         }
         (out, views.len())
+    }
+
+    /// The touching checks [`all`] would observe (their answers not asked: `false`).
+    pub(super) fn touching_checks(sut: &Sut) -> Vec<Assertion> {
+        let project = sut.vm().project();
+        let others: Vec<(usize, &str)> = project
+            .targets
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| !t.is_stage)
+            .map(|(i, t)| (i, t.name.as_str()))
+            .collect();
+        let mut out = Vec::new();
+        for v in views(sut).iter().filter(|v| v.r.sprite != STAGE) {
+            for (_, name) in others.iter().filter(|(d, _)| *d != v.def) {
+                out.push(Assertion::Touching { target: v.r.clone(), other: name.to_string(), touching: false });
+            }
+        }
+        out
+    }
+
+    /// The answer to `a` as the exported test's check gets it: a touching check is a query
+    /// of the live renderer that leaves its MIPs (see [`Vm::set_driver_queries_leave_mips`]),
+    /// everything else an observation. With the number of live targets.
+    ///
+    /// [`Vm::set_driver_queries_leave_mips`]: clowder_vm::Vm::set_driver_queries_leave_mips
+    pub(super) fn check(sut: &mut Sut, a: &Assertion) -> (Option<Assertion>, usize) {
+        if !matches!(a, Assertion::Touching { .. }) {
+            return one(sut, a);
+        }
+        sut.vm_mut().set_driver_queries_leave_mips(true);
+        let answer = one(sut, a);
+        sut.vm_mut().set_driver_queries_leave_mips(false);
+        answer
+    }
+
+    /// [`check`]'s answer alone.
+    pub(super) fn ask(sut: &mut Sut, a: &Assertion) -> Option<Assertion> {
+        check(sut, a).0
     }
 
     /// The observation of the property `a` is about, if it exists, and the number of live

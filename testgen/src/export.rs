@@ -67,6 +67,39 @@ pub fn event_js(ev: &Event) -> String {
     }
 }
 
+/// The project's sprites back to front as loaded: the order [`whisker_js`]'s prologue restores.
+pub fn draw_order(project: &clowder_vm::Project) -> Vec<String> {
+    let mut sprites: Vec<_> = project.targets.iter().filter(|t| !t.is_stage).collect();
+    sprites.sort_by_key(|t| t.layer_order);
+    sprites.iter().map(|t| t.name.clone()).collect()
+}
+
+/// The start of every exported test (`{NAMES}`: the sprites back to front as loaded); see
+/// [`whisker_js`].
+const PROLOGUE: &str =
+    "  // Whisker restores the targets' fields between tests, not the draw order nor the renderer's copy.
+  let runtime = null;
+  const sprites = [{NAMES}].map(name => t.getSprite(name)).filter(s => s && s._target);
+  const layers = sprites.map(s => s.layerOrder);
+  for (const s of sprites) {
+    const g = s._target;
+    g.goToFront();
+    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setSize(g.size); g.setVisible(g.visible);
+    for (const e of Object.keys(g.effects)) g.setEffect(e, g.effects[e]);
+    runtime = g.runtime;
+  }
+  // The green flag started the scripts in the order the test before left: start them again.
+  if (sprites.some((s, i) => s.layerOrder !== layers[i])) t.greenFlag();
+  const stage = runtime && runtime.getTargetForStage();
+  if (stage) stage.setCostume(stage.currentCostume);
+  // Nor the MIPs: an SVG's collision silhouette stays the largest one an earlier test drew.
+  const renderer = runtime && runtime.renderer;
+  if (renderer) {
+    for (const k of renderer._allSkins) if (k && k.resetMIPs && k._svgImageLoaded) k.resetMIPs();
+    for (const d of renderer._allDrawables) if (d) d.setConvexHullDirty();
+  }
+";
+
 /// A Whisker test file for `suite`. `draw_order` names the project's sprites back to front as
 /// loaded: every test first puts the program back in its loaded state as far as Whisker leaves
 /// it otherwise. Whisker runs a file's tests one after the other in one VM and restores
@@ -79,7 +112,11 @@ pub fn event_js(ev: &Event) -> String {
 /// MIPs (`resetMIPs`): a skin's collision silhouette is the largest MIP ever drawn, so a sprite
 /// that grew in an earlier test would touch with a finer outline than the generator saw
 /// (HappyNewYear's unicorn, seed 7: `touching` true on a fresh VM, false after a test where it
-/// grew to 180 %).
+/// grew to 180 %). Whisker clicks the green flag before the test's code runs, so its scripts
+/// start in the execution (layer) order the test before left; when the prologue had to change
+/// that order it clicks the green flag again (no step has run, so nothing else changes) and the
+/// scripts run in the loaded order, as on a fresh VM (HappyNewYear seed 5: the unicorn, in
+/// front after the first test, answered a broadcast one step late in the second).
 pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[String]) -> String {
     let mut text = String::new();
     let mut footer = String::new();
@@ -87,10 +124,7 @@ pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[Stri
         String::new()
     } else {
         let names: Vec<String> = draw_order.iter().map(|n| quote(n)).collect();
-        format!(
-            "  // Whisker restores the targets' fields between tests, not the draw order nor the renderer's copy.\n  let runtime = null;\n  for (const name of [{}]) {{\n    const s = t.getSprite(name);\n    const g = s && s._target;\n    if (!g) continue;\n    g.goToFront();\n    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setSize(g.size); g.setVisible(g.visible);\n    for (const e of Object.keys(g.effects)) g.setEffect(e, g.effects[e]);\n    runtime = g.runtime;\n  }}\n  const stage = runtime && runtime.getTargetForStage();\n  if (stage) stage.setCostume(stage.currentCostume);\n  // Nor the MIPs: an SVG's collision silhouette stays the largest one an earlier test drew.\n  const renderer = runtime && runtime.renderer;\n  if (renderer) {{\n    for (const k of renderer._allSkins) if (k && k.resetMIPs && k._svgImageLoaded) k.resetMIPs();\n    for (const d of renderer._allDrawables) if (d) d.setConvexHullDirty();\n  }}\n",
-            names.join(", ")
-        )
+        PROLOGUE.replace("{NAMES}", &names.join(", "))
     };
     for (i, test) in suite.iter().enumerate() {
         let _ = writeln!(text, "const test{i} = async function (t) {{");
@@ -146,9 +180,10 @@ mod tests {
         let js = whisker_js(&suite, "mio", 1, &order);
         // Every test, before its first event: the sprites in the loaded order (back to front),
         // their restored values handed to the renderer again.
-        let restore = "  let runtime = null;\n  for (const name of ['Ball', 'Cat\\'s']) {\n    const s = t.getSprite(name);\n    const g = s && s._target;\n    if (!g) continue;\n    g.goToFront();\n";
+        let restore = "  let runtime = null;\n  const sprites = ['Ball', 'Cat\\'s'].map(name => t.getSprite(name)).filter(s => s && s._target);\n  const layers = sprites.map(s => s.layerOrder);\n  for (const s of sprites) {\n    const g = s._target;\n    g.goToFront();\n";
         assert_eq!(js.matches(restore).count(), 2, "{js}");
         assert_eq!(js.matches("if (stage) stage.setCostume(stage.currentCostume);").count(), 2, "{js}");
+        assert_eq!(js.matches("if (sprites.some((s, i) => s.layerOrder !== layers[i])) t.greenFlag();").count(), 2);
         assert!(js.find(restore) < js.find("await t.runForSteps(2);"), "{js}");
         // Without the project's sprites (a suite on its own) nothing is added.
         assert!(!whisker_js(&suite, "mio", 1, &[]).contains("goToFront"));

@@ -159,6 +159,21 @@ impl Vm {
         self.st.geometry.reset_mips();
     }
 
+    /// The renderer's kept MIPs now, to be put back by [`Vm::restore_mips`] (`None` when the
+    /// profile keeps none: nothing to restore).
+    pub fn mips_checkpoint(&self) -> Option<crate::geometry::render::SilhouetteFloors> {
+        self.st.geometry.kept_mips()
+    }
+
+    /// Puts back the MIPs of [`Vm::mips_checkpoint`]: the queries asked in between leave no
+    /// trace (the recorder of exported assertions tries each touching check the way the
+    /// runner asks it and keeps its MIPs only when the check is exported).
+    pub fn restore_mips(&mut self, mips: Option<crate::geometry::render::SilhouetteFloors>) {
+        if let Some(m) = mips {
+            self.st.geometry.restore_mips(m);
+        }
+    }
+
     /// Restarts the project-visible random stream from the JavaScript number `seed`
     /// (Whisker's `seedScratch`): the profile's own generator, as at load.
     pub fn reseed(&mut self, seed: f64) {

@@ -141,4 +141,10 @@ pub mod runtime {
 /// sets are seen by the tests after it, where each test had the file evaluated anew before.
 /// Verdicts of suites that keep such state change (none of the 16 example suites does: the
 /// 327 graded mutants' verdicts are byte-identical). Generated suites and digests unchanged.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem18");
+/// `sem19`: regression assertions ask their touching checks as the exported test does under
+/// the `whisker` profile: a check is a query of the live renderer that keeps its MIPs, so an
+/// exported check can change what the program sees next (recorded in the test's order, kept
+/// only for the checks exported); mutation analysis checks the same way. Suites and mutation
+/// scores of runs whose exported touching checks sharpen a silhouette change
+/// (grow-a-dragonfly); smoke and rq1 digests are unchanged apart from the version.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem19");

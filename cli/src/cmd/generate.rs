@@ -157,9 +157,7 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
             }
             None => write("suite.json", serde_json::to_string_pretty(&outcome.suite)?)?,
         }
-        let mut sprites: Vec<_> = project.targets.iter().filter(|t| !t.is_stage).collect();
-        sprites.sort_by_key(|t| t.layer_order);
-        let draw_order: Vec<String> = sprites.iter().map(|t| t.name.clone()).collect();
+        let draw_order = clowder_testgen::export::draw_order(&project);
         write(
             "tests.js",
             clowder_testgen::export::whisker_js(&outcome.suite, cfg.algorithm.name(), args.seed, &draw_order),

@@ -129,6 +129,15 @@ impl Geometry for RecordingGeometry {
     fn keep_mips(&mut self, on: bool) {
         self.inner.keep_mips(on);
     }
+    fn reset_mips(&mut self) {
+        self.inner.reset_mips();
+    }
+    fn kept_mips(&self) -> Option<clowder_vm::geometry::render::SilhouetteFloors> {
+        self.inner.kept_mips()
+    }
+    fn restore_mips(&mut self, mips: clowder_vm::geometry::render::SilhouetteFloors) {
+        self.inner.restore_mips(mips);
+    }
     fn frame_drawn(&mut self, s: &Scene) {
         self.inner.frame_drawn(s);
     }

@@ -16,7 +16,7 @@ use super::distance;
 use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
 use super::pen::{PenAttributes, PenLayer};
-use super::render::{self, Drawable, Scene as RenderScene};
+use super::render::{self, Drawable, Scene as RenderScene, SilhouetteFloors};
 use super::silhouette::colors_match;
 use super::skin::CostumeSet;
 use super::{Geometry, Rect, Scene, TargetView};
@@ -728,6 +728,16 @@ impl Geometry for CpuGeometry {
         self.scene.floors = Default::default();
         // The next frame draws every visible target anew.
         self.drawn = None;
+    }
+
+    fn kept_mips(&self) -> Option<SilhouetteFloors> {
+        self.keep_mips.then(|| self.scene.floors.clone())
+    }
+
+    fn restore_mips(&mut self, mips: SilhouetteFloors) {
+        if self.keep_mips {
+            self.scene.floors = mips;
+        }
     }
 
     fn frame_drawn(&mut self, scene: &Scene) {

@@ -319,6 +319,14 @@ pub trait Geometry {
     /// Forgets the MIPs created so far (scratch-render's `resetMIPs` on every skin): a fresh
     /// renderer's silhouettes from the next frame or query on.
     fn reset_mips(&mut self) {}
+    /// The MIPs kept so far (`None` when this geometry keeps none), for
+    /// [`Geometry::restore_mips`].
+    fn kept_mips(&self) -> Option<render::SilhouetteFloors> {
+        None
+    }
+    /// Puts back the MIPs [`Geometry::kept_mips`] returned: the queries asked since then
+    /// leave no trace (a recorder trying a query the runner may not ask).
+    fn restore_mips(&mut self, _mips: render::SilhouetteFloors) {}
     /// The renderer drew a frame (scratch-vm's `_step` ends with `renderer.draw()`): every
     /// visible drawable's texture at its scale.
     fn frame_drawn(&mut self, _scene: &Scene) {}
