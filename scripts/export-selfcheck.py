@@ -16,15 +16,7 @@ import os
 import subprocess
 import sys
 
-
-def projects(paths):
-    out = []
-    for p in paths:
-        if os.path.isdir(p):
-            out += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".sb3"))
-        else:
-            out.append(p)
-    return out
+from whisker_roundtrip import projects
 
 
 def seeds(spec):
@@ -76,7 +68,7 @@ def main():
     ap.add_argument("paths", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    work = [(p, s) for p in projects(args.paths) for s in seeds(args.seeds)]
+    work = [(p, s) for p in projects(args.paths, None) for s in seeds(args.seeds)]
     total = {"shared": [0, 0], "fresh": [0, 0]}
     bad_runs = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:

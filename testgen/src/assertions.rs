@@ -859,18 +859,16 @@ mod probe {
         }
     }
 
+    /// The project's sprites (index in `Project::targets`, name): what touching is asked about.
+    fn sprites(sut: &Sut) -> Vec<(usize, String)> {
+        let targets = &sut.vm().project().targets;
+        targets.iter().enumerate().filter(|(_, t)| !t.is_stage).map(|(i, t)| (i, t.name.clone())).collect()
+    }
+
     /// Every observation of the running program (touching other sprites only with
     /// `touching`), and the number of live targets.
     pub(super) fn all(sut: &mut Sut, touching: bool) -> (Vec<Assertion>, usize) {
-        let others: Vec<(usize, String)> = sut
-            .vm()
-            .project()
-            .targets
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !t.is_stage)
-            .map(|(i, t)| (i, t.name.clone()))
-            .collect();
+        let others = sprites(sut);
         let mut out = Vec::new();
         let views = views(sut);
         for v in &views {
@@ -884,18 +882,11 @@ mod probe {
 
     /// The touching checks [`all`] would observe (their answers not asked: `false`).
     pub(super) fn touching_checks(sut: &Sut) -> Vec<Assertion> {
-        let project = sut.vm().project();
-        let others: Vec<(usize, &str)> = project
-            .targets
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| !t.is_stage)
-            .map(|(i, t)| (i, t.name.as_str()))
-            .collect();
+        let others = sprites(sut);
         let mut out = Vec::new();
         for v in views(sut).iter().filter(|v| v.r.sprite != STAGE) {
             for (_, name) in others.iter().filter(|(d, _)| *d != v.def) {
-                out.push(Assertion::Touching { target: v.r.clone(), other: name.to_string(), touching: false });
+                out.push(Assertion::Touching { target: v.r.clone(), other: name.clone(), touching: false });
             }
         }
         out
