@@ -2,7 +2,8 @@
 # Round trip of generated suites through the real Whisker (issue 22, acceptance 1).
 #
 #   scripts/whisker-roundtrip.sh [--steps 30000] [--seed 1] [--algorithm mio] [--jobs N]
-#                                [--out DIR] [--only REGEX] [--reuse] [--dump-state] [PROJECT.sb3 | FOLDER ...]
+#                                [--out DIR] [--only REGEX] [--reuse] [--dump-state] [--offline]
+#                                [PROJECT.sb3 | FOLDER ...]
 #
 # 1. builds clowder (release; CLOWDER_ROUNDTRIP_PROFILE=dev for a dev build);
 # 2. exports a suite for every project (default: the 16 games of <corpora>/whisker-rq1) with
@@ -19,6 +20,10 @@
 # without a CSV the verdicts come from a complete TAP text in its log.
 # Everything lands in --out (default /tmp/whisker-roundtrip): per game the clowder run
 # (tests.js, suite.json, result.json) and whisker/ (Whisker's CSV and log).
+# --offline: Whisker's browser fails every network request at once, so its text to speech never
+# gets a sound and `speak` never ends (without it, the page waits on each failing request and
+# games with text to speech get no verdict here); projects with such blocks are generated with
+# `--param whisker_offline_speech=true`, which runs `speak` the same way.
 # Exit status 0 when every exported test passed.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

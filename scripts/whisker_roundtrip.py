@@ -13,11 +13,13 @@ import concurrent.futures
 import csv
 import hashlib
 import io
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import zipfile
 
 TEST_FN = re.compile(r"^const (test\d+) = async function \(t\) \{$", re.M)
 FAIL_LINE = re.compile(r"ROUNDTRIP-FAIL (.+?) :: (.*)")
@@ -125,6 +127,44 @@ def whisker_verdicts(wdir):
     return tap_verdicts(log) if os.path.exists(log) else {}
 
 
+def read_project(path):
+    """(the file's bytes, its project.json) of an .sb3 or a bare project.json."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"PK":
+        with zipfile.ZipFile(path) as z:
+            name = next((n for n in z.namelist() if n == "project.json"), None) or next(
+                n for n in z.namelist() if n.endswith("project.json"))
+            return data, json.loads(z.read(name))
+    return data, json.loads(data)
+
+
+OFFLINE_FLAG = "--proxy-server=http://127.0.0.1:9"
+
+
+def uses_network(project):
+    """Whether the project has blocks that ask a Scratch web service (text to speech, translate)."""
+    return any(isinstance(b, dict) and b.get("opcode", "").startswith(("text2speech_", "translate_"))
+               for t in project.get("targets", []) for b in (t.get("blocks") or {}).values())
+
+
+def offline_oracle(oracle, out):
+    """The oracle's run.sh with Chromium sending every request outside the page to a closed port
+    (`--offline`): Whisker's text to speech fails at once instead of waiting on name look-ups, as
+    on a machine with no network that says so quickly. Written to OUT/oracle-offline/."""
+    with open(os.path.join(oracle, "run.sh"), encoding="utf-8") as f:
+        text = f.read()
+    line = next((ln for ln in text.splitlines() if ln.startswith("export WHISKER_EXTRA_CHROME_ARGS=\"")), None)
+    if line is None:
+        sys.exit(f"--offline: {oracle}/run.sh does not set WHISKER_EXTRA_CHROME_ARGS as expected")
+    d = os.path.join(out, "oracle-offline")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "run.sh"), "w", encoding="utf-8") as f:
+        f.write(text.replace(line, line[:-1] + " " + OFFLINE_FLAG + "\""))
+    os.chmod(os.path.join(d, "run.sh"), 0o755)
+    return d
+
+
 def generate(args, project):
     """`clowder gen --out` into <out>/<name>; returns an error text or None."""
     name = os.path.splitext(os.path.basename(project))[0]
@@ -132,9 +172,13 @@ def generate(args, project):
     os.makedirs(out, exist_ok=True)
     if args.reuse and os.path.exists(os.path.join(out, "tests.js")):
         return None
+    # Offline, `speak` never ends in Whisker; the generator runs it the same way (only where
+    # the project has such blocks, so other exports stay the same).
+    offline = ["--param", "whisker_offline_speech=true"] \
+        if args.offline and uses_network(read_project(project)[1]) else []
     gen = subprocess.run(
         [args.clowder, "gen", project, "--algorithm", args.algorithm, "--seed", str(args.seed),
-         "--budget-steps", str(args.steps), "--out", out],
+         "--budget-steps", str(args.steps), "--out", out] + offline,
         capture_output=True, text=True)
     if gen.returncode != 0:
         return f"clowder gen failed: {gen.stderr.strip()[-400:]}"
@@ -218,8 +262,14 @@ def main():
     ap.add_argument("--dump-state", action="store_true",
                     help="log every sprite's state (name, clone, x, y, direction, size, costume, visible, "
                          "layer, bubble) in Whisker's log when a test fails")
+    ap.add_argument("--offline", action="store_true",
+                    help="Whisker's browser fails every network request at once (text to speech never gets a "
+                         "sound, `speak` never ends), and projects with such blocks are generated the same way "
+                         "(--param whisker_offline_speech=true)")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
+    if args.offline:
+        args.oracle = offline_oracle(args.oracle, args.out)
     todo = projects(args.paths, args.corpora)
     if args.only:
         todo = [p for p in todo if re.search(args.only, os.path.basename(p))]

@@ -3,7 +3,8 @@
 fork and renderer, through the whisker-oracle) on every project with costumes (issue 32).
 
     scripts/whisker_sweep.py [--steps 300] [--seed 1] [--out /tmp/whisker-sweep] [--only REGEX]
-        [--clowder BIN] [--oracle DIR] [--corpora DIR] [--no-whisker] [PROJECT.sb3 | FOLDER ...]
+        [--clowder BIN] [--oracle DIR] [--corpora DIR] [--no-whisker] [--driver] [--repeat-differing]
+        [--pin-clock MS] [--offline] [PROJECT.sb3 | FOLDER ...]
 
 Default projects: every project of datasets/games (the 16 whisker-rq1 games, the 40 codeclub
 projects, 8 of whisker-integration), the rest of whisker-integration and large/.
@@ -24,6 +25,13 @@ and the states are compared step by step. Printed: per project the first differi
 kinds of difference there, then how many projects each kind affects and the share of projects
 identical for all steps. Drags are not drawn (the trace has no drag input).
 
+Whisker's own conditions, made the same on both sides: --pin-clock MS drives the page's clocks
+(`Date.now`, `performance.now`) by Whisker's step count, MS milliseconds a step, so the blocks it
+times on the wall clock (music beats, `when timer >`) behave as on a machine of exactly that
+speed, reproducibly, and clowder models the same machine (`--whisker-wall-ms MS`); --offline
+makes Whisker's browser fail every network request at once (text to speech never gets a sound
+and `speak` never ends) and runs clowder's `speak` the same way (`--whisker-offline-speech`).
+
 Exit status 0 when every project is identical.
 """
 import argparse
@@ -35,11 +43,11 @@ import random
 import re
 import subprocess
 import sys
-import zipfile
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from whisker_mutant_grading import run_whisker_capped  # noqa: E402
+from whisker_roundtrip import OFFLINE_FLAG, offline_oracle, read_project, uses_network  # noqa: E402
 from whisker_step_compare import build, live_sprites, num  # noqa: E402
 
 DUMP = (
@@ -52,17 +60,6 @@ DUMP = (
 )
 
 MOUSE_OPCODES = {"sensing_mousex", "sensing_mousey", "sensing_mousedown"}
-
-
-def read_project(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == b"PK":
-        with zipfile.ZipFile(path) as z:
-            name = next((n for n in z.namelist() if n == "project.json"), None) or next(
-                n for n in z.namelist() if n.endswith("project.json"))
-            return data, json.loads(z.read(name))
-    return data, json.loads(data)
 
 
 def listens_to(project):
@@ -148,13 +145,21 @@ def whisker_again(oracle, path, out, key, seed, cap):
     return dumps(wdir)
 
 
-def driver_dumps(clowder, path, js, out, seed):
-    """The states the dumping test logs when `clowder test` runs it (`t.log`, in the TAP)."""
+def driver_dumps(clowder, path, js, out, seed, pin_clock=None, offline=False):
+    """The states the dumping test logs when `clowder test` runs it (`t.log`, in the TAP); with
+    `pin_clock` the page-clock prelude is left out and clowder models the same machine."""
     probe = os.path.join(out, "probe.clowder.js")
+    if pin_clock is not None:
+        js = js.replace(pin_clock_js(pin_clock) + "\n  ", "")
     with open(probe, "w", encoding="utf-8") as f:
         f.write(js.replace("console.log('STEPDUMP '", "t.log('STEPDUMP '"))
     tdir = os.path.join(out, "clowder-test")
-    subprocess.run([clowder, "test", probe, path, "--seed", str(seed), "--out", tdir, "--workers", "1"],
+    wall = (["--whisker-wall-ms", repr(pin_clock)] if pin_clock is not None else []) + \
+        (["--whisker-offline-speech"] if offline else [])
+    # The dump of a large project is hundreds of megabytes of log (ball-physics-scroll: 287 MB
+    # in 300 steps), more than a test's default JavaScript heap.
+    subprocess.run([clowder, "test", probe, path, "--seed", str(seed), "--out", tdir, "--workers", "1",
+                    "--js-memory-mb", "4096"] + wall,
                    capture_output=True, text=True)
     states = []
     tap = os.path.join(tdir, "tap", os.path.splitext(os.path.basename(path))[0] + ".tap")
@@ -167,8 +172,25 @@ def driver_dumps(clowder, path, js, out, seed):
     return states
 
 
-def probe_js(lines, seed):
-    return ("const test0 = async function (t) {\n  " + DUMP + "\n" + "\n".join(lines) + "\n  t.end();\n}\n"
+def pin_clock_js(ms):
+    """The page's clocks driven by the step count (`--pin-clock`): both `Date.now` and
+    `performance.now` read `steps × ms`, plus 0.05 ms for every read within the step (so the
+    sequencer's work-time loop and warp timer still end, deterministically), from the test's
+    start; the project timer restarts there. Whisker's wall-clock blocks (music beats, `when
+    timer >`) then see a machine that takes exactly `ms` per step, which `clowder vm trace
+    --whisker-wall-ms` models; nothing else in the page reads the clock for the VM."""
+    return ("const __k0 = t.getTotalStepsExecuted(); let __k = -1, __n = 0;"
+            " const __now = () => { const k = t.getTotalStepsExecuted() - __k0;"
+            " if (k !== __k) { __k = k; __n = 0; } __n += 1;"
+            f" return k * {ms!r} + __n * 0.05; }};"
+            " const __d0 = Date.now(), __p0 = performance.now();"
+            " Date.now = () => __d0 + __now(); performance.now = () => __p0 + __now();"
+            " t.vm.runtime.currentMSecs = Date.now(); t.vm.runtime.ioDevices.clock.resetProjectTimer();")
+
+
+def probe_js(lines, seed, pin_clock=None):
+    prelude = (pin_clock_js(pin_clock) + "\n  ") if pin_clock is not None else ""
+    return ("const test0 = async function (t) {\n  " + prelude + DUMP + "\n" + "\n".join(lines) + "\n  t.end();\n}\n"
             "module.exports = [{ test: test0, name: 'sweep', description: '', categories: [], "
             f"generationAlgorithm: 'none', seed: '{seed}' }}]\n")
 
@@ -295,11 +317,19 @@ def main():
     ap.add_argument("--driver", action="store_true",
                     help="clowder's side: the same dumping test run by `clowder test` (Whisker's API as clowder "
                          "emulates it) instead of the VM's trace")
+    ap.add_argument("--pin-clock", type=float, default=None, metavar="MS",
+                    help="drive Whisker's page clocks by its step count, MS milliseconds a step (its wall-clock "
+                         "blocks become reproducible), and run clowder with --whisker-wall-ms MS")
+    ap.add_argument("--offline", action="store_true",
+                    help="Whisker's browser fails every network request at once (its text to speech never gets "
+                         "a sound), and clowder runs `speak` the same way (--whisker-offline-speech)")
     ap.add_argument("--detail", action="store_true",
                     help="print both sides' differing values at each project's first differing step")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
     oracle = args.oracle or os.path.join(args.corpora, "..", "tools", "whisker-oracle")
+    if args.offline:
+        oracle = offline_oracle(oracle, args.out)
     paths = []
     for p in args.paths or default_projects(root, args.corpora):
         paths += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".sb3")) if os.path.isdir(p) else [p]
@@ -316,8 +346,11 @@ def main():
         if total < args.steps:
             inputs2, lines, total = build(events, args.steps - total)
             inputs = inputs2
-        js = probe_js(lines, args.seed)
-        key = hashlib.sha256(data + js.encode()).hexdigest()
+        js = probe_js(lines, args.seed, args.pin_clock)
+        # The Whisker side's conditions are part of what is cached (the network only where the
+        # project asks it something).
+        offline = args.offline and uses_network(project)
+        key = hashlib.sha256(data + js.encode() + (OFFLINE_FLAG.encode() if offline else b"")).hexdigest()
         wdir = os.path.join(out, "whisker")
         cached = os.path.exists(os.path.join(wdir, "key")) and open(os.path.join(wdir, "key")).read() == key
         if not cached:
@@ -334,11 +367,13 @@ def main():
         with open(os.path.join(out, "inputs.json"), "w", encoding="utf-8") as f:
             json.dump(inputs, f)
         if args.driver:
-            recs = driver_dumps(args.clowder, path, js, out, args.seed)
+            recs = driver_dumps(args.clowder, path, js, out, args.seed, args.pin_clock, args.offline)
         else:
+            wall = (["--whisker-wall-ms", repr(args.pin_clock)] if args.pin_clock is not None else []) + \
+                (["--whisker-offline-speech"] if args.offline else [])
             tr = subprocess.run([args.clowder, "vm", "trace", path, "--profile", "whisker", "--seed", args.seed,
-                                 "--steps", str(total), "--run-all", "--inputs", os.path.join(out, "inputs.json")],
-                                capture_output=True, text=True)
+                                 "--steps", str(total), "--run-all", "--inputs", os.path.join(out, "inputs.json")]
+                                + wall, capture_output=True, text=True)
             recs = [json.loads(ln) for ln in tr.stdout.splitlines() if ln.startswith('{"step"')]
         if len(wd) < args.steps:
             rows.append((name, None, {f"Whisker gave {len(wd)} states"}))

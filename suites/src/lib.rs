@@ -93,6 +93,13 @@ pub struct Limits {
     pub js_stack_bytes: usize,
     /// What a test starts from: the earlier tests' VM as Whisker resets it, or a fresh one.
     pub between_tests: BetweenTests,
+    /// Real milliseconds a Whisker step takes, for the blocks Whisker times on its wall clock
+    /// (music beats, `when timer >`; [`VmOptions::whisker_wall_ms`]); `None`, the default,
+    /// runs them on the virtual clock. Not a limit: how the runner models Whisker's machine.
+    pub whisker_wall_ms: Option<f64>,
+    /// `speak` as Whisker runs it on a machine that cannot reach Scratch's synthesis service
+    /// (it never ends; [`VmOptions::whisker_offline_speech`]). Not a limit either.
+    pub whisker_offline_speech: bool,
 }
 
 /// How the tests of a file meet the VM.
@@ -120,6 +127,8 @@ impl Default for Limits {
             js_memory_bytes: 256 << 20,
             js_stack_bytes: 512 << 10,
             between_tests: BetweenTests::Whisker,
+            whisker_wall_ms: None,
+            whisker_offline_speech: false,
         }
     }
 }
@@ -277,8 +286,16 @@ impl<'a> FileRun<'a> {
         };
         let engine = match self.engine.take() {
             Some(e) => e,
-            None => match Engine::new(Some(Arc::clone(self.project)), vm_options(), limits)
-                .and_then(|e| e.load_suite(&suite.name, &suite.source).map(|_| e))
+            None => match Engine::new(
+                Some(Arc::clone(self.project)),
+                VmOptions {
+                    whisker_wall_ms: limits.whisker_wall_ms,
+                    whisker_offline_speech: limits.whisker_offline_speech,
+                    ..vm_options()
+                },
+                limits,
+            )
+            .and_then(|e| e.load_suite(&suite.name, &suite.source).map(|_| e))
             {
                 Ok(e) => e,
                 Err(e) => {

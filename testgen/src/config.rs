@@ -68,6 +68,7 @@ pub const COMMON_PARAMS: &[&str] = &[
     "dynamic_extraction",
     "schedule_steps",
     "whisker_vm",
+    "whisker_offline_speech",
 ];
 
 /// Parameters of MOSA.
@@ -219,6 +220,10 @@ pub struct Params {
     /// time counted in steps; the default, so exported suites replay in Whisker) or, with
     /// `whisker_vm = false`, `default` (scratch-vm under the fidelity oracle's rules).
     pub profile: clowder_vm::Profile,
+    /// Profile `whisker` only: `speak` as Whisker runs it without access to Scratch's
+    /// synthesis service, never ending (`clowder_vm::VmOptions::whisker_offline_speech`), for
+    /// suites checked in a Whisker that is offline; default `false`.
+    pub whisker_offline_speech: bool,
     /// MOSA population size.
     pub population_size: u32,
     /// MOSA crossover probability.
@@ -293,6 +298,7 @@ impl Params {
             minimize: cfg.flag("minimize", true)?,
             dynamic_extraction: cfg.flag("dynamic_extraction", true)?,
             schedule_steps: cfg.int("schedule_steps", 180_000)?,
+            whisker_offline_speech: cfg.flag("whisker_offline_speech", false)?,
             profile: if cfg.flag("whisker_vm", true)? {
                 clowder_vm::Profile::Whisker
             } else {
@@ -422,6 +428,10 @@ mod tests {
         assert_eq!((p.extension_probability, p.reduction_probability), (0.3, 0.3));
         let r = Params::from_config(&AlgorithmConfig::new(Algorithm::Random)).expect("valid");
         assert_eq!((r.extension_probability, r.reduction_probability), (0.0, 0.0));
+        assert!(!p.whisker_offline_speech, "speak ends by default");
+        let mut offline = AlgorithmConfig::new(Algorithm::Mio);
+        offline.params.insert("whisker_offline_speech".into(), serde_json::json!(true));
+        assert!(Params::from_config(&offline).expect("valid").whisker_offline_speech);
     }
 
     #[test]

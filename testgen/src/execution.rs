@@ -418,6 +418,7 @@ impl<'a> Executor<'a> {
                 profile: self.ctx.params.profile,
                 instrument: !self.observe_only,
                 whisker_wall_ms: self.whisker_wall_ms,
+                whisker_offline_speech: self.ctx.params.whisker_offline_speech,
                 ..VmOptions::default()
             },
         );

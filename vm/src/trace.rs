@@ -158,6 +158,12 @@ pub struct TraceOptions {
     pub instrument: bool,
     /// Semantics profile (the oracle's is `headless`; `whisker` traces compare with Whisker).
     pub profile: crate::Profile,
+    /// Profile `whisker` only: real milliseconds a Whisker step takes, for the blocks it times
+    /// on the wall clock ([`VmOptions::whisker_wall_ms`]); `None`: the virtual clock.
+    pub whisker_wall_ms: Option<f64>,
+    /// Profile `whisker` only: `speak` as on a machine without Scratch's synthesis service
+    /// ([`VmOptions::whisker_offline_speech`]).
+    pub whisker_offline_speech: bool,
 }
 
 impl Default for TraceOptions {
@@ -170,6 +176,8 @@ impl Default for TraceOptions {
             run_all: false,
             instrument: false,
             profile: crate::Profile::Headless,
+            whisker_wall_ms: None,
+            whisker_offline_speech: false,
         }
     }
 }
@@ -272,6 +280,8 @@ pub fn write_trace(
         max_ops_per_step: opts.max_ops,
         instrument: opts.instrument,
         profile: opts.profile,
+        whisker_wall_ms: opts.whisker_wall_ms,
+        whisker_offline_speech: opts.whisker_offline_speech,
         ..VmOptions::default()
     };
     let mut vm = Vm::new(project, vm_opts);

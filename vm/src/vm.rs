@@ -50,6 +50,11 @@ pub struct VmOptions {
     /// `None` (the default): the profile's deterministic model, the virtual clock. Assertion
     /// generation varies it to find checks that would depend on how fast Whisker steps.
     pub whisker_wall_ms: Option<f64>,
+    /// Profile `whisker` only: text to speech as Whisker's fork runs it on a machine that
+    /// cannot reach Scratch's synthesis service: `speak` never ends (the fork yields until its
+    /// cache has the sound). `false` (the default): the request fails and the block ends at
+    /// the next promise checkpoint, as in scratch-vm.
+    pub whisker_offline_speech: bool,
 }
 
 impl Default for VmOptions {
@@ -62,6 +67,7 @@ impl Default for VmOptions {
             instrument: false,
             record_moves: false,
             whisker_wall_ms: None,
+            whisker_offline_speech: false,
         }
     }
 }

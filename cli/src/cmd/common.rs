@@ -110,3 +110,28 @@ pub fn human_ms(ms: u64) -> String {
         format!("{s}s")
     }
 }
+
+/// Parses `--whisker-wall-ms`: real milliseconds a Whisker step takes, 0.1 to 10 000 (a clap
+/// value parser, so `clowder vm trace` and `clowder test` reject the same values the same way).
+pub fn whisker_wall_ms(s: &str) -> Result<f64, String> {
+    let ms: f64 = s.trim().parse().map_err(|_| format!("not a number of milliseconds: {s:?}"))?;
+    if ms.is_finite() && (0.1..=10_000.0).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(format!("must be between 0.1 and 10000 milliseconds, not {s}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::whisker_wall_ms;
+
+    #[test]
+    fn whisker_wall_ms_takes_positive_milliseconds_only() {
+        assert_eq!(whisker_wall_ms("8.5"), Ok(8.5));
+        assert!(whisker_wall_ms("0").is_err());
+        assert!(whisker_wall_ms("NaN").is_err());
+        assert!(whisker_wall_ms("1e9").is_err());
+        assert!(whisker_wall_ms("fast").is_err());
+    }
+}

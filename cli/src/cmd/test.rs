@@ -58,6 +58,16 @@ pub struct TestArgs {
     /// depend on the tests before it (as it does in Whisker).
     #[arg(long)]
     pub fresh_tests: bool,
+    /// Model a Whisker machine on which every step takes exactly this many real
+    /// milliseconds, for the blocks Whisker times on its wall clock (music beats and the
+    /// `when timer >` hat); default: the virtual clock. Verdicts that change with it depend on
+    /// how fast Whisker's machine steps.
+    #[arg(long, value_name = "MS", value_parser = super::common::whisker_wall_ms)]
+    pub whisker_wall_ms: Option<f64>,
+    /// Run `speak` as Whisker does on a machine that cannot reach Scratch's synthesis
+    /// service: the block never ends. Default: it ends at once, as in scratch-vm.
+    #[arg(long)]
+    pub whisker_offline_speech: bool,
     /// Print one summary line per project instead of the TAP text.
     #[arg(long)]
     pub summary: bool,
@@ -126,6 +136,8 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
     let limits = Limits {
         steps_per_test: args.max_steps,
         between_tests,
+        whisker_wall_ms: args.whisker_wall_ms,
+        whisker_offline_speech: args.whisker_offline_speech,
         js_memory_bytes: args.js_memory_mb << 20,
         ..Limits::default()
     };

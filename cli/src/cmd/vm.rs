@@ -46,6 +46,16 @@ pub enum VmCommand {
         /// the seed keys seed-random as Whisker's -se does).
         #[arg(long, default_value = "headless")]
         profile: String,
+        /// Profile whisker only: model a machine on which every Whisker step takes exactly this
+        /// many real milliseconds, for the blocks Whisker times on the wall clock (music beats,
+        /// `when timer >`); default: the virtual clock. Compare with a Whisker whose clock is
+        /// pinned to its steps (`scripts/whisker_sweep.py --pin-clock`).
+        #[arg(long, value_name = "MS", value_parser = super::common::whisker_wall_ms)]
+        whisker_wall_ms: Option<f64>,
+        /// Profile whisker only: run `speak` as Whisker does on a machine that cannot reach
+        /// Scratch's synthesis service (the block never ends; `whisker_sweep.py --offline`).
+        #[arg(long)]
+        whisker_offline_speech: bool,
     },
     /// Answer render-oracle geometry questions (its query format) with the VM's CPU renderer.
     GeometryQuery {
@@ -75,7 +85,19 @@ fn parse_seed(s: &str) -> anyhow::Result<u64> {
 /// Runs a `clowder vm` subcommand.
 pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        VmCommand::Trace { project, steps, seed, inputs, max_ops, run_all, out, instrument, profile } => {
+        VmCommand::Trace {
+            project,
+            steps,
+            seed,
+            inputs,
+            max_ops,
+            run_all,
+            out,
+            instrument,
+            profile,
+            whisker_wall_ms,
+            whisker_offline_speech,
+        } => {
             let seed = parse_seed(&seed)?;
             let profile = match profile.as_str() {
                 "headless" => clowder_vm::Profile::Headless,
@@ -83,6 +105,10 @@ pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
                 "whisker" => clowder_vm::Profile::Whisker,
                 other => anyhow::bail!("unknown profile {other:?} (known: headless, default, whisker)"),
             };
+            anyhow::ensure!(
+                (whisker_wall_ms.is_none() && !whisker_offline_speech) || profile == clowder_vm::Profile::Whisker,
+                "--whisker-wall-ms and --whisker-offline-speech model Whisker's machine: they need --profile whisker"
+            );
             let inputs = match inputs {
                 Some(p) => {
                     let text = std::fs::read_to_string(&p).with_context(|| format!("reading {}", p.display()))?;
@@ -99,7 +125,17 @@ pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
             let loaded = Project::load_path(&project, &LoadLimits::default());
             let code = match loaded {
                 Ok(p) => {
-                    let opts = TraceOptions { steps, seed, inputs, max_ops, run_all, instrument, profile };
+                    let opts = TraceOptions {
+                        steps,
+                        seed,
+                        inputs,
+                        max_ops,
+                        run_all,
+                        instrument,
+                        profile,
+                        whisker_wall_ms,
+                        whisker_offline_speech,
+                    };
                     let end = write_trace(Arc::new(p), &opts, &mut sink)?;
                     if end.reason == "load_error" { ExitCode::from(2) } else { ExitCode::SUCCESS }
                 }

@@ -10,6 +10,9 @@ use crate::value::clamp;
 pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
+        // Whisker's fork without the service: the sound never reaches its cache, and the block
+        // yields (its text evaluated again) every tick.
+        Cmd::Speak if st.whisker() && st.opts.whisker_offline_speech => st.yield_thread(t),
         // The synthesis request fails at once; the block's promise resolves at the next checkpoint.
         Cmd::Speak => st.promise_wait(t, Resume::Advance),
         Cmd::SetVoice => {
