@@ -143,3 +143,19 @@ fn fruit_catching_mutant_sees_the_hidden_drawable_an_earlier_test_left_as_in_whi
     };
     assert_eq!((shared, fresh), (Status::Fail, Status::Pass));
 }
+
+/// BoatRace `SDM-000002` again: an earlier test crashed the boat, and Whisker's reset assigns
+/// costume 0 while the renderer keeps the crash costume, whose larger shape reaches the gate.
+/// In "boat crash gate costume" the boat's move into the gate and its own `switch costume`
+/// (which hands the field to the renderer) happen in one step; the test's `onSpriteMoved`
+/// callback runs inside the move, so it sees the crash costume the renderer still showed and
+/// the touch (the real Whisker: pass in the suite, fail alone). Until `+sem20` the replayed
+/// move showed the end of the step's renderer copy with the move's costume field: no touch.
+#[test]
+fn boat_race_mutant_move_callback_sees_the_renderers_costume_of_the_moment_as_in_whisker() {
+    let Some((shared, fresh)) = verdicts_both_ways("BoatRace", "SDM-000002", "boat crash gate costume") else {
+        eprintln!("SKIP: set CLOWDER_WHISKER_EXAMPLES (and CLOWDER_CORPORA) to run the Whisker example suites");
+        return;
+    };
+    assert_eq!((shared, fresh), (Status::Pass, Status::Fail));
+}

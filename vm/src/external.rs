@@ -8,6 +8,7 @@
 //! results of generation runs do not depend on it.
 
 use crate::Vm;
+use crate::engine::target::Stale;
 use crate::engine::{TargetId, V};
 use crate::program::{Program, ROT_NAMES};
 use crate::rng::ProjectRng;
@@ -33,6 +34,10 @@ pub struct Pose {
     pub visible: bool,
     /// Graphic effects (colour, fisheye, whirl, pixelate, mosaic, brightness, ghost).
     pub effects: [f64; 7],
+    /// What the renderer showed where it lagged behind the fields (Whisker's reset between
+    /// tests): a move's callbacks see the drawable as it was at the move, and the program
+    /// may hand the fields to the renderer later in the same step.
+    shown: Option<Stale>,
 }
 
 /// A target moved during a step (`RenderedTarget.EVENT_TARGET_MOVED`): the target and its
@@ -73,6 +78,7 @@ impl crate::engine::State {
                     costume: t.costume,
                     visible: t.visible,
                     effects: t.effects,
+                    shown: t.stale.as_deref().copied(),
                 })
             })
             .collect()
@@ -282,6 +288,7 @@ impl Vm {
         // move's callback sees them as they were then.
         t.costume = pose.costume;
         t.effects = pose.effects;
+        t.stale = pose.shown.map(Box::new);
         if !t.is_stage {
             t.x = pose.x;
             t.y = pose.y;

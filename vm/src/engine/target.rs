@@ -81,7 +81,7 @@ pub struct Target {
 /// previous test's skin, direction and scale, or visibility until the program next sets the
 /// costume, the direction, size or rotation style, or the visibility, which hands the fields
 /// to the renderer again. Touching, colour, bounds, fencing and clicks see these.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct Stale {
     /// The costume whose skin the drawable shows.
     pub costume: Option<i64>,
