@@ -191,9 +191,9 @@ impl Suite {
     }
 }
 
-/// The VM options of suite runs: the `whisker` profile with moves and bubbles recorded.
+/// The VM options of suite runs: the `whisker` profile with moves, bubbles and variable changes recorded.
 fn vm_options() -> VmOptions {
-    VmOptions { profile: Profile::Whisker, record_say: true, record_moves: true, ..VmOptions::default() }
+    VmOptions { profile: Profile::Whisker, record_listeners: true, record_moves: true, ..VmOptions::default() }
 }
 
 /// Runs every test of `suite` on `project` with `seed`: one row per test, in suite order.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use clowder_vm::project::Input;
 use clowder_vm::rng::SplitMix64;
 use clowder_vm::runtime::STEP_MS;
-use clowder_vm::{MoveEvent, Pose, Project, StepOutcome, TargetId, Value, Vm, VmOptions};
+use clowder_vm::{ListenerEvent, ListenerKind, MoveEvent, Pose, Project, StepOutcome, TargetId, Value, Vm, VmOptions};
 use rquickjs::prelude::Func;
 use rquickjs::{Ctx, IntoJs, Object};
 
@@ -49,7 +49,8 @@ pub(crate) struct Session {
     moves: Vec<MoveEvent>,
     end: Vec<Pose>,
     placed: Vec<Pose>,
-    says: Vec<f64>,
+    /// The last step's other listener events (bubbles, variables), in order.
+    heard: Vec<ListenerEvent>,
 }
 
 impl Session {
@@ -69,7 +70,7 @@ impl Session {
             moves: Vec::new(),
             end: Vec::new(),
             placed: Vec::new(),
-            says: Vec::new(),
+            heard: Vec::new(),
         }
     }
 
@@ -110,7 +111,12 @@ impl Session {
         self.moves.clear();
         self.end.clear();
         self.placed.clear();
-        self.says.clear();
+        self.heard.clear();
+        // What the reset between tests did is not heard by the new test's listeners.
+        if let Some(vm) = self.vm.as_mut() {
+            vm.take_moves();
+            vm.take_listener_events();
+        }
     }
 
     /// Puts the world as it was right after move `i` of the last step: every sprite's pose
@@ -167,7 +173,7 @@ impl Session {
         self.moves = vm.take_moves();
         self.end = if self.moves.is_empty() { Vec::new() } else { vm.poses() };
         self.placed.clear();
-        self.says = vm.take_say_events().into_iter().map(|e| handle(e.target)).collect();
+        self.heard = vm.take_listener_events();
         if out == StepOutcome::Hang {
             self.hangs += 1;
             1
@@ -292,7 +298,7 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     n.set(
         "moves",
         Func::from(move || {
-            s.borrow().moves.iter().flat_map(|m| [handle(m.target), m.old_x, m.old_y]).collect::<Vec<_>>()
+            s.borrow().moves.iter().flat_map(|m| [handle(m.target), m.old_x, m.old_y, m.seq as f64]).collect::<Vec<_>>()
         }),
     )?;
     let s = Rc::clone(shared);
@@ -307,7 +313,22 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
         }),
     )?;
     let s = Rc::clone(shared);
-    n.set("says", Func::from(move || s.borrow().says.clone()))?;
+    // The step's bubble and variable events as [seq, kind, handle, text or name] quadruples
+    // (kind 0: a bubble, 1: a variable).
+    n.set(
+        "heard",
+        Func::from(move || {
+            let mut out = Vec::new();
+            for e in &s.borrow().heard {
+                let (kind, text) = match &e.kind {
+                    ListenerKind::Bubble(t) => (0.0, t.clone()),
+                    ListenerKind::Variable(n) => (1.0, n.clone()),
+                };
+                out.extend([Js::Num(e.seq as f64), Js::Num(kind), Js::Num(handle(e.target)), Js::Str(text)]);
+            }
+            out
+        }),
+    )?;
     // Whisker's end(): stop all, then one raw `_step` (not counted as a test step).
     let s = Rc::clone(shared);
     n.set(
@@ -594,22 +615,6 @@ fn install_variables(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
         }),
     )?;
     // [target, name, value, …] of every scalar variable (onVariableChange compares two).
-    let s = Rc::clone(shared);
-    n.set(
-        "allVariables",
-        Func::from(move || {
-            with_vm(&s, |vm| {
-                let mut out = Vec::new();
-                for id in vm.runtime_targets() {
-                    for (name, v) in vm.scalar_variables(id) {
-                        out.extend([Js::Num(handle(id)), Js::Str(name.to_string()), Js::from(v)]);
-                    }
-                }
-                Some(out)
-            })
-            .unwrap_or_default()
-        }),
-    )?;
     let s = Rc::clone(shared);
     n.set("answerValue", Func::from(move || with_vm(&s, |vm| Some(vm.answer().to_string())).unwrap_or_default()))?;
     let s = Rc::clone(shared);

@@ -506,3 +506,66 @@ fn a_move_callback_sees_the_backdrop_and_effects_of_the_moment_of_the_move() {
     let r = clowder_suites::run_project(&suite, &project, "p", 1, &Limits::default());
     assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
 }
+
+/// Whisker's `onSayOrThink` listener hears scratch-vm's `SAY` event of every say, think and
+/// ask block and its `DELETE_SAY_OR_THINK` event of every bubble set to the empty text (a
+/// `say ""`, and `say … for … secs` ending), each in the middle of the step, where `sayText`
+/// is the text of that moment. The expected list is the real Whisker's (emse22, seed 1) on
+/// the same script.
+#[test]
+fn say_listeners_hear_every_bubble_event_with_its_text_of_the_moment() {
+    let mut p = ProjectBuilder::new();
+    let ball = p.sprite("Ball");
+    let hat = p.t(ball).when_flag();
+    let hi = p.t(ball).say_for(Arg::t("hi"), 0.3);
+    let empty = p.t(ball).say(Arg::t(""));
+    let think = p.t(ball).think(Arg::t("x"));
+    let y = p.t(ball).say(Arg::t("y"));
+    let think_for = p.t(ball).think_for(Arg::t(""), 0.1);
+    let zero = p.t(ball).say(Arg::n(0.0));
+    p.t(ball).script(hat, &[hi, empty, think, y, think_for, zero]);
+    let src = "module.exports = [{name: 'bubbles', test: async t => {
+        const seen = [];
+        t.onSayOrThink(s => { seen.push(s.name + ':' + JSON.stringify(s.sayText) + '@' + t.getTotalStepsExecuted()); });
+        t.greenFlag();
+        await t.runForSteps(30);
+        t.assert.ok(seen.join(' ') === 'Ball:\"hi\"@0 Ball:\"\"@9 Ball:\"\"@9 Ball:\"\"@9 Ball:\"x\"@9 Ball:\"y\"@9 Ball:\"\"@9 Ball:\"\"@9 Ball:\"\"@12 Ball:\"0\"@12', seen.join(' '));
+    }}];";
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+}
+
+/// Whisker's `onVariableChange` listener hears scratch-vm's `CHANGE_VARIABLE` event of every
+/// `set` and `change` block, also when the value stays the same, in the order the step ran
+/// them among the bubble and move events. The expected list is the real Whisker's (emse22,
+/// seed 1) on the same script.
+#[test]
+fn variable_listeners_hear_every_set_and_change_in_order_with_the_other_events() {
+    let mut p = ProjectBuilder::new();
+    p.global_var("score");
+    p.global_var("mine");
+    let ball = p.sprite("Ball");
+    let hat = p.t(ball).when_flag();
+    let set = p.t(ball).set_var("score", Arg::t("1"));
+    let change = p.t(ball).change_var("mine", Arg::n(0.0));
+    let score = p.t(ball).var("score");
+    let say = p.t(ball).say(Arg::b(&score));
+    let mv = p.t(ball).change_x(Arg::n(1.0));
+    let set_again = p.t(ball).set_var("score", Arg::t("1"));
+    let rep = p.t(ball).repeat(Arg::n(3.0), &[set, change, say, mv, set_again]);
+    p.t(ball).script(hat, &[rep]);
+    let src = "module.exports = [{name: 'events', test: async t => {
+        const seen = [];
+        t.onVariableChange(n => { seen.push('V:' + n + '@' + t.getTotalStepsExecuted()); });
+        t.onSayOrThink(s => { seen.push('S:' + s.sayText + '@' + t.getTotalStepsExecuted()); });
+        t.onSpriteMoved(s => { seen.push('M:' + s.x + '@' + t.getTotalStepsExecuted()); });
+        t.greenFlag();
+        await t.runForSteps(5);
+        const want = [0, 1, 2].map(i => `V:score@${i} V:mine@${i} S:1@${i} M:${i + 1}@${i} V:score@${i}`).join(' ');
+        t.assert.ok(seen.join(' ') === want, seen.join(' '));
+    }}];";
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+}

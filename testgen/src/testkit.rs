@@ -345,6 +345,19 @@ impl TargetBuilder {
         self.arg(&b, "SECS", Arg::n(secs));
         b
     }
+    /// `think TEXT`.
+    pub fn think(&mut self, a: Arg) -> String {
+        let b = self.block("looks_think", json!({}), json!({}));
+        self.arg(&b, "MESSAGE", a);
+        b
+    }
+    /// `think TEXT for SECS seconds`.
+    pub fn think_for(&mut self, a: Arg, secs: f64) -> String {
+        let b = self.block("looks_thinkforsecs", json!({}), json!({}));
+        self.arg(&b, "MESSAGE", a);
+        self.arg(&b, "SECS", Arg::n(secs));
+        b
+    }
     /// `move N steps`.
     pub fn move_steps(&mut self, n: f64) -> String {
         let b = self.block("motion_movesteps", json!({}), json!({}));

@@ -60,6 +60,8 @@ pub struct MoveEvent {
     pub visible: bool,
     /// Every live sprite's pose right after the move (empty unless scenes are recorded).
     pub scene: Vec<Pose>,
+    /// Position among the step's move and listener events ([`crate::ListenerEvent`]).
+    pub seq: u64,
 }
 
 impl crate::engine::State {

@@ -36,7 +36,7 @@ pub use engine::{Target, TargetId};
 pub use external::{MoveEvent, Pose};
 pub use project::{LoadError, LoadLimits, Project};
 pub use value::Value;
-pub use vm::{Profile, SayEvent, StepOutcome, Vm, VmOptions, Waiting};
+pub use vm::{ListenerEvent, ListenerKind, Profile, SayEvent, StepOutcome, Vm, VmOptions, Waiting};
 
 /// The VM's public types under their former module path (`clowder_vm::runtime::…`), which
 /// earlier versions kept in one `runtime.rs`: now [`Vm`] and the engine's constants.
@@ -150,6 +150,10 @@ pub mod runtime {
 /// `sem20`: a Whisker test's move callbacks see the renderer's copy of every look as it was
 /// at the move (`Pose` carries it): where Whisker's reset left a drawable behind its fields and
 /// the program hands the fields to the renderer later in the same step, the callback's
-/// touching queries saw the end of the step's copy before. `clowder test` verdicts can change
-/// (BoatRace `SDM-000002`, now as in the real Whisker); generated suites and digests unchanged.
+/// touching queries saw the end of the step's copy before. Whisker's `onSayOrThink` and
+/// `onVariableChange` listeners hear every `SAY`, `DELETE_SAY_OR_THINK` and `CHANGE_VARIABLE`
+/// event in the step's order among the moves, with the bubble text of that moment, where the
+/// driver compared the step's start and end before (one call per changed variable, none for a
+/// bubble a timer cleared). `clowder test` verdicts can change (BoatRace `SDM-000002`, now as
+/// in the real Whisker); generated suites and digests unchanged.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem20");

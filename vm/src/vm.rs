@@ -44,6 +44,10 @@ pub struct VmOptions {
     pub instrument: bool,
     /// Record every move (`setXY`) for [`Vm::take_moves`] (test drivers' `onMoved`).
     pub record_moves: bool,
+    /// Record the other events Whisker's listeners get inside a step, in order, for
+    /// [`Vm::take_listener_events`]: `SAY` and `DELETE_SAY_OR_THINK` (`onSayOrThink`) and
+    /// `CHANGE_VARIABLE` (`onVariableChange`).
+    pub record_listeners: bool,
     /// Profile `whisker` only: real milliseconds one of Whisker's steps takes, for the blocks
     /// Whisker times on the wall clock (music beats, notes and rests, whose timer reads the
     /// unaccelerated clock, and `when timer >`, whose project timer is real time × 10).
@@ -66,6 +70,7 @@ impl Default for VmOptions {
             record_say: false,
             instrument: false,
             record_moves: false,
+            record_listeners: false,
             whisker_wall_ms: None,
             whisker_offline_speech: false,
         }
@@ -103,6 +108,31 @@ pub struct SayEvent {
     pub kind: &'static str,
     /// `String(message)` before bubble formatting.
     pub text: String,
+}
+
+/// An event one of Whisker's runtime listeners gets in the middle of a step (recorded with
+/// [`VmOptions::record_listeners`]). `seq` orders it among these and the step's
+/// [`crate::MoveEvent`]s, as the listeners are called.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListenerEvent {
+    /// Position in the step's events (shared with move events).
+    pub seq: u64,
+    /// The target it concerns (for a variable, the target whose block changed it).
+    pub target: TargetId,
+    /// What happened.
+    pub kind: ListenerKind,
+}
+
+/// The kinds of [`ListenerEvent`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum ListenerKind {
+    /// `SAY` (a say, think or ask bubble set) or `DELETE_SAY_OR_THINK` (a bubble set to the
+    /// empty text, by a block or when `say for secs` ends): the target's bubble text right
+    /// after, which is what `sayText` reads in the listener.
+    Bubble(String),
+    /// `CHANGE_VARIABLE`: a `set` or `change` block ran on the variable of this name (even
+    /// when the value stays the same).
+    Variable(String),
 }
 
 /// A deterministic Scratch VM instance running one project.
@@ -272,6 +302,12 @@ impl Vm {
     /// Takes the SAY events recorded since the last call (needs `VmOptions::record_say`).
     pub fn take_say_events(&mut self) -> Vec<SayEvent> {
         self.st.observe.say_log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Takes the listener events recorded since the last call (needs
+    /// `VmOptions::record_listeners`).
+    pub fn take_listener_events(&mut self) -> Vec<ListenerEvent> {
+        self.st.observe.listener_log.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// The instrumentation data, when enabled.

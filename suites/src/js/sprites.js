@@ -215,6 +215,10 @@
             return this._num('layer');
         }
         get sayText() {
+            const shown = this._sprites._bubbleShown;
+            if (shown && shown.h === this._h) {
+                return shown.text;
+            }
             const v = N.sayText(this._h);
             if (v !== undefined) {
                 this._last.sayText = v;
@@ -487,7 +491,9 @@
             this._onSpriteVisualChange = null;
             this._onSayOrThink = null;
             this._onVariableChange = null;
-            this._varSnapshot = null;
+            // The bubble an `onSayOrThink` callback is hearing about: its sprite's `sayText`
+            // is the text of that moment, as Whisker's listener reads it mid-step.
+            this._bubbleShown = null;
         }
         /**
          * Whisker's `wrapTarget`: the cached wrapper of the target's id when it belongs to a
@@ -581,9 +587,6 @@
                 moveCallbacks = moveCallbacks || Boolean(s.onMoved);
             }
             N.recordScenes(moveCallbacks);
-            if (this._onVariableChange) {
-                this._varSnapshot = N.allVariables();
-            }
         }
         onSpriteMoved(f) {
             this._onSpriteMoved = f;
@@ -596,7 +599,22 @@
         }
         onVariableChange(f) {
             this._onVariableChange = f;
-            this._varSnapshot = f ? N.allVariables() : null;
+        }
+        /** One bubble (kind 0) or variable (kind 1) event of the step to its listener. */
+        _hear(kind, h, text) {
+            if (kind === 0) {
+                if (this._onSayOrThink && (this.byHandle.has(h) || N.exists(h))) {
+                    const s = this.wrap(h);
+                    this._bubbleShown = {h, text};
+                    try {
+                        this._onSayOrThink(s);
+                    } finally {
+                        this._bubbleShown = null;
+                    }
+                }
+            } else if (this._onVariableChange) {
+                this._onVariableChange(text);
+            }
         }
         /** The events of the step just run, in the order Whisker's listeners would see them. */
         dispatch() {
@@ -612,8 +630,19 @@
             // where they stood right after it (the VM records the scene when a move callback
             // exists), as Whisker's listeners see them in the middle of the step; then the
             // step's end state comes back.
+            // Bubble and variable events (scratch-vm's SAY, DELETE_SAY_OR_THINK and
+            // CHANGE_VARIABLE, one per block that sends one) go to their listeners in the
+            // order they happened among the moves.
             const moves = N.moves();
-            for (let i = 0, k = 0; i < moves.length; i += 3, k++) {
+            const heard = this._onSayOrThink || this._onVariableChange ? N.heard() : [];
+            let next = 0;
+            const hearBefore = seq => {
+                for (; next < heard.length && heard[next] < seq; next += 4) {
+                    this._hear(heard[next + 1], heard[next + 2], heard[next + 3]);
+                }
+            };
+            for (let i = 0, k = 0; i < moves.length; i += 4, k++) {
+                hearBefore(moves[i + 3]);
                 const h = moves[i];
                 const s = this._onSpriteMoved && N.exists(h) ? this.wrap(h) : this.byHandle.get(h);
                 if (!s || !N.exists(h)) {
@@ -636,6 +665,7 @@
                     N.showEnd();
                 }
             }
+            hearBefore(Infinity);
             if (this._onSpriteVisualChange || [...this.sprites.values()].some(s => s.onVisualChange)) {
                 for (const s of this.sprites.values()) {
                     if (s._visualBefore !== undefined && N.exists(s._h) && s._visual() !== s._visualBefore) {
@@ -645,29 +675,6 @@
                         if (this._onSpriteVisualChange) {
                             this._onSpriteVisualChange(s);
                         }
-                    }
-                }
-            }
-            const says = N.says();
-            if (this._onSayOrThink) {
-                for (const h of says) {
-                    if (this.byHandle.has(h) || N.exists(h)) {
-                        this._onSayOrThink(this.wrap(h));
-                    }
-                }
-            }
-            if (this._onVariableChange && this._varSnapshot) {
-                const before = this._varSnapshot;
-                const after = N.allVariables();
-                this._varSnapshot = after;
-                const old = new Map();
-                for (let i = 0; i < before.length; i += 3) {
-                    old.set(`${before[i]}/${before[i + 1]}`, before[i + 2]);
-                }
-                for (let i = 0; i < after.length; i += 3) {
-                    const key = `${after[i]}/${after[i + 1]}`;
-                    if (old.has(key) && old.get(key) !== after[i + 2]) {
-                        this._onVariableChange(after[i + 1]);
                     }
                 }
             }

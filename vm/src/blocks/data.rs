@@ -20,11 +20,17 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         Cmd::SetVar(r) => {
             let v = st.take_arg(base, 0);
             st.set_var(prog, target, r, v);
+            if st.observe.listener_log.is_some() {
+                st.log_variable_change(prog, target, r);
+            }
         }
         Cmd::ChangeVar(r) => {
             let old = st.get_var(prog, target, r);
             let n = to_number(prog, &old) + st.num_arg(prog, base, 0);
             st.set_var(prog, target, r, V::num(n));
+            if st.observe.listener_log.is_some() {
+                st.log_variable_change(prog, target, r);
+            }
         }
         Cmd::AddToList(r) => {
             let item = st.take_arg(base, 0);
@@ -251,6 +257,25 @@ impl State {
             && let Some(x) = self.target_mut(owner).and_then(|t| t.vars.get_mut(s))
         {
             *x = v;
+        }
+    }
+
+    /// scratch-vm's `CHANGE_VARIABLE` event of a `set` or `change` block, with the variable's
+    /// name, for Whisker's `onVariableChange` listener.
+    #[cold]
+    fn log_variable_change(&mut self, prog: &Program, target: TargetId, r: VarRef) {
+        let Some((owner, slot)) = self.resolve_var(prog, target, r) else { return };
+        let Some(t) = self.target(owner) else { return };
+        let declared = prog.def(t.def).vars.get(slot).map(|v| &*v.name);
+        let name = declared.or_else(|| {
+            t.dyn_vars
+                .iter()
+                .find(|&&(_, is_list, s)| !is_list && s as usize == slot)
+                .and_then(|&(d, _, _)| prog.dyn_vars.get(d as usize))
+                .map(|dv| &*dv.name)
+        });
+        if let Some(name) = name.map(str::to_string) {
+            self.observe.listener(target, crate::vm::ListenerKind::Variable(name));
         }
     }
 

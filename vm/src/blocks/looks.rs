@@ -318,10 +318,28 @@ impl State {
             }
         }
         self.update_bubble(prog, id, think, msg);
+        // Whisker's `SAY` listener was added after the looks blocks' own, so it runs after the
+        // bubble was updated (and after a `DELETE_SAY_OR_THINK` that update sent).
+        if self.observe.listener_log.is_some() {
+            self.log_bubble(id);
+        }
+    }
+
+    /// A listener event with the target's bubble text as it is now.
+    #[cold]
+    fn log_bubble(&mut self, id: TargetId) {
+        let text = self.target(id).and_then(|t| t.bubble.as_ref()).map_or_else(String::new, |b| b.text.to_string());
+        self.observe.listener(id, crate::vm::ListenerKind::Bubble(text));
     }
 
     /// Looks `_updateBubble`: formats the text and takes a new usage id.
     pub(crate) fn update_bubble(&mut self, prog: &Program, id: TargetId, think: bool, msg: V) {
+        // `if (text === '')`: the message itself, a string, not what it formats to.
+        let clears = self.observe.listener_log.is_some()
+            && match &msg {
+                V::Lit(_) | V::Str(_) => self.to_string(prog, &msg).is_empty(),
+                _ => false,
+            };
         let text: Rc<str> = match &msg {
             V::Num(n) if n.get().abs() >= 0.01 && n.get() % 1.0 != 0.0 => {
                 Rc::from(crate::value::to_fixed(n.get(), 2).as_str())
@@ -340,6 +358,9 @@ impl State {
         let usage = self.bubble_usage;
         if let Some(t) = self.target_mut(id) {
             t.bubble = Some(Bubble { think, text, usage });
+        }
+        if clears {
+            self.log_bubble(id);
         }
         self.render_bubble(id);
     }

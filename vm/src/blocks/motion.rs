@@ -249,8 +249,10 @@ impl State {
         let Some(t) = self.target(target) else { return };
         let (x, y, visible) = (t.x, t.y, t.visible);
         let scene = if self.observe.move_scenes { self.poses() } else { Vec::new() };
+        let seq = self.observe.event_seq;
+        self.observe.event_seq += 1;
         if let Some(log) = &mut self.observe.move_log {
-            log.push(crate::external::MoveEvent { target, old_x, old_y, x, y, visible, scene });
+            log.push(crate::external::MoveEvent { target, old_x, old_y, x, y, visible, scene, seq });
         }
     }
 

@@ -114,9 +114,24 @@ pub(crate) struct Observe {
     pub move_log: Option<Vec<crate::external::MoveEvent>>,
     /// Move events carry every sprite's pose (`Vm::record_move_scenes`).
     pub move_scenes: bool,
+    /// Listener events since the last `Vm::take_listener_events` (`VmOptions::record_listeners`).
+    pub listener_log: Option<Vec<crate::vm::ListenerEvent>>,
+    /// Sequence number of the next move or listener event.
+    pub event_seq: u64,
     /// How often `stopAll` ran (scratch-vm's PROJECT_STOP_ALL events: green flag, stop sign,
     /// `stop all` blocks).
     pub stop_alls: u64,
+}
+
+impl Observe {
+    /// Records a listener event (only when they are recorded).
+    pub(crate) fn listener(&mut self, target: TargetId, kind: crate::vm::ListenerKind) {
+        let seq = self.event_seq;
+        if let Some(log) = &mut self.listener_log {
+            self.event_seq += 1;
+            log.push(crate::vm::ListenerEvent { seq, target, kind });
+        }
+    }
 }
 
 impl State {
@@ -133,6 +148,8 @@ impl State {
                 say_log: if opts.record_say { Some(Vec::new()) } else { None },
                 move_log: if opts.record_moves { Some(Vec::new()) } else { None },
                 move_scenes: false,
+                listener_log: if opts.record_listeners { Some(Vec::new()) } else { None },
+                event_seq: 0,
                 stop_alls: 0,
             },
             sound_durations: opts.profile != Profile::Headless,
