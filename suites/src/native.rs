@@ -139,6 +139,17 @@ impl Session {
         self.placed = poses;
     }
 
+    /// Puts listener event `i`'s target as it was at that event.
+    fn show_heard(&mut self, i: usize) {
+        let Some(vm) = self.vm.as_mut() else { return };
+        let Some(p) = self.heard.get(i).and_then(|e| e.pose) else { return };
+        if self.end.is_empty() {
+            self.end = vm.poses();
+        }
+        vm.place(&p);
+        self.placed = vec![p];
+    }
+
     /// Back to the end of the step, except for what a callback changed itself.
     fn show_end(&mut self) {
         let Some(vm) = self.vm.as_mut() else { return };
@@ -306,6 +317,8 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     let s = Rc::clone(shared);
     n.set("showEnd", Func::from(move || s.borrow_mut().show_end()))?;
     let s = Rc::clone(shared);
+    n.set("showHeard", Func::from(move |i: f64| s.borrow_mut().show_heard(i as usize)))?;
+    let s = Rc::clone(shared);
     n.set(
         "recordScenes",
         Func::from(move |on: bool| {
@@ -313,8 +326,8 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
         }),
     )?;
     let s = Rc::clone(shared);
-    // The step's bubble and variable events as [seq, kind, handle, text or name] quadruples
-    // (kind 0: a bubble, 1: a variable).
+    // The step's bubble, variable and visual events as [seq, kind, handle, text or name]
+    // quadruples (kind 0: a bubble, 1: a variable, 2: a visual change).
     n.set(
         "heard",
         Func::from(move || {
@@ -323,6 +336,7 @@ fn install_run(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
                 let (kind, text) = match &e.kind {
                     ListenerKind::Bubble(t) => (0.0, t.clone()),
                     ListenerKind::Variable(n) => (1.0, n.clone()),
+                    ListenerKind::Visual => (2.0, String::new()),
                 };
                 out.extend([Js::Num(e.seq as f64), Js::Num(kind), Js::Num(handle(e.target)), Js::Str(text)]);
             }
@@ -659,6 +673,18 @@ fn install_inputs(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     n.set("loudness", Func::from(move |v: f64| post(&s, |vm| vm.set_loudness(v))))?;
     let s = Rc::clone(shared);
     n.set("greenFlag", Func::from(move || post(&s, Vm::green_flag)))?;
+    // Events sent while no listener is registered (the green flag of a test's start) reach
+    // nobody.
+    let s = Rc::clone(shared);
+    n.set(
+        "dropEvents",
+        Func::from(move || {
+            with_vm_mut(&s, |vm| {
+                vm.take_moves();
+                vm.take_listener_events();
+            })
+        }),
+    )?;
     let s = Rc::clone(shared);
     n.set("stopAll", Func::from(move || post(&s, Vm::stop_all)))?;
     Ok(())

@@ -569,3 +569,63 @@ fn variable_listeners_hear_every_set_and_change_in_order_with_the_other_events()
     let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
     assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
 }
+
+/// Whisker's `onSpriteVisualChange` listener hears `EVENT_TARGET_VISUAL_CHANGE` as scratch-vm
+/// sends it: on every direction, effect, costume (the stage's too) and rotation style change of
+/// a visible target, also without a change, on every `show` and `hide`, on every visible
+/// target when the green flag stops all and clears effects — not on layer moves, and not for
+/// the green flag of the test's start, sent before any listener was set — each with the
+/// sprite as it was then. The same script in a copy of Pong in the real Whisker (emse22, seed
+/// 1) gives this list, with its other sprites in the two green-flag rounds.
+#[test]
+fn visual_change_listeners_hear_every_change_as_scratch_vm_sends_it() {
+    let mut p = ProjectBuilder::new();
+    p.backdrop("a");
+    p.backdrop("b");
+    let ball = p.sprite("Ball");
+    let hat = p.t(ball).when_flag();
+    let point = p.t(ball).block(
+        "motion_pointindirection",
+        serde_json::json!({"DIRECTION": [1, [8, "90"]]}),
+        serde_json::json!({}),
+    );
+    let ghost = p.t(ball).block(
+        "looks_seteffectto",
+        serde_json::json!({"VALUE": [1, [4, "0"]]}),
+        serde_json::json!({"EFFECT": ["GHOST", null]}),
+    );
+    let hide = p.t(ball).hide();
+    let turn =
+        p.t(ball).block("motion_turnright", serde_json::json!({"DEGREES": [1, [4, "15"]]}), serde_json::json!({}));
+    let show = p.t(ball).show();
+    let front = p.t(ball).block(
+        "looks_gotofrontback",
+        serde_json::json!({}),
+        serde_json::json!({"FRONT_BACK": ["front", null]}),
+    );
+    let style = p.t(ball).block(
+        "motion_setrotationstyle",
+        serde_json::json!({}),
+        serde_json::json!({"STYLE": ["left-right", null]}),
+    );
+    let backdrop = p.t(ball).switch_backdrop("b");
+    let mv = p.t(ball).change_x(Arg::n(3.0));
+    let rep = p.t(ball).repeat(Arg::n(2.0), &[point, ghost, hide, turn, show, front, style, backdrop, mv]);
+    p.t(ball).script(hat, &[rep]);
+    let src = "module.exports = [{name: 'visual', test: async t => {
+        const seen = [];
+        t.getSprite('Ball');
+        t.getStage();
+        t.onSpriteVisualChange(s => { seen.push('VC:' + s.name + ':' + s.direction + ':' + s.visible + '@' + t.getTotalStepsExecuted()); });
+        t.onSpriteMoved(s => { seen.push('M:' + s.name + '@' + t.getTotalStepsExecuted()); });
+        t.greenFlag();
+        await t.runForSteps(4);
+        const round = 'VC:Stage:90:true@0 VC:Ball:90:true@0';
+        const loop = i => `VC:Ball:90:true@${i} VC:Ball:90:true@${i} VC:Ball:90:false@${i} VC:Ball:105:true@${i} VC:Ball:105:true@${i} VC:Stage:90:true@${i} M:Ball@${i}`;
+        const want = [round, round, loop(0), loop(1)].join(' ');
+        t.assert.ok(seen.join(' ') === want, seen.join(' '));
+    }}];";
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+}

@@ -66,24 +66,23 @@ pub struct MoveEvent {
 
 impl crate::engine::State {
     pub(crate) fn poses(&self) -> Vec<Pose> {
-        self.targets
-            .runtime_order
-            .iter()
-            .filter_map(|&id| {
-                let t = self.target(id)?;
-                Some(Pose {
-                    target: id,
-                    x: t.x,
-                    y: t.y,
-                    direction: t.direction,
-                    size: t.size,
-                    costume: t.costume,
-                    visible: t.visible,
-                    effects: t.effects,
-                    shown: t.stale.as_deref().copied(),
-                })
-            })
-            .collect()
+        self.targets.runtime_order.iter().filter_map(|&id| self.pose_of(id)).collect()
+    }
+
+    /// The pose of one live target.
+    pub(crate) fn pose_of(&self, id: TargetId) -> Option<Pose> {
+        let t = self.target(id)?;
+        Some(Pose {
+            target: id,
+            x: t.x,
+            y: t.y,
+            direction: t.direction,
+            size: t.size,
+            costume: t.costume,
+            visible: t.visible,
+            effects: t.effects,
+            shown: t.stale.as_deref().copied(),
+        })
     }
 }
 

@@ -150,10 +150,10 @@ pub mod runtime {
 /// `sem20`: a Whisker test's move callbacks see the renderer's copy of every look as it was
 /// at the move (`Pose` carries it): where Whisker's reset left a drawable behind its fields and
 /// the program hands the fields to the renderer later in the same step, the callback's
-/// touching queries saw the end of the step's copy before. Whisker's `onSayOrThink` and
-/// `onVariableChange` listeners hear every `SAY`, `DELETE_SAY_OR_THINK` and `CHANGE_VARIABLE`
-/// event in the step's order among the moves, with the bubble text of that moment, where the
-/// driver compared the step's start and end before (one call per changed variable, none for a
-/// bubble a timer cleared). `clowder test` verdicts can change (BoatRace `SDM-000002`, now as
+/// touching queries saw the end of the step's copy before. Whisker's `onSayOrThink`,
+/// `onVariableChange` and visual-change listeners hear every `SAY`, `DELETE_SAY_OR_THINK`,
+/// `CHANGE_VARIABLE` and `EVENT_TARGET_VISUAL_CHANGE` event in the step's order among the
+/// moves, with the sprite as it was then, where the driver compared the step's start and end
+/// before (one call per changed variable or look, none for a bubble a timer cleared). `clowder test` verdicts can change (BoatRace `SDM-000002`, now as
 /// in the real Whisker); generated suites and digests unchanged.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem20");

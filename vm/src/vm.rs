@@ -45,8 +45,8 @@ pub struct VmOptions {
     /// Record every move (`setXY`) for [`Vm::take_moves`] (test drivers' `onMoved`).
     pub record_moves: bool,
     /// Record the other events Whisker's listeners get inside a step, in order, for
-    /// [`Vm::take_listener_events`]: `SAY` and `DELETE_SAY_OR_THINK` (`onSayOrThink`) and
-    /// `CHANGE_VARIABLE` (`onVariableChange`).
+    /// [`Vm::take_listener_events`]: `SAY` and `DELETE_SAY_OR_THINK` (`onSayOrThink`),
+    /// `CHANGE_VARIABLE` (`onVariableChange`) and the targets' visual changes.
     pub record_listeners: bool,
     /// Profile `whisker` only: real milliseconds one of Whisker's steps takes, for the blocks
     /// Whisker times on the wall clock (music beats, notes and rests, whose timer reads the
@@ -121,6 +121,8 @@ pub struct ListenerEvent {
     pub target: TargetId,
     /// What happened.
     pub kind: ListenerKind,
+    /// The target's pose right then (bubbles and visual changes): what a listener reads.
+    pub pose: Option<crate::Pose>,
 }
 
 /// The kinds of [`ListenerEvent`].
@@ -133,6 +135,10 @@ pub enum ListenerKind {
     /// `CHANGE_VARIABLE`: a `set` or `change` block ran on the variable of this name (even
     /// when the value stays the same).
     Variable(String),
+    /// The target's `EVENT_TARGET_VISUAL_CHANGE` (`onVisualChange`, `onSpriteVisualChange`):
+    /// sent by every change of direction, size, effect, costume or rotation style of a visible
+    /// target (also when nothing changes), every `show`/`hide`, and a visible clone's deletion.
+    Visual,
 }
 
 /// A deterministic Scratch VM instance running one project.

@@ -431,10 +431,6 @@
                 }
             };
         }
-        _visual() {
-            return JSON.stringify([N.num(this._h, NUM.costume), N.num(this._h, NUM.size),
-                N.num(this._h, NUM.direction), N.visible(this._h), N.effects(this._h), N.num(this._h, NUM.layer)]);
-        }
         updateOld() {
             this._old.effects = this.effects;
             this._old.x = this.x;
@@ -455,7 +451,6 @@
                 return;
             }
             this.updateOld();
-            this._visualBefore = this._visual();
             for (const v of this._variables.values()) {
                 v.updateOld();
             }
@@ -600,16 +595,38 @@
         onVariableChange(f) {
             this._onVariableChange = f;
         }
-        /** One bubble (kind 0) or variable (kind 1) event of the step to its listener. */
-        _hear(kind, h, text) {
-            if (kind === 0) {
+        /**
+         * Event `i` of the step, a bubble (kind 0), variable (1) or visual (2) event, to its
+         * listeners; during a bubble's or visual change's callbacks its sprite stands as it
+         * was at the event.
+         */
+        _hear(i, kind, h, text) {
+            if (kind === 2) {
+                // Only wrapped targets have listeners (clones are wrapped when made).
+                const s = this.byHandle.get(h);
+                if (s && (s.onVisualChange || this._onSpriteVisualChange)) {
+                    N.showHeard(i);
+                    try {
+                        if (s.onVisualChange) {
+                            s.onVisualChange();
+                        }
+                        if (this._onSpriteVisualChange) {
+                            this._onSpriteVisualChange(s);
+                        }
+                    } finally {
+                        N.showEnd();
+                    }
+                }
+            } else if (kind === 0) {
                 if (this._onSayOrThink && (this.byHandle.has(h) || N.exists(h))) {
                     const s = this.wrap(h);
                     this._bubbleShown = {h, text};
+                    N.showHeard(i);
                     try {
                         this._onSayOrThink(s);
                     } finally {
                         this._bubbleShown = null;
+                        N.showEnd();
                     }
                 }
             } else if (this._onVariableChange) {
@@ -630,15 +647,17 @@
             // where they stood right after it (the VM records the scene when a move callback
             // exists), as Whisker's listeners see them in the middle of the step; then the
             // step's end state comes back.
-            // Bubble and variable events (scratch-vm's SAY, DELETE_SAY_OR_THINK and
-            // CHANGE_VARIABLE, one per block that sends one) go to their listeners in the
-            // order they happened among the moves.
+            // Bubble, variable and visual events (scratch-vm's SAY, DELETE_SAY_OR_THINK,
+            // CHANGE_VARIABLE and EVENT_TARGET_VISUAL_CHANGE, one per call that sends one) go
+            // to their listeners in the order they happened among the moves.
             const moves = N.moves();
-            const heard = this._onSayOrThink || this._onVariableChange ? N.heard() : [];
+            const listening = this._onSayOrThink || this._onVariableChange || this._onSpriteVisualChange ||
+                [...this.sprites.values()].some(s => s.onVisualChange);
+            const heard = listening ? N.heard() : [];
             let next = 0;
             const hearBefore = seq => {
                 for (; next < heard.length && heard[next] < seq; next += 4) {
-                    this._hear(heard[next + 1], heard[next + 2], heard[next + 3]);
+                    this._hear(next / 4, heard[next + 1], heard[next + 2], heard[next + 3]);
                 }
             };
             for (let i = 0, k = 0; i < moves.length; i += 4, k++) {
@@ -666,18 +685,6 @@
                 }
             }
             hearBefore(Infinity);
-            if (this._onSpriteVisualChange || [...this.sprites.values()].some(s => s.onVisualChange)) {
-                for (const s of this.sprites.values()) {
-                    if (s._visualBefore !== undefined && N.exists(s._h) && s._visual() !== s._visualBefore) {
-                        if (s.onVisualChange) {
-                            s.onVisualChange();
-                        }
-                        if (this._onSpriteVisualChange) {
-                            this._onSpriteVisualChange(s);
-                        }
-                    }
-                }
-            }
         }
     }
 

@@ -585,6 +585,7 @@
             this.inputs.resetMouse();
             this.inputs.resetKeyboard();
             N.greenFlag();
+            N.dropEvents();
         }
         end() {
             this.cancelScratchRun();

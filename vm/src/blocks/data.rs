@@ -275,7 +275,7 @@ impl State {
                 .map(|dv| &*dv.name)
         });
         if let Some(name) = name.map(str::to_string) {
-            self.observe.listener(target, crate::vm::ListenerKind::Variable(name));
+            self.observe.listener(target, crate::vm::ListenerKind::Variable(name), None);
         }
     }
 

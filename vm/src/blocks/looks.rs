@@ -90,6 +90,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             if let Some(x) = st.target_mut(me) {
                 x.effects[e as usize] = v;
             }
+            st.visual_change(me, true);
         }
         Cmd::SetEffect(e) => {
             let v = st.num_arg(prog, base, 0);
@@ -98,11 +99,13 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             if let Some(x) = st.target_mut(me) {
                 x.effects[e as usize] = v;
             }
+            st.visual_change(me, true);
         }
         Cmd::ClearEffects => {
             if let Some(x) = st.target_mut(me) {
                 x.effects = [0.0; 7];
             }
+            st.visual_change(me, true);
         }
         Cmd::ChangeSize => {
             let change = st.num_arg(prog, base, 0);
@@ -176,7 +179,10 @@ impl State {
         {
             x.visible = v;
             x.visibility_rendered();
+        } else {
+            return;
         }
+        self.visual_change(id, false);
     }
 
     /// `RenderedTarget.setCostume`: rounded, wrapped into range.
@@ -192,6 +198,7 @@ impl State {
         }
         x.costume = wrap_clamp(i, 0.0, (n - 1) as f64) as i64;
         x.costume_rendered();
+        self.visual_change(id, true);
     }
 
     pub(crate) fn costume_index_by_name(&self, prog: &Program, id: TargetId, name: &str) -> Option<usize> {
@@ -296,6 +303,7 @@ impl State {
             x.size = new;
             x.pose_rendered();
         }
+        self.visual_change(id, true);
     }
 }
 
@@ -329,7 +337,8 @@ impl State {
     #[cold]
     fn log_bubble(&mut self, id: TargetId) {
         let text = self.target(id).and_then(|t| t.bubble.as_ref()).map_or_else(String::new, |b| b.text.to_string());
-        self.observe.listener(id, crate::vm::ListenerKind::Bubble(text));
+        let pose = self.pose_of(id);
+        self.observe.listener(id, crate::vm::ListenerKind::Bubble(text), pose);
     }
 
     /// Looks `_updateBubble`: formats the text and takes a new usage id.

@@ -86,6 +86,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 // `setRotationStyle` hands direction and scale to the renderer, known style or not.
                 x.pose_rendered();
             }
+            st.visual_change(me, true);
         }
         Cmd::ChangeX => {
             let d = st.num_arg(prog, base, 0);
@@ -264,7 +265,10 @@ impl State {
         {
             t.direction = wrap_clamp(d, -179.0, 180.0);
             t.pose_rendered();
+        } else {
+            return;
         }
+        self.visual_change(id, true);
     }
 
     /// `getTargetXY`: mouse, a random position (two draws), or a sprite's position.

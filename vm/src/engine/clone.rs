@@ -99,6 +99,7 @@ impl State {
         if t.is_original {
             return;
         }
+        self.visual_change(id, true);
         self.targets.clone_count = self.targets.clone_count.saturating_sub(1);
         self.stop_for_target(prog, id, None);
         self.targets.exec.retain(|&x| x != id);

@@ -125,16 +125,34 @@ pub(crate) struct Observe {
 
 impl Observe {
     /// Records a listener event (only when they are recorded).
-    pub(crate) fn listener(&mut self, target: TargetId, kind: crate::vm::ListenerKind) {
+    pub(crate) fn listener(&mut self, target: TargetId, kind: crate::vm::ListenerKind, pose: Option<crate::Pose>) {
         let seq = self.event_seq;
         if let Some(log) = &mut self.listener_log {
             self.event_seq += 1;
-            log.push(crate::vm::ListenerEvent { seq, target, kind });
+            log.push(crate::vm::ListenerEvent { seq, target, kind, pose });
         }
     }
 }
 
 impl State {
+    /// A target's `EVENT_TARGET_VISUAL_CHANGE`, for Whisker's listeners; scratch-vm sends most
+    /// of them only while the target is visible (`only_visible`).
+    #[inline]
+    pub(crate) fn visual_change(&mut self, id: TargetId, only_visible: bool) {
+        if self.observe.listener_log.is_some() {
+            self.log_visual_change(id, only_visible);
+        }
+    }
+
+    #[cold]
+    fn log_visual_change(&mut self, id: TargetId, only_visible: bool) {
+        if only_visible && !self.target(id).is_some_and(|t| t.visible) {
+            return;
+        }
+        let pose = self.pose_of(id);
+        self.observe.listener(id, crate::vm::ListenerKind::Visual, pose);
+    }
+
     pub(crate) fn new(prog: &Program, opts: VmOptions, geometry: Box<dyn Geometry>) -> State {
         let n_defs = prog.defs.len();
         let mut st = State {
@@ -313,6 +331,8 @@ impl State {
                 t.edge.clear();
                 t.effects = [0.0; 7];
             }
+            // `onGreenFlag` clears the effects: a visual change.
+            self.visual_change(id, true);
         }
         self.start_hats(prog, HatKind::Flag, None, None);
     }
@@ -349,6 +369,7 @@ impl State {
                 }
                 None => false,
             };
+            self.visual_change(id, true);
             if is_clone {
                 self.dispose_clone(prog, id);
             }
