@@ -44,6 +44,14 @@ fn one(body: &str) -> clowder_suites::TestRow {
     r.rows[0].clone()
 }
 
+/// Runs suite `src` on a project built in the test; its first test must pass.
+#[track_caller]
+fn passes_on(p: &ProjectBuilder, src: &str) {
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+}
+
 #[track_caller]
 fn passes(body: &str) {
     let row = one(body);
@@ -531,9 +539,7 @@ fn say_listeners_hear_every_bubble_event_with_its_text_of_the_moment() {
         await t.runForSteps(30);
         t.assert.ok(seen.join(' ') === 'Ball:\"hi\"@0 Ball:\"\"@9 Ball:\"\"@9 Ball:\"\"@9 Ball:\"x\"@9 Ball:\"y\"@9 Ball:\"\"@9 Ball:\"\"@9 Ball:\"\"@12 Ball:\"0\"@12', seen.join(' '));
     }}];";
-    let suite = Suite::from_source("suite.js", src).expect("suite loads");
-    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
-    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+    passes_on(&p, src);
 }
 
 /// Whisker's `onVariableChange` listener hears scratch-vm's `CHANGE_VARIABLE` event of every
@@ -565,9 +571,7 @@ fn variable_listeners_hear_every_set_and_change_in_order_with_the_other_events()
         const want = [0, 1, 2].map(i => `V:score@${i} V:mine@${i} S:1@${i} M:${i + 1}@${i} V:score@${i}`).join(' ');
         t.assert.ok(seen.join(' ') === want, seen.join(' '));
     }}];";
-    let suite = Suite::from_source("suite.js", src).expect("suite loads");
-    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
-    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+    passes_on(&p, src);
 }
 
 /// Whisker's `onSpriteVisualChange` listener hears `EVENT_TARGET_VISUAL_CHANGE` as scratch-vm
@@ -625,7 +629,5 @@ fn visual_change_listeners_hear_every_change_as_scratch_vm_sends_it() {
         const want = [round, round, loop(0), loop(1)].join(' ');
         t.assert.ok(seen.join(' ') === want, seen.join(' '));
     }}];";
-    let suite = Suite::from_source("suite.js", src).expect("suite loads");
-    let r = clowder_suites::run_project(&suite, &Arc::new(p.load()), "p", 1, &Limits::default());
-    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+    passes_on(&p, src);
 }
