@@ -164,6 +164,15 @@ impl Session {
         }
     }
 
+    /// Takes the events the VM recorded (a step's, or a driver call's) for the listeners.
+    fn collect(&mut self) {
+        let Some(vm) = self.vm.as_mut() else { return };
+        self.moves = vm.take_moves();
+        self.end = if self.moves.is_empty() { Vec::new() } else { vm.poses() };
+        self.placed.clear();
+        self.heard = vm.take_listener_events();
+    }
+
     /// One VM step: 0 ran, 1 hit the operation budget, 2 the test is at a limit (no step).
     fn step(&mut self) -> u8 {
         if self.limited.is_some() {
@@ -181,10 +190,7 @@ impl Session {
             return 2;
         }
         let out = vm.step();
-        self.moves = vm.take_moves();
-        self.end = if self.moves.is_empty() { Vec::new() } else { vm.poses() };
-        self.placed.clear();
-        self.heard = vm.take_listener_events();
+        self.collect();
         if out == StepOutcome::Hang {
             self.hangs += 1;
             1
@@ -673,6 +679,9 @@ fn install_inputs(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     n.set("loudness", Func::from(move |v: f64| post(&s, |vm| vm.set_loudness(v))))?;
     let s = Rc::clone(shared);
     n.set("greenFlag", Func::from(move || post(&s, Vm::green_flag)))?;
+    // The events a driver call sent (the green flag's cleared effects), for its listeners now.
+    let s = Rc::clone(shared);
+    n.set("collectEvents", Func::from(move || s.borrow_mut().collect()))?;
     // Events sent while no listener is registered (the green flag of a test's start) reach
     // nobody.
     let s = Rc::clone(shared);

@@ -579,7 +579,7 @@ fn variable_listeners_hear_every_set_and_change_in_order_with_the_other_events()
 /// a visible target, also without a change, on every `show` and `hide`, on every visible
 /// target when the green flag stops all and clears effects — not on layer moves, and not for
 /// the green flag of the test's start, sent before any listener was set — each with the
-/// sprite as it was then. The same script in a copy of Pong in the real Whisker (emse22, seed
+/// sprite as it was then; the test's own green flag is heard inside `greenFlag()`. The same script in a copy of Pong in the real Whisker (emse22, seed
 /// 1) gives this list, with its other sprites in the two green-flag rounds.
 #[test]
 fn visual_change_listeners_hear_every_change_as_scratch_vm_sends_it() {
@@ -623,10 +623,11 @@ fn visual_change_listeners_hear_every_change_as_scratch_vm_sends_it() {
         t.onSpriteVisualChange(s => { seen.push('VC:' + s.name + ':' + s.direction + ':' + s.visible + '@' + t.getTotalStepsExecuted()); });
         t.onSpriteMoved(s => { seen.push('M:' + s.name + '@' + t.getTotalStepsExecuted()); });
         t.greenFlag();
+        seen.push('flag');
         await t.runForSteps(4);
         const round = 'VC:Stage:90:true@0 VC:Ball:90:true@0';
         const loop = i => `VC:Ball:90:true@${i} VC:Ball:90:true@${i} VC:Ball:90:false@${i} VC:Ball:105:true@${i} VC:Ball:105:true@${i} VC:Stage:90:true@${i} M:Ball@${i}`;
-        const want = [round, round, loop(0), loop(1)].join(' ');
+        const want = [round, round, 'flag', loop(0), loop(1)].join(' ');
         t.assert.ok(seen.join(' ') === want, seen.join(' '));
     }}];";
     passes_on(&p, src);

@@ -579,6 +579,9 @@
         }
         greenFlag() {
             N.greenFlag();
+            // Whisker's listeners hear the green flag inside this call, not after the next step.
+            N.collectEvents();
+            this.sprites.dispatch();
         }
         // Whisker's start(): every test begins with the green flag clicked and no step run.
         start() {
