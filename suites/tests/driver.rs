@@ -632,3 +632,31 @@ fn visual_change_listeners_hear_every_change_as_scratch_vm_sends_it() {
     }}];";
     passes_on(&p, src);
 }
+
+/// A clone is wrapped as it is made (Whisker's `targetWasCreated`), so its listeners hear the
+/// visual change of its drawable's set-up and then its moves, in the step that made it (the
+/// real Whisker, emse22, on the same scripts in a copy of Pong).
+#[test]
+fn a_new_clone_is_heard_from_its_creation_on() {
+    let mut p = ProjectBuilder::new();
+    let ball = p.sprite("Ball");
+    let hat = p.t(ball).when_flag();
+    let clone = p.t(ball).create_clone("_myself_");
+    p.t(ball).script(hat, &[clone]);
+    let start = p.t(ball).when_clone();
+    let a = p.t(ball).change_x(Arg::n(5.0));
+    let b = p.t(ball).change_x(Arg::n(5.0));
+    p.t(ball).script(start, &[a, b]);
+    let src = "module.exports = [{name: 'clone', test: async t => {
+        const seen = [];
+        t.getSprite('Ball');
+        t.onSpriteMoved(s => { seen.push('M:' + s.isOriginal + ':' + s.x); });
+        t.onSpriteVisualChange(s => { seen.push('V:' + s.isOriginal); });
+        t.greenFlag();
+        seen.push('flag');
+        await t.runForSteps(2);
+        const want = 'V:true V:true V:true V:true flag V:false M:false:5 M:false:10';
+        t.assert.ok(seen.join(' ') === want, seen.join(' '));
+    }}];";
+    passes_on(&p, src);
+}

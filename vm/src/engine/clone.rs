@@ -76,6 +76,9 @@ impl State {
         };
         // `initDrawable` starts "when I start as a clone" before the clone is added.
         self.start_hats(prog, HatKind::CloneStart, None, Some(id));
+        // `updateAllDrawableProperties`: a visual change, heard by the listeners Whisker put on
+        // the clone when `targetWasCreated` wrapped it just before.
+        self.visual_change(id, true);
         self.targets.runtime_order.push(id);
         self.targets.exec.push(id);
         self.targets.layer_epoch += 1;
