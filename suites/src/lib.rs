@@ -191,7 +191,8 @@ impl Suite {
     }
 }
 
-/// The VM options of suite runs: the `whisker` profile with moves, bubbles and variable changes recorded.
+/// The VM options of suite runs: the `whisker` profile with the events Whisker's listeners
+/// hear recorded (moves, bubbles, variable and visual changes).
 fn vm_options() -> VmOptions {
     VmOptions { profile: Profile::Whisker, record_listeners: true, record_moves: true, ..VmOptions::default() }
 }

@@ -49,7 +49,7 @@ pub(crate) struct Session {
     moves: Vec<MoveEvent>,
     end: Vec<Pose>,
     placed: Vec<Pose>,
-    /// The last step's other listener events (bubbles, variables), in order.
+    /// The last step's other listener events (bubbles, variables, visual changes), in order.
     heard: Vec<ListenerEvent>,
 }
 
@@ -113,6 +113,12 @@ impl Session {
         self.placed.clear();
         self.heard.clear();
         // What the reset between tests did is not heard by the new test's listeners.
+        self.drop_events();
+    }
+
+    /// Forgets the events the VM recorded since they were last taken: sent while no listener
+    /// was registered, they reach nobody.
+    fn drop_events(&mut self) {
         if let Some(vm) = self.vm.as_mut() {
             vm.take_moves();
             vm.take_listener_events();
@@ -634,7 +640,6 @@ fn install_variables(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
             with_vm_mut(&s, |vm| vm.set_variable(id_of(h), &name, &v)).unwrap_or(false)
         }),
     )?;
-    // [target, name, value, …] of every scalar variable (onVariableChange compares two).
     let s = Rc::clone(shared);
     n.set("answerValue", Func::from(move || with_vm(&s, |vm| Some(vm.answer().to_string())).unwrap_or_default()))?;
     let s = Rc::clone(shared);
@@ -682,18 +687,9 @@ fn install_inputs(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     // The events a driver call sent (the green flag's cleared effects), for its listeners now.
     let s = Rc::clone(shared);
     n.set("collectEvents", Func::from(move || s.borrow_mut().collect()))?;
-    // Events sent while no listener is registered (the green flag of a test's start) reach
-    // nobody.
+    // The green flag of a test's start is sent before the test can listen.
     let s = Rc::clone(shared);
-    n.set(
-        "dropEvents",
-        Func::from(move || {
-            with_vm_mut(&s, |vm| {
-                vm.take_moves();
-                vm.take_listener_events();
-            })
-        }),
-    )?;
+    n.set("dropEvents", Func::from(move || s.borrow_mut().drop_events()))?;
     let s = Rc::clone(shared);
     n.set("stopAll", Func::from(move || post(&s, Vm::stop_all)))?;
     Ok(())
