@@ -536,11 +536,13 @@ impl Snapshot {
     /// runner. Only then is every exported check's answer what the runner will get. Without
     /// `prev` (the state a test starts from) nothing is exported and every check's MIPs go.
     fn ask_touching(&mut self, sut: &mut Sut, prev: Option<&Snapshot>) {
-        let mut checks = probe::touching_checks(sut);
+        // The live targets, listed once: asking changes MIPs, never which targets live.
+        let views = probe::Views::of(sut);
+        let mut checks = views.touching_checks(sut);
         checks.sort_by_key(Assertion::key);
         for check in checks {
             let before = sut.vm().mips_checkpoint();
-            let Some(seen) = probe::ask(sut, &check) else { continue };
+            let Some(seen) = views.ask(sut, &check) else { continue };
             let key = seen.key();
             if prev.is_none_or(|p| p.values.get(&key) == Some(&seen)) {
                 sut.vm_mut().restore_mips(before);
@@ -552,8 +554,9 @@ impl Snapshot {
     /// Adds the answers of the touching checks among `exported`, asked in their order with
     /// their MIPs kept: what the runner sees when the test's list for this point is `exported`.
     fn ask_exported_touching(&mut self, sut: &mut Sut, exported: &[Assertion]) {
+        let views = probe::Views::of(sut);
         for check in exported.iter().filter(|a| matches!(a, Assertion::Touching { .. })) {
-            if let Some(seen) = probe::ask(sut, check) {
+            if let Some(seen) = views.ask(sut, check) {
                 self.values.insert(seen.key(), seen);
             }
         }
@@ -880,16 +883,36 @@ mod probe {
         (out, views.len())
     }
 
-    /// The touching checks [`all`] would observe (their answers not asked: `false`).
-    pub(super) fn touching_checks(sut: &Sut) -> Vec<Assertion> {
-        let others = sprites(sut);
-        let mut out = Vec::new();
-        for v in views(sut).iter().filter(|v| v.r.sprite != STAGE) {
-            for (_, name) in others.iter().filter(|(d, _)| *d != v.def) {
-                out.push(Assertion::Touching { target: v.r.clone(), other: name.clone(), touching: false });
-            }
+    /// The live targets as the assertions see them, listed once for many touching checks
+    /// (listing them per check made a state's checks quadratic in its clones).
+    pub(super) struct Views(Vec<View>);
+
+    impl Views {
+        pub(super) fn of(sut: &Sut) -> Views {
+            Views(views(sut))
         }
-        out
+
+        /// The touching checks [`all`] would observe (their answers not asked: `false`).
+        pub(super) fn touching_checks(&self, sut: &Sut) -> Vec<Assertion> {
+            let others = sprites(sut);
+            let mut out = Vec::new();
+            for v in self.0.iter().filter(|v| v.r.sprite != STAGE) {
+                for (_, name) in others.iter().filter(|(d, _)| *d != v.def) {
+                    out.push(Assertion::Touching { target: v.r.clone(), other: name.clone(), touching: false });
+                }
+            }
+            out
+        }
+
+        /// [`check`]'s answer to a touching check `a` while these are the live targets.
+        pub(super) fn ask(&self, sut: &mut Sut, a: &Assertion) -> Option<Assertion> {
+            let key = a.key();
+            let v = self.0.iter().find(|v| v.r == key.target)?;
+            sut.vm_mut().set_driver_queries_leave_mips(true);
+            let answer = observe_one(sut, v, a);
+            sut.vm_mut().set_driver_queries_leave_mips(false);
+            answer
+        }
     }
 
     /// The answer to `a` as the exported test's check gets it: a touching check is a query
@@ -907,18 +930,18 @@ mod probe {
         answer
     }
 
-    /// [`check`]'s answer alone.
-    pub(super) fn ask(sut: &mut Sut, a: &Assertion) -> Option<Assertion> {
-        check(sut, a).0
-    }
-
     /// The observation of the property `a` is about, if it exists, and the number of live
     /// targets.
     pub(super) fn one(sut: &mut Sut, a: &Assertion) -> (Option<Assertion>, usize) {
-        let key = a.key();
         let views = views(sut);
         let live = views.len();
-        let Some(v) = views.into_iter().find(|v| v.r == key.target) else { return (None, live) };
+        let Some(v) = views.iter().find(|v| v.r == a.key().target) else { return (None, live) };
+        (observe_one(sut, v, a), live)
+    }
+
+    /// The observation of the property `a` is about, of live target `v`.
+    fn observe_one(sut: &mut Sut, v: &View, a: &Assertion) -> Option<Assertion> {
+        let key = a.key();
         let others: Vec<(usize, String)> = match a {
             Assertion::Touching { other, .. } => {
                 let p = sut.vm().project();
@@ -932,8 +955,8 @@ mod probe {
             _ => Vec::new(),
         };
         let mut out = Vec::new();
-        observe_target(sut, &v, &others, &|k| k == key.kind, &mut out);
-        (out.into_iter().find(|o| o.key() == key), live)
+        observe_target(sut, v, &others, &|k| k == key.kind, &mut out);
+        out.into_iter().find(|o| o.key() == key)
     }
 }
 

@@ -104,6 +104,57 @@ pub struct Network {
     /// Sprite → hidden node made by the fullyHidden method. Not part of the genome: like
     /// Whisker's `_fullyHiddenPairs` it is empty in clones and loaded networks.
     fully_hidden_pairs: BTreeMap<String, NodeId>,
+    /// What activation and growth look up at every step, derived from the genome on first use
+    /// and dropped at every change to it (a network plays thousands of steps between changes).
+    plan: PlanCell,
+}
+
+/// The look-ups a [`Network`] derives from its genome.
+#[derive(Debug)]
+struct Plan {
+    /// Per node index: its enabled incoming connections as (weight, source index, recurrent),
+    /// in connection order.
+    incoming: Vec<Vec<(f64, usize, bool)>>,
+    /// Input node indices by sprite and feature (the first in node order).
+    inputs: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Classification node index by event (the first in node order).
+    classification: BTreeMap<String, usize>,
+}
+
+impl Plan {
+    fn of(n: &Network) -> Plan {
+        let mut incoming = vec![Vec::new(); n.nodes.len()];
+        for c in n.connections.iter().filter(|c| c.enabled) {
+            if let Some(list) = n.index.get(&c.target).and_then(|&t| incoming.get_mut(t)) {
+                list.push((c.weight, n.index.get(&c.source).copied().unwrap_or(0), c.recurrent));
+            }
+        }
+        let mut inputs: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
+        let mut classification = BTreeMap::new();
+        for (i, node) in n.nodes.iter().enumerate() {
+            match &node.kind {
+                NodeKind::Input { sprite, feature } => {
+                    inputs.entry(sprite.clone()).or_default().entry(feature.clone()).or_insert(i);
+                }
+                NodeKind::Classification { event } => {
+                    classification.entry(event.clone()).or_insert(i);
+                }
+                _ => {}
+            }
+        }
+        Plan { incoming, inputs, classification }
+    }
+}
+
+/// A [`Plan`] once derived. Not part of the genome: networks compare equal whatever their
+/// cells hold.
+#[derive(Debug, Clone, Default)]
+struct PlanCell(std::sync::OnceLock<std::sync::Arc<Plan>>);
+
+impl PartialEq for PlanCell {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Network {
@@ -132,6 +183,7 @@ impl Network {
                 network.connections[i].recurrent = network.depth_of(s) >= network.depth_of(t);
             }
         }
+        network.plan = PlanCell::default();
         Ok(network)
     }
 
@@ -153,12 +205,14 @@ impl Network {
             connections: Vec::new(),
             index: BTreeMap::new(),
             fully_hidden_pairs: BTreeMap::new(),
+            plan: PlanCell::default(),
         }
     }
 
     /// Sorts nodes (by depth in master, by type and id in v0.7, both stable) and connections (by
     /// innovation, stable), as Whisker's `generateNetwork`/`sortLayer`, then rebuilds the index.
     fn reindex(&mut self) -> Result<(), NeuroError> {
+        self.plan = PlanCell::default();
         match self.version {
             WhiskerVersion::Master => self.nodes.sort_by(|a, b| a.depth.total_cmp(&b.depth)),
             WhiskerVersion::V07 => self.nodes.sort_by_key(|n| (n.kind.type_rank(), n.id)),
@@ -183,6 +237,11 @@ impl Network {
         }
     }
 
+    /// The network's [`Plan`], derived now if the genome changed since.
+    fn plan(&self) -> std::sync::Arc<Plan> {
+        self.plan.0.get_or_init(|| std::sync::Arc::new(Plan::of(self))).clone()
+    }
+
     /// All nodes, in Whisker's order (`getAllNodes`).
     pub fn nodes(&self) -> &[NodeGene] {
         &self.nodes
@@ -196,6 +255,7 @@ impl Network {
     /// Mutable connections (weights, enabled flags). Structural changes go through the NEAT
     /// operators so that innovations stay consistent.
     pub fn connections_mut(&mut self) -> &mut [ConnectionGene] {
+        self.plan = PlanCell::default();
         &mut self.connections
     }
 
@@ -238,14 +298,14 @@ impl Network {
 
     /// The input node of a sprite feature.
     pub fn input_node(&self, sprite: &str, feature: &str) -> Option<&NodeGene> {
-        self.nodes
-            .iter()
-            .find(|n| matches!(&n.kind, NodeKind::Input { sprite: s, feature: f } if s == sprite && f == feature))
+        let i = self.plan().inputs.get(sprite).and_then(|m| m.get(feature)).copied()?;
+        self.nodes.get(i)
     }
 
     /// The classification node of an event (the first, if a file has several).
     pub fn classification_node(&self, event: &str) -> Option<&NodeGene> {
-        self.nodes.iter().find(|n| matches!(&n.kind, NodeKind::Classification { event: e } if e == event))
+        let i = self.plan().classification.get(event).copied()?;
+        self.nodes.get(i)
     }
 
     /// Event ids with a classification node, in node order.
@@ -259,20 +319,6 @@ impl Network {
             }
         }
         out
-    }
-
-    /// Enabled incoming connection indices per node index, in connection order.
-    fn incoming(&self) -> Vec<Vec<usize>> {
-        let mut incoming = vec![Vec::new(); self.nodes.len()];
-        for (ci, c) in self.connections.iter().enumerate() {
-            if !c.enabled {
-                continue;
-            }
-            if let Some(list) = self.index.get(&c.target).and_then(|&t| incoming.get_mut(t)) {
-                list.push(ci);
-            }
-        }
-        incoming
     }
 
     /// Loads inputs into the input nodes (`setUpInputs` without growth): all input flags are
@@ -309,23 +355,17 @@ impl Network {
     }
 
     fn activate_layered(&mut self, inputs: &Features) -> bool {
-        let incoming = self.incoming();
+        let plan = self.plan();
+        let weights = &plan.incoming;
         let previous: Vec<f64> = self.nodes.iter().map(|n| n.activation_value).collect();
-        let src = |ci: usize| -> (f64, usize, bool) {
-            let c = &self.connections[ci];
-            (c.weight, self.index.get(&c.source).copied().unwrap_or(0), c.recurrent)
-        };
-        let contributions: Vec<f64> = incoming
+        let contributions: Vec<f64> = weights
             .iter()
             .map(|list| {
                 list.iter()
-                    .map(|&ci| src(ci))
-                    .filter(|&(_, _, r)| r)
-                    .fold(0.0, |acc, (w, s, _)| acc + w * previous.get(s).copied().unwrap_or(0.0))
+                    .filter(|&&(_, _, r)| r)
+                    .fold(0.0, |acc, &(w, s, _)| acc + w * previous.get(s).copied().unwrap_or(0.0))
             })
             .collect();
-        let weights: Vec<Vec<(f64, usize, bool)>> =
-            incoming.iter().map(|list| list.iter().map(|&ci| src(ci)).collect()).collect();
         for (n, value) in self.nodes.iter_mut().zip(contributions) {
             n.node_value = value;
             if n.kind != NodeKind::Bias {
@@ -403,18 +443,8 @@ impl Network {
 
     fn activate_timesteps(&mut self, inputs: &Features) -> bool {
         self.set_up_inputs(inputs);
-        let incoming = self.incoming();
-        let weights: Vec<Vec<(f64, usize)>> = incoming
-            .iter()
-            .map(|list| {
-                list.iter()
-                    .map(|&ci| {
-                        let c = &self.connections[ci];
-                        (c.weight, self.index.get(&c.source).copied().unwrap_or(0))
-                    })
-                    .collect()
-            })
-            .collect();
+        let plan = self.plan();
+        let weights = &plan.incoming;
         for n in &mut self.nodes {
             if n.kind.is_output() {
                 n.activated = false;
@@ -432,7 +462,7 @@ impl Network {
                 }
                 let mut value = 0.0;
                 let mut activated = false;
-                for &(w, s) in incoming {
+                for &(w, s, _) in incoming {
                     let source = &self.nodes[s];
                     let is_input = matches!(source.kind, NodeKind::Input { .. });
                     if is_input && !source.activated {

@@ -88,7 +88,9 @@ impl FeatureInfo {
         let ids = sut.vm().runtime_targets();
         let mut clones_seen: Vec<usize> = vec![0; project.targets.len()];
         for id in ids {
-            let Some(t) = sut.vm().target(id).cloned() else { continue };
+            // The fields read below, copied: a whole target (variables, lists) would be cloned
+            // every step of every playthrough.
+            let Some(t) = sut.vm().target(id).map(Seen::of) else { continue };
             if !t.visible {
                 continue;
             }
@@ -154,6 +156,38 @@ impl FeatureInfo {
             insert(&mut out, &key, f);
         }
         out
+    }
+}
+
+/// What extraction reads of a live target.
+#[derive(Clone, Copy)]
+struct Seen {
+    def: u32,
+    is_stage: bool,
+    is_original: bool,
+    clone_id: u32,
+    x: f64,
+    y: f64,
+    direction: f64,
+    size: f64,
+    visible: bool,
+    costume: i64,
+}
+
+impl Seen {
+    fn of(t: &clowder_vm::Target) -> Seen {
+        Seen {
+            def: t.def,
+            is_stage: t.is_stage,
+            is_original: t.is_original,
+            clone_id: t.clone_id,
+            x: t.x,
+            y: t.y,
+            direction: t.direction,
+            size: t.size,
+            visible: t.visible,
+            costume: t.costume,
+        }
     }
 }
 

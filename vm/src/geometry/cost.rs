@@ -49,6 +49,8 @@ pub const REFRESH: u64 = 100;
 pub const MOVE: u64 = 50;
 /// A colour-search point visited (an order kept per stage position).
 pub const WALK: u64 = 3;
+/// A grid step of a colour walk marked as one where the colour may show.
+pub const MASK_CELL: u64 = 1;
 /// A point of a colour search that walks Whisker's grid itself (its visited set), before
 /// the sample.
 pub const WALK_POINT: u64 = 100;

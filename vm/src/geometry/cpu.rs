@@ -53,6 +53,8 @@ pub struct CpuGeometry {
     synced: Option<Synced>,
     /// The accelerated queries' kept data (see [`super::accel`]).
     accel: Accel,
+    /// Scratch space of colour walks.
+    walk: distance::WalkScratch,
     /// Scratch list of candidate positions (test builds' reference checks).
     cands: Vec<usize>,
     /// Work of the queries the accelerated ones do not count (fencing, bounds, points, picks).
@@ -159,6 +161,7 @@ impl CpuGeometry {
             pen_pos: None,
             synced: None,
             accel: Accel::with_walks(walks),
+            walk: Default::default(),
             cands: Vec::new(),
             work: 0,
             keep_mips: false,
@@ -629,13 +632,35 @@ impl Geometry for CpuGeometry {
         if !samples.may_show(rgb) {
             return None;
         }
-        let mut visited = 0u64;
-        let found = distance::fuzzy_find_color((p.x, p.y), &distance::stage_bounds(), rgb, |x, y| {
-            visited += 1;
-            samples.sample(x, y)
+        let layers = self.scene.drawables.len();
+        let Some(reach) = distance::stage_reach((p.x, p.y)) else {
+            // A start off the stage: Whisker's point numbers may collide; walk as it does.
+            let mut visited = 0u64;
+            let found = distance::fuzzy_find_color((p.x, p.y), &distance::stage_bounds(), rgb, |x, y| {
+                visited += 1;
+                samples.sample(x, y)
+            });
+            self.work += super::cost::sample_walk(layers) * visited;
+            return found.found;
+        };
+        // The kept order of the walk, sampled only where some drawable can show the colour
+        // (the same answer as sampling every point).
+        let boxes = samples.match_boxes(rgb);
+        let order = self.costumes.walks().get(reach);
+        let origin = (p.x.trunc() as i32, p.y.trunc() as i32);
+        let walk = distance::stage_walk_in(&order, reach, origin, boxes.as_deref(), &mut self.walk, |x, y| {
+            colors_match(rgb, samples.sample(f64::from(x), f64::from(y)))
         });
-        self.work += super::cost::sample_walk(self.scene.drawables.len()) * visited;
-        found.found
+        let sample = super::cost::FILL + super::cost::LAYER * layers as u64;
+        self.work += (super::cost::WALK + sample) * walk.visited + super::cost::MASK_CELL * walk.marked;
+        let found = walk.found.map(|(x, y)| (i64::from(x), i64::from(y)));
+        if cfg!(debug_assertions) {
+            // Test builds check every pruned search against Whisker's whole walk.
+            let whole =
+                distance::fuzzy_find_color((p.x, p.y), &distance::stage_bounds(), rgb, |x, y| samples.sample(x, y));
+            assert_eq!(found, whole.found, "a pruned colour search differs from the whole walk");
+        }
+        found
     }
 
     fn find_color_radial(

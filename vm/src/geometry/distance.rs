@@ -254,21 +254,135 @@ pub(crate) fn stage_walk_steps(reach: [i64; 4]) -> Vec<(i16, i16)> {
     order
 }
 
+/// Scratch space of [`stage_walk_in`], kept by its callers between searches.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WalkScratch {
+    /// One bit per place in the walk's order: the step there lies in a box.
+    places: Vec<u64>,
+}
+
+/// What [`stage_walk_in`] found and did.
+pub(crate) struct StageWalk {
+    /// The first point where the colour was found.
+    pub found: Option<(i32, i32)>,
+    /// Points sampled.
+    pub visited: u64,
+    /// Grid steps marked as inside a box, plus the words of marks read.
+    pub marked: u64,
+}
+
+/// Whisker's colour walk over the stage ([`fuzzy_find_color`]) from a start on it, whose
+/// truncation is `origin`, `reach` its [`stage_reach`] and `order` the walk's steps: the first
+/// point where `hit(x, y)` holds, sampling only the grid steps that may lie in one of `boxes`
+/// (every step with `None`), in the walk's order. The same answer as sampling every point
+/// when `hit` can hold only inside the boxes.
+pub(crate) fn stage_walk_in(
+    order: &Steps,
+    reach: [i64; 4],
+    origin: (i32, i32),
+    boxes: Option<&[Rect]>,
+    scratch: &mut WalkScratch,
+    mut hit: impl FnMut(i32, i32) -> bool,
+) -> StageWalk {
+    let step = STAGE_SPACING as i32;
+    let point = |(a, b): (i16, i16)| (origin.0 + step * i32::from(a), origin.1 + step * i32::from(b));
+    let mut visited = 0u64;
+    let mut probe = |p: (i32, i32)| {
+        visited += 1;
+        hit(p.0, p.1)
+    };
+    let Some(boxes) = boxes else {
+        let found = order.steps.iter().map(|&s| point(s)).find(|&p| probe(p));
+        return StageWalk { found, visited, marked: 0 };
+    };
+    // The places in the walk of the steps inside the boxes (the grid as `stage_walk_steps`
+    // indexes it), as bits: read in ascending order they are the walk's order, without a sort.
+    let [l, r, d, u] = reach.map(|v| v.clamp(0, 1000) as i32);
+    let h = (d + u + 1) as usize;
+    let places = &mut scratch.places;
+    places.clear();
+    places.resize(order.steps.len().div_ceil(64), 0);
+    let mut marked = places.len() as u64;
+    for g in boxes.iter().filter_map(|b| GridBox::of(b, origin, step)) {
+        let (b0, b1) = (g.b.0.max(-d), g.b.1.min(u));
+        for a in g.a.0.max(-l)..=g.a.1.min(r) {
+            let col = (a + l) as usize * h;
+            for b in b0..=b1 {
+                let Some(&k) = order.rank.get(col + (b + d) as usize) else { continue };
+                if let Some(w) = places.get_mut(k as usize / 64) {
+                    let bit = 1u64 << (k % 64);
+                    marked += u64::from(*w & bit == 0);
+                    *w |= bit;
+                }
+            }
+        }
+    }
+    let mut found = None;
+    'words: for (wi, &word) in places.iter().enumerate() {
+        let mut w = word;
+        while w != 0 {
+            let k = wi * 64 + w.trailing_zeros() as usize;
+            w &= w - 1;
+            if let Some(&s) = order.steps.get(k)
+                && probe(point(s))
+            {
+                found = Some(point(s));
+                break 'words;
+            }
+        }
+    }
+    StageWalk { found, visited, marked }
+}
+
+/// A stage box in a colour walk's grid steps: the steps `(a, b)` whose points
+/// `start + spacing · (a, b)` may lie in it (one step wider on each side than the box, so
+/// that rounding can only add points, never drop one).
+struct GridBox {
+    a: (i32, i32),
+    b: (i32, i32),
+}
+
+impl GridBox {
+    /// `None` when no grid point can lie in `r` (empty, or not finite).
+    fn of(r: &Rect, (x0, y0): (i32, i32), step: i32) -> Option<GridBox> {
+        let (s, x0, y0) = (f64::from(step), f64::from(x0), f64::from(y0));
+        // Clamped far beyond the stage's 97 × 73 steps: a wider range means the same.
+        let lo = |v: f64| (v.ceil() - 1.0).clamp(-1000.0, 1000.0) as i32;
+        let hi = |v: f64| (v.floor() + 1.0).clamp(-1000.0, 1000.0) as i32;
+        if !(r.left <= r.right && r.bottom <= r.top) {
+            return None;
+        }
+        let g = GridBox {
+            a: (lo((r.left - x0) / s), hi((r.right - x0) / s)),
+            b: (lo((r.bottom - y0) / s), hi((r.top - y0) / s)),
+        };
+        (g.a.0 <= g.a.1 && g.b.0 <= g.b.1).then_some(g)
+    }
+}
+
 /// [`stage_walk_steps`] by reach, shared by the VMs of a project: computing an order costs as
 /// much as the search that reads it, and a sprite asking every frame from a new position
 /// needs a new one. The order is a pure function of the reach, so sharing changes nothing.
 #[derive(Debug, Default)]
-pub struct WalkCache(std::sync::Mutex<std::collections::HashMap<[i64; 4], Steps>>);
+pub struct WalkCache(std::sync::Mutex<std::collections::HashMap<[i64; 4], std::sync::Arc<Steps>>>);
 
-/// A colour-search order as grid steps from the start.
-type Steps = std::sync::Arc<Vec<(i16, i16)>>;
+/// A colour-search order as grid steps from the start, with each step's place in it.
+#[derive(Debug)]
+pub(crate) struct Steps {
+    /// [`stage_walk_steps`].
+    pub steps: Vec<(i16, i16)>,
+    /// The place in `steps` of step `(a, b)`, at `(a + left) · height + (b + down)` (the
+    /// grid as [`stage_walk_steps`] indexes it: `left`, `down` of the reach, `height` its
+    /// rows): a search that knows where the colour can be visits only those steps, in order.
+    pub rank: Vec<u32>,
+}
 
-/// Orders a [`WalkCache`] keeps (about 7 KB each) before it starts afresh.
+/// Orders a [`WalkCache`] keeps (about 14 KB each with their places) before it starts afresh.
 const WALK_CACHE: usize = 1024;
 
 impl WalkCache {
     /// The order for `reach`, computed on first use.
-    pub(crate) fn get(&self, reach: [i64; 4]) -> Steps {
+    pub(crate) fn get(&self, reach: [i64; 4]) -> std::sync::Arc<Steps> {
         let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(o) = m.get(&reach) {
             return o.clone();
@@ -276,7 +390,16 @@ impl WalkCache {
         if m.len() >= WALK_CACHE {
             m.clear();
         }
-        let order = std::sync::Arc::new(stage_walk_steps(reach));
+        let steps = stage_walk_steps(reach);
+        let [l, r, d, u] = reach.map(|v| v.clamp(0, 1000) as usize);
+        let h = d + u + 1;
+        let mut rank = vec![0u32; (l + r + 1) * h];
+        for (k, &(a, b)) in steps.iter().enumerate() {
+            if let Some(x) = rank.get_mut((a as isize + l as isize) as usize * h + (b as isize + d as isize) as usize) {
+                *x = k as u32;
+            }
+        }
+        let order = std::sync::Arc::new(Steps { steps, rank });
         m.insert(reach, order.clone());
         order
     }
@@ -395,6 +518,54 @@ mod tests {
         assert_eq!(edge_distance(0.0, 0.0), 180.0);
         assert_eq!(edge_distance(230.0, 0.0), 10.0);
         assert_eq!(edge_distance(0.0, -175.0), 5.0);
+    }
+
+    /// The walk restricted to boxes finds what the whole walk finds when the colour shows only
+    /// inside them: random starts, boxes (some on grid lines, some off the stage) and matching
+    /// points.
+    #[test]
+    fn walks_in_boxes_find_what_the_whole_walk_finds() {
+        let mut rng = SplitMix64::new(5);
+        let walks = WalkCache::default();
+        let mut scratch = WalkScratch::default();
+        let coord = |rng: &mut SplitMix64, half: u64| rng.below(2 * half + 40) as f64 - (half + 20) as f64;
+        let (mut found, mut pruned) = (0, 0u64);
+        for round in 0..400 {
+            let start = (coord(&mut rng, 240) * 0.97, coord(&mut rng, 180) * 0.97);
+            let Some(reach) = stage_reach(start) else { continue };
+            let origin = (start.0.trunc() as i32, start.1.trunc() as i32);
+            let boxes: Vec<Rect> = (0..rng.below(4))
+                .map(|_| {
+                    let (x, y) = (coord(&mut rng, 240).trunc(), coord(&mut rng, 180).trunc());
+                    let (w, h) = (rng.below(60) as f64, rng.below(60) as f64);
+                    // Every third box exactly on integers (grid points on its edges).
+                    let f = if round % 3 == 0 { 0.0 } else { 0.37 };
+                    Rect::new(x + f, x + w + f, y - f, y + h - f)
+                })
+                .collect();
+            // The colour shows at a random subset of the points inside the boxes.
+            let keep = rng.next_u64();
+            let shows = |x: i32, y: i32| {
+                let (fx, fy) = (f64::from(x), f64::from(y));
+                boxes.iter().any(|b| fx >= b.left && fx <= b.right && fy >= b.bottom && fy <= b.top)
+                    && (x.wrapping_mul(31) ^ y.wrapping_mul(17)) as u64 % 5 == keep % 5
+            };
+            let whole = fuzzy_find_color(start, &stage_bounds(), [0, 0, 0], |x, y| {
+                if shows(x as i32, y as i32) { [0, 0, 0] } else { [255, 255, 255] }
+            });
+            let order = walks.get(reach);
+            let walk = stage_walk_in(&order, reach, origin, Some(&boxes), &mut scratch, shows);
+            assert_eq!(
+                walk.found.map(|(x, y)| (i64::from(x), i64::from(y))),
+                whole.found,
+                "start {start:?} boxes {boxes:?}"
+            );
+            let all = stage_walk_in(&order, reach, origin, None, &mut scratch, shows);
+            assert_eq!(all.found, walk.found);
+            found += usize::from(walk.found.is_some());
+            pruned += all.visited - walk.visited.min(all.visited);
+        }
+        assert!(found > 50 && pruned > 10_000, "the test must find colours and skip points: {found}, {pruned}");
     }
 
     /// The dense walk over grid steps visits the stage exactly as Whisker's walk does.

@@ -466,24 +466,27 @@ impl ColorSampler<'_> {
         for k in 0..self.ids.len() {
             let (i, whole) = (self.ids[k], self.boxes[k]);
             let xf = self.ctx.xf(i);
-            if self.ctx.d(i).effects.enabled != 0 || !xf.m.iter().chain(&xf.inv).all(|v| v.is_finite()) {
-                out.push(whole);
-                continue;
-            }
-            let mip = self.ctx.mip(i);
-            let Some(texels) = mip.texel_boxes() else {
-                out.push(whole);
-                continue;
-            };
-            if let Some(t) = texels.for_key(key) {
-                let s = &mip.silhouette;
-                let b = texels_on_stage(&xf, [s.width(), s.height()], t);
-                // Outside `whole` the drawable is skipped anyway.
-                out.push(b.intersect(&whole));
-            }
+            let enabled = self.ctx.d(i).effects.enabled;
+            out.extend(match_box(enabled, &xf, self.ctx.mip(i), whole, key));
         }
         Some(out)
     }
+}
+
+/// One drawable's share of [`ColorSampler::match_boxes`]: the stage box outside which it
+/// cannot make a composite show colour `key` (`None`: nowhere). `effects` are its enabled
+/// effect bits, `mip` the rendition it is sampled at, `whole` its [`sample_box_of`].
+pub(crate) fn match_box(effects: u32, xf: &Xform, mip: &Mip, whole: Rect, key: usize) -> Option<Rect> {
+    if effects != 0 || !xf.m.iter().chain(&xf.inv).all(|v| v.is_finite()) {
+        return Some(whole);
+    }
+    let Some(texels) = mip.texel_boxes() else {
+        return Some(whole);
+    };
+    let t = texels.for_key(key)?;
+    let s = &mip.silhouette;
+    // Outside `whole` the drawable is skipped anyway.
+    Some(texels_on_stage(xf, [s.width(), s.height()], t).intersect(&whole))
 }
 
 /// A stage box holding every point where a drawable with (finite) transform `xf` samples a texel

@@ -124,7 +124,41 @@ pub struct Planes {
 }
 
 impl Planes {
+    /// Built a word at a time (a pass over the alpha bytes, then shifts and ORs): texel by
+    /// texel, large asset-less costumes (opaque blocks up to 2048 × 2048) cost most of a run.
     fn new(s: &Silhouette) -> Self {
+        if !s.has_data() {
+            return Planes::default();
+        }
+        let (w, h) = (s.width() as usize, s.height() as usize);
+        let (ow, lw) = (w.div_ceil(64), (w + 1).div_ceil(64));
+        let mut opaque = vec![0u64; ow * h];
+        let mut full = true;
+        for (row, out) in s.rgba().chunks_exact(4 * w).zip(opaque.chunks_exact_mut(ow)) {
+            for (pixels, word) in row.chunks(4 * 64).zip(out.iter_mut()) {
+                for (b, px) in pixels.chunks_exact(4).enumerate() {
+                    full &= px[3] == 255;
+                    *word |= u64::from(px[3] != 0) << b;
+                }
+            }
+        }
+        // Footprint (fx, fy) holds texels fx − 1 … fx of rows fy − 1 … fy (stored one up).
+        let row = |y: usize, i: usize| if y < h && i < ow { opaque[y * ow + i] } else { 0 };
+        let both = |fy: usize, i: usize| row(fy, i) | fy.checked_sub(1).map_or(0, |p| row(p, i));
+        let mut linear = vec![0u64; lw * (h + 1)];
+        for (fy, out) in linear.chunks_exact_mut(lw).enumerate() {
+            for (i, word) in out.iter_mut().enumerate() {
+                let r = both(fy, i);
+                let carry = i.checked_sub(1).map_or(0, |p| both(fy, p) >> 63);
+                *word = r | r << 1 | carry;
+            }
+        }
+        Planes { w: w as i64, h: h as i64, opaque, linear, full }
+    }
+
+    /// [`Planes::new`] texel by texel (the definition; tests compare the two).
+    #[cfg(test)]
+    fn by_texel(s: &Silhouette) -> Self {
         if !s.has_data() {
             return Planes::default();
         }
@@ -140,7 +174,6 @@ impl Planes {
                     continue;
                 }
                 opaque[y * ow + x / 64] |= 1 << (x % 64);
-                // Texel (x, y) is in the footprints at (x − 1 … x, y − 1 … y), stored one up.
                 for (fx, fy) in [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)] {
                     linear[fy * lw + fx / 64] |= 1 << (fx % 64);
                 }
@@ -545,6 +578,34 @@ impl CostumeSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Word-at-a-time planes equal the texel-by-texel definition: sizes around word
+    /// boundaries, random alpha (transparent, opaque, partial), and opaque blocks.
+    #[test]
+    fn planes_built_by_words_equal_the_texel_definition() {
+        let mut rng = crate::rng::SplitMix64::new(9);
+        for (w, h) in [(1, 1), (63, 2), (64, 3), (65, 1), (127, 4), (128, 2), (129, 3), (200, 5)] {
+            for density in [0u64, 1, 5, 10] {
+                let rgba: Vec<u8> = (0..w * h)
+                    .flat_map(|_| {
+                        let a = match rng.below(10) {
+                            r if r < density => 255,
+                            r if r == density => rng.below(255) as u8,
+                            _ => 0,
+                        };
+                        [1, 2, 3, a]
+                    })
+                    .collect();
+                let s = Silhouette::from_rgba(w, h, rgba);
+                let (fast, slow) = (Planes::new(&s), Planes::by_texel(&s));
+                assert_eq!((fast.opaque, fast.linear, fast.full), (slow.opaque, slow.linear, slow.full), "{w}×{h}");
+            }
+            let block = Silhouette::opaque_block(w, h);
+            let (fast, slow) = (Planes::new(&block), Planes::by_texel(&block));
+            assert!(fast.full);
+            assert_eq!((fast.opaque, fast.linear), (slow.opaque, slow.linear), "block {w}×{h}");
+        }
+    }
 
     fn costume(format: &str, res: f64, cx: f64, cy: f64) -> Costume {
         Costume {

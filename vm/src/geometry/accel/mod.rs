@@ -35,7 +35,7 @@ use super::distance;
 use super::drawable::{Placement, Xform};
 use super::effects::bit;
 use super::render::{
-    BACKGROUND, Drawable, Scene, mask_matches, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
+    BACKGROUND, Drawable, Scene, mask_matches, match_box, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
 };
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;
@@ -184,6 +184,8 @@ pub(crate) struct Accel {
     list: Vec<(usize, Rect)>,
     /// Scratch rows of the asking drawable.
     touched: Vec<Row>,
+    /// Scratch space of the colour walk.
+    walk: distance::WalkScratch,
     /// The pen layer's texel at every stage pixel, with the transform it was computed for.
     pen_texels: Option<(Xform, Rc<Vec<u32>>)>,
     /// Geometry work done so far (rows searched, pixels tested or composited, walk points).
@@ -660,27 +662,37 @@ impl Accel {
             // A start off the stage: Whisker's point numbers may collide; walk as it does.
             return self.uncached_color_distance(scene, me, color);
         };
-        let k = self.prepare_composite(scene, me, &levels);
+        let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
+        // Only walk points where some drawable can show the colour are sampled (the same
+        // answer: elsewhere the composite is another colour or white).
+        let infos = &self.infos;
+        let others = || (0..infos.len()).filter(|&i| i != me && infos[i].visible);
+        let boxes: Option<Vec<Rect>> = (!colors_match(color, BACKGROUND)).then(|| {
+            others()
+                .filter_map(|i| {
+                    let d = &scene.drawables[i];
+                    let mip = d.skin.mip_ref(levels.of(&d.skin));
+                    match_box(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key)
+                })
+                .collect()
+        });
+        self.work += cost::CANDIDATE * others().count() as u64;
+        if boxes.as_ref().is_some_and(|b| b.is_empty()) {
+            return 1.0;
+        }
         let order = self.walks.get(reach);
+        let k = self.prepare_composite(scene, me, &levels);
         let pen = self.pen_map(scene);
         let infos = &self.infos;
         let all = (0..infos.len()).rev().filter(|&i| i != me && infos[i].visible);
         let mut layers = Lazy::new(|| layers_of(scene, infos, all, &levels, pen.as_ref().map(|m| m.as_slice())));
-        let bounds = distance::stage_bounds();
-        let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
-        let step = distance::STAGE_SPACING as i32;
-        let mut visited = 0u64;
-        let mut found = 1.0;
-        for &(a, b) in order.iter() {
-            visited += 1;
-            let (x, y) = (x0 + step * a as i32, y0 + step * b as i32);
-            if colors_match(color, self.comps[k].get(x, y, &mut layers)) {
-                found = distance::found_distance(start, &bounds, x as i64, y as i64);
-                break;
-            }
-        }
-        self.work += cost::WALK * visited;
-        found
+        let comp = &mut self.comps[k];
+        let walk = distance::stage_walk_in(&order, reach, (x0, y0), boxes.as_deref(), &mut self.walk, |x, y| {
+            colors_match(color, comp.get(x, y, &mut layers))
+        });
+        drop(layers);
+        self.work += cost::WALK * walk.visited + cost::MASK_CELL * walk.marked;
+        walk.found.map_or(1.0, |(x, y)| distance::found_distance(start, &distance::stage_bounds(), x as i64, y as i64))
     }
 
     /// [`distance::touching_color_distance`] without the kept composites, its samples counted.
