@@ -935,7 +935,8 @@ mod probe {
     pub(super) fn one(sut: &mut Sut, a: &Assertion) -> (Option<Assertion>, usize) {
         let views = views(sut);
         let live = views.len();
-        let Some(v) = views.iter().find(|v| v.r == a.key().target) else { return (None, live) };
+        let target = a.key().target;
+        let Some(v) = views.iter().find(|v| v.r == target) else { return (None, live) };
         (observe_one(sut, v, a), live)
     }
 

@@ -184,8 +184,9 @@ pub(crate) struct Accel {
     list: Vec<(usize, Rect)>,
     /// Scratch rows of the asking drawable.
     touched: Vec<Row>,
-    /// Scratch space of the colour walk.
+    /// Scratch space of the colour walk, and the boxes where its colour may show.
     walk: distance::WalkScratch,
+    match_boxes: Vec<Rect>,
     /// The pen layer's texel at every stage pixel, with the transform it was computed for.
     pen_texels: Option<(Xform, Rc<Vec<u32>>)>,
     /// Geometry work done so far (rows searched, pixels tested or composited, walk points).
@@ -667,17 +668,19 @@ impl Accel {
         // answer: elsewhere the composite is another colour or white).
         let infos = &self.infos;
         let others = || (0..infos.len()).filter(|&i| i != me && infos[i].visible);
-        let boxes: Option<Vec<Rect>> = (!colors_match(color, BACKGROUND)).then(|| {
-            others()
-                .filter_map(|i| {
-                    let d = &scene.drawables[i];
-                    let mip = d.skin.mip_ref(levels.of(&d.skin));
-                    match_box(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key)
-                })
-                .collect()
-        });
+        let mut boxes = std::mem::take(&mut self.match_boxes);
+        boxes.clear();
+        let pruned = !colors_match(color, BACKGROUND);
+        if pruned {
+            boxes.extend(others().filter_map(|i| {
+                let d = &scene.drawables[i];
+                let mip = d.skin.mip_ref(levels.of(&d.skin));
+                match_box(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key)
+            }));
+        }
         self.work += cost::CANDIDATE * others().count() as u64;
-        if boxes.as_ref().is_some_and(|b| b.is_empty()) {
+        if pruned && boxes.is_empty() {
+            self.match_boxes = boxes;
             return 1.0;
         }
         let order = self.walks.get(reach);
@@ -687,10 +690,12 @@ impl Accel {
         let all = (0..infos.len()).rev().filter(|&i| i != me && infos[i].visible);
         let mut layers = Lazy::new(|| layers_of(scene, infos, all, &levels, pen.as_ref().map(|m| m.as_slice())));
         let comp = &mut self.comps[k];
-        let walk = distance::stage_walk_in(&order, reach, (x0, y0), boxes.as_deref(), &mut self.walk, |x, y| {
+        let within = pruned.then_some(boxes.as_slice());
+        let walk = distance::stage_walk_in(&order, reach, (x0, y0), within, &mut self.walk, |x, y| {
             colors_match(color, comp.get(x, y, &mut layers))
         });
         drop(layers);
+        self.match_boxes = boxes;
         self.work += cost::WALK * walk.visited + cost::MASK_CELL * walk.marked;
         walk.found.map_or(1.0, |(x, y)| distance::found_distance(start, &distance::stage_bounds(), x as i64, y as i64))
     }
