@@ -242,3 +242,49 @@ fn a_click_at_a_point_reaches_the_sprite_drawn_there() {
     let events = run(&mut vm, 3);
     assert!(said(&events, "Bear", "Bear") && !said(&events, "Sprite1", "Cat"), "{events:?}");
 }
+
+/// Clone swarms that go to the front, appear and vanish between queries (random-sample
+/// `401051703`: 98 drawables, several sprites going to the front every frame; `402092991`:
+/// clones created and deleted every few frames): touching and fencing queries leave the
+/// reordering for later, colour queries and picks catch up. Test builds check every kept
+/// scene against a full rebuild (or, after a deferred reordering, target by target) and
+/// every accelerated answer against the reference renderer, so a wrong catch-up fails here.
+#[test]
+fn clone_swarms_reorder_appear_and_vanish_between_queries() {
+    for name in ["401051703_21-05-2021_20-36-31", "402092991_24-05-2021_04-54-24"] {
+        let path = corpora().join("random-sample").join(format!("{name}.json"));
+        if !path.exists() {
+            drop(std::io::Write::write_fmt(
+                &mut std::io::stderr(),
+                format_args!("SKIP: {} not found (set CLOWDER_CORPORA)\n", path.display()),
+            ));
+            return;
+        }
+        let project = Arc::new(Project::load_path(&path, &LoadLimits::default()).expect("corpus project loads"));
+        let opts = VmOptions { profile: Profile::Default, seed: 3, ..VmOptions::default() };
+        let mut vm = Vm::new(project, opts);
+        vm.green_flag();
+        let mut most = 0;
+        for k in 0..2_000u32 {
+            match k % 40 {
+                0 => vm.key_down("space"),
+                7 => vm.key_up("space"),
+                13 => vm.key_down(if k % 80 == 13 { "left arrow" } else { "right arrow" }),
+                21 => vm.key_up("left arrow"),
+                22 => vm.key_up("right arrow"),
+                29 => vm.mouse_button(true),
+                31 => vm.mouse_button(false),
+                _ => {}
+            }
+            if k % 5 == 0 {
+                // An ordered query from outside: the topmost drawable at a moving point.
+                let (x, y) = ((k * 37 % 480) as f64 - 240.0, (k * 53 % 360) as f64 - 180.0);
+                vm.mouse_move(x, y);
+                let _ = vm.pick(x, y);
+            }
+            vm.step();
+            most = most.max(vm.targets_in_execution_order().count());
+        }
+        assert!(most > 12, "{name}: at most {most} targets alive: the swarm never formed");
+    }
+}

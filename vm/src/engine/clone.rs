@@ -82,6 +82,7 @@ impl State {
         self.targets.runtime_order.push(id);
         self.targets.exec.push(id);
         self.targets.layer_epoch += 1;
+        self.targets.target_epoch += 1;
         // goBehindOther(of)
         let pos = self.targets.exec.iter().position(|&x| x == of).unwrap_or(0);
         self.set_executable_position(id, pos as f64);
@@ -110,6 +111,7 @@ impl State {
             d.remove(id);
         }
         self.targets.layer_epoch += 1;
+        self.targets.target_epoch += 1;
         self.targets.runtime_order.retain(|&x| x != id);
         if let Some(e) = self.targets.slots.get_mut(id.slot as usize) {
             e.1 = None;

@@ -181,6 +181,7 @@ impl State {
                 render_log: Vec::new(),
                 render_log_base: 0,
                 layer_epoch: 0,
+                target_epoch: 0,
                 clone_count: 0,
                 clone_serial: vec![1; n_defs],
                 stage_slot: prog.stage,

@@ -220,6 +220,8 @@ pub(crate) struct Targets {
     pub render_log_base: u64,
     /// Bumped whenever targets are created or disposed or the layer order (`exec`) changes.
     pub layer_epoch: u64,
+    /// Bumped whenever targets are created or disposed.
+    pub target_epoch: u64,
     /// Clones alive (at most [`super::MAX_CLONES`]).
     pub clone_count: u32,
     /// Per sprite: the clone index the next clone gets.

@@ -47,6 +47,8 @@ pub struct CpuGeometry {
     /// Set by a full sync that moved drawables: per position, where its drawable was
     /// (`None`: rebuilt); see [`Accel::rearrange`].
     rearranged: Option<Vec<Option<usize>>>,
+    /// Scratch lists of [`CpuGeometry::sync_all`].
+    spare: Spare,
     /// Where the pen layer is in `scene`, if it is there.
     pen_pos: Option<usize>,
     /// What the last sync saw of the VM's change log ([`super::Changes`]).
@@ -69,10 +71,31 @@ pub struct CpuGeometry {
     drawn: Option<Synced>,
 }
 
+/// Lists a full sync builds the new scene's data in, kept between syncs (a clone swarm
+/// re-syncs the whole scene at most queries: allocating them each time cost more than
+/// filling them).
+#[derive(Default)]
+struct Spare {
+    from: Vec<Option<usize>>,
+    seq: Vec<usize>,
+    drawables: Vec<Drawable>,
+    keys: Vec<Option<Key>>,
+    ids: Vec<Option<TargetId>>,
+    old: Vec<Option<Drawable>>,
+}
+
+/// Scratch space: a copy starts empty.
+impl Clone for Spare {
+    fn clone(&self) -> Self {
+        Spare::default()
+    }
+}
+
 /// The state of the VM's change log at the last sync.
 #[derive(Debug, Clone, Copy)]
 struct Synced {
     layers: u64,
+    targets: u64,
     /// Absolute number of the first log entry not yet applied.
     seen: u64,
     pen_layer: bool,
@@ -158,6 +181,7 @@ impl CpuGeometry {
             slot_pos: Vec::new(),
             changed: Vec::new(),
             rearranged: None,
+            spare: Spare::default(),
             pen_pos: None,
             synced: None,
             accel: Accel::with_walks(walks),
@@ -238,23 +262,42 @@ impl CpuGeometry {
     /// (with its transform); only the others are rebuilt. The pen layer's pixels are brought
     /// up to date only `with_pen` (queries that read them: colours, picking): a sprite drawing
     /// every frame would otherwise copy the whole layer before each of its fencing queries.
+    ///
+    /// Only queries `with_pen` depend on the layer order (colours, picking); the others
+    /// (touching sprites, edges and points, bounds, fencing, distances) leave a reordering of
+    /// the same targets for the next query that does (a clone swarm whose members go to the
+    /// front and move, each frame, would otherwise reorder the scene before every move).
     fn sync(&mut self, s: &Scene<'_>, with_pen: bool) {
         self.changed.clear();
         self.rearranged = None;
-        let fast = self.sync_changes(s);
+        let last_layers = self.synced.map(|l| l.layers);
+        let sync = self.sync_changes(s, with_pen);
+        let fast = sync.is_some();
+        let order_left = sync == Some(true);
         if !fast {
+            // Drawables the change log rebuilt before the fast sync gave up are not kept: the
+            // accelerated data has not seen them.
+            for p in std::mem::take(&mut self.changed) {
+                if let Some(k) = self.keys.get_mut(p) {
+                    *k = None;
+                }
+            }
             self.sync_all(s);
             // Counted here, not in `sync_all`: test builds run that again as a check.
             self.work += super::cost::MOVE * self.scene.drawables.len() as u64;
+        } else if cfg!(debug_assertions) && order_left {
+            self.check_kept(s);
         } else if cfg!(debug_assertions) {
             // Test builds check the log against a full sync: it must find nothing left to do.
             let (rebuilt, len) = (self.changed.len(), self.scene.drawables.len());
+            let arranged = self.rearranged.take();
             self.sync_all(s);
             assert_eq!(
-                (self.changed.len(), self.scene.drawables.len()),
-                (rebuilt, len),
+                (self.changed.len(), self.scene.drawables.len(), self.rearranged.is_some()),
+                (rebuilt, len, false),
                 "the change log missed a target change"
             );
+            self.rearranged = arranged;
         }
         let mut pen_drawn = false;
         if let (true, true, Some(pos)) = (with_pen, self.pen_layer, self.pen_pos) {
@@ -274,6 +317,7 @@ impl CpuGeometry {
         let pen = self.pen_pos.map(|pos| PenChange { pos, dirty: pen_box });
         let keys = &self.keys;
         let sprite_of = |pos: usize| keys.get(pos).copied().flatten().map(|k| k.sprite as u32);
+        let rearranged = self.rearranged.is_some();
         match self.rearranged.take() {
             Some(from) => {
                 // Moves and rebuilds come from the arrangement; only the pen layer's new
@@ -284,62 +328,259 @@ impl CpuGeometry {
                     _ => &[],
                 };
                 self.accel.refresh(&self.scene, pen_pos, pen, &sprite_of);
+                self.spare.from = from;
             }
             None => self.accel.refresh(&self.scene, &self.changed, pen, &sprite_of),
         }
+        // Test builds check every rearrangement's result (the paths that move kept data).
+        if cfg!(debug_assertions) && rearranged {
+            self.accel.check(&self.scene, &sprite_of);
+        }
         self.synced = s.changes().map(|c| Synced {
-            layers: c.layers,
+            layers: match (order_left, last_layers) {
+                (true, Some(l)) => l,
+                _ => c.layers,
+            },
+            targets: c.targets,
             seen: c.base + c.log.len() as u64,
             pen_layer: self.pen_layer,
         });
     }
 
+    /// Appends the drawables of live targets the kept scene does not show (new clones) at its
+    /// end, for a query that does not depend on the order.
+    fn append_new(&mut self, s: &Scene<'_>) {
+        for &id in s.layer_order() {
+            if self.index(id).is_some() {
+                continue;
+            }
+            let Some(key) = s.raw(id).and_then(Key::of) else { continue };
+            let Some(d) = s.target(id).and_then(|view| self.drawable(&view, &key)) else { continue };
+            let pos = self.scene.drawables.len();
+            self.put(pos, d, Some(key), Some(id));
+            let slot = id.slot as usize;
+            if slot >= self.slot_pos.len() {
+                self.slot_pos.resize(slot + 1, None);
+            }
+            self.slot_pos[slot] = Some((id.gn, pos));
+        }
+    }
+
+    /// Takes the drawables of deleted targets out of the kept scene, each hole filled by the
+    /// last drawable, for a query that does not depend on the order; records the arrangement
+    /// for the accelerated data (drawables it has not seen, appended or rebuilt since the
+    /// last sync, are rebuilt there).
+    fn remove_gone(&mut self, s: &Scene<'_>) {
+        let mut gone = std::mem::take(&mut self.spare.seq);
+        gone.clear();
+        gone.extend(self.ids.iter().enumerate().filter_map(|(p, id)| id.filter(|&id| s.raw(id).is_none()).map(|_| p)));
+        if gone.is_empty() {
+            self.spare.seq = gone;
+            return;
+        }
+        let seen = self.accel.len();
+        let mut from = std::mem::take(&mut self.spare.from);
+        from.clear();
+        from.extend((0..self.scene.drawables.len()).map(Some));
+        // Highest first: the last drawable is then never one still to be taken out.
+        for &p in gone.iter().rev() {
+            if let Some(Some(id)) = self.ids.get(p)
+                && let Some(sp) = self.slot_pos.get_mut(id.slot as usize)
+                && *sp == Some((id.gn, p))
+            {
+                *sp = None;
+            }
+            self.scene.swap_remove(p);
+            self.keys.swap_remove(p);
+            self.ids.swap_remove(p);
+            from.swap_remove(p);
+            if let Some(Some(id)) = self.ids.get(p)
+                && let Some(sp) = self.slot_pos.get_mut(id.slot as usize)
+            {
+                *sp = Some((id.gn, p));
+            }
+        }
+        self.spare.seq = gone;
+        // Appended or rebuilt since the last sync: new to the accelerated data.
+        let rebuilt = std::mem::take(&mut self.changed);
+        for (p, f) in from.iter_mut().enumerate() {
+            if f.is_some_and(|o| o >= seen || rebuilt.contains(&o)) {
+                *f = None;
+            }
+            if f.is_none() {
+                self.changed.push(p);
+            }
+        }
+        self.rearranged = Some(from);
+    }
+
+    /// Test builds' check of a sync that left the layer order for later: every live target
+    /// that has a drawable has its up-to-date one in the kept scene, and nothing else is there.
+    fn check_kept(&self, s: &Scene<'_>) {
+        let mut shown = 0;
+        for &id in s.layer_order() {
+            let key = s.raw(id).and_then(Key::of);
+            match self.index(id) {
+                Some(p) => {
+                    assert_eq!(self.keys.get(p), Some(&key), "the change log missed a change of {id:?}");
+                    shown += 1;
+                }
+                None => assert!(
+                    key.is_none_or(|k| s.target(id).and_then(|v| self.drawable(&v, &k)).is_none()),
+                    "target {id:?} is missing from the kept scene"
+                ),
+            }
+        }
+        assert_eq!(shown, self.ids.iter().flatten().count(), "the kept scene shows a deleted target");
+    }
+
     /// Brings the scene up to date from the VM's change log alone: re-checks only the targets
-    /// handed out mutably since the last sync. False (having changed nothing that a full sync
+    /// handed out mutably since the last sync. `None` (having changed nothing that a full sync
     /// would not redo) when that cannot be trusted: no log, a different layer order or set of
     /// targets, log entries dropped, the pen layer changed, or a target gaining or losing its
-    /// drawable (positions would shift).
-    fn sync_changes(&mut self, s: &Scene<'_>) -> bool {
-        let (Some(c), Some(last)) = (s.changes(), self.synced) else { return false };
+    /// drawable (positions would shift). `Some(true)` when a reordering was left for later
+    /// (not `ordered`, and the same targets).
+    fn sync_changes(&mut self, s: &Scene<'_>, ordered: bool) -> Option<bool> {
+        let (Some(c), Some(last)) = (s.changes(), self.synced) else { return None };
         let end = c.base + c.log.len() as u64;
         if last.pen_layer != self.pen_layer || last.seen < c.base || last.seen > end {
-            return false;
+            return None;
         }
         // A layer change that left the order of the drawn targets as it was ("go to front" of
-        // the front sprite, every frame) needs no rearrangement.
-        if c.layers != last.layers && !self.same_order(s) {
-            return false;
-        }
-        let Some(fresh) = c.log.get((last.seen - c.base) as usize..) else { return false };
+        // the front sprite, every frame) needs no rearrangement; one that moved one target
+        // (any "go to front" or "go back") moves its drawable and those it passed.
+        let (moved, left) = match (c.layers != last.layers, ordered, c.targets != last.targets) {
+            (false, ..) => (None, false),
+            (true, false, false) => (None, true),
+            // New clones go at the end, deleted ones leave a hole the last drawable fills: the
+            // next ordered query puts them in their places.
+            (true, false, true) => {
+                self.append_new(s);
+                (None, true)
+            }
+            (true, true, _) => (self.layer_move(s)?, false),
+        };
+        let targets_changed = left && c.targets != last.targets;
+        let fresh = c.log.get((last.seen - c.base) as usize..)?;
         for &slot in fresh {
-            let Some((gn, pos)) = self.slot_pos.get(slot as usize).copied().flatten() else { return false };
+            let (gn, pos) = self.slot_pos.get(slot as usize).copied().flatten()?;
             let id = TargetId { slot, gn };
-            let Some(key) = s.raw(id).and_then(Key::of) else { return false };
+            let Some(t) = s.raw(id) else {
+                // Deleted: taken out below.
+                if targets_changed {
+                    continue;
+                }
+                return None;
+            };
+            let key = Key::of(t)?;
             if self.keys.get(pos) == Some(&Some(key)) {
                 continue;
             }
-            let Some(d) = s.target(id).and_then(|view| self.drawable(&view, &key)) else { return false };
+            let d = s.target(id).and_then(|view| self.drawable(&view, &key))?;
             self.put(pos, d, Some(key), Some(id));
         }
-        true
+        if let Some((a, b)) = moved {
+            self.move_drawable(a, b);
+        }
+        if targets_changed {
+            self.remove_gone(s);
+        }
+        Some(left)
     }
 
-    /// Whether the live targets that have drawables are, in layer order, those of the kept
-    /// scene (a kept target losing its drawable shows in the change log, which
-    /// [`CpuGeometry::sync_changes`] checks).
-    fn same_order(&self, s: &Scene<'_>) -> bool {
-        let mut kept = self.ids.iter().flatten();
+    /// How the live targets that have drawables are ordered, in layer order, against the
+    /// kept scene: `Some(None)` as kept, `Some(Some((a, b)))` as kept but for the drawable at
+    /// `a`, now at `b`; `None` otherwise (a new clone, a deleted one, several moves). A kept
+    /// target losing its drawable shows in the change log, which
+    /// [`CpuGeometry::sync_changes`] checks.
+    fn layer_move(&mut self, s: &Scene<'_>) -> Option<Option<(usize, usize)>> {
+        let mut seq = std::mem::take(&mut self.spare.seq);
+        seq.clear();
         for &id in s.layer_order() {
-            if self.index(id).is_none() {
+            match self.index(id) {
+                Some(o) => seq.push(o),
                 // Not in the kept scene: fine unless it should be (a new clone).
-                if s.raw(id).and_then(Key::of).is_some() {
-                    return false;
+                None if s.raw(id).and_then(Key::of).is_some() => {
+                    self.spare.seq = seq;
+                    return None;
                 }
-            } else if kept.next() != Some(&id) {
-                return false;
+                None => {}
             }
         }
-        kept.next().is_none()
+        // Kept order: every position but the pen layer's, ascending.
+        let pen = self.pen_pos;
+        let kept = |k: usize| if pen.is_some_and(|p| k >= p) { k + 1 } else { k };
+        let n = self.ids.len() - usize::from(pen.is_some());
+        let differ = |k: &usize| seq.get(*k) != Some(&kept(*k));
+        let answer = match ((0..n).find(differ), (0..n).rev().find(differ)) {
+            _ if seq.len() != n => None,
+            (None, _) | (_, None) => Some(None),
+            (Some(i), Some(j)) => {
+                let (lo, hi) = (kept(i), kept(j));
+                // One drawable moved up from `lo` to `hi`, or down from `hi` to `lo`; the others
+                // in between kept their order (and the pen layer is not among them).
+                let contiguous = hi - lo == j - i;
+                let up = seq[j] == lo && (i..j).all(|k| seq[k] == kept(k + 1));
+                let down = seq[i] == hi && (i + 1..=j).all(|k| seq[k] == kept(k - 1));
+                match (contiguous, up, down) {
+                    (true, true, _) => Some(Some((lo, hi))),
+                    (true, _, true) => Some(Some((hi, lo))),
+                    _ => None,
+                }
+            }
+        };
+        self.spare.seq = seq;
+        answer
+    }
+
+    /// Moves the drawable at `a` to `b` (the ones in between shift by one place towards `a`),
+    /// with its inputs and target, and records the arrangement for the accelerated data, as a
+    /// full sync would: a drawable rebuilt at its old place is rebuilt at its new one.
+    fn move_drawable(&mut self, a: usize, b: usize) {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let len = self.scene.drawables.len();
+        if hi >= len || self.keys.len() != len || self.ids.len() != len {
+            return;
+        }
+        if a < b {
+            self.keys[lo..=hi].rotate_left(1);
+            self.ids[lo..=hi].rotate_left(1);
+        } else {
+            self.keys[lo..=hi].rotate_right(1);
+            self.ids[lo..=hi].rotate_right(1);
+        }
+        self.scene.move_drawable(a, b);
+        // Where each position's drawable was.
+        let mut from = std::mem::take(&mut self.spare.from);
+        from.clear();
+        from.extend((0..len).map(Some));
+        for (p, f) in from.iter_mut().enumerate().take(hi + 1).skip(lo) {
+            *f = Some(match (p == b, a < b) {
+                (true, _) => a,
+                (false, true) => p + 1,
+                (false, false) => p - 1,
+            });
+        }
+        for c in &mut self.changed {
+            let p = match *c {
+                o if o == a => b,
+                o if (lo..=hi).contains(&o) && a < b => o - 1,
+                o if (lo..=hi).contains(&o) => o + 1,
+                o => o,
+            };
+            from[p] = None;
+            *c = p;
+        }
+        for p in lo..=hi {
+            if let Some(Some(id)) = self.ids.get(p)
+                && let Some(sp) = self.slot_pos.get_mut(id.slot as usize)
+            {
+                *sp = Some((id.gn, p));
+            }
+        }
+        // Charged as the full sync this replaces is (`sync`): the same work, whichever path.
+        self.work += super::cost::MOVE * len as u64;
+        self.rearranged = Some(from);
     }
 
     /// The full sync: every target, in layer order (the pen layer keeps its drawable, whose
@@ -348,19 +589,29 @@ impl CpuGeometry {
     /// above it); `rearranged` records where each came from when any moved.
     fn sync_all(&mut self, s: &Scene<'_>) {
         let order = s.layer_order();
-        let mut from: Vec<Option<usize>> = Vec::with_capacity(order.len() + 1);
-        let mut drawables: Vec<Drawable> = Vec::with_capacity(order.len() + 1);
-        let mut keys: Vec<Option<Key>> = Vec::with_capacity(order.len() + 1);
-        let mut ids: Vec<Option<TargetId>> = Vec::with_capacity(order.len() + 1);
+        // The lists are the last sync's, reused: a clone swarm re-syncs at most queries.
+        let spare = &mut self.spare;
+        let mut from = std::mem::take(&mut spare.from);
+        let mut drawables = std::mem::take(&mut spare.drawables);
+        let mut keys = std::mem::take(&mut spare.keys);
+        let mut ids = std::mem::take(&mut spare.ids);
+        let mut old = std::mem::take(&mut spare.old);
+        from.clear();
+        drawables.clear();
+        keys.clear();
+        ids.clear();
         let old_len = self.scene.drawables.len();
         let old_pen = self.pen_pos.filter(|&o| o < old_len && self.keys.get(o) == Some(&None));
         self.pen_pos = None;
+        // Kept drawables move to their new places (no reference counting per drawable).
+        old.clear();
+        old.extend(self.scene.drawables.drain(..).map(Some));
         for (k, &id) in order.iter().enumerate() {
             if let Some(key) = s.raw(id).and_then(Key::of) {
                 // Where this target's drawable was, if it is unchanged.
                 let kept = self.index(id).filter(|&o| self.keys.get(o) == Some(&Some(key)));
-                let d = match kept {
-                    Some(o) => self.scene.drawables.get(o).cloned(),
+                let d = match kept.and_then(|o| old.get_mut(o).and_then(Option::take)) {
+                    Some(d) => Some(d),
                     None => s.target(id).and_then(|view| self.drawable(&view, &key)),
                 };
                 if let Some(d) = d {
@@ -371,7 +622,7 @@ impl CpuGeometry {
                 }
             }
             if k == 0 && self.pen_layer {
-                let kept = old_pen.and_then(|o| self.scene.drawables.get(o).cloned().map(|d| (o, d)));
+                let kept = old_pen.and_then(|o| old.get_mut(o).and_then(Option::take).map(|d| (o, d)));
                 let (o, d) = match kept {
                     Some((o, d)) => (Some(o), d),
                     None => {
@@ -391,14 +642,22 @@ impl CpuGeometry {
                 from.push(o);
             }
         }
+        old.clear();
         self.changed.extend(from.iter().enumerate().filter(|(_, f)| f.is_none()).map(|(p, _)| p));
         let in_place = from.iter().enumerate().all(|(p, f)| f.is_none_or(|o| o == p));
-        self.scene.rearrange(drawables, &from);
+        let spare = &mut self.spare;
+        spare.drawables = self.scene.rearrange(drawables, &from);
+        spare.keys = std::mem::replace(&mut self.keys, keys);
+        spare.ids = std::mem::replace(&mut self.ids, ids);
+        spare.old = old;
         // In place, the rebuilt positions (and a longer or shorter scene) are all there is to
         // bring up to date.
-        self.rearranged = (!in_place).then_some(from);
-        self.keys = keys;
-        self.ids = ids;
+        if in_place {
+            spare.from = from;
+            self.rearranged = None;
+        } else {
+            self.rearranged = Some(from);
+        }
         // Target slot → drawable position, for O(1) `index` (touching a sprite looks up every clone).
         self.slot_pos.iter_mut().for_each(|p| *p = None);
         for (pos, id) in self.ids.iter().enumerate() {
@@ -795,6 +1054,7 @@ impl Geometry for CpuGeometry {
         }
         self.drawn = scene.changes().map(|c| Synced {
             layers: c.layers,
+            targets: c.targets,
             seen: c.base + c.log.len() as u64,
             pen_layer: self.pen_layer,
         });

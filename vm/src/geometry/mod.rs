@@ -102,6 +102,9 @@ pub struct Changes<'a> {
     pub base: u64,
     /// Changes whenever targets are created or disposed or the layer order changes.
     pub layers: u64,
+    /// Changes whenever targets are created or disposed (a query that does not depend on
+    /// the layer order can leave a reordering for later while this stays).
+    pub targets: u64,
 }
 
 /// The [`Scene`] of a VM state (`render_scene!(prog, st)`), with its change log; a macro so that
@@ -113,6 +116,7 @@ macro_rules! render_scene {
                 log: &$st.targets.render_log,
                 base: $st.targets.render_log_base,
                 layers: $st.targets.layer_epoch,
+                targets: $st.targets.target_epoch,
             },
         )
     };

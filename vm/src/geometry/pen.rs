@@ -115,7 +115,21 @@ impl PenLayer {
     /// `penClear`.
     pub fn clear(&mut self) {
         if self.dirty {
-            self.pixels.iter_mut().for_each(|p| *p = 0);
+            // Pixels outside what was drawn since the last clear are transparent already.
+            match self.ink {
+                PenChanges::Box { c0, c1, r0, r1 } => {
+                    let w = PEN_WIDTH as i64;
+                    let (c0, c1) = (c0.clamp(0, w - 1) as usize, c1.clamp(0, w - 1) as usize);
+                    let (r0, r1) = (r0.clamp(0, PEN_HEIGHT as i64 - 1), r1.clamp(0, PEN_HEIGHT as i64 - 1));
+                    for row in r0..=r1 {
+                        let start = row as usize * PEN_WIDTH as usize;
+                        if let Some(p) = self.pixels.get_mut((start + c0) * 4..(start + c1 + 1) * 4) {
+                            p.fill(0);
+                        }
+                    }
+                }
+                _ => self.pixels.fill(0),
+            }
             self.dirty = false;
             self.work += cost::PEN_CLEAR;
             // Only what was drawn since the last clear changes (a sprite that clears and
@@ -439,6 +453,31 @@ mod tests {
             full.draw_line_full_box(&attrs, x0, y0, x1, y1);
             assert!(fast.pixels == full.pixels, "line ({x0}, {y0}) → ({x1}, {y1}) width {}", attrs.diameter);
         }
+    }
+
+    /// Clearing only what was drawn since the last clear leaves every pixel transparent,
+    /// also with lines reaching past the stage's edges.
+    #[test]
+    fn clearing_the_drawn_box_clears_everything() {
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let mut layer = PenLayer::new();
+        let mut drawn = 0;
+        for round in 0..40 {
+            for _ in 0..1 + round % 4 {
+                let attrs = PenAttributes { color4f: [next(), next(), next(), 1.0], diameter: 0.5 + next() * 40.0 };
+                let xy = |a: f64, b: f64| (a * 700.0 - 350.0, b * 560.0 - 280.0);
+                let ((x0, y0), (x1, y1)) = (xy(next(), next()), xy(next(), next()));
+                layer.draw_line(&attrs, x0, y0, x1, y1);
+            }
+            drawn += usize::from(layer.pixels.iter().any(|&p| p != 0));
+            layer.clear();
+            assert!(layer.pixels.iter().all(|&p| p == 0), "round {round}: pixels left after a clear");
+        }
+        assert!(drawn > 30, "rounds that drew on the stage: {drawn}");
     }
 
     #[test]

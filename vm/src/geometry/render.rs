@@ -101,6 +101,8 @@ pub struct Scene {
     /// with the exact inputs (bit patterns) it came from: a query uses one only while its
     /// drawable still has those inputs, so editing `drawables` can never make an answer stale.
     xforms: Vec<Option<CachedXform>>,
+    /// Scratch list of [`Scene::rearrange`].
+    spare_xforms: Vec<Option<CachedXform>>,
 }
 
 /// A precomputed transform and the bits of the inputs it is a function of.
@@ -121,7 +123,8 @@ fn xform_key(d: &Drawable) -> [u64; 9] {
 impl Scene {
     /// A scene of `drawables` with every transform computed once up front.
     pub fn new(drawables: Vec<Drawable>) -> Self {
-        let mut s = Scene { drawables, floors: SilhouetteFloors::default(), xforms: Vec::new() };
+        let mut s =
+            Scene { drawables, floors: SilhouetteFloors::default(), xforms: Vec::new(), spare_xforms: Vec::new() };
         s.refresh_transforms();
         s
     }
@@ -149,11 +152,45 @@ impl Scene {
     /// drawable `i` when it is the same drawable: its precomputed transform moves with it.
     /// A new drawable starts from the transform at its position (kept if its inputs match,
     /// cheaply moved if only its position differs: see [`Scene::refresh_transforms_of`]).
-    pub fn rearrange(&mut self, drawables: Vec<Drawable>, from: &[Option<usize>]) {
-        let old = std::mem::take(&mut self.xforms);
-        self.xforms = from.iter().enumerate().map(|(i, f)| old.get(f.unwrap_or(i)).copied().flatten()).collect();
+    /// Returns the old drawables' list, emptied (its space can be reused).
+    pub fn rearrange(&mut self, drawables: Vec<Drawable>, from: &[Option<usize>]) -> Vec<Drawable> {
+        let mut old = std::mem::replace(&mut self.xforms, std::mem::take(&mut self.spare_xforms));
+        self.xforms.clear();
+        self.xforms.extend(from.iter().enumerate().map(|(i, f)| old.get(f.unwrap_or(i)).copied().flatten()));
         self.xforms.resize(drawables.len(), None);
-        self.drawables = drawables;
+        // The old transforms' list becomes the next rearrangement's (no allocation per call).
+        old.clear();
+        self.spare_xforms = old;
+        let mut gone = std::mem::replace(&mut self.drawables, drawables);
+        gone.clear();
+        gone
+    }
+
+    /// Moves the drawable at `a` to `b` with its precomputed transform; those in between
+    /// shift by one place towards `a` (a layer change). Nothing when either is out of range.
+    pub fn move_drawable(&mut self, a: usize, b: usize) {
+        let (lo, hi) = (a.min(b), a.max(b));
+        if hi >= self.drawables.len() {
+            return;
+        }
+        self.xforms.resize(self.drawables.len(), None);
+        if a < b {
+            self.drawables[lo..=hi].rotate_left(1);
+            self.xforms[lo..=hi].rotate_left(1);
+        } else {
+            self.drawables[lo..=hi].rotate_right(1);
+            self.xforms[lo..=hi].rotate_right(1);
+        }
+    }
+
+    /// Takes drawable `i` out, the last one taking its place with its precomputed transform.
+    pub fn swap_remove(&mut self, i: usize) {
+        if i >= self.drawables.len() {
+            return;
+        }
+        self.xforms.resize(self.drawables.len(), None);
+        self.drawables.swap_remove(i);
+        self.xforms.swap_remove(i);
     }
 
     /// Recomputes drawable `i`'s precomputed transform if its inputs changed.

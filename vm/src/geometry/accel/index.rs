@@ -76,15 +76,45 @@ pub(crate) struct Entry {
 }
 
 /// The scene index; see the module documentation.
+///
+/// The grid names each visible drawable by a handle that stays while the drawable does, not
+/// by its position: a layer change or a new clone shifts the positions of every drawable
+/// above it, and renumbering a short handle table is far cheaper than every grid cell.
 #[derive(Clone, Default)]
 pub(crate) struct SceneIndex {
+    /// Per grid cell, the handles of the visible drawables whose box meets it.
     cells: Vec<Vec<u32>>,
     groups: Vec<Group>,
+    /// Per handle, its entry (`None`: a free handle).
     entries: Vec<Option<Entry>>,
+    /// Per handle, the position of its drawable.
+    pos_of: Vec<u32>,
+    /// Per position, the handle of its drawable, if it is visible.
+    handle_at: Vec<Option<u32>>,
+    /// Handles no drawable uses.
+    free: Vec<u32>,
     nonfinite: usize,
     colour_effects: usize,
+    /// Per handle, the last query that listed it.
     stamps: Vec<u32>,
     clock: u32,
+    /// The lengths a position-numbered index would have (entries up to the last position
+    /// entered or the scene's length, stamps up to the last position listed): what
+    /// [`SceneIndex::heap_words`] counts, so that a clone's charged work is as before.
+    entry_span: usize,
+    stamp_span: usize,
+    /// Scratch list of [`SceneIndex::permute`] (not copied with the index).
+    moved: Scratch,
+}
+
+/// Scratch space: a copy starts empty.
+#[derive(Default)]
+struct Scratch(Vec<Option<u32>>);
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
 }
 
 /// What the index needs of a visible drawable.
@@ -105,17 +135,21 @@ impl SceneIndex {
     /// Roughly the 8-byte words this index keeps (what a clone copies).
     pub(crate) fn heap_words(&self) -> u64 {
         let cells: u64 = self.cells.iter().map(|c| 3 + c.len() as u64 / 2).sum();
-        cells + self.entries.len() as u64 * 6 + self.groups.len() as u64 * 8 + self.stamps.len() as u64 / 2
+        cells + self.entry_span as u64 * 6 + self.groups.len() as u64 * 8 + self.stamp_span as u64 / 2
     }
 
-    /// Takes drawable `pos` out of the index (if it is in).
-    pub(crate) fn remove(&mut self, pos: usize) {
-        let Some(e) = self.entries.get_mut(pos).and_then(Option::take) else { return };
-        if let Some([x0, x1, y0, y1]) = e.cells {
+    /// The handle of drawable `pos`, if it is entered.
+    fn handle(&self, pos: usize) -> Option<u32> {
+        self.handle_at.get(pos).copied().flatten()
+    }
+
+    /// Takes entry `h` out of its groups and counts, and out of the grid `with_cells`.
+    fn forget(&mut self, h: u32, e: &Entry, with_cells: bool) {
+        if let (true, Some([x0, x1, y0, y1])) = (with_cells, e.cells) {
             for y in y0..=y1 {
                 for x in x0..=x1 {
                     let c = &mut self.cells[y * CX + x];
-                    if let Some(i) = c.iter().position(|&p| p as usize == pos) {
+                    if let Some(i) = c.iter().position(|&p| p == h) {
                         c.swap_remove(i);
                     }
                 }
@@ -132,23 +166,48 @@ impl SceneIndex {
         self.colour_effects -= usize::from(e.colour_effects);
     }
 
+    /// Takes drawable `pos` out (it is invisible, or gone).
+    pub(crate) fn remove(&mut self, pos: usize) {
+        let Some(h) = self.handle_at.get_mut(pos).and_then(Option::take) else { return };
+        if let Some(e) = self.entries.get_mut(h as usize).and_then(Option::take) {
+            self.forget(h, &e, true);
+        }
+        self.free.push(h);
+    }
+
     /// Enters visible drawable `pos` (after taking out what was there).
     pub(crate) fn insert(&mut self, pos: usize, v: Visible<'_>) {
         let cells = cells_of(v.snapped);
-        // Same cells (a drawable that changed without moving, such as the pen layer): keep
-        // them, take out the rest.
-        let kept = self.entries.get_mut(pos).and_then(|e| e.as_mut()).filter(|e| e.cells == cells).is_some();
-        if kept && let Some(e) = self.entries.get_mut(pos).and_then(|e| e.as_mut()) {
-            e.cells = None;
-        }
-        self.remove(pos);
         if self.cells.is_empty() {
             self.cells = vec![Vec::new(); CX * CY];
+        }
+        let h = match self.handle(pos) {
+            Some(h) => h,
+            None => {
+                let h = self.free.pop().unwrap_or(self.entries.len() as u32);
+                if h as usize >= self.entries.len() {
+                    self.entries.resize(h as usize + 1, None);
+                    self.pos_of.resize(h as usize + 1, 0);
+                }
+                if pos >= self.handle_at.len() {
+                    self.handle_at.resize(pos + 1, None);
+                }
+                self.handle_at[pos] = Some(h);
+                self.pos_of[h as usize] = pos as u32;
+                h
+            }
+        };
+        // Same cells (a drawable that changed without moving, such as the pen layer): keep
+        // them, take out the rest.
+        let old = self.entries.get_mut(h as usize).and_then(Option::take);
+        let kept = old.as_ref().is_some_and(|e| e.cells == cells);
+        if let Some(e) = old {
+            self.forget(h, &e, !kept);
         }
         if let (false, Some([x0, x1, y0, y1])) = (kept, cells) {
             for y in y0..=y1 {
                 for x in x0..=x1 {
-                    self.cells[y * CX + x].push(pos as u32);
+                    self.cells[y * CX + x].push(h);
                 }
             }
         }
@@ -159,34 +218,67 @@ impl SceneIndex {
         }
         self.nonfinite += usize::from(v.nonfinite);
         self.colour_effects += usize::from(v.colour_effects);
-        if pos >= self.entries.len() {
-            self.entries.resize(pos + 1, None);
-        }
-        self.entries[pos] =
+        self.entry_span = self.entry_span.max(pos + 1);
+        self.entries[h as usize] =
             Some(Entry { cells, skin: key, level: v.level, nonfinite: v.nonfinite, colour_effects: v.colour_effects });
     }
 
     /// Renumbers the drawables after the scene was rearranged: the drawable at old position
-    /// `o` is now at `to[o]`; drawables without a new position must have been removed. `len`
-    /// is the new scene's length. Nothing else changes (same boxes, skins and levels).
+    /// `o` is now at `to[o]`; drawables without a new position must have been removed (one
+    /// that was not is taken out now). `len` is the new scene's length. Nothing else changes
+    /// (same boxes, skins and levels), so only the handle table moves.
     pub(crate) fn permute(&mut self, to: &[Option<usize>], len: usize) {
-        for cell in &mut self.cells {
-            for p in cell.iter_mut() {
-                if let Some(&Some(n)) = to.get(*p as usize) {
-                    *p = n as u32;
+        let mut old = std::mem::take(&mut self.moved.0);
+        old.clear();
+        old.append(&mut self.handle_at);
+        self.handle_at.resize(len, None);
+        for (o, h) in old.iter().enumerate() {
+            let Some(h) = *h else { continue };
+            match to.get(o).copied().flatten().filter(|&n| n < len) {
+                Some(n) => {
+                    self.handle_at[n] = Some(h);
+                    self.pos_of[h as usize] = n as u32;
+                }
+                None => {
+                    if let Some(e) = self.entries.get_mut(h as usize).and_then(Option::take) {
+                        self.forget(h, &e, true);
+                    }
+                    self.free.push(h);
                 }
             }
         }
-        let mut entries = vec![None; len.max(self.entries.len())];
-        for (o, e) in self.entries.iter_mut().enumerate() {
-            if let (Some(&Some(n)), Some(e)) = (to.get(o), e.take())
-                && let Some(slot) = entries.get_mut(n)
-            {
-                *slot = Some(e);
+        self.moved.0 = old;
+        self.entry_span = len;
+    }
+
+    /// [`SceneIndex::permute`] of a scene of unchanged length where only the drawables at
+    /// `lo..` (as many as `to` has) moved: the one at `lo + i` is now at `to[i]`. `len` is
+    /// the scene's length.
+    pub(crate) fn permute_within(&mut self, lo: usize, to: &[Option<usize>], len: usize) {
+        let hi = lo + to.len();
+        if self.handle_at.len() < hi {
+            self.handle_at.resize(hi, None);
+        }
+        let mut old = std::mem::take(&mut self.moved.0);
+        old.clear();
+        old.extend(self.handle_at[lo..hi].iter_mut().map(Option::take));
+        for (i, h) in old.iter().enumerate() {
+            let Some(h) = *h else { continue };
+            match to.get(i).copied().flatten().filter(|n| (lo..hi).contains(n)) {
+                Some(n) => {
+                    self.handle_at[n] = Some(h);
+                    self.pos_of[h as usize] = n as u32;
+                }
+                None => {
+                    if let Some(e) = self.entries.get_mut(h as usize).and_then(Option::take) {
+                        self.forget(h, &e, true);
+                    }
+                    self.free.push(h);
+                }
             }
         }
-        entries.truncate(len);
-        self.entries = entries;
+        self.moved.0 = old;
+        self.entry_span = len;
     }
 
     /// Visible drawables whose box may meet `r` (each once, in no particular order; the
@@ -200,15 +292,17 @@ impl SceneIndex {
             self.stamps.iter_mut().for_each(|s| *s = 0);
             self.clock = 1;
         }
+        if self.stamps.len() < self.entries.len() {
+            self.stamps.resize(self.entries.len(), 0);
+        }
         for y in y0..=y1 {
             for x in x0..=x1 {
-                for &p in &self.cells[y * CX + x] {
-                    let p = p as usize;
-                    if p >= self.stamps.len() {
-                        self.stamps.resize(p + 1, 0);
-                    }
-                    if self.stamps[p] != self.clock {
-                        self.stamps[p] = self.clock;
+                for &h in &self.cells[y * CX + x] {
+                    let h = h as usize;
+                    if self.stamps[h] != self.clock {
+                        self.stamps[h] = self.clock;
+                        let p = self.pos_of[h] as usize;
+                        self.stamp_span = self.stamp_span.max(p + 1);
                         out.push(p);
                     }
                 }
@@ -236,7 +330,7 @@ impl SceneIndex {
 
     /// The entry of drawable `pos`, if it is visible.
     pub(crate) fn entry(&self, pos: usize) -> Option<&Entry> {
-        self.entries.get(pos).and_then(Option::as_ref)
+        self.entries.get(self.handle(pos)? as usize).and_then(Option::as_ref)
     }
 
     /// Skins with visible drawables, each with the largest level asked for.

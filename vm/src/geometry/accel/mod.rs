@@ -80,6 +80,8 @@ struct Info {
     row_key: Vec<u64>,
     /// `getBounds`, once asked, with the floor of the skin's silhouette it was computed at.
     bounds: Option<(Option<i32>, Rect)>,
+    /// The skin it was built for (its address; test builds' staleness check).
+    skin: usize,
 }
 
 impl Info {
@@ -106,7 +108,29 @@ impl Info {
             rows: Vec::new(),
             row_key: Vec::new(),
             bounds: None,
+            skin: skin_key(&d.skin),
         }
+    }
+
+    /// What this data says about its drawable, as exact bits (the staleness check of
+    /// [`Accel::check`]; row caches and bounds follow from these).
+    fn signature(&self) -> Vec<u64> {
+        let rect = |r: &Rect| [r.left, r.right, r.bottom, r.top].map(f64::to_bits);
+        let mut v: Vec<u64> =
+            self.xf.m.iter().chain(&self.xf.inv).chain(&self.xf.position).map(|x| x.to_bits()).collect();
+        v.extend(rect(&self.snapped));
+        v.extend(rect(&self.sbox));
+        v.extend(self.tbounds.as_ref().map_or([0; 4], rect));
+        v.extend([
+            u64::from(self.finite),
+            u64::from(self.visible),
+            u64::from(self.nearest),
+            self.own as u64,
+            self.l100 as u64,
+            self.sprite.map_or(u64::MAX, u64::from),
+            self.skin as u64,
+        ]);
+        v
     }
 }
 
@@ -193,6 +217,30 @@ pub(crate) struct Accel {
     work: u64,
     /// The levels of the last `touching` or `touching color` query.
     asked: Levels,
+    /// Scratch lists of [`Accel::rearrange`] (a clone swarm rearranges at most queries).
+    moves: Moves,
+}
+
+/// Scratch lists of [`Accel::rearrange`], kept so that a rearrangement allocates nothing.
+#[derive(Default)]
+struct Moves {
+    /// Per old position, the new one.
+    to: Vec<Option<usize>>,
+    /// The old positions of the kept drawables in their new order.
+    seq: Vec<usize>,
+    /// The old data, taken one by one.
+    #[allow(clippy::vec_box)] // the boxes of `Accel::infos`, moved, not reallocated
+    old: Vec<Option<Box<Info>>>,
+    /// The range's data in its new order.
+    #[allow(clippy::vec_box)] // as above
+    placed: Vec<Box<Info>>,
+}
+
+/// Scratch space: a copy starts empty.
+impl Clone for Moves {
+    fn clone(&self) -> Self {
+        Moves::default()
+    }
 }
 
 /// A change to the pen layer since the last refresh: the affected stage box, if known.
@@ -214,6 +262,23 @@ impl Accel {
     /// Accelerated queries sharing colour-search orders through `walks` (the project's).
     pub(crate) fn with_walks(walks: Arc<distance::WalkCache>) -> Self {
         Accel { walks, ..Accel::default() }
+    }
+
+    /// Test builds' check that the kept data describes `scene` as it is: per position, the
+    /// transform, visibility and sprite of the drawable there (a rearrangement that moved
+    /// data to the wrong place, or kept data of a drawable rebuilt since, fails here).
+    pub(crate) fn check(&self, scene: &Scene, sprite_of: &dyn Fn(usize) -> Option<u32>) {
+        assert_eq!(self.infos.len(), scene.drawables.len(), "kept data for another number of drawables");
+        for (p, info) in self.infos.iter().enumerate() {
+            let (Some(d), Some(xf)) = (scene.drawables.get(p), scene.xform(p)) else { continue };
+            let fresh = Info::new(d, xf, 0, info.pen, info.backdrop, sprite_of(p));
+            assert_eq!(info.signature(), fresh.signature(), "kept data of drawable {p} is stale");
+        }
+    }
+
+    /// How many drawables the kept data describes (the scene's length at the last refresh).
+    pub(crate) fn len(&self) -> usize {
+        self.infos.len()
     }
 
     /// Work done so far, in the units of the run's work count.
@@ -318,7 +383,17 @@ impl Accel {
         sprite_of: &dyn Fn(usize) -> Option<u32>,
     ) {
         let old_len = self.infos.len();
-        let mut to: Vec<Option<usize>> = vec![None; old_len];
+        // A layer change moves the drawables between two places only: the rest keep theirs.
+        if from.len() == old_len {
+            let changed = |p: &usize| from[*p] != Some(*p);
+            if let (Some(lo), Some(hi)) = ((0..old_len).find(changed), (0..old_len).rev().find(changed)) {
+                return self.rearrange_within(scene, from, lo, hi, sprite_of);
+            }
+        }
+        let mut moves = std::mem::take(&mut self.moves);
+        let to = &mut moves.to;
+        to.clear();
+        to.resize(old_len, None);
         for (p, f) in from.iter().enumerate() {
             if let Some(o) = *f
                 && let Some(t) = to.get_mut(o)
@@ -340,7 +415,7 @@ impl Accel {
         // A pixel's colour depends on the order of the drawables over it. The kept drawables
         // in the longest run that kept its order still have it among themselves, so every pair
         // whose order flipped has one of the others in it: forgetting those boxes is enough.
-        for o in out_of_order(from) {
+        for o in out_of_order(from, &mut moves.seq) {
             self.work += cost::MOVE;
             let b = self.infos[o].sbox;
             self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
@@ -356,8 +431,10 @@ impl Accel {
             }
         }
         self.work += cost::MOVE * old_len as u64;
-        self.index.permute(&to, from.len());
-        let mut old: Vec<Option<Box<Info>>> = std::mem::take(&mut self.infos).into_iter().map(Some).collect();
+        self.index.permute(to, from.len());
+        let old = &mut moves.old;
+        old.clear();
+        old.extend(self.infos.drain(..).map(Some));
         for (p, f) in from.iter().enumerate() {
             let info = match f.and_then(|o| old.get_mut(o).and_then(Option::take)) {
                 Some(info) => Some(info),
@@ -369,6 +446,82 @@ impl Accel {
                 self.infos.push(info);
             }
         }
+        // Data of deleted drawables goes now, not at the next rearrangement.
+        old.clear();
+        self.moves = moves;
+    }
+
+    /// [`Accel::rearrange`] of a scene of unchanged length whose drawables outside `lo..=hi`
+    /// kept their places: the same steps, in the same order (so the same work and the same
+    /// forgotten boxes), over that range only.
+    fn rearrange_within(
+        &mut self,
+        scene: &Scene,
+        from: &[Option<usize>],
+        lo: usize,
+        hi: usize,
+        sprite_of: &dyn Fn(usize) -> Option<u32>,
+    ) {
+        let old_len = self.infos.len();
+        let Some(sub) = from.get(lo..=hi) else { return };
+        let mut moves = std::mem::take(&mut self.moves);
+        // Per old position in the range, the new one (values of `sub` are in the range: the
+        // places outside it are taken).
+        let to = &mut moves.to;
+        to.clear();
+        to.resize(sub.len(), None);
+        for (k, f) in sub.iter().enumerate() {
+            if let Some(t) = f.and_then(|o| o.checked_sub(lo)).and_then(|i| to.get_mut(i)) {
+                *t = Some(lo + k);
+            }
+        }
+        for (i, t) in to.iter().enumerate() {
+            if t.is_some() {
+                continue;
+            }
+            let o = lo + i;
+            self.work += cost::MOVE;
+            self.index.remove(o);
+            let b = self.infos[o].sbox;
+            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+        }
+        // The longest ordered run of the whole scene is that of the range with the places
+        // around it: they are all before or all after every drawable in it.
+        for o in out_of_order(sub, &mut moves.seq) {
+            self.work += cost::MOVE;
+            let b = self.infos[o].sbox;
+            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+        }
+        for c in &mut self.comps {
+            match c.exclude() {
+                Some(e) if e >= old_len => c.forget_all(),
+                Some(e) if (lo..=hi).contains(&e) => match to[e - lo] {
+                    Some(p) => c.follow(p),
+                    None => c.forget_all(),
+                },
+                _ => {}
+            }
+        }
+        self.work += cost::MOVE * old_len as u64;
+        self.index.permute_within(lo, to, old_len);
+        let old = &mut moves.old;
+        old.clear();
+        old.extend(self.infos.drain(lo..=hi).map(Some));
+        let mut placed = std::mem::take(&mut moves.placed);
+        placed.clear();
+        for (k, f) in sub.iter().enumerate() {
+            let info = match f.and_then(|o| o.checked_sub(lo)).and_then(|i| old.get_mut(i).and_then(Option::take)) {
+                Some(info) => Some(info),
+                None => self.rebuild(scene, lo + k, None, None, sprite_of).map(Box::new),
+            };
+            if let Some(info) = info {
+                placed.push(info);
+            }
+        }
+        self.infos.splice(lo..lo, placed.drain(..));
+        old.clear();
+        moves.placed = placed;
+        self.moves = moves;
     }
 
     /// Touching row `y` of drawable `pos` at MIP `level`: cached while the drawable is unchanged.
@@ -742,9 +895,37 @@ fn backdrop_colors(s: &Sampler<'_>) -> Vec<[u8; 4]> {
 }
 
 /// The old positions of the kept drawables outside a longest run whose order is unchanged:
-/// `from[p]` is where the drawable now at `p` was (`None`: new). Patience sorting, O(n log n).
-fn out_of_order(from: &[Option<usize>]) -> Vec<usize> {
-    let seq: Vec<usize> = from.iter().flatten().copied().collect();
+/// `from[p]` is where the drawable now at `p` was (`None`: new). A scene rearranged by one
+/// layer change, clone or deletion (nearly every full sync) is answered in one pass; else
+/// patience sorting, O(n log n), which gives the same answer where both apply.
+/// `seq` is scratch space.
+fn out_of_order(from: &[Option<usize>], seq: &mut Vec<usize>) -> Vec<usize> {
+    seq.clear();
+    seq.extend(from.iter().flatten());
+    if let Some(moved) = one_out_of_order(seq) {
+        debug_assert_eq!(moved, longest_run_leaves(seq), "one-pass answer of {seq:?}");
+        return moved;
+    }
+    longest_run_leaves(seq)
+}
+
+/// [`out_of_order`] of `seq` when leaving out at most one element sorts it, else `None`. Of
+/// an adjacent pair that swapped, the earlier (larger) one is left out, as patience sorting does.
+fn one_out_of_order(seq: &[usize]) -> Option<Vec<usize>> {
+    let Some(i) = seq.windows(2).position(|w| w[0] > w[1]) else { return Some(Vec::new()) };
+    let sorted_without = |k: usize| {
+        let mut last: Option<usize> = None;
+        seq.iter().enumerate().filter(|&(j, _)| j != k).all(|(_, &v)| {
+            let ok = last.is_none_or(|l| l < v);
+            last = Some(v);
+            ok
+        })
+    };
+    [i, i + 1].into_iter().find(|&k| sorted_without(k)).map(|k| vec![seq[k]])
+}
+
+/// Patience sorting: the elements of `seq` outside the longest increasing run it finds.
+fn longest_run_leaves(seq: &[usize]) -> Vec<usize> {
     // tails[k]: index into `seq` of the smallest tail of an increasing run of length k + 1;
     // prev[i]: the element before seq[i] in its run.
     let mut tails: Vec<usize> = Vec::new();
