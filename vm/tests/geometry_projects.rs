@@ -19,8 +19,9 @@ fn vm(name: &str) -> Option<Vm> {
     vm_in("whisker-integration", name)
 }
 
-fn vm_in(folder: &str, name: &str) -> Option<Vm> {
-    let path = corpora().join(folder).join(format!("{name}.sb3"));
+/// The corpus project at `file` (under the corpora folder), or `None` (SKIP) without it.
+fn corpus_project(file: &str) -> Option<Arc<Project>> {
+    let path = corpora().join(file);
     if !path.exists() {
         // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
         drop(std::io::Write::write_fmt(
@@ -29,7 +30,11 @@ fn vm_in(folder: &str, name: &str) -> Option<Vm> {
         ));
         return None;
     }
-    let project = Arc::new(Project::load_path(&path, &LoadLimits::default()).expect("corpus project loads"));
+    Some(Arc::new(Project::load_path(&path, &LoadLimits::default()).expect("corpus project loads")))
+}
+
+fn vm_in(folder: &str, name: &str) -> Option<Vm> {
+    let project = corpus_project(&format!("{folder}/{name}.sb3"))?;
     let opts = VmOptions { profile: Profile::Default, seed: 1, record_say: true, ..VmOptions::default() };
     assert!(!clowder_vm::geometry::cpu::costume_set(&project).approximate(), "{name}: every costume decodes");
     let vm = Vm::new(project, opts);
@@ -252,15 +257,7 @@ fn a_click_at_a_point_reaches_the_sprite_drawn_there() {
 #[test]
 fn clone_swarms_reorder_appear_and_vanish_between_queries() {
     for name in ["401051703_21-05-2021_20-36-31", "402092991_24-05-2021_04-54-24"] {
-        let path = corpora().join("random-sample").join(format!("{name}.json"));
-        if !path.exists() {
-            drop(std::io::Write::write_fmt(
-                &mut std::io::stderr(),
-                format_args!("SKIP: {} not found (set CLOWDER_CORPORA)\n", path.display()),
-            ));
-            return;
-        }
-        let project = Arc::new(Project::load_path(&path, &LoadLimits::default()).expect("corpus project loads"));
+        let Some(project) = corpus_project(&format!("random-sample/{name}.json")) else { return };
         let opts = VmOptions { profile: Profile::Default, seed: 3, ..VmOptions::default() };
         let mut vm = Vm::new(project, opts);
         vm.green_flag();

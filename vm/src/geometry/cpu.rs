@@ -542,13 +542,8 @@ impl CpuGeometry {
         if hi >= len || self.keys.len() != len || self.ids.len() != len {
             return;
         }
-        if a < b {
-            self.keys[lo..=hi].rotate_left(1);
-            self.ids[lo..=hi].rotate_left(1);
-        } else {
-            self.keys[lo..=hi].rotate_right(1);
-            self.ids[lo..=hi].rotate_right(1);
-        }
+        render::move_item(&mut self.keys, a, b);
+        render::move_item(&mut self.ids, a, b);
         self.scene.move_drawable(a, b);
         // Where each position's drawable was.
         let mut from = std::mem::take(&mut self.spare.from);

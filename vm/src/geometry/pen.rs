@@ -459,11 +459,8 @@ mod tests {
     /// also with lines reaching past the stage's edges.
     #[test]
     fn clearing_the_drawn_box_clears_everything() {
-        let mut seed = 11u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) as f64 / (1u64 << 31) as f64
-        };
+        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut next = || rng.next_f64();
         let mut layer = PenLayer::new();
         let mut drawn = 0;
         for round in 0..40 {

@@ -85,6 +85,15 @@ fn raise(levels: &mut Vec<(usize, i32)>, key: usize, level: i32) {
     }
 }
 
+/// Moves `v[a]` to place `b`, the items in between shifting one place towards `a` (both in
+/// range: the callers check).
+pub(crate) fn move_item<T>(v: &mut [T], a: usize, b: usize) {
+    match a < b {
+        true => v[a..=b].rotate_left(1),
+        false => v[b..=a].rotate_right(1),
+    }
+}
+
 /// A skin's identity in level lists: its address.
 pub(crate) fn skin_key(skin: &Arc<Skin>) -> usize {
     Arc::as_ptr(skin) as usize
@@ -169,18 +178,12 @@ impl Scene {
     /// Moves the drawable at `a` to `b` with its precomputed transform; those in between
     /// shift by one place towards `a` (a layer change). Nothing when either is out of range.
     pub fn move_drawable(&mut self, a: usize, b: usize) {
-        let (lo, hi) = (a.min(b), a.max(b));
-        if hi >= self.drawables.len() {
+        if a.max(b) >= self.drawables.len() {
             return;
         }
         self.xforms.resize(self.drawables.len(), None);
-        if a < b {
-            self.drawables[lo..=hi].rotate_left(1);
-            self.xforms[lo..=hi].rotate_left(1);
-        } else {
-            self.drawables[lo..=hi].rotate_right(1);
-            self.xforms[lo..=hi].rotate_right(1);
-        }
+        move_item(&mut self.drawables, a, b);
+        move_item(&mut self.xforms, a, b);
     }
 
     /// Takes drawable `i` out, the last one taking its place with its precomputed transform.

@@ -232,21 +232,7 @@ impl SceneIndex {
         old.clear();
         old.append(&mut self.handle_at);
         self.handle_at.resize(len, None);
-        for (o, h) in old.iter().enumerate() {
-            let Some(h) = *h else { continue };
-            match to.get(o).copied().flatten().filter(|&n| n < len) {
-                Some(n) => {
-                    self.handle_at[n] = Some(h);
-                    self.pos_of[h as usize] = n as u32;
-                }
-                None => {
-                    if let Some(e) = self.entries.get_mut(h as usize).and_then(Option::take) {
-                        self.forget(h, &e, true);
-                    }
-                    self.free.push(h);
-                }
-            }
-        }
+        self.place(&old, to, 0..len);
         self.moved.0 = old;
         self.entry_span = len;
     }
@@ -262,9 +248,17 @@ impl SceneIndex {
         let mut old = std::mem::take(&mut self.moved.0);
         old.clear();
         old.extend(self.handle_at[lo..hi].iter_mut().map(Option::take));
+        self.place(&old, to, lo..hi);
+        self.moved.0 = old;
+        self.entry_span = len;
+    }
+
+    /// Puts handle `old[i]` at place `to[i]` (within `places`, now free); a handle without a
+    /// place there leaves the index.
+    fn place(&mut self, old: &[Option<u32>], to: &[Option<usize>], places: std::ops::Range<usize>) {
         for (i, h) in old.iter().enumerate() {
             let Some(h) = *h else { continue };
-            match to.get(i).copied().flatten().filter(|n| (lo..hi).contains(n)) {
+            match to.get(i).copied().flatten().filter(|n| places.contains(n)) {
                 Some(n) => {
                     self.handle_at[n] = Some(h);
                     self.pos_of[h as usize] = n as u32;
@@ -277,8 +271,6 @@ impl SceneIndex {
                 }
             }
         }
-        self.moved.0 = old;
-        self.entry_span = len;
     }
 
     /// Visible drawables whose box may meet `r` (each once, in no particular order; the

@@ -407,18 +407,14 @@ impl Accel {
             if t.is_some() {
                 continue;
             }
-            self.work += cost::MOVE;
             self.index.remove(o);
-            let b = self.infos[o].sbox;
-            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+            self.forget_place(o);
         }
         // A pixel's colour depends on the order of the drawables over it. The kept drawables
         // in the longest run that kept its order still have it among themselves, so every pair
         // whose order flipped has one of the others in it: forgetting those boxes is enough.
         for o in out_of_order(from, &mut moves.seq) {
-            self.work += cost::MOVE;
-            let b = self.infos[o].sbox;
-            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+            self.forget_place(o);
         }
         // A composite follows the drawable it leaves out; one whose drawable is gone shows the
         // whole scene.
@@ -451,6 +447,14 @@ impl Accel {
         self.moves = moves;
     }
 
+    /// Every composite showing the drawable at `o` forgets its box (it left or moved past
+    /// others), charged as one move.
+    fn forget_place(&mut self, o: usize) {
+        self.work += cost::MOVE;
+        let b = self.infos[o].sbox;
+        self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+    }
+
     /// [`Accel::rearrange`] of a scene of unchanged length whose drawables outside `lo..=hi`
     /// kept their places: the same steps, in the same order (so the same work and the same
     /// forgotten boxes), over that range only.
@@ -480,17 +484,13 @@ impl Accel {
                 continue;
             }
             let o = lo + i;
-            self.work += cost::MOVE;
             self.index.remove(o);
-            let b = self.infos[o].sbox;
-            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+            self.forget_place(o);
         }
         // The longest ordered run of the whole scene is that of the range with the places
         // around it: they are all before or all after every drawable in it.
         for o in out_of_order(sub, &mut moves.seq) {
-            self.work += cost::MOVE;
-            let b = self.infos[o].sbox;
-            self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
+            self.forget_place(o);
         }
         for c in &mut self.comps {
             match c.exclude() {
