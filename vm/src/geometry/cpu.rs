@@ -71,8 +71,8 @@ pub struct CpuGeometry {
     drawn: Option<Synced>,
 }
 
-/// Lists a full sync builds the new scene's data in, kept between syncs (a clone swarm
-/// re-syncs the whole scene at most queries: allocating them each time cost more than
+/// Lists a full sync builds the new scene's data in, kept between syncs (a clone swarm can
+/// re-sync the whole scene at every ordered query: allocating them each time cost more than
 /// filling them).
 #[derive(Default)]
 struct Spare {

@@ -217,7 +217,7 @@ pub(crate) struct Accel {
     work: u64,
     /// The levels of the last `touching` or `touching color` query.
     asked: Levels,
-    /// Scratch lists of [`Accel::rearrange`] (a clone swarm rearranges at most queries).
+    /// Scratch lists of [`Accel::rearrange`] (a clone swarm can rearrange at every ordered query).
     moves: Moves,
 }
 
