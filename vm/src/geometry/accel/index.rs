@@ -224,23 +224,11 @@ impl SceneIndex {
     }
 
     /// Renumbers the drawables after the scene was rearranged: the drawable at old position
-    /// `o` is now at `to[o]`; drawables without a new position must have been removed (one
-    /// that was not is taken out now). `len` is the new scene's length. Nothing else changes
-    /// (same boxes, skins and levels), so only the handle table moves.
-    pub(crate) fn permute(&mut self, to: &[Option<usize>], len: usize) {
-        let mut old = std::mem::take(&mut self.moved.0);
-        old.clear();
-        old.append(&mut self.handle_at);
-        self.handle_at.resize(len, None);
-        self.place(&old, to, 0..len);
-        self.moved.0 = old;
-        self.entry_span = len;
-    }
-
-    /// [`SceneIndex::permute`] of a scene of unchanged length where only the drawables at
-    /// `lo..` (as many as `to` has) moved: the one at `lo + i` is now at `to[i]`. `len` is
-    /// the scene's length.
-    pub(crate) fn permute_within(&mut self, lo: usize, to: &[Option<usize>], len: usize) {
+    /// `lo + i` is now at `to[i]`; those before `lo` kept their places, as did those after
+    /// the range `to` covers when the scene kept its length `len`. Drawables without a new
+    /// position must have been removed (one that was not is taken out now). Nothing else
+    /// changes (same boxes, skins and levels), so only the handle table moves.
+    pub(crate) fn permute(&mut self, lo: usize, to: &[Option<usize>], len: usize) {
         let hi = lo + to.len();
         if self.handle_at.len() < hi {
             self.handle_at.resize(hi, None);
@@ -248,7 +236,9 @@ impl SceneIndex {
         let mut old = std::mem::take(&mut self.moved.0);
         old.clear();
         old.extend(self.handle_at[lo..hi].iter_mut().map(Option::take));
-        self.place(&old, to, lo..hi);
+        self.handle_at.resize(len.max(hi), None);
+        self.place(&old, to, lo..len);
+        self.handle_at.truncate(len);
         self.moved.0 = old;
         self.entry_span = len;
     }

@@ -375,7 +375,9 @@ impl Accel {
     /// Brings the kept data up to date after the scene was rearranged: the drawable now at
     /// position `p` is the unchanged one that was at `from[p]`, or (`None`) a new one. A
     /// layer change shifts every drawable above it by one place; moving their data (boxes,
-    /// transforms, touching rows) is far cheaper than rebuilding it.
+    /// transforms, touching rows) is far cheaper than rebuilding it. Only the places from the
+    /// first that changed on are visited (to the last that changed, when the scene kept its
+    /// length): everything before and after keeps its place and data.
     pub(crate) fn rearrange(
         &mut self,
         scene: &Scene,
@@ -383,67 +385,78 @@ impl Accel {
         sprite_of: &dyn Fn(usize) -> Option<u32>,
     ) {
         let old_len = self.infos.len();
-        // A layer change moves the drawables between two places only: the rest keep theirs.
-        if from.len() == old_len {
-            let changed = |p: &usize| from[*p] != Some(*p);
-            if let (Some(lo), Some(hi)) = ((0..old_len).find(changed), (0..old_len).rev().find(changed)) {
-                return self.rearrange_within(scene, from, lo, hi, sprite_of);
+        let changed = |p: &usize| from.get(*p) != Some(&Some(*p));
+        let lo = (0..old_len.min(from.len())).find(changed).unwrap_or(old_len.min(from.len()));
+        // Old places `lo..old_end` become new places `lo..new_end`.
+        let (old_end, new_end) = match from.len() == old_len {
+            true => {
+                let end = (lo..old_len).rev().find(changed).map_or(lo, |hi| hi + 1);
+                (end, end)
             }
-        }
+            false => (old_len, from.len()),
+        };
+        let Some(sub) = from.get(lo..new_end) else { return };
         let mut moves = std::mem::take(&mut self.moves);
+        // Per old place in the range, the new one (the kept drawables of `sub` come from the
+        // range: the places outside it are taken).
         let to = &mut moves.to;
         to.clear();
-        to.resize(old_len, None);
-        for (p, f) in from.iter().enumerate() {
-            if let Some(o) = *f
-                && let Some(t) = to.get_mut(o)
-            {
-                *t = Some(p);
+        to.resize(old_end - lo, None);
+        for (k, f) in sub.iter().enumerate() {
+            if let Some(t) = f.and_then(|o| o.checked_sub(lo)).and_then(|i| to.get_mut(i)) {
+                *t = Some(lo + k);
             }
         }
         // Drawables that are gone (deleted, or rebuilt elsewhere) leave the index, and their
         // pixels are forgotten by every composite that shows them.
-        for (o, t) in to.iter().enumerate() {
-            if t.is_some() {
-                continue;
+        for (i, t) in to.iter().enumerate() {
+            if t.is_none() {
+                self.index.remove(lo + i);
+                self.forget_place(lo + i);
             }
-            self.index.remove(o);
-            self.forget_place(o);
         }
         // A pixel's colour depends on the order of the drawables over it. The kept drawables
         // in the longest run that kept its order still have it among themselves, so every pair
         // whose order flipped has one of the others in it: forgetting those boxes is enough.
-        for o in out_of_order(from, &mut moves.seq) {
+        // The places around the range are before or after every drawable in it, so the
+        // range's longest run is the scene's.
+        for o in out_of_order(sub, &mut moves.seq) {
             self.forget_place(o);
         }
         // A composite follows the drawable it leaves out; one whose drawable is gone shows the
         // whole scene.
         for c in &mut self.comps {
-            if let Some(e) = c.exclude() {
-                match to.get(e).copied().flatten() {
+            match c.exclude() {
+                Some(e) if e >= old_len => c.forget_all(),
+                Some(e) if (lo..old_end).contains(&e) => match to[e - lo] {
                     Some(p) => c.follow(p),
                     None => c.forget_all(),
-                }
+                },
+                _ => {}
             }
         }
         self.work += cost::MOVE * old_len as u64;
-        self.index.permute(to, from.len());
+        self.index.permute(lo, to, from.len());
         let old = &mut moves.old;
         old.clear();
-        old.extend(self.infos.drain(..).map(Some));
-        for (p, f) in from.iter().enumerate() {
-            let info = match f.and_then(|o| old.get_mut(o).and_then(Option::take)) {
+        old.extend(self.infos.drain(lo..old_end).map(Some));
+        let mut placed = std::mem::take(&mut moves.placed);
+        placed.clear();
+        for (k, f) in sub.iter().enumerate() {
+            let info = match f.and_then(|o| o.checked_sub(lo)).and_then(|i| old.get_mut(i).and_then(Option::take)) {
                 Some(info) => Some(info),
-                None => self.rebuild(scene, p, None, None, sprite_of).map(Box::new),
+                None => self.rebuild(scene, lo + k, None, None, sprite_of).map(Box::new),
             };
             // Every position of the scene has data (a drawable without a transform cannot
             // exist: `xform` fails only past the end).
             if let Some(info) = info {
-                self.infos.push(info);
+                placed.push(info);
             }
         }
+        self.infos.splice(lo..lo, placed.drain(..));
         // Data of deleted drawables goes now, not at the next rearrangement.
         old.clear();
+        moves.placed = placed;
         self.moves = moves;
     }
 
@@ -453,75 +466,6 @@ impl Accel {
         self.work += cost::MOVE;
         let b = self.infos[o].sbox;
         self.comps.iter_mut().filter(|c| c.exclude() != Some(o)).for_each(|c| c.invalidate(&b));
-    }
-
-    /// [`Accel::rearrange`] of a scene of unchanged length whose drawables outside `lo..=hi`
-    /// kept their places: the same steps, in the same order (so the same work and the same
-    /// forgotten boxes), over that range only.
-    fn rearrange_within(
-        &mut self,
-        scene: &Scene,
-        from: &[Option<usize>],
-        lo: usize,
-        hi: usize,
-        sprite_of: &dyn Fn(usize) -> Option<u32>,
-    ) {
-        let old_len = self.infos.len();
-        let Some(sub) = from.get(lo..=hi) else { return };
-        let mut moves = std::mem::take(&mut self.moves);
-        // Per old position in the range, the new one (values of `sub` are in the range: the
-        // places outside it are taken).
-        let to = &mut moves.to;
-        to.clear();
-        to.resize(sub.len(), None);
-        for (k, f) in sub.iter().enumerate() {
-            if let Some(t) = f.and_then(|o| o.checked_sub(lo)).and_then(|i| to.get_mut(i)) {
-                *t = Some(lo + k);
-            }
-        }
-        for (i, t) in to.iter().enumerate() {
-            if t.is_some() {
-                continue;
-            }
-            let o = lo + i;
-            self.index.remove(o);
-            self.forget_place(o);
-        }
-        // The longest ordered run of the whole scene is that of the range with the places
-        // around it: they are all before or all after every drawable in it.
-        for o in out_of_order(sub, &mut moves.seq) {
-            self.forget_place(o);
-        }
-        for c in &mut self.comps {
-            match c.exclude() {
-                Some(e) if e >= old_len => c.forget_all(),
-                Some(e) if (lo..=hi).contains(&e) => match to[e - lo] {
-                    Some(p) => c.follow(p),
-                    None => c.forget_all(),
-                },
-                _ => {}
-            }
-        }
-        self.work += cost::MOVE * old_len as u64;
-        self.index.permute_within(lo, to, old_len);
-        let old = &mut moves.old;
-        old.clear();
-        old.extend(self.infos.drain(lo..=hi).map(Some));
-        let mut placed = std::mem::take(&mut moves.placed);
-        placed.clear();
-        for (k, f) in sub.iter().enumerate() {
-            let info = match f.and_then(|o| o.checked_sub(lo)).and_then(|i| old.get_mut(i).and_then(Option::take)) {
-                Some(info) => Some(info),
-                None => self.rebuild(scene, lo + k, None, None, sprite_of).map(Box::new),
-            };
-            if let Some(info) = info {
-                placed.push(info);
-            }
-        }
-        self.infos.splice(lo..lo, placed.drain(..));
-        old.clear();
-        moves.placed = placed;
-        self.moves = moves;
     }
 
     /// Touching row `y` of drawable `pos` at MIP `level`: cached while the drawable is unchanged.
