@@ -169,7 +169,6 @@ impl CpuGeometry {
     pub fn for_project(project: &Arc<Project>) -> CpuGeometry {
         let costumes = costume_set(project);
         let approximate = std::cell::Cell::new(costumes.assets_missing());
-        let walks = costumes.walks();
         CpuGeometry {
             costumes,
             approximate,
@@ -184,7 +183,7 @@ impl CpuGeometry {
             spare: Spare::default(),
             pen_pos: None,
             synced: None,
-            accel: Accel::with_walks(walks),
+            accel: Accel::default(),
             walk: Default::default(),
             cands: Vec::new(),
             work: 0,
@@ -897,12 +896,11 @@ impl Geometry for CpuGeometry {
             self.work += super::cost::sample_walk(layers) * visited;
             return found.found;
         };
-        // The kept order of the walk, sampled only where some drawable can show the colour
-        // (the same answer as sampling every point).
+        // The walk, sampled only where some drawable can show the colour (the same answer as
+        // sampling every point).
         let boxes = samples.match_boxes(rgb);
-        let order = self.costumes.walks().get(reach);
         let origin = (p.x.trunc() as i32, p.y.trunc() as i32);
-        let walk = distance::stage_walk_in(&order, reach, origin, boxes.as_deref(), &mut self.walk, |x, y| {
+        let walk = distance::stage_walk_in(reach, origin, boxes.as_deref(), &mut self.walk, |x, y| {
             colors_match(rgb, samples.sample(f64::from(x), f64::from(y)))
         });
         let sample = super::cost::FILL + super::cost::LAYER * layers as u64;

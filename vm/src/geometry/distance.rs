@@ -7,6 +7,7 @@ use super::Rect;
 use super::render::{STAGE_HEIGHT, STAGE_WIDTH, Scene};
 use super::silhouette::colors_match;
 use crate::util::math::hypot;
+use std::sync::OnceLock;
 
 /// Whisker's `touching edge` distance: the smallest distance of the sprite's centre to a stage edge.
 pub fn edge_distance(x: f64, y: f64) -> f64 {
@@ -223,35 +224,99 @@ pub(crate) fn stage_reach(start: (f64, f64)) -> Option<[i64; 4]> {
     Some([(x - l).div_euclid(s), (r - x).div_euclid(s), (y - d).div_euclid(s), (u - y).div_euclid(s)])
 }
 
-/// [`walk_order`] over the stage from a start on it, as grid steps from the start (the points
-/// are `trunc(start) + STAGE_SPACING · (a, b)`): it depends only on [`stage_reach`], so starts
-/// that agree on that share it. A plain breadth-first walk over a dense grid (the points of an
-/// on-stage search all have distinct numbers, so Whisker's set of numbers is a set of points).
-pub(crate) fn stage_walk_steps(reach: [i64; 4]) -> Vec<(i16, i16)> {
-    let [l, r, d, u] = reach.map(|v| v.clamp(0, 1000) as i32);
-    let (w, h) = ((l + r + 1) as usize, (d + u + 1) as usize);
-    let mut seen = vec![false; w * h];
-    let idx = |a: i32, b: i32| (a + l) as usize * h + (b + d) as usize;
-    let mut order: Vec<(i16, i16)> = Vec::with_capacity(w * h);
-    seen[idx(0, 0)] = true;
-    order.push((0, 0));
-    let mut next = 0;
-    while let Some(&(a, b)) = order.get(next) {
-        next += 1;
-        let (a, b) = (a as i32, b as i32);
-        for na in [a - 1, a, a + 1] {
-            if na < -l || na > r {
-                continue;
-            }
-            for nb in [b - 1, b, b + 1] {
-                if nb >= -d && nb <= u && !seen[idx(na, nb)] {
-                    seen[idx(na, nb)] = true;
-                    order.push((na as i16, nb as i16));
-                }
+/// The place of grid step `(a, b)` in Whisker's colour walk over the stage from a start whose
+/// [`stage_reach`] has `left` and `down` steps to its left and below, as a key: the walk visits
+/// a start's steps in ascending key order.
+///
+/// Why a key exists: the walk is breadth first over the eight neighbours, queued x-major
+/// (−1, 0, +1, each with y −1, 0, +1), over a rectangle of steps, so it visits ring by ring
+/// (`k`, the Chebyshev distance), and within a ring in the order of each step's least shortest
+/// path from the start (paths compared move by move; each step is first queued by its least
+/// neighbour on the ring before). On that path each coordinate independently stays as low as
+/// the rectangle and the remaining moves allow (`x_i = max(−i, −left, a − k + i)`), so two
+/// steps' paths first part where one of them rises above that floor, and the one that rises
+/// first (x before y at the same move), or higher, comes later. The key packs the ring, then
+/// both coordinates' rising moves, earliest first, each with the coordinate. Orders depend on
+/// `left` and `down`: a walk near the stage's left or bottom edge is not the open walk clipped.
+pub(crate) fn walk_key(a: i32, b: i32, left: i32, down: i32) -> u64 {
+    // The first move of a k-move path to `v` (floor `−lim`) that is above the floor, k + 1 if
+    // none: moves up to `lim` can rise once the rest cannot come down to `v` ((k − v) / 2
+    // moves down and back), later ones once `v` is more than the remaining moves above `−lim`.
+    fn rise(v: i32, k: i32, lim: i32) -> i32 {
+        let early = (k - v) / 2 + 1;
+        if early <= lim { early } else { (k - v - lim + 1).max(lim + 1).min(k + 1) }
+    }
+    // Coordinates and rings up to 1 000 (the clamp of the reach): moves up to 2 002 < 2 048.
+    const MOVES: i64 = 2047;
+    const SHIFT: i64 = 1024;
+    let (a, b) = (a.clamp(-1000, 1000), b.clamp(-1000, 1000));
+    let k = a.abs().max(b.abs());
+    // x rises at odd places of the interleaved path (x1, y1, x2, …), y at even ones.
+    let ex = 2 * rise(a, k, left) - 1;
+    let ey = 2 * rise(b, k, down);
+    let ((e1, v1), (e2, v2)) = if ex < ey { ((ex, a), (ey, b)) } else { ((ey, b), (ex, a)) };
+    let field = |v: i64| v as u64 & 0x7ff;
+    (k as u64) << 44
+        | field(MOVES - i64::from(e1)) << 33
+        | field(i64::from(v1) + SHIFT) << 22
+        | field(MOVES - i64::from(e2)) << 11
+        | field(i64::from(v2) + SHIFT)
+}
+
+/// The grid step of a [`walk_key`].
+#[cfg(test)]
+fn walk_step(key: u64) -> (i32, i32) {
+    let field = |shift: u32| ((key >> shift) & 0x7ff) as i32;
+    let first_is_x = (2047 - field(33)) % 2 == 1;
+    let (v1, v2) = (field(22) - 1024, field(0) - 1024);
+    if first_is_x { (v1, v2) } else { (v2, v1) }
+}
+
+/// Columns and rows of grid steps a walk from a start on the stage can reach: 480 / 10 + 1
+/// and 360 / 10 + 1 (a start `left` steps from the left edge reaches `left` + `right` ≤ 48).
+const GRID_COLS: usize = 49;
+const GRID_ROWS: usize = 37;
+const GRID_CELLS: usize = GRID_COLS * GRID_ROWS;
+
+/// The walk's order from a start `left` and `down` steps from the stage's left and bottom
+/// edges, over the largest grid it can have (`right` = 48 − `left`, `up` = 36 − `down`); a
+/// start with fewer steps to the right or up walks the same order without the steps beyond.
+/// Grid cells are numbered `(a + left) · GRID_ROWS + (b + down)`.
+struct StageOrder {
+    /// The grid steps `(a, b)` in the walk's order.
+    steps: Vec<(i8, i8)>,
+    /// The place of each cell in `steps`: a search that knows where the colour can be visits
+    /// only those cells, in order, without a sort.
+    rank: Vec<u16>,
+}
+
+/// [`StageOrder`]s of the process, computed on first use: they depend on `left` and `down`
+/// only (49 × 37 of them, 7 KB each), so every search of every run shares them.
+static STAGE_ORDERS: [OnceLock<StageOrder>; GRID_CELLS] = [const { OnceLock::new() }; GRID_CELLS];
+
+fn stage_order(left: i32, down: i32) -> &'static StageOrder {
+    let (l, d) = (left.clamp(0, GRID_COLS as i32 - 1), down.clamp(0, GRID_ROWS as i32 - 1));
+    // In range: `l` and `d` are clamped to the grid.
+    STAGE_ORDERS[l as usize * GRID_ROWS + d as usize].get_or_init(|| {
+        let (r, u) = (GRID_COLS as i32 - 1 - l, GRID_ROWS as i32 - 1 - d);
+        let mut keys: Vec<(u64, u16)> = (-l..=r)
+            .flat_map(|a| (-d..=u).map(move |b| (a, b)))
+            .map(|(a, b)| (walk_key(a, b, l, d), ((a + l) as usize * GRID_ROWS + (b + d) as usize) as u16))
+            .collect();
+        keys.sort_unstable();
+        let mut rank = vec![0u16; GRID_CELLS];
+        for (place, &(_, cell)) in keys.iter().enumerate() {
+            if let Some(r) = rank.get_mut(usize::from(cell)) {
+                *r = place as u16;
             }
         }
-    }
-    order
+        // Steps fit: |a| ≤ 48, |b| ≤ 36.
+        let step_of = |cell: u16| {
+            ((i32::from(cell) / GRID_ROWS as i32 - l) as i8, (i32::from(cell) % GRID_ROWS as i32 - d) as i8)
+        };
+        let steps = keys.iter().map(|&(_, cell)| step_of(cell)).collect();
+        StageOrder { steps, rank }
+    })
 }
 
 /// Scratch space of [`stage_walk_in`], kept by its callers between searches.
@@ -267,17 +332,16 @@ pub(crate) struct StageWalk {
     pub found: Option<(i32, i32)>,
     /// Points sampled.
     pub visited: u64,
-    /// Grid steps marked as inside a box, plus the words of marks read.
+    /// Grid steps marked as inside a box, plus a word per 64 steps of the reach (the marks).
     pub marked: u64,
 }
 
 /// Whisker's colour walk over the stage ([`fuzzy_find_color`]) from a start on it, whose
-/// truncation is `origin`, `reach` its [`stage_reach`] and `order` the walk's steps: the first
-/// point where `hit(x, y)` holds, sampling only the grid steps that may lie in one of `boxes`
-/// (every step with `None`), in the walk's order. The same answer as sampling every point
-/// when `hit` can hold only inside the boxes.
+/// truncation is `origin` and `reach` its [`stage_reach`]: the first point where `hit(x, y)`
+/// holds, sampling only the grid steps that may lie in one of `boxes` (every step with
+/// `None`), in the walk's order ([`walk_key`]). The same answer as sampling every point when
+/// `hit` can hold only inside the boxes.
 pub(crate) fn stage_walk_in(
-    order: &Steps,
     reach: [i64; 4],
     origin: (i32, i32),
     boxes: Option<&[Rect]>,
@@ -285,31 +349,39 @@ pub(crate) fn stage_walk_in(
     mut hit: impl FnMut(i32, i32) -> bool,
 ) -> StageWalk {
     let step = STAGE_SPACING as i32;
-    let point = |(a, b): (i16, i16)| (origin.0 + step * i32::from(a), origin.1 + step * i32::from(b));
+    // A reach from `stage_reach` fits the grid; clamping keeps any other inside it.
+    let (cols, rows) = (GRID_COLS as i64 - 1, GRID_ROWS as i64 - 1);
+    let (l, d) = (reach[0].clamp(0, cols), reach[2].clamp(0, rows));
+    let [l, r, d, u] = [l, reach[1].clamp(0, cols - l), d, reach[3].clamp(0, rows - d)].map(|v| v as i32);
+    let order = stage_order(l, d);
+    let point = |(a, b): (i8, i8)| (origin.0 + step * i32::from(a), origin.1 + step * i32::from(b));
     let mut visited = 0u64;
     let mut probe = |p: (i32, i32)| {
         visited += 1;
         hit(p.0, p.1)
     };
     let Some(boxes) = boxes else {
-        let found = order.steps.iter().map(|&s| point(s)).find(|&p| probe(p));
+        let found = order
+            .steps
+            .iter()
+            .filter(|&&(a, b)| i32::from(a) <= r && i32::from(b) <= u)
+            .map(|&s| point(s))
+            .find(|&p| probe(p));
         return StageWalk { found, visited, marked: 0 };
     };
-    // The places in the walk of the steps inside the boxes (the grid as `stage_walk_steps`
-    // indexes it), as bits: read in ascending order they are the walk's order, without a sort.
-    let [l, r, d, u] = reach.map(|v| v.clamp(0, 1000) as i32);
-    let h = (d + u + 1) as usize;
+    // The places in the walk of the steps inside the boxes, as bits: read in ascending order
+    // they are the walk's order. Charged as marks over the start's own reach.
     let places = &mut scratch.places;
     places.clear();
-    places.resize(order.steps.len().div_ceil(64), 0);
-    let mut marked = places.len() as u64;
+    places.resize(GRID_CELLS.div_ceil(64), 0);
+    let mut marked = ((l + r + 1) as u64 * (d + u + 1) as u64).div_ceil(64);
     for g in boxes.iter().filter_map(|b| GridBox::of(b, origin, step)) {
         let (b0, b1) = (g.b.0.max(-d), g.b.1.min(u));
         for a in g.a.0.max(-l)..=g.a.1.min(r) {
-            let col = (a + l) as usize * h;
+            let col = (a + l) as usize * GRID_ROWS;
             for b in b0..=b1 {
                 let Some(&k) = order.rank.get(col + (b + d) as usize) else { continue };
-                if let Some(w) = places.get_mut(k as usize / 64) {
+                if let Some(w) = places.get_mut(usize::from(k) / 64) {
                     let bit = 1u64 << (k % 64);
                     marked += u64::from(*w & bit == 0);
                     *w |= bit;
@@ -357,51 +429,6 @@ impl GridBox {
             b: (lo((r.bottom - y0) / s), hi((r.top - y0) / s)),
         };
         (g.a.0 <= g.a.1 && g.b.0 <= g.b.1).then_some(g)
-    }
-}
-
-/// [`stage_walk_steps`] by reach, shared by the VMs of a project: computing an order costs as
-/// much as the search that reads it, and a sprite asking every frame from a new position
-/// needs a new one. The order is a pure function of the reach, so sharing changes nothing.
-#[derive(Debug, Default)]
-pub struct WalkCache(std::sync::Mutex<std::collections::HashMap<[i64; 4], std::sync::Arc<Steps>>>);
-
-/// A colour-search order as grid steps from the start, with each step's place in it.
-#[derive(Debug)]
-pub(crate) struct Steps {
-    /// [`stage_walk_steps`].
-    pub steps: Vec<(i16, i16)>,
-    /// The place in `steps` of step `(a, b)`, at `(a + left) · height + (b + down)` (the
-    /// grid as [`stage_walk_steps`] indexes it: `left`, `down` of the reach, `height` its
-    /// rows): a search that knows where the colour can be visits only those steps, in order.
-    pub rank: Vec<u32>,
-}
-
-/// Orders a [`WalkCache`] keeps (about 14 KB each with their places) before it starts afresh.
-const WALK_CACHE: usize = 1024;
-
-impl WalkCache {
-    /// The order for `reach`, computed on first use.
-    pub(crate) fn get(&self, reach: [i64; 4]) -> std::sync::Arc<Steps> {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = m.get(&reach) {
-            return o.clone();
-        }
-        if m.len() >= WALK_CACHE {
-            m.clear();
-        }
-        let steps = stage_walk_steps(reach);
-        let [l, r, d, u] = reach.map(|v| v.clamp(0, 1000) as usize);
-        let h = d + u + 1;
-        let mut rank = vec![0u32; (l + r + 1) * h];
-        for (k, &(a, b)) in steps.iter().enumerate() {
-            if let Some(x) = rank.get_mut((a as isize + l as isize) as usize * h + (b as isize + d as isize) as usize) {
-                *x = k as u32;
-            }
-        }
-        let order = std::sync::Arc::new(Steps { steps, rank });
-        m.insert(reach, order.clone());
-        order
     }
 }
 
@@ -526,7 +553,6 @@ mod tests {
     #[test]
     fn walks_in_boxes_find_what_the_whole_walk_finds() {
         let mut rng = SplitMix64::new(5);
-        let walks = WalkCache::default();
         let mut scratch = WalkScratch::default();
         let coord = |rng: &mut SplitMix64, half: u64| rng.below(2 * half + 40) as f64 - (half + 20) as f64;
         let (mut found, mut pruned) = (0, 0u64);
@@ -553,14 +579,13 @@ mod tests {
             let whole = fuzzy_find_color(start, &stage_bounds(), [0, 0, 0], |x, y| {
                 if shows(x as i32, y as i32) { [0, 0, 0] } else { [255, 255, 255] }
             });
-            let order = walks.get(reach);
-            let walk = stage_walk_in(&order, reach, origin, Some(&boxes), &mut scratch, shows);
+            let walk = stage_walk_in(reach, origin, Some(&boxes), &mut scratch, shows);
             assert_eq!(
                 walk.found.map(|(x, y)| (i64::from(x), i64::from(y))),
                 whole.found,
                 "start {start:?} boxes {boxes:?}"
             );
-            let all = stage_walk_in(&order, reach, origin, None, &mut scratch, shows);
+            let all = stage_walk_in(reach, origin, None, &mut scratch, shows);
             assert_eq!(all.found, walk.found);
             found += usize::from(walk.found.is_some());
             pruned += all.visited - walk.visited.min(all.visited);
@@ -568,23 +593,43 @@ mod tests {
         assert!(found > 50 && pruned > 10_000, "the test must find colours and skip points: {found}, {pruned}");
     }
 
-    /// The dense walk over grid steps visits the stage exactly as Whisker's walk does.
+    /// Steps sorted by [`walk_key`], and the whole walk of [`stage_walk_in`] (the kept
+    /// orders), visit the stage exactly as Whisker's walk does: from every number of steps to
+    /// the left and bottom edges (each kept order), with as many or one fewer to the right and
+    /// top, and from random starts.
     #[test]
-    fn stage_walk_steps_equal_the_walk() {
+    fn walk_keys_order_the_stage_as_the_walk_does() {
         let mut rng = SplitMix64::new(3);
         let mut starts =
             vec![(0.0, 0.0), (-240.0, -180.0), (240.0, 180.0), (-239.9, 179.99), (-0.5, 0.7), (239.0, -1.0)];
-        for _ in 0..300 {
+        for l in 0..49 {
+            for d in 0..37 {
+                // Whole coordinates reach the far edges' last step, fractional ones stop short.
+                let fx = if (l + d) % 2 == 0 { 0.0 } else { 0.5 };
+                let fy = if l % 3 == 0 { 0.0 } else { 0.5 };
+                starts.push((-240.0 + 10.0 * f64::from(l) + fx, -180.0 + 10.0 * f64::from(d) + fy));
+            }
+        }
+        for _ in 0..100 {
             starts.push((rng.below(4800) as f64 / 10.0 - 240.0, rng.below(3600) as f64 / 10.0 - 180.0));
         }
+        let mut scratch = WalkScratch::default();
         for start in starts {
             let reach = stage_reach(start).expect("on stage");
-            let (x0, y0) = (start.0.trunc() as i64, start.1.trunc() as i64);
-            let fast: Vec<(i64, i64)> = stage_walk_steps(reach)
-                .into_iter()
-                .map(|(a, b)| (x0 + STAGE_SPACING * a as i64, y0 + STAGE_SPACING * b as i64))
-                .collect();
-            assert_eq!(fast, walk_order(start, &stage_bounds()), "start {start:?}");
+            let [l, r, d, u] = reach.map(|v| v as i32);
+            let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
+            let mut keys: Vec<u64> = (-l..=r).flat_map(|a| (-d..=u).map(move |b| walk_key(a, b, l, d))).collect();
+            keys.sort_unstable();
+            let point = |(a, b): (i32, i32)| (i64::from(x0 + 10 * a), i64::from(y0 + 10 * b));
+            let by_key: Vec<(i64, i64)> = keys.iter().map(|&k| point(walk_step(k))).collect();
+            let whisker = walk_order(start, &stage_bounds());
+            assert_eq!(by_key, whisker, "start {start:?}");
+            let mut walked = Vec::new();
+            let walk = stage_walk_in(reach, (x0, y0), None, &mut scratch, |x, y| {
+                walked.push((i64::from(x), i64::from(y)));
+                false
+            });
+            assert_eq!((walked, walk.visited as usize, walk.found), (whisker, by_key.len(), None), "start {start:?}");
         }
         assert_eq!(stage_reach((240.5, 0.0)), Some([48, 0, 18, 18]));
         assert_eq!(stage_reach((241.0, 0.0)), None);

@@ -12,7 +12,6 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
-use super::distance::WalkCache;
 use super::drawable::Xform;
 use super::hull;
 use super::render::Sampling;
@@ -502,7 +501,6 @@ fn double_nearest(w: u32, h: u32, rgba: &[u8]) -> (u32, u32, Vec<u8>) {
 pub struct CostumeSet {
     project: Weak<Project>,
     skins: Vec<Vec<OnceLock<Arc<Skin>>>>,
-    walks: Arc<WalkCache>,
     /// Some costume's asset is not in the project (a bare `project.json`, a lost file).
     missing: bool,
 }
@@ -518,18 +516,13 @@ impl CostumeSet {
     pub fn new(project: Arc<Project>) -> Arc<CostumeSet> {
         let skins = project.targets.iter().map(|t| t.costumes.iter().map(|_| OnceLock::new()).collect()).collect();
         let missing = project.targets.iter().flat_map(|t| &t.costumes).any(|c| !project.assets.contains_key(&c.md5ext));
-        Arc::new(CostumeSet { project: Arc::downgrade(&project), skins, walks: Arc::default(), missing })
+        Arc::new(CostumeSet { project: Arc::downgrade(&project), skins, missing })
     }
 
     /// Whether some costume's asset is missing from the project (known without decoding
     /// anything): its geometry is approximate whatever a run shows.
     pub fn assets_missing(&self) -> bool {
         self.missing
-    }
-
-    /// Colour-search orders shared by the project's VMs.
-    pub fn walks(&self) -> Arc<WalkCache> {
-        self.walks.clone()
     }
 
     /// The project these costumes belong to, while it exists.

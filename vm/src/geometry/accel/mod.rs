@@ -12,7 +12,9 @@
 //! - **Kept composites.** The colour composited at each stage pixel from all drawables but the
 //!   asking one is kept until a drawable covering that pixel changes, with per-colour match
 //!   rows ([`composite`]); colour sensing and Whisker's colour search read it.
-//! - **Kept walks.** The order of Whisker's colour search from a start point is computed once.
+//! - **Walks in order, pruned.** Whisker's colour search visits only the grid steps where the
+//!   colour may show, in its order (one per distance from the stage's left and bottom edges,
+//!   shared by the process; see [`distance::walk_key`]).
 //! - Per-drawable boxes, levels and transforms computed once per change of the drawable, and
 //!   a scene index ([`index`]) kept up to date one change at a time: candidates come from a
 //!   grid over the stage, MIP levels from per-skin counts, so a query costs what the
@@ -202,7 +204,6 @@ pub(crate) struct Accel {
     near: Vec<usize>,
     /// Composites by excluded drawable, most recently used last.
     comps: Vec<Composite>,
-    walks: Arc<distance::WalkCache>,
     next_ver: u64,
     /// Scratch list of candidates (no allocation per query).
     list: Vec<(usize, Rect)>,
@@ -257,11 +258,6 @@ impl Accel {
         let row = std::mem::size_of::<rows::Row>() as u64 / 8;
         let comps: u64 = self.comps.iter().map(|c| c.heap_words(row)).sum();
         self.infos.len() as u64 * 16 + self.index.heap_words() + comps
-    }
-
-    /// Accelerated queries sharing colour-search orders through `walks` (the project's).
-    pub(crate) fn with_walks(walks: Arc<distance::WalkCache>) -> Self {
-        Accel { walks, ..Accel::default() }
     }
 
     /// Test builds' check that the kept data describes `scene` as it is: per position, the
@@ -780,7 +776,6 @@ impl Accel {
             self.match_boxes = boxes;
             return 1.0;
         }
-        let order = self.walks.get(reach);
         let k = self.prepare_composite(scene, me, &levels);
         let pen = self.pen_map(scene);
         let infos = &self.infos;
@@ -788,7 +783,7 @@ impl Accel {
         let mut layers = Lazy::new(|| layers_of(scene, infos, all, &levels, pen.as_ref().map(|m| m.as_slice())));
         let comp = &mut self.comps[k];
         let within = pruned.then_some(boxes.as_slice());
-        let walk = distance::stage_walk_in(&order, reach, (x0, y0), within, &mut self.walk, |x, y| {
+        let walk = distance::stage_walk_in(reach, (x0, y0), within, &mut self.walk, |x, y| {
             colors_match(color, comp.get(x, y, &mut layers))
         });
         drop(layers);
