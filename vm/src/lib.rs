@@ -168,4 +168,10 @@ pub mod runtime {
 /// reordering of the same targets for later (same answers; a clone swarm whose members go to
 /// the front every frame reported 14 times the work it does). Runs report less work; one that
 /// reached the cap may go further.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem22");
+///
+/// `sem23`: a colour search skips the half-transparent texels that cannot make the composite
+/// show the colour asked for (a blended composite has each channel at least the topmost
+/// texel's premultiplied one), where it sampled every half-transparent texel's box: the same
+/// answers, fewer points sampled and charged (Snake: 0.79 of the work), so a run that reached
+/// the cap may go further.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem23");

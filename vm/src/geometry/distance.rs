@@ -714,6 +714,31 @@ mod tests {
         (Scene::new(drawables), probe)
     }
 
+    /// The boxes a search is restricted to hold every point whose composite shows the colour:
+    /// random scenes with soft (half-transparent) edges stacked over each other and over
+    /// opaque drawables, sampled at whole and fractional points, every colour drawn asked for.
+    #[test]
+    fn match_boxes_hold_every_point_showing_the_colour() {
+        let mut rng = SplitMix64::new(11);
+        let (mut checked, mut pruned) = (0u64, 0u64);
+        for _ in 0..80 {
+            let (scene, _) = random_scene(&mut rng);
+            let mut samples = scene.color_sampler(None);
+            for _ in 0..1500 {
+                let f = if rng.below(2) == 0 { 0.0 } else { 0.25 + rng.below(50) as f64 / 100.0 };
+                let (x, y) = (rng.below(480) as f64 - 240.0 + f, rng.below(360) as f64 - 180.0 + f);
+                let c = samples.sample(x, y);
+                let Some(boxes) = samples.match_boxes(c) else { continue };
+                let inside = |b: &Rect| x >= b.left && x <= b.right && y >= b.bottom && y <= b.top;
+                assert!(boxes.iter().any(inside), "{c:?} shows at ({x}, {y}) outside {boxes:?}");
+                checked += 1;
+                let area: f64 = boxes.iter().map(|b| (b.right - b.left).max(0.0) * (b.top - b.bottom).max(0.0)).sum();
+                pruned += u64::from(area < 480.0 * 360.0 / 2.0);
+            }
+        }
+        assert!(checked > 3_000 && pruned > 1_000, "the test must sample colours and prune: {checked}, {pruned}");
+    }
+
     /// The shortcut (`may_show` false ⇒ no point can match) is sound: wherever it rules a colour
     /// out, no stage pixel composites to it; and the distances equal a full search's.
     #[test]

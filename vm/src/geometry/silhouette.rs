@@ -210,10 +210,6 @@ pub struct TexelBox {
 }
 
 impl TexelBox {
-    fn point(x: u32, y: u32) -> TexelBox {
-        TexelBox { x0: x, y0: y, x1: x, y1: y }
-    }
-
     fn add(&mut self, x: u32, y: u32) {
         self.x0 = self.x0.min(x);
         self.x1 = self.x1.max(x);
@@ -236,14 +232,24 @@ impl TexelBox {
 /// Where a silhouette's texels can make a composite show a colour key: a texel that
 /// [`Silhouette::color_at_nearest`] returns fully transparent and colourless adds nothing to a
 /// composite, and a fully opaque one replaces everything below it by its own colour; every
-/// other texel (partly transparent, or premultiplied colour without alpha) blends, so may give
-/// any colour. Per key, the box of the opaque texels of that key and of the blending texels.
+/// other texel (partly transparent) blends what is below into its premultiplied colour, which
+/// only adds to each channel: a composite whose topmost non-transparent texel is that one has
+/// every channel at least the texel's (`sampleColor3b` adds non-negative amounts and rounds
+/// to nearest). So a blending texel can make a composite show key `k` only if its own
+/// premultiplied colour's key is at most `k` in each channel. Per key present in an opaque
+/// texel, the box of those texels; per key of a blending texel's premultiplied colour, the
+/// box of those.
 #[derive(Debug, Clone, Default)]
 pub struct TexelBoxes {
-    /// The box of the texels that blend.
-    blending: Option<TexelBox>,
+    /// Per key of a blending texel's premultiplied colour (ascending keys), the box of those texels.
+    blending: Vec<(u16, TexelBox)>,
     /// Per key present in an opaque texel (ascending keys), the box of those texels.
     keys: Vec<(u16, TexelBox)>,
+}
+
+/// The channels of a [`color_key`] (5, 5 and 4 bits).
+fn key_channels(key: usize) -> [usize; 3] {
+    [key >> 9 & 31, key >> 4 & 31, key & 15]
 }
 
 impl TexelBoxes {
@@ -253,7 +259,11 @@ impl TexelBoxes {
             .ok()
             .and_then(|k| self.keys.binary_search_by_key(&k, |e| e.0).ok())
             .map(|i| self.keys[i].1);
-        TexelBox::union(self.blending, own)
+        let want = key_channels(key);
+        self.blending
+            .iter()
+            .filter(|(k, _)| key_channels(usize::from(*k)).iter().zip(&want).all(|(have, want)| have <= want))
+            .fold(own, |acc, &(_, b)| TexelBox::union(acc, Some(b)))
     }
 }
 
@@ -261,28 +271,29 @@ impl Silhouette {
     /// The [`TexelBoxes`] of this silhouette (one pass over its pixels).
     pub fn texel_boxes(&self) -> TexelBoxes {
         let w = self.width as usize;
-        let mut blending: Option<TexelBox> = None;
-        // Per key, the box of its opaque texels (x0 > x1: none yet).
+        // Per key, the box of its opaque texels and of its blending ones (x0 > x1: none yet).
         let empty = TexelBox { x0: u32::MAX, y0: u32::MAX, x1: 0, y1: 0 };
         let mut per_key = vec![empty; 1 << 15];
+        let mut blending = vec![empty; 1 << 15];
         if w > 0 {
             for (y, row) in self.rgba.chunks_exact(w * 4).enumerate() {
-                let y = y as u32;
                 for (x, p) in row.chunks_exact(4).enumerate() {
-                    let x = x as u32;
+                    let (xu, yu) = (x as u32, y as u32);
                     match p[3] {
-                        255 => per_key[color_key([p[0], p[1], p[2]])].add(x, y),
+                        255 => per_key[color_key([p[0], p[1], p[2]])].add(xu, yu),
                         0 if !self.premultiplied || p[..3] == [0, 0, 0] => {}
-                        _ => match &mut blending {
-                            Some(b) => b.add(x, y),
-                            None => blending = Some(TexelBox::point(x, y)),
-                        },
+                        _ => {
+                            let c = self.color_at_index(y * w + x);
+                            blending[color_key([c[0], c[1], c[2]])].add(xu, yu);
+                        }
                     }
                 }
             }
         }
-        let keys = per_key.into_iter().enumerate().filter(|(_, b)| b.x0 <= b.x1).map(|(k, b)| (k as u16, b)).collect();
-        TexelBoxes { blending, keys }
+        let present = |boxes: Vec<TexelBox>| -> Vec<(u16, TexelBox)> {
+            boxes.into_iter().enumerate().filter(|(_, b)| b.x0 <= b.x1).map(|(k, b)| (k as u16, b)).collect()
+        };
+        TexelBoxes { blending: present(blending), keys: present(per_key) }
     }
 }
 
@@ -327,14 +338,19 @@ mod tests {
         s.rgba[3 * 4..3 * 4 + 4].copy_from_slice(&[0, 0, 255, 128]);
         let b = s.texel_boxes();
         let blend = TexelBox { x0: 3, y0: 0, x1: 3, y1: 0 };
-        assert_eq!(b.for_key(color_key([255, 0, 0])), Some(TexelBox { x0: 1, y0: 0, x1: 3, y1: 3 }));
-        assert_eq!(b.for_key(color_key([0, 255, 0])), Some(blend));
+        // Premultiplied (0, 0, 128): blended over anything, blue stays at least 128.
+        assert_eq!(b.for_key(color_key([255, 0, 0])), Some(TexelBox { x0: 1, y0: 1, x1: 2, y1: 3 }));
+        assert_eq!(b.for_key(color_key([0, 255, 0])), None);
+        assert_eq!(b.for_key(color_key([0, 0, 128])), Some(blend));
+        assert_eq!(b.for_key(color_key([90, 200, 255])), Some(blend));
+        assert_eq!(b.for_key(color_key([0, 0, 127])), None);
         let binary = sil(4, 4, &[(1, 1), (2, 3)]).texel_boxes();
         assert_eq!(binary.for_key(color_key([250, 7, 15])), Some(TexelBox { x0: 1, y0: 1, x1: 2, y1: 3 }));
         assert_eq!(binary.for_key(color_key([0, 0, 0])), None);
-        // Premultiplied colour in a transparent texel blends.
+        // Premultiplied colour in a transparent texel blends (adding at least its own colour).
         let ghost = Silhouette::from_premultiplied(1, 1, vec![9, 9, 9, 0]).texel_boxes();
-        assert!(ghost.for_key(color_key([1, 2, 3])).is_some());
+        assert!(ghost.for_key(color_key([200, 9, 30])).is_some());
+        assert_eq!(ghost.for_key(color_key([1, 2, 3])), None);
         assert_eq!(Silhouette::default().texel_boxes().for_key(0), None);
     }
 
