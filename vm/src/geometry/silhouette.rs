@@ -231,14 +231,14 @@ impl TexelBox {
 
 /// Where a silhouette's texels can make a composite show a colour key: a texel that
 /// [`Silhouette::color_at_nearest`] returns fully transparent and colourless adds nothing to a
-/// composite, and a fully opaque one replaces everything below it by its own colour; every
-/// other texel (partly transparent) blends what is below into its premultiplied colour, which
-/// only adds to each channel: a composite whose topmost non-transparent texel is that one has
-/// every channel at least the texel's (`sampleColor3b` adds non-negative amounts and rounds
-/// to nearest). So a blending texel can make a composite show key `k` only if its own
-/// premultiplied colour's key is at most `k` in each channel. Per key present in an opaque
-/// texel, the box of those texels; per key of a blending texel's premultiplied colour, the
-/// box of those.
+/// composite, and a fully opaque one replaces everything below it by its own colour. Every
+/// other texel (partly transparent, or premultiplied colour without alpha) blends what is below
+/// into its premultiplied colour, which only adds to each channel: a composite whose topmost
+/// non-transparent texel is that one has every channel at least the texel's (`sampleColor3b`
+/// adds non-negative amounts and rounds to nearest). So a blending texel can make a composite
+/// show key `k` only if its own premultiplied colour's key is at most `k` in each channel. Per
+/// key present in an opaque texel, the box of those texels; per key of a blending texel's
+/// premultiplied colour, the box of those.
 #[derive(Debug, Clone, Default)]
 pub struct TexelBoxes {
     /// Per key of a blending texel's premultiplied colour (ascending keys), the box of those texels.
