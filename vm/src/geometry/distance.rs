@@ -246,7 +246,8 @@ pub(crate) fn walk_key(a: i32, b: i32, left: i32, down: i32) -> u64 {
         let early = (k - v) / 2 + 1;
         if early <= lim { early } else { (k - v - lim + 1).max(lim + 1).min(k + 1) }
     }
-    // Coordinates and rings up to 1 000 (the clamp of the reach): moves up to 2 002 < 2 048.
+    // Coordinates and rings up to 1 000 (far beyond the stage's 48): moves up to 2 002 < 2 048,
+    // so every field fits its 11 bits.
     const MOVES: i64 = 2047;
     const SHIFT: i64 = 1024;
     let (a, b) = (a.clamp(-1000, 1000), b.clamp(-1000, 1000));
@@ -261,15 +262,6 @@ pub(crate) fn walk_key(a: i32, b: i32, left: i32, down: i32) -> u64 {
         | field(i64::from(v1) + SHIFT) << 22
         | field(MOVES - i64::from(e2)) << 11
         | field(i64::from(v2) + SHIFT)
-}
-
-/// The grid step of a [`walk_key`].
-#[cfg(test)]
-fn walk_step(key: u64) -> (i32, i32) {
-    let field = |shift: u32| ((key >> shift) & 0x7ff) as i32;
-    let first_is_x = (2047 - field(33)) % 2 == 1;
-    let (v1, v2) = (field(22) - 1024, field(0) - 1024);
-    if first_is_x { (v1, v2) } else { (v2, v1) }
 }
 
 /// Columns and rows of grid steps a walk from a start on the stage can reach: 480 / 10 + 1
@@ -299,23 +291,18 @@ fn stage_order(left: i32, down: i32) -> &'static StageOrder {
     // In range: `l` and `d` are clamped to the grid.
     STAGE_ORDERS[l as usize * GRID_ROWS + d as usize].get_or_init(|| {
         let (r, u) = (GRID_COLS as i32 - 1 - l, GRID_ROWS as i32 - 1 - d);
-        let mut keys: Vec<(u64, u16)> = (-l..=r)
-            .flat_map(|a| (-d..=u).map(move |b| (a, b)))
-            .map(|(a, b)| (walk_key(a, b, l, d), ((a + l) as usize * GRID_ROWS + (b + d) as usize) as u16))
-            .collect();
-        keys.sort_unstable();
+        // Steps fit: |a| ≤ 48, |b| ≤ 36.
+        let mut keyed: Vec<(u64, i8, i8)> =
+            (-l..=r).flat_map(|a| (-d..=u).map(move |b| (walk_key(a, b, l, d), a as i8, b as i8))).collect();
+        keyed.sort_unstable();
         let mut rank = vec![0u16; GRID_CELLS];
-        for (place, &(_, cell)) in keys.iter().enumerate() {
-            if let Some(r) = rank.get_mut(usize::from(cell)) {
+        for (place, &(_, a, b)) in keyed.iter().enumerate() {
+            let cell = (i32::from(a) + l) as usize * GRID_ROWS + (i32::from(b) + d) as usize;
+            if let Some(r) = rank.get_mut(cell) {
                 *r = place as u16;
             }
         }
-        // Steps fit: |a| ≤ 48, |b| ≤ 36.
-        let step_of = |cell: u16| {
-            ((i32::from(cell) / GRID_ROWS as i32 - l) as i8, (i32::from(cell) % GRID_ROWS as i32 - d) as i8)
-        };
-        let steps = keys.iter().map(|&(_, cell)| step_of(cell)).collect();
-        StageOrder { steps, rank }
+        StageOrder { steps: keyed.into_iter().map(|(_, a, b)| (a, b)).collect(), rank }
     })
 }
 
@@ -618,10 +605,11 @@ mod tests {
             let reach = stage_reach(start).expect("on stage");
             let [l, r, d, u] = reach.map(|v| v as i32);
             let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
-            let mut keys: Vec<u64> = (-l..=r).flat_map(|a| (-d..=u).map(move |b| walk_key(a, b, l, d))).collect();
-            keys.sort_unstable();
-            let point = |(a, b): (i32, i32)| (i64::from(x0 + 10 * a), i64::from(y0 + 10 * b));
-            let by_key: Vec<(i64, i64)> = keys.iter().map(|&k| point(walk_step(k))).collect();
+            let mut keyed: Vec<(u64, i32, i32)> =
+                (-l..=r).flat_map(|a| (-d..=u).map(move |b| (walk_key(a, b, l, d), a, b))).collect();
+            keyed.sort_unstable();
+            let by_key: Vec<(i64, i64)> =
+                keyed.iter().map(|&(_, a, b)| (i64::from(x0 + 10 * a), i64::from(y0 + 10 * b))).collect();
             let whisker = walk_order(start, &stage_bounds());
             assert_eq!(by_key, whisker, "start {start:?}");
             let mut walked = Vec::new();
