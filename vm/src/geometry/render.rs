@@ -223,10 +223,16 @@ impl Scene {
 
     /// The precomputed transform of drawable `i`, if it is still valid.
     fn cached_xform(&self, i: usize) -> Option<Xform> {
+        self.cached_xform_ref(i).copied()
+    }
+
+    /// [`Scene::cached_xform`] without the copy: callers that read a few fields of the
+    /// 144-byte transform do not pay for copying it (and reading the copy back).
+    fn cached_xform_ref(&self, i: usize) -> Option<&Xform> {
         let c = self.xforms.get(i)?.as_ref()?;
         // Bit patterns compared without a `memcmp` call: this runs once per drawable and query.
         let key = xform_key(&self.drawables[i]);
-        (c.key.iter().zip(&key).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0).then_some(c.xf)
+        (c.key.iter().zip(&key).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0).then_some(&c.xf)
     }
 }
 
@@ -755,7 +761,17 @@ impl Scene {
     /// `getFencedPositionOfDrawable`: where `setXY(x, y)` really puts the drawable so that
     /// at least 15 px (or half its size) stays on the stage. Uses the rough AABB.
     pub fn fenced(&self, me: usize, x: f64, y: f64) -> [f64; 2] {
-        let Some(xf) = self.xform(me) else { return [x, y] };
+        let computed;
+        let xf = match self.cached_xform_ref(me) {
+            Some(xf) => xf,
+            None => match self.xform(me) {
+                Some(xf) => {
+                    computed = xf;
+                    &computed
+                }
+                None => return [x, y],
+            },
+        };
         let pos = xf.position;
         let (dx, dy) = (x - pos[0], y - pos[1]);
         let aabb = xf.aabb();
