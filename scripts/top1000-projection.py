@@ -31,14 +31,14 @@ from pathlib import Path
 
 def points(folder: Path) -> list[tuple[int, float]]:
     runs = list(csv.DictReader(open(folder / "runs.csv", newline="")))
-    cpu = {r["run_id"]: r.get("cpu_ms") or "" for r in csv.DictReader(open(folder / "provenance.csv", newline=""))}
+    cpu = {r.get("run_id") or "": r.get("cpu_ms") or "" for r in csv.DictReader(open(folder / "provenance.csv", newline=""))}
     out = []
     for r in runs:
-        if r["status"] not in ("ok", "limit"):
+        if r.get("status") not in ("ok", "limit"):
             continue
         try:
-            n = int(r["total_targets"])
-            ms = float(cpu.get(r["run_id"], ""))
+            n = int(r.get("total_targets") or "")
+            ms = float(cpu.get(r.get("run_id") or "", ""))
         except ValueError:
             continue
         if n >= 1:
@@ -52,6 +52,8 @@ def fit(pts: list[tuple[int, float]]) -> tuple[float, float, list[float]]:
     ys = [math.log(c) for _, c in pts]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        raise SystemExit("error: every measured run has the same number of statements; no size trend to fit")
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
     a = my - b * mx
     return math.exp(a), b, [y - (a + b * x) for x, y in zip(xs, ys)]

@@ -761,16 +761,15 @@ impl Scene {
     /// `getFencedPositionOfDrawable`: where `setXY(x, y)` really puts the drawable so that
     /// at least 15 px (or half its size) stays on the stage. Uses the rough AABB.
     pub fn fenced(&self, me: usize, x: f64, y: f64) -> [f64; 2] {
+        // The kept transform is read in place: a copy read back right away stalls (issue 36).
         let computed;
         let xf = match self.cached_xform_ref(me) {
             Some(xf) => xf,
-            None => match self.xform(me) {
-                Some(xf) => {
-                    computed = xf;
-                    &computed
-                }
-                None => return [x, y],
-            },
+            None => {
+                let Some(xf) = self.xform(me) else { return [x, y] };
+                computed = xf;
+                &computed
+            }
         };
         let pos = xf.position;
         let (dx, dy) = (x - pos[0], y - pos[1]);

@@ -230,9 +230,10 @@ pub fn write_number(out: &mut String, n: f64) {
 /// When `x` lies exactly halfway between two `k`-digit decimals whose first digit has
 /// exponent `exp`, the even one (digits, exponent of the first digit); `None` otherwise.
 fn tie_to_even(x: f64, k: usize, exp: i32) -> Option<(String, i32)> {
-    // A tie means x = (10·D + 5) · 10^p with p = exp − k, i.e. an odd number times 2^p (and
-    // times 5^(p+1)): x's lowest set bit must be 2^p. Checking that first skips the exact
-    // 40-digit formatting below, which took a fifth of a trace's time on fractional numbers.
+    // A tie means x = (10·D + 5) · 10^p = (2D + 1) · 5^(p+1) · 2^p with p = exp − k; x is a
+    // binary fraction, so the factor before 2^p is an odd integer and x's lowest set bit is
+    // 2^p. Checking that first skips the exact 40-digit formatting below, which took a fifth
+    // of a trace's time on fractional numbers.
     if lowest_bit_exponent(x) != exp - k as i32 {
         return None;
     }
