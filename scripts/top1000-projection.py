@@ -30,8 +30,10 @@ from pathlib import Path
 
 
 def points(folder: Path) -> list[tuple[int, float]]:
-    runs = list(csv.DictReader(open(folder / "runs.csv", newline="")))
-    cpu = {r.get("run_id") or "": r.get("cpu_ms") or "" for r in csv.DictReader(open(folder / "provenance.csv", newline=""))}
+    with open(folder / "runs.csv", newline="") as f:
+        runs = list(csv.DictReader(f))
+    with open(folder / "provenance.csv", newline="") as f:
+        cpu = {r.get("run_id") or "": r.get("cpu_ms") or "" for r in csv.DictReader(f)}
     out = []
     for r in runs:
         if r.get("status") not in ("ok", "limit"):
