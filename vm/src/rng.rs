@@ -111,43 +111,58 @@ impl SeedRandom {
         }
         let mut r = Self { s, i: 0, j: 0 };
         // "For robust unpredictability discard an initial batch of values."
-        r.g(256);
-        r
-    }
-
-    /// The next `count` ARC4 outputs as one base-256 number (`arc4.g(count)`).
-    fn g(&mut self, count: u32) -> f64 {
-        let mut r = 0.0;
-        for _ in 0..count {
-            self.i = self.i.wrapping_add(1);
-            let t = self.s[self.i as usize];
-            self.j = self.j.wrapping_add(t);
-            self.s[self.i as usize] = self.s[self.j as usize];
-            self.s[self.j as usize] = t;
-            let k = self.s[self.i as usize].wrapping_add(t);
-            r = r * 256.0 + f64::from(self.s[k as usize]);
+        for _ in 0..256 {
+            r.byte();
         }
         r
     }
 
-    /// The next double in `[0, 1)`, with the package's arithmetic (all of it exact in f64).
+    /// The next ARC4 output byte.
+    #[inline]
+    fn byte(&mut self) -> u64 {
+        self.i = self.i.wrapping_add(1);
+        let t = self.s[self.i as usize];
+        self.j = self.j.wrapping_add(t);
+        self.s[self.i as usize] = self.s[self.j as usize];
+        self.s[self.j as usize] = t;
+        let k = self.s[self.i as usize].wrapping_add(t);
+        u64::from(self.s[k as usize])
+    }
+
+    /// The next `count` ARC4 outputs as one base-256 number (`arc4.g(count)`); `count` ≤ 6,
+    /// so the package's `r * 256 + byte` in doubles is exact and equals this integer.
+    #[inline]
+    fn g(&mut self, count: u32) -> u64 {
+        let mut r = 0;
+        for _ in 0..count {
+            r = r << 8 | self.byte();
+        }
+        r
+    }
+
+    /// The next double in `[0, 1)`, with the package's arithmetic. Every step of it is exact
+    /// in doubles (integers below 2^60 that stay multiples of 256 until halved at most seven
+    /// times, a power-of-two divisor), so integers give the same bits without a chain of
+    /// dependent float operations; `say`'s uid draws 20 of these per bubble.
     pub fn next_f64(&mut self) -> f64 {
-        const SIGNIFICANCE: f64 = 4_503_599_627_370_496.0; // 2^52
-        const OVERFLOW: f64 = 9_007_199_254_740_992.0; // 2^53
+        const SIGNIFICANCE: u64 = 1 << 52;
+        const OVERFLOW: u64 = 1 << 53;
         let mut n = self.g(6);
-        let mut d = 281_474_976_710_656.0; // 256^6
-        let mut x = 0.0;
+        let mut d: i64 = 48; // log2(256^6)
+        let mut x = 0;
         while n < SIGNIFICANCE {
-            n = (n + x) * 256.0;
-            d *= 256.0;
+            n = (n + x) << 8;
+            d += 8;
             x = self.g(1);
         }
         while n >= OVERFLOW {
-            n /= 2.0;
-            d /= 2.0;
-            x = f64::from((x as u32) >> 1);
+            n >>= 1;
+            d -= 1;
+            x >>= 1;
         }
-        (n + x) / d
+        // 2^-d as bits (d stays far from the exponent's limits): scaling by it is exact.
+        let scale = f64::from_bits(((1023 - d) as u64) << 52);
+        (n + x) as f64 * scale
     }
 }
 
@@ -258,6 +273,37 @@ mod tests {
         let mut r = SeedRandom::for_whisker_seed(1);
         let last = (0..100_000).map(|_| r.next_f64()).last();
         assert_eq!(last, Some(0.8395502212656016));
+    }
+
+    /// The package's `prng()` as it computes, in doubles: the reference for the integer form.
+    fn next_f64_in_doubles(r: &mut SeedRandom) -> f64 {
+        let mut g = |count: u32| (0..count).fold(0.0, |acc: f64, _| acc * 256.0 + r.byte() as f64);
+        let mut n = g(6);
+        let mut d = 281_474_976_710_656.0;
+        let mut x = 0.0;
+        while n < 4_503_599_627_370_496.0 {
+            n = (n + x) * 256.0;
+            d *= 256.0;
+            x = g(1);
+        }
+        while n >= 9_007_199_254_740_992.0 {
+            n /= 2.0;
+            d /= 2.0;
+            x = f64::from((x as u32) >> 1);
+        }
+        (n + x) / d
+    }
+
+    #[test]
+    fn integer_form_equals_the_package_arithmetic() {
+        // 1 in 16 draws takes the extra byte (`n < 2^52`), 1 in 4 096 two of them.
+        for seed in [0, 1, 7, 123_456_789] {
+            let (mut a, mut b) = (SeedRandom::for_whisker_seed(seed), SeedRandom::for_whisker_seed(seed));
+            for k in 0..300_000 {
+                let (x, y) = (a.next_f64(), next_f64_in_doubles(&mut b));
+                assert_eq!(x.to_bits(), y.to_bits(), "seed {seed}, draw {k}");
+            }
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::Rect;
 use super::drawable::{Placement, Xform};
 use super::effects::{Effects, bit};
 use super::hull;
-use super::silhouette::{color_key, colors_match};
+use super::silhouette::{Silhouette, color_key, colors_match};
 use super::skin::{Mip, Skin};
 use crate::util::math::{ceil_f64, floor_f64, u8_clamp};
 
@@ -320,6 +320,12 @@ impl<'a> Ctx<'a> {
     /// The MIP of drawable `i` at its skin's requested level, memoised; borrowed, because
     /// per-pixel loops call this (no reference-count traffic per pixel).
     fn mip(&mut self, i: usize) -> &Mip {
+        self.mip_of(i)
+    }
+
+    /// [`Ctx::mip`] borrowed for the scene's lifetime (the levels must be settled: a later
+    /// request would not reach this borrow).
+    fn mip_of(&mut self, i: usize) -> &'a Mip {
         if self.mips.is_empty() {
             self.mips.resize(self.s.drawables.len(), None);
         }
@@ -474,18 +480,73 @@ pub struct ColorSampler<'a> {
     ctx: Ctx<'a>,
     ids: Vec<usize>,
     boxes: Vec<Rect>,
+    /// Per drawable of `ids`, what sampling it reads, fetched once: colour searches sample
+    /// hundreds of points per query, and fetching (and copying) a transform per point and
+    /// drawable was most of a sample's cost.
+    layers: Vec<SampleLayer<'a>>,
 }
 
-impl ColorSampler<'_> {
-    /// `sampleColor3b` at a stage point.
+/// One drawable as [`ColorSampler::sample`] reads it.
+struct SampleLayer<'a> {
+    xf: Xform,
+    sil: &'a Silhouette,
+    effects: &'a Effects,
+    size: [f64; 2],
+    sbox: Rect,
+}
+
+impl<'a> ColorSampler<'a> {
+    /// A sampler of `ids` (topmost first) whose transforms and levels `ctx` has settled.
+    fn new(mut ctx: Ctx<'a>, ids: Vec<usize>) -> Self {
+        let boxes: Vec<Rect> = ids.iter().map(|&i| ctx.sample_box(i)).collect();
+        let layers = ids
+            .iter()
+            .zip(&boxes)
+            .map(|(&i, &sbox)| {
+                let d = ctx.d(i);
+                let sil = &ctx.mip_of(i).silhouette;
+                SampleLayer { xf: ctx.xf(i), sil, effects: &d.effects, size: d.skin.size(), sbox }
+            })
+            .collect();
+        ColorSampler { ctx, ids, boxes, layers }
+    }
+
+    /// `sampleColor3b` at a stage point: [`Ctx::sample_color3b`] over the prepared layers.
     pub fn sample(&mut self, x: f64, y: f64) -> [u8; 3] {
-        self.ctx.sample_color3b(x, y, &self.ids, &self.boxes)
+        let mut dst = [0u8; 3];
+        let mut blend_alpha = 1.0f64;
+        for l in &self.layers {
+            if blend_alpha == 0.0 {
+                break;
+            }
+            let b = &l.sbox;
+            if x < b.left || x > b.right || y < b.bottom || y > b.top {
+                continue;
+            }
+            let e = l.effects;
+            let [u, v] = if e.enabled != 0 { l.xf.local_with_effects(x, y, e, l.size) } else { l.xf.local(x, y) };
+            let c = if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 {
+                [0; 4]
+            } else {
+                let c = l.sil.color_at_nearest(u, v);
+                if e.enabled == 0 { c } else { e.transform_color(c, !0) }
+            };
+            for k in 0..3 {
+                dst[k] = u8_clamp(dst[k] as f64 + c[k] as f64 * blend_alpha);
+            }
+            blend_alpha *= 1.0 - c[3] as f64 / 255.0;
+        }
+        for v in &mut dst {
+            *v = u8_clamp(*v as f64 + blend_alpha * 255.0);
+        }
+        dst
     }
 
     /// The same sampler without the per-drawable boxes (every drawable transformed at every point).
     #[cfg(test)]
     pub(crate) fn without_boxes(mut self) -> Self {
         self.boxes.iter_mut().for_each(|b| *b = Rect::UNBOUNDED);
+        self.layers.iter_mut().for_each(|l| l.sbox = Rect::UNBOUNDED);
         self
     }
 
@@ -869,16 +930,14 @@ impl Scene {
         for &i in &ids {
             ctx.update_cpu(i);
         }
-        let boxes = ids.iter().map(|&i| ctx.sample_box(i)).collect();
-        ColorSampler { ctx, ids, boxes }
+        ColorSampler::new(ctx, ids)
     }
 
     /// A sampler of drawable `me`'s own colours alone (over white, as Whisker samples a sprite).
     pub fn own_color_sampler(&self, me: usize) -> ColorSampler<'_> {
         let mut ctx = Ctx::new(self);
         ctx.update_cpu(me);
-        let boxes = vec![ctx.sample_box(me)];
-        ColorSampler { ctx, ids: vec![me], boxes }
+        ColorSampler::new(ctx, vec![me])
     }
 
     /// `_touchingBounds` of a drawable: its rough box clamped to the stage and snapped out

@@ -84,6 +84,11 @@ struct Info {
     bounds: Option<(Option<i32>, Rect)>,
     /// The skin it was built for (its address; test builds' staleness check).
     skin: usize,
+    /// The skin itself, held so that the same address means the same skin (see
+    /// [`Info::same_shape`]).
+    held: Arc<Skin>,
+    /// Whether shape effects (fisheye, whirl, pixelate, mosaic) apply.
+    shaped: bool,
 }
 
 impl Info {
@@ -111,7 +116,29 @@ impl Info {
             row_key: Vec::new(),
             bounds: None,
             skin: skin_key(&d.skin),
+            held: d.skin.clone(),
+            shaped: d.effects.changes_shape(),
         }
+    }
+
+    /// Whether `other` has the same touching rows: a row is a function of the skin, the
+    /// transform and the sampling alone (shape effects, rare, are not compared). A rebuild
+    /// that kept them (shown again, a ghost or colour effect, a new layer) keeps its rows.
+    fn same_shape(&self, other: &Info) -> bool {
+        let bits = |xf: &Xform| {
+            let mut b = [0u64; 12];
+            for (o, v) in b.iter_mut().zip(xf.m.iter().chain(&xf.inv)) {
+                *o = v.to_bits();
+            }
+            b
+        };
+        !self.shaped
+            && !other.shaped
+            && !self.pen
+            && !other.pen
+            && self.nearest == other.nearest
+            && Arc::ptr_eq(&self.held, &other.held)
+            && bits(&self.xf) == bits(&other.xf)
     }
 
     /// What this data says about its drawable, as exact bits (the staleness check of
@@ -321,7 +348,12 @@ impl Accel {
             let Some(info) = self.rebuild(scene, pos, old, pen.as_ref(), sprite_of) else { continue };
             match self.infos.get_mut(pos) {
                 Some(slot) => {
-                    // Keep the row buffers; the new version makes their contents stale.
+                    // Keep the row buffers; a new version makes their contents stale, the
+                    // old one (same shape) keeps them.
+                    let mut info = info;
+                    if slot.same_shape(&info) {
+                        info.ver = slot.ver;
+                    }
                     let old = std::mem::replace(&mut **slot, info);
                     slot.rows = old.rows;
                     slot.row_key = old.row_key;
