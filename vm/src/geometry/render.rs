@@ -525,12 +525,19 @@ impl<'a> ColorSampler<'a> {
             }
             let e = l.effects;
             let [u, v] = if e.enabled != 0 { l.xf.local_with_effects(x, y, e, l.size) } else { l.xf.local(x, y) };
-            let c = if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 {
-                [0; 4]
-            } else {
-                let c = l.sil.color_at_nearest(u, v);
-                if e.enabled == 0 { c } else { e.transform_color(c, !0) }
-            };
+            if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 {
+                continue;
+            }
+            let c = l.sil.color_at_nearest(u, v);
+            let c = if e.enabled == 0 { c } else { e.transform_color(c, !0) };
+            // Exact shortcuts of the blend below: a transparent texel adds nothing, and an
+            // opaque one over nothing yet is the composite.
+            if c == [0; 4] {
+                continue;
+            }
+            if c[3] == 255 && blend_alpha == 1.0 {
+                return [c[0], c[1], c[2]];
+            }
             for k in 0..3 {
                 dst[k] = u8_clamp(dst[k] as f64 + c[k] as f64 * blend_alpha);
             }
@@ -540,6 +547,13 @@ impl<'a> ColorSampler<'a> {
             *v = u8_clamp(*v as f64 + blend_alpha * 255.0);
         }
         dst
+    }
+
+    /// `sampleColor3b` as [`Ctx::sample_color3b`] computes it, fetching per point and drawable:
+    /// the reference for [`ColorSampler::sample`].
+    #[cfg(test)]
+    pub(crate) fn sample_reference(&mut self, x: f64, y: f64) -> [u8; 3] {
+        self.ctx.sample_color3b(x, y, &self.ids, &self.boxes)
     }
 
     /// The same sampler without the per-drawable boxes (every drawable transformed at every point).

@@ -443,3 +443,31 @@ fn accelerated_colours_follow_the_pen_layer() {
     }
     assert!(counts[1] > 20 && counts[3] > 20, "positive colour answers: {counts:?}");
 }
+
+/// The colour sampler (drawables fetched once, transparent and opaque texels short-cut)
+/// composites what the reference's per-point `sampleColor3b` does, at stage pixels and at the
+/// fractional points of Neatest's radial searches, with and without excluded drawables.
+#[test]
+fn color_sampler_equals_the_per_point_reference() {
+    let mut rng = SplitMix64::new(23);
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..60 {
+        let scene = random_scene(&mut rng);
+        let n = scene.drawables.len();
+        for exclude in [None, Some(rng.below(n as u64) as usize)] {
+            let mut s = scene.color_sampler(exclude);
+            for k in 0..2_000 {
+                let (x, y) = if k % 2 == 0 {
+                    (rng.below(481) as f64 - 240.0, rng.below(361) as f64 - 180.0)
+                } else {
+                    (rng.below(4_810_000) as f64 / 10_000.0 - 240.5, rng.below(3_610_000) as f64 / 10_000.0 - 180.5)
+                };
+                let want = s.sample_reference(x, y);
+                assert_eq!(s.sample(x, y), want, "at ({x}, {y}), excluding {exclude:?}");
+                seen.insert(want);
+            }
+        }
+    }
+    // Blends, effects and white all occurred.
+    assert!(seen.len() > 50, "only {} distinct colours", seen.len());
+}
