@@ -361,7 +361,6 @@ pub(crate) fn stage_walk_in(
     let places = &mut scratch.places;
     places.clear();
     places.resize(GRID_CELLS.div_ceil(64), 0);
-    let mut marked = ((l + r + 1) as u64 * (d + u + 1) as u64).div_ceil(64);
     for g in boxes.iter().filter_map(|b| GridBox::of(b, origin, step)) {
         let (b0, b1) = (g.b.0.max(-d), g.b.1.min(u));
         for a in g.a.0.max(-l)..=g.a.1.min(r) {
@@ -369,13 +368,15 @@ pub(crate) fn stage_walk_in(
             for b in b0..=b1 {
                 let Some(&k) = order.rank.get(col + (b + d) as usize) else { continue };
                 if let Some(w) = places.get_mut(usize::from(k) / 64) {
-                    let bit = 1u64 << (k % 64);
-                    marked += u64::from(*w & bit == 0);
-                    *w |= bit;
+                    *w |= 1u64 << (k % 64);
                 }
             }
         }
     }
+    // The steps marked, counted once at the end: testing each bit before setting it made
+    // every mark wait for the word the previous one wrote.
+    let marked = ((l + r + 1) as u64 * (d + u + 1) as u64).div_ceil(64)
+        + places.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
     let mut found = None;
     'words: for (wi, &word) in places.iter().enumerate() {
         let mut w = word;
