@@ -179,4 +179,11 @@ pub mod runtime {
 /// effect, a new layer) keeps its cached touching rows, which a new version made stale: the
 /// same answers, rows no longer recomputed and charged (`puzzle-room`'s crosshair, shown and
 /// shown every frame and hidden when it touches: 0.32 of the work), so a run that reached the cap may go further.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem24");
+///
+/// `sem25`: a point of an uncached colour search is charged 80 units before its sample, not
+/// 100 (`geometry::cost::WALK_POINT`): the colour sampler of `+sem24`'s builds fetches each
+/// drawable once per search and skips the blend where it cannot matter, and the runs that do
+/// little else (`whisker-integration`'s colour-distance programs) measured 0.34 CPU-s per 10⁹
+/// units, below a third of the median (issue 31's calibration). Same answers; runs report
+/// less work, so one that reached the cap may go further.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem25");

@@ -53,7 +53,7 @@ pub const WALK: u64 = 3;
 pub const MASK_CELL: u64 = 1;
 /// A point of a colour search that walks Whisker's grid itself (its visited set), before
 /// the sample.
-pub const WALK_POINT: u64 = 100;
+pub const WALK_POINT: u64 = 80;
 
 /// A point of an uncached colour walk sampling `layers` drawables composited.
 pub const fn sample_walk(layers: usize) -> u64 {
