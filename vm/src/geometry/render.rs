@@ -397,26 +397,18 @@ impl<'a> Ctx<'a> {
     /// (topmost first); `boxes[k]` is [`Ctx::sample_box`] of `drawables[k]`, so drawables far from
     /// the point cost a comparison instead of a transform.
     fn sample_color3b(&mut self, x: f64, y: f64, drawables: &[usize], boxes: &[Rect]) -> [u8; 3] {
-        let mut dst = [0u8; 3];
-        let mut blend_alpha = 1.0f64;
+        let mut blend = Blend::new();
         for (&i, b) in drawables.iter().zip(boxes) {
-            if blend_alpha == 0.0 {
+            if blend.done() {
                 break;
             }
             if x < b.left || x > b.right || y < b.bottom || y > b.top {
                 // Transparent here: adds nothing and leaves the blend alpha as it is.
                 continue;
             }
-            let c = self.sample_color4b(i, x, y, !0);
-            for k in 0..3 {
-                dst[k] = u8_clamp(dst[k] as f64 + c[k] as f64 * blend_alpha);
-            }
-            blend_alpha *= 1.0 - c[3] as f64 / 255.0;
+            blend.add(self.sample_color4b(i, x, y, !0));
         }
-        for v in &mut dst {
-            *v = u8_clamp(*v as f64 + blend_alpha * 255.0);
-        }
-        dst
+        blend.finish()
     }
 
     fn aabb(&mut self, i: usize) -> Rect {
@@ -475,6 +467,45 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// `sampleColor3b`'s blend, topmost texel first: each premultiplied colour added under the
+/// alpha the texels above left, white behind them all.
+pub(crate) struct Blend {
+    dst: [u8; 3],
+    alpha: f64,
+}
+
+impl Blend {
+    pub(crate) fn new() -> Self {
+        Blend { dst: [0; 3], alpha: 1.0 }
+    }
+
+    /// Whether nothing further below can show.
+    pub(crate) fn done(&self) -> bool {
+        self.alpha == 0.0
+    }
+
+    /// The composite when `c` is opaque and nothing is above it: exactly what adding it and
+    /// finishing would give, without the arithmetic.
+    #[inline]
+    pub(crate) fn over_nothing(&self, c: [u8; 4]) -> Option<[u8; 3]> {
+        (c[3] == 255 && self.alpha == 1.0).then_some([c[0], c[1], c[2]])
+    }
+
+    /// Adds texel `c` (premultiplied RGBA) below those added so far.
+    #[inline]
+    pub(crate) fn add(&mut self, c: [u8; 4]) {
+        for k in 0..3 {
+            self.dst[k] = u8_clamp(self.dst[k] as f64 + c[k] as f64 * self.alpha);
+        }
+        self.alpha *= 1.0 - c[3] as f64 / 255.0;
+    }
+
+    /// The composite: what is left of the alpha shows white.
+    pub(crate) fn finish(self) -> [u8; 3] {
+        self.dst.map(|v| u8_clamp(v as f64 + self.alpha * 255.0))
+    }
+}
+
 /// Samples composited colours of a fixed set of drawables (transforms computed once).
 pub struct ColorSampler<'a> {
     ctx: Ctx<'a>,
@@ -513,10 +544,9 @@ impl<'a> ColorSampler<'a> {
 
     /// `sampleColor3b` at a stage point: [`Ctx::sample_color3b`] over the prepared layers.
     pub fn sample(&mut self, x: f64, y: f64) -> [u8; 3] {
-        let mut dst = [0u8; 3];
-        let mut blend_alpha = 1.0f64;
+        let mut blend = Blend::new();
         for l in &self.layers {
-            if blend_alpha == 0.0 {
+            if blend.done() {
                 break;
             }
             let b = &l.sbox;
@@ -530,23 +560,16 @@ impl<'a> ColorSampler<'a> {
             }
             let c = l.sil.color_at_nearest(u, v);
             let c = if e.enabled == 0 { c } else { e.transform_color(c, !0) };
-            // Exact shortcuts of the blend below: a transparent texel adds nothing, and an
-            // opaque one over nothing yet is the composite.
+            // A transparent texel adds nothing (the blend would give the same).
             if c == [0; 4] {
                 continue;
             }
-            if c[3] == 255 && blend_alpha == 1.0 {
-                return [c[0], c[1], c[2]];
+            if let Some(done) = blend.over_nothing(c) {
+                return done;
             }
-            for k in 0..3 {
-                dst[k] = u8_clamp(dst[k] as f64 + c[k] as f64 * blend_alpha);
-            }
-            blend_alpha *= 1.0 - c[3] as f64 / 255.0;
+            blend.add(c);
         }
-        for v in &mut dst {
-            *v = u8_clamp(*v as f64 + blend_alpha * 255.0);
-        }
-        dst
+        blend.finish()
     }
 
     /// `sampleColor3b` as [`Ctx::sample_color3b`] computes it, fetching per point and drawable:

@@ -8,11 +8,11 @@
 
 use super::super::cost;
 use super::super::effects::Effects;
+use super::super::render::Blend;
 use super::super::silhouette::color_key;
 use super::rows::{self, COLS, EMPTY, ROWS, Row, WORDS, X0, X1, Y0, Y1};
 use super::sampler::Sampler;
 use crate::geometry::Rect;
-use crate::util::math::u8_clamp;
 
 /// Colour keys whose match rows are kept at once.
 const TRACKED: usize = 8;
@@ -71,10 +71,9 @@ impl<'a, F: FnOnce() -> Vec<Layer<'a>>> Lazy<'a, F> {
 /// `sampleColor3b` at (x, y) over `layers` (topmost first), as `render` computes it.
 pub(crate) fn composite(layers: &[Layer<'_>], x: i32, y: i32) -> [u8; 3] {
     let (fx, fy) = (x as f64, y as f64);
-    let mut dst = [0u8; 3];
-    let mut blend_alpha = 1.0f64;
+    let mut blend = Blend::new();
     for l in layers {
-        if blend_alpha == 0.0 {
+        if blend.done() {
             break;
         }
         let b = &l.sbox;
@@ -90,19 +89,12 @@ pub(crate) fn composite(layers: &[Layer<'_>], x: i32, y: i32) -> [u8; 3] {
         if l.effects.enabled != 0 {
             c = l.effects.transform_color(c, !0);
         }
-        if c[3] == 255 && blend_alpha == 1.0 {
-            // The first colour is opaque: the blend below would give exactly it.
-            return [c[0], c[1], c[2]];
+        if let Some(done) = blend.over_nothing(c) {
+            return done;
         }
-        for k in 0..3 {
-            dst[k] = u8_clamp(dst[k] as f64 + c[k] as f64 * blend_alpha);
-        }
-        blend_alpha *= 1.0 - c[3] as f64 / 255.0;
+        blend.add(c);
     }
-    for v in &mut dst {
-        *v = u8_clamp(*v as f64 + blend_alpha * 255.0);
-    }
-    dst
+    blend.finish()
 }
 
 #[derive(Clone)]
