@@ -494,8 +494,8 @@ impl Blend {
     /// Adds texel `c` (premultiplied RGBA) below those added so far.
     #[inline]
     pub(crate) fn add(&mut self, c: [u8; 4]) {
-        for k in 0..3 {
-            self.dst[k] = u8_clamp(self.dst[k] as f64 + c[k] as f64 * self.alpha);
+        for (d, &v) in self.dst.iter_mut().zip(&c) {
+            *d = u8_clamp(*d as f64 + v as f64 * self.alpha);
         }
         self.alpha *= 1.0 - c[3] as f64 / 255.0;
     }
