@@ -122,8 +122,9 @@ impl Info {
     }
 
     /// Whether `other` has the same touching rows: a row is a function of the skin, the
-    /// transform and the sampling alone (shape effects, rare, are not compared). A rebuild
-    /// that kept them (shown again, a ghost or colour effect, a new layer) keeps its rows.
+    /// transform and the sampling alone, so a rebuild that kept them (shown again, a ghost or
+    /// colour effect, a new layer) keeps its rows. Drawables with shape effects (rare) and the
+    /// pen layer (redrawn in place) always get new ones.
     fn same_shape(&self, other: &Info) -> bool {
         let bits = |xf: &Xform| {
             let mut b = [0u64; 12];
