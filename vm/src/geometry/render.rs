@@ -510,7 +510,6 @@ impl Blend {
 pub struct ColorSampler<'a> {
     ctx: Ctx<'a>,
     ids: Vec<usize>,
-    boxes: Vec<Rect>,
     /// Per drawable of `ids`, what sampling it reads, fetched once: colour searches sample
     /// hundreds of points per query, and fetching (and copying) a transform per point and
     /// drawable was most of a sample's cost.
@@ -529,17 +528,16 @@ struct SampleLayer<'a> {
 impl<'a> ColorSampler<'a> {
     /// A sampler of `ids` (topmost first) whose transforms and levels `ctx` has settled.
     fn new(mut ctx: Ctx<'a>, ids: Vec<usize>) -> Self {
-        let boxes: Vec<Rect> = ids.iter().map(|&i| ctx.sample_box(i)).collect();
         let layers = ids
             .iter()
-            .zip(&boxes)
-            .map(|(&i, &sbox)| {
+            .map(|&i| {
                 let d = ctx.d(i);
                 let sil = &ctx.mip_of(i).silhouette;
+                let sbox = ctx.sample_box(i);
                 SampleLayer { xf: ctx.xf(i), sil, effects: &d.effects, size: d.skin.size(), sbox }
             })
             .collect();
-        ColorSampler { ctx, ids, boxes, layers }
+        ColorSampler { ctx, ids, layers }
     }
 
     /// `sampleColor3b` at a stage point: [`Ctx::sample_color3b`] over the prepared layers.
@@ -576,13 +574,13 @@ impl<'a> ColorSampler<'a> {
     /// the reference for [`ColorSampler::sample`].
     #[cfg(test)]
     pub(crate) fn sample_reference(&mut self, x: f64, y: f64) -> [u8; 3] {
-        self.ctx.sample_color3b(x, y, &self.ids, &self.boxes)
+        let boxes: Vec<Rect> = self.layers.iter().map(|l| l.sbox).collect();
+        self.ctx.sample_color3b(x, y, &self.ids, &boxes)
     }
 
     /// The same sampler without the per-drawable boxes (every drawable transformed at every point).
     #[cfg(test)]
     pub(crate) fn without_boxes(mut self) -> Self {
-        self.boxes.iter_mut().for_each(|b| *b = Rect::UNBOUNDED);
         self.layers.iter_mut().for_each(|l| l.sbox = Rect::UNBOUNDED);
         self
     }
@@ -607,11 +605,8 @@ impl<'a> ColorSampler<'a> {
         }
         let key = color_key(color);
         let mut out = Vec::new();
-        for k in 0..self.ids.len() {
-            let (i, whole) = (self.ids[k], self.boxes[k]);
-            let xf = self.ctx.xf(i);
-            let enabled = self.ctx.d(i).effects.enabled;
-            out.extend(match_box(enabled, &xf, self.ctx.mip(i), whole, key));
+        for (&i, l) in self.ids.iter().zip(&self.layers) {
+            out.extend(match_box(l.effects.enabled, &l.xf, self.ctx.mip(i), l.sbox, key));
         }
         Some(out)
     }

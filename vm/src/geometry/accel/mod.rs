@@ -82,10 +82,8 @@ struct Info {
     row_key: Vec<u64>,
     /// `getBounds`, once asked, with the floor of the skin's silhouette it was computed at.
     bounds: Option<(Option<i32>, Rect)>,
-    /// The skin it was built for (its address; test builds' staleness check).
-    skin: usize,
-    /// The skin itself, held so that the same address means the same skin (see
-    /// [`Info::same_shape`]).
+    /// The skin it was built for, held so that the same address means the same skin (see
+    /// [`Info::same_shape`]; its address is also in test builds' staleness check).
     held: Arc<Skin>,
     /// Whether shape effects (fisheye, whirl, pixelate, mosaic) apply.
     shaped: bool,
@@ -115,7 +113,6 @@ impl Info {
             rows: Vec::new(),
             row_key: Vec::new(),
             bounds: None,
-            skin: skin_key(&d.skin),
             held: d.skin.clone(),
             shaped: d.effects.changes_shape(),
         }
@@ -158,7 +155,7 @@ impl Info {
             self.own as u64,
             self.l100 as u64,
             self.sprite.map_or(u64::MAX, u64::from),
-            self.skin as u64,
+            skin_key(&self.held) as u64,
         ]);
         v
     }
