@@ -177,8 +177,9 @@ pub mod runtime {
 ///
 /// `sem24`: a drawable rebuilt without changing its shape (shown again, a ghost or colour
 /// effect, a new layer) keeps its cached touching rows, which a new version made stale: the
-/// same answers, rows no longer recomputed and charged (`puzzle-room`'s crosshair, shown and
-/// shown every frame and hidden when it touches: 0.32 of the work), so a run that reached the cap may go further.
+/// same answers, rows no longer recomputed and charged (`puzzle-room`'s crosshair, shown
+/// every frame and hidden when it touches: 0.32 of the work), so a run that reached the cap
+/// may go further.
 ///
 /// `sem25`: a point of an uncached colour search is charged 80 units before its sample, not
 /// 100 (`geometry::cost::WALK_POINT`): the colour sampler of `+sem24`'s builds fetches each
