@@ -44,7 +44,7 @@ use super::skin::Skin;
 use composite::{Composite, Layer, Lazy};
 use index::{SceneIndex, Visible};
 use rows::{EMPTY, ROWS, Row};
-use sampler::Sampler;
+use sampler::{Columns, Sampler};
 
 /// Where the stage (and so its backdrop) is drawn.
 const STAGE: Placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] };
@@ -80,6 +80,8 @@ struct Info {
     /// Cached touching rows (allocated on first use) and the key each was computed under.
     rows: Vec<Row>,
     row_key: Vec<u64>,
+    /// What its rows share (kept with the row buffers; keyed as they are).
+    columns: Columns,
     /// `getBounds`, once asked, with the floor of the skin's silhouette it was computed at.
     bounds: Option<(Option<i32>, Rect)>,
     /// The skin it was built for, held so that the same address means the same skin (see
@@ -112,6 +114,7 @@ impl Info {
             sprite,
             rows: Vec::new(),
             row_key: Vec::new(),
+            columns: Columns::default(),
             bounds: None,
             held: d.skin.clone(),
             shaped: d.effects.changes_shape(),
@@ -355,6 +358,7 @@ impl Accel {
                     let old = std::mem::replace(&mut **slot, info);
                     slot.rows = old.rows;
                     slot.row_key = old.row_key;
+                    slot.columns = old.columns;
                 }
                 None => self.infos.push(Box::new(info)),
             }
@@ -943,20 +947,8 @@ fn row_of(infos: &mut [Box<Info>], work: &mut u64, scene: &Scene, pos: usize, le
     }
     let d = &scene.drawables[pos];
     let s = Sampler::new(d, info.xf, d.skin.mip_ref(level), info.nearest);
-    let mut out = EMPTY;
-    *work += cost::ROW;
-    if let Some((a, b)) = s.span(y, rows::X0, rows::X1) {
-        if s.full() {
-            out = rows::range(a, b);
-        } else {
-            for x in a..=b {
-                if s.touch(x, y) {
-                    rows::set(&mut out, x);
-                }
-            }
-            *work += cost::PIXEL * (b - a + 1) as u64;
-        }
-    }
+    let (out, tested) = s.row(y, &mut info.columns, key);
+    *work += cost::ROW + cost::PIXEL * tested;
     info.rows[r] = out;
     info.row_key[r] = key;
     out

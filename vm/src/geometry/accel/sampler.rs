@@ -9,7 +9,49 @@ use super::super::effects::Effects;
 use super::super::render::Drawable;
 use super::super::silhouette::Silhouette;
 use super::super::skin::Mip;
-use crate::util::math::floor_i64;
+use super::rows::{self, EMPTY, Row, X0, X1, Y1};
+use crate::util::math::{f32r, floor_i64};
+
+/// What the touching rows of one drawable share (see [`Sampler::row`]), kept by the caller
+/// between rows: the texel column of every stage column, when it is the same in every row.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Columns {
+    /// What they were computed for (the caller's key of transform and level; 0: nothing).
+    key: u64,
+    /// Whether the rest has been computed (on the second row asked for under `key`).
+    filled: bool,
+    /// Whether the shortcut holds for this transform (else every row is sampled per pixel).
+    usable: bool,
+    /// Stage columns `first..=last` have a texel column in the texture's domain (none when
+    /// `first > last`), in every row.
+    first: i32,
+    last: i32,
+    /// The texel column of each of them ([`UNSTABLE`]: sampled per pixel).
+    tx: Vec<i64>,
+}
+
+/// Cross terms of the inverse transform below this are the rounding of an unrotated sprite's
+/// `sin(0)`-like entries (about 1e-17): only then are texel columns worth sharing between rows.
+const TINY_CROSS: f64 = 1e-12;
+
+/// A column whose texel column may differ between rows (its value before rounding to single
+/// precision lies on a rounding boundary, which happens often: the inverse transform's entries
+/// are single-precision numbers and stage columns integers). Such columns are sampled per pixel.
+const UNSTABLE: i64 = i64::MIN;
+
+/// `getLocalPosition`'s last steps for a coordinate whose value before rounding to single
+/// precision is within `slack` of `t`: the texel index (`floor(c · scale)`, `c` rounded and
+/// snapped) if every such value gives the same one. Each step is monotone, so the two ends
+/// decide.
+fn stable_texel(t: f64, slack: f64, scale: f64) -> Option<i64> {
+    // `local` snaps coordinates within 1e-6 of zero to zero.
+    let texel = |t: f64| {
+        let c = f32r(t);
+        floor_i64(if c.abs() < 1e-6 { 0.0 } else { c } * scale)
+    };
+    let lo = texel(t - slack);
+    (lo == texel(t + slack)).then_some(lo)
+}
 
 /// One drawable at one MIP level, ready to be sampled at integer stage points.
 pub(crate) struct Sampler<'a> {
@@ -53,6 +95,137 @@ impl<'a> Sampler<'a> {
         self.shape.is_none() && self.mip.planes().full()
     }
 
+    /// Touching row `y` (the stage columns where [`Sampler::touch`] holds) and how many
+    /// columns were tested one by one (as [`Sampler::span`] and a test per column in it would).
+    /// `memo` keeps what the rows of this drawable share under `key` (non-zero; another
+    /// transform or level must have another key).
+    ///
+    /// Why rows can share: an unrotated drawable's inverse transform has cross terms of about
+    /// 1e-17, so a column's `u` (before rounding to single precision) moves with the row by
+    /// less than 1e-14, and a row's `v` with the column likewise. Where that movement, plus
+    /// the sums' own rounding, cannot change the single-precision value, the texel column of a
+    /// stage column is the same in every row and the texel row the same along a row: proved
+    /// per column and per row by [`stable_texel`]; the columns and rows where it cannot be
+    /// proved are sampled per pixel as before.
+    pub(crate) fn row(&self, y: i32, memo: &mut Columns, key: u64) -> (Row, u64) {
+        // The first row of a transform is sampled per pixel: a drawable that moves every frame
+        // is often asked for one row only, and the columns cost about two rows.
+        if memo.key != key {
+            (memo.key, memo.usable, memo.filled) = (key, false, false);
+            return self.row_by_pixels(y);
+        }
+        if !memo.filled {
+            self.fill_columns(memo);
+        }
+        let i = &self.xf.inv;
+        let ty = memo.usable.then(|| {
+            let yi = f64::from(y) * i[3];
+            // `local`'s v with the column's term x·i[1] left out, and slack for that term and
+            // the sums' rounding.
+            let t = (yi + i[5]) + 0.5;
+            let slack = 2.0 * f64::from(X1) * i[1].abs() + 16.0 * f64::EPSILON * (yi.abs() + i[5].abs() + 1.0);
+            stable_texel(t, slack, self.hm1)
+        });
+        let Some(ty) = ty.flatten() else { return self.row_by_pixels(y) };
+        if memo.first > memo.last || ty < self.dom[2] || ty > self.dom[3] {
+            return (EMPTY, 0);
+        }
+        let (a, b) = (memo.first, memo.last);
+        if self.full() {
+            return (rows::range(a, b), 0);
+        }
+        let planes = self.mip.planes();
+        let mut out = EMPTY;
+        for (x, &tx) in (a..=b).zip(&memo.tx) {
+            let hit = if tx == UNSTABLE {
+                self.touch(x, y)
+            } else if self.nearest {
+                planes.opaque(tx, ty)
+            } else {
+                planes.linear(tx, ty)
+            };
+            if hit {
+                rows::set(&mut out, x);
+            }
+        }
+        (out, (b - a + 1) as u64)
+    }
+
+    /// [`Sampler::row`] the reference's way: its span, then every column in it.
+    fn row_by_pixels(&self, y: i32) -> (Row, u64) {
+        let Some((a, b)) = self.span(y, X0, X1) else { return (EMPTY, 0) };
+        if self.full() {
+            return (rows::range(a, b), 0);
+        }
+        let mut out = EMPTY;
+        for x in a..=b {
+            if self.touch(x, y) {
+                rows::set(&mut out, x);
+            }
+        }
+        (out, (b - a + 1) as u64)
+    }
+
+    /// Fills `memo`: whether rows can share their columns' texel columns, and if so the columns
+    /// of `span`'s first window (then the same in every row) and the texel column of each
+    /// ([`UNSTABLE`] where it may differ between rows).
+    fn fill_columns(&self, memo: &mut Columns) {
+        memo.filled = true;
+        memo.usable = false;
+        memo.tx.clear();
+        (memo.first, memo.last) = (1, 0);
+        let i = &self.xf.inv;
+        if self.shape.is_some()
+            || !i.iter().all(|v| v.is_finite())
+            || i[1].abs() > TINY_CROSS
+            || i[2].abs() > TINY_CROSS
+        {
+            return;
+        }
+        // Column x's texel column in every row, if provably the same: `local`'s u with the
+        // row's term y·i[2] left out, and slack for that term and the sums' rounding.
+        let stable = |x: i32| {
+            let xi = f64::from(x) * i[0];
+            let t = 0.5 - (xi + i[4]);
+            let slack = 2.0 * f64::from(Y1) * i[2].abs() + 16.0 * f64::EPSILON * (xi.abs() + i[4].abs() + 1.0);
+            stable_texel(t, slack, self.wm1)
+        };
+        let (lo, hi) = (self.dom[0], self.dom[1]);
+        if self.dom[3] < self.dom[2] || hi < lo {
+            // No texel in the domain: no row has a span.
+            memo.usable = true;
+            return;
+        }
+        // Only a starting guess for the exact search, as in `span`.
+        let guess = |t: f64| (t / self.wm1 - (0.5 - i[4])) / -i[0];
+        let Some((a, b)) = window(X0, X1, lo, hi, |x| self.texel(x, 0.0).0, guess) else {
+            // No column in the domain in row 0; in every row if both ends are stable and on
+            // the same side of it (the texel column is monotone along a row).
+            let out = |t: Option<i64>| {
+                t.map(|t| {
+                    if t < lo {
+                        -1
+                    } else if t > hi {
+                        1
+                    } else {
+                        0
+                    }
+                })
+            };
+            let (l, h) = (out(stable(X0)), out(stable(X1)));
+            memo.usable = l.is_some() && l == h && l != Some(0);
+            return;
+        };
+        // The window is the same in every row when its ends and the columns just outside are
+        // stable: by monotonicity every column before, in and after it stays where it is.
+        if [a - 1, a, b, b + 1].into_iter().any(|x| (X0..=X1).contains(&x) && stable(x).is_none()) {
+            return;
+        }
+        memo.tx.extend((a..=b).map(|x| stable(x).unwrap_or(UNSTABLE)));
+        (memo.first, memo.last) = (a, b);
+        memo.usable = true;
+    }
+
     /// `getLocalPosition` with the shape effects, as the reference computes it.
     #[inline]
     fn local(&self, x: f64, y: f64) -> [f64; 2] {
@@ -63,7 +236,7 @@ impl<'a> Sampler<'a> {
     }
 
     /// `drawable.isTouching([x, y])`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn touch(&self, x: i32, y: i32) -> bool {
         let [u, v] = self.local(x as f64, y as f64);
         let (tx, ty) = (floor_i64(u * self.wm1), floor_i64(v * self.hm1));
@@ -216,6 +389,53 @@ fn first_true(lo: i32, hi: i32, guess: f64, pred: impl Fn(i32) -> bool) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::geometry::drawable::{Placement, RotationStyle};
+    use crate::geometry::render::{Scene, uses_nearest};
+    use crate::geometry::skin::Skin;
+    use crate::rng::SplitMix64;
+    use std::sync::Arc;
+
+    /// Every row of drawables at arbitrary fractional positions (the transform's single-precision
+    /// entries put many columns exactly on a rounding boundary), unrotated, mirrored and rotated,
+    /// scaled, nearest and bilinear: the shared columns give the rows and the work of sampling
+    /// every pixel, and most rows of unrotated drawables take the shortcut.
+    #[test]
+    fn shared_columns_give_the_rows_of_sampling_every_pixel() {
+        let mut rng = SplitMix64::new(36);
+        let (mut shared, mut unrotated_rows) = (0u64, 0u64);
+        for case in 0..400 {
+            let (w, h) = (1 + rng.below(70) as u32, 1 + rng.below(70) as u32);
+            let rgba: Vec<u8> = (0..w * h)
+                .flat_map(|i| [200, 30, 30, if (i * 7 + i / 5) % 11 == 0 && case % 3 != 0 { 0 } else { 255 }])
+                .collect();
+            let skin = if case % 5 == 4 {
+                crate::geometry::accel::tests::ellipse_svg(&mut rng, &[[1, 2, 3]; 5])
+            } else {
+                Arc::new(Skin::from_rgba_res2(w, h, rgba, None))
+            };
+            let frac = |r: &mut SplitMix64| r.below(2_000_001) as f64 / 10_000.0 - 100.0;
+            let direction = [90.0, -90.0, 90.0, 37.0, 180.0][case % 5];
+            let style = [RotationStyle::AllAround, RotationStyle::LeftRight, RotationStyle::DontRotate][case % 3];
+            let size = [100.0, 50.0, 137.5, 250.0][rng.below(4) as usize];
+            let placement = Placement::from_target(frac(&mut rng), frac(&mut rng), direction, size, style);
+            let d = Drawable { skin, placement, visible: true, effects: Effects::default() };
+            let scene = Scene::new(vec![d]);
+            let (d, Some(xf)) = (&scene.drawables[0], scene.xform(0)) else { panic!("no transform") };
+            let level = d.skin.mip_level(d.placement.render_scale());
+            let s = Sampler::new(d, xf, d.skin.mip_ref(level), uses_nearest(d));
+            let mut memo = Columns::default();
+            let unrotated = xf.inv[1].abs() < TINY_CROSS && xf.inv[2].abs() < TINY_CROSS;
+            for y in rows::Y0..=rows::Y1 {
+                let got = s.row(y, &mut memo, 7);
+                assert_eq!(got, s.row_by_pixels(y), "case {case}, row {y}, transform {:?}", xf.inv);
+                if unrotated && got.1 > 0 {
+                    unrotated_rows += 1;
+                    shared += u64::from(memo.usable && memo.filled);
+                }
+            }
+        }
+        assert!(shared * 10 > unrotated_rows * 9, "{shared} of {unrotated_rows} rows shared their columns");
+    }
 
     #[test]
     fn window_finds_monotone_ranges() {
