@@ -206,6 +206,20 @@ impl Planes {
         self.opaque[y as usize * ow + x as usize / 64] >> (x % 64) & 1 != 0
     }
 
+    /// The bits [`Planes::opaque`] (or, with `linear`, [`Planes::linear`]) reads in texel row
+    /// `y`: texel x's answer is bit `x + shift` of the words when `0 <= x + shift < count`, and
+    /// false otherwise. `None` when the row is outside the texture (every answer false).
+    pub(crate) fn row_bits(&self, y: i64, linear: bool) -> Option<TexelRow<'_>> {
+        let (words, per_row, shift, rows) = if linear {
+            (&self.linear, (self.w as usize + 1).div_ceil(64), 1, self.h + 1)
+        } else {
+            (&self.opaque, (self.w as usize).div_ceil(64), 0, self.h)
+        };
+        let r = usize::try_from(y + shift).ok().filter(|&r| (r as i64) < rows)?;
+        let words = words.get(r * per_row..(r + 1) * per_row)?;
+        Some(TexelRow { words, shift, count: (self.w + shift).max(0) as u64 })
+    }
+
     /// `isTouchingLinear` at floored texel coordinates: some texel of the footprint at (x, y) is opaque.
     #[inline]
     pub fn linear(&self, x: i64, y: i64) -> bool {
@@ -215,6 +229,22 @@ impl Planes {
         let lw = (self.w as usize + 1).div_ceil(64);
         let (x, y) = ((x + 1) as usize, (y + 1) as usize);
         self.linear[y * lw + x / 64] >> (x % 64) & 1 != 0
+    }
+}
+
+/// One texel row of a [`Planes`] bit plane (see [`Planes::row_bits`]).
+pub(crate) struct TexelRow<'a> {
+    words: &'a [u64],
+    shift: i64,
+    count: u64,
+}
+
+impl TexelRow<'_> {
+    /// The answer for texel column `x` of this row.
+    #[inline(always)]
+    pub(crate) fn get(&self, x: i64) -> bool {
+        let k = x.wrapping_add(self.shift) as u64;
+        k < self.count && self.words.get((k / 64) as usize).is_some_and(|w| w >> (k % 64) & 1 != 0)
     }
 }
 

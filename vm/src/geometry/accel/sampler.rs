@@ -134,18 +134,13 @@ impl<'a> Sampler<'a> {
         if self.full() {
             return (rows::range(a, b), 0);
         }
-        let planes = self.mip.planes();
         let mut out = EMPTY;
-        for (x, &tx) in (a..=b).zip(&memo.tx) {
-            let hit = if tx == UNSTABLE {
-                self.touch(x, y)
-            } else if self.nearest {
-                planes.opaque(tx, ty)
-            } else {
-                planes.linear(tx, ty)
-            };
-            if hit {
-                rows::set(&mut out, x);
+        // A texel row outside the texture answers false everywhere, as `touch` would.
+        if let Some(bits) = self.mip.planes().row_bits(ty, !self.nearest) {
+            for (x, &tx) in (a..=b).zip(&memo.tx) {
+                if if tx == UNSTABLE { self.touch(x, y) } else { bits.get(tx) } {
+                    rows::set(&mut out, x);
+                }
             }
         }
         (out, (b - a + 1) as u64)
