@@ -34,14 +34,12 @@ impl Network {
     /// whether anything was added.
     pub fn update_input_nodes(&mut self, features: &Features, innovations: &mut Innovations) -> bool {
         let mut added = Vec::new();
-        for (sprite, group) in features {
-            for feature in group.keys() {
-                if self.input_node(sprite, feature).is_none() {
-                    let id = innovations.non_hidden_node_id(&format!("I:{sprite}-{feature}"));
-                    added.push(NodeGene::input(id, sprite, feature));
-                }
+        self.plan().match_inputs(features, |sprite, feature, _, node| {
+            if node.is_none() {
+                let id = innovations.non_hidden_node_id(&format!("I:{sprite}-{feature}"));
+                added.push(NodeGene::input(id, sprite, feature));
             }
-        }
+        });
         let updated = !added.is_empty();
         self.push_nodes(added);
         updated

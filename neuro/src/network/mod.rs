@@ -117,6 +117,9 @@ struct Plan {
     incoming: Vec<Vec<(f64, usize, bool)>>,
     /// Input node indices by sprite and feature (the first in node order).
     inputs: BTreeMap<String, BTreeMap<String, usize>>,
+    /// Whether two input nodes share a sprite and feature (only in hand-made files): then
+    /// inputs are loaded node by node, since `inputs` names only the first.
+    duplicate_inputs: bool,
     /// Classification node index by event (the first in node order).
     classification: BTreeMap<String, usize>,
 }
@@ -131,10 +134,13 @@ impl Plan {
         }
         let mut inputs: BTreeMap<String, BTreeMap<String, usize>> = BTreeMap::new();
         let mut classification = BTreeMap::new();
+        let mut duplicate_inputs = false;
         for (i, node) in n.nodes.iter().enumerate() {
             match &node.kind {
                 NodeKind::Input { sprite, feature } => {
-                    inputs.entry(sprite.clone()).or_default().entry(feature.clone()).or_insert(i);
+                    let group = inputs.entry(sprite.clone()).or_default();
+                    duplicate_inputs |= group.contains_key(feature);
+                    group.entry(feature.clone()).or_insert(i);
                 }
                 NodeKind::Classification { event } => {
                     classification.entry(event.clone()).or_insert(i);
@@ -142,7 +148,24 @@ impl Plan {
                 _ => {}
             }
         }
-        Plan { incoming, inputs, classification }
+        Plan { incoming, inputs, duplicate_inputs, classification }
+    }
+
+    /// Calls `f` with every feature of `features` (in their order) and the index of its input
+    /// node, if any: one merged pass over both sorted maps, comparing each sprite name once per
+    /// group (looking every feature up compared names several times per feature each step).
+    fn match_inputs(&self, features: &Features, mut f: impl FnMut(&str, &str, f64, Option<usize>)) {
+        let mut groups = self.inputs.iter().peekable();
+        for (sprite, values) in features {
+            while groups.next_if(|(s, _)| s.as_str() < sprite.as_str()).is_some() {}
+            let nodes = groups.peek().filter(|(s, _)| *s == sprite).map(|(_, m)| *m);
+            let mut nodes = nodes.into_iter().flatten().peekable();
+            for (feature, &value) in values {
+                while nodes.next_if(|(k, _)| k.as_str() < feature.as_str()).is_some() {}
+                let node = nodes.peek().filter(|(k, _)| *k == feature).map(|(_, i)| **i);
+                f(sprite, feature, value, node);
+            }
+        }
     }
 }
 
@@ -324,10 +347,29 @@ impl Network {
     /// Loads inputs into the input nodes (`setUpInputs` without growth): all input flags are
     /// cleared, then set for the features present. Unknown features are ignored.
     pub fn set_up_inputs(&mut self, inputs: &Features) {
+        let load = |n: &mut NodeGene, value: f64, version: WhiskerVersion| {
+            if version == WhiskerVersion::V07 {
+                n.last_activation_value = n.activation_value;
+            }
+            n.activation_count += 1;
+            n.activated = true;
+            n.node_value = value;
+            n.activation_value = value;
+        };
         for n in &mut self.nodes {
             if matches!(n.kind, NodeKind::Input { .. }) {
                 n.activated = false;
             }
+        }
+        let (plan, version) = (self.plan(), self.version);
+        if !plan.duplicate_inputs {
+            // Each present feature loads its node (every input node has its own feature).
+            plan.match_inputs(inputs, |_, _, value, node| {
+                if let Some(n) = node.and_then(|i| self.nodes.get_mut(i)) {
+                    load(n, value, version);
+                }
+            });
+            return;
         }
         for n in &mut self.nodes {
             let value = match &n.kind {
@@ -335,13 +377,7 @@ impl Network {
                 _ => None,
             };
             if let Some(value) = value {
-                if self.version == WhiskerVersion::V07 {
-                    n.last_activation_value = n.activation_value;
-                }
-                n.activation_count += 1;
-                n.activated = true;
-                n.node_value = value;
-                n.activation_value = value;
+                load(n, value, version);
             }
         }
     }

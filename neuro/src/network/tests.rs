@@ -198,3 +198,85 @@ fn timestep_activation() {
     n.activate(&Features::new());
     assert!(!n.node(2).unwrap().activated);
 }
+
+/// Loading inputs by one merged pass over the sorted features and input nodes gives every node
+/// what looking each node's feature up gives (sprites and features missing on either side,
+/// names that are prefixes of others, a file with two nodes for one feature), and growth adds
+/// exactly the features no node has, in feature order.
+#[test]
+fn merged_input_loading_equals_looking_each_node_up() {
+    let reference = |n: &Network, f: &Features| -> Vec<Option<f64>> {
+        n.nodes()
+            .iter()
+            .map(|node| match &node.kind {
+                NodeKind::Input { sprite, feature } => f.get(sprite).and_then(|m| m.get(feature)).copied(),
+                _ => None,
+            })
+            .collect()
+    };
+    let names = ["A", "AB", "B", "Ball", "BallClone1", "Stage", "Z"];
+    let keys = ["X", "Y", "DISTBallX", "DIST#ff0000", "VARscore", "Size"];
+    let mut seed = 11u64;
+    let mut next = move |m: u64| {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (seed >> 33) % m
+    };
+    for case in 0..200 {
+        let mut nodes = Vec::new();
+        for (i, s) in names.iter().enumerate() {
+            for (j, k) in keys.iter().enumerate() {
+                if next(3) == 0 {
+                    nodes.push(NodeGene::input((10_000 + i * 10 + j) as NodeId, s, k));
+                }
+            }
+        }
+        if case % 4 == 0
+            && let Some(NodeKind::Input { sprite, feature }) = nodes.first().map(|n| n.kind.clone())
+        {
+            nodes.push(NodeGene::input(20_000, &sprite, &feature));
+        }
+        nodes.push(NodeGene::classification(30_000, "WaitEvent"));
+        let mut n =
+            Network::new(0, ActivationFunction::Sigmoid, ConnectionMethod::Fully, WhiskerVersion::V07, nodes, vec![])
+                .unwrap();
+        let mut pairs = Vec::new();
+        for s in names {
+            for k in keys {
+                if next(2) == 0 {
+                    pairs.push((s, k, next(1000) as f64 / 7.0));
+                }
+            }
+        }
+        let f = features(&pairs);
+        n.set_up_inputs(&f);
+        let want = reference(&n, &f);
+        for (node, want) in n.nodes().iter().zip(&want) {
+            if matches!(node.kind, NodeKind::Input { .. }) {
+                assert_eq!(node.activated, want.is_some(), "case {case}, node {}", node.id);
+                if let Some(v) = want {
+                    assert_eq!(node.node_value, *v, "case {case}, node {}", node.id);
+                }
+            }
+        }
+        let missing: Vec<(String, String)> = f
+            .iter()
+            .flat_map(|(s, m)| m.keys().map(move |k| (s.clone(), k.clone())))
+            .filter(|(s, k)| n.input_node(s, k).is_none())
+            .collect();
+        let old_ids: Vec<NodeId> = n.nodes().iter().map(|node| node.id).collect();
+        n.update_input_nodes(&f, &mut crate::innovation::Innovations::new());
+        // Growth may reorder the node list; new ids are handed out in the order of creation.
+        let mut added: Vec<(NodeId, String, String)> = n
+            .nodes()
+            .iter()
+            .filter(|node| !old_ids.contains(&node.id))
+            .filter_map(|node| match &node.kind {
+                NodeKind::Input { sprite, feature } => Some((node.id, sprite.clone(), feature.clone())),
+                _ => None,
+            })
+            .collect();
+        added.sort();
+        let added: Vec<(String, String)> = added.into_iter().map(|(_, s, k)| (s, k)).collect();
+        assert_eq!(added, missing, "case {case}");
+    }
+}
