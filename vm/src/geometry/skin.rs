@@ -215,7 +215,7 @@ impl Planes {
         } else {
             (&self.opaque, (self.w as usize).div_ceil(64), 0, self.h)
         };
-        let r = usize::try_from(y + shift).ok().filter(|&r| (r as i64) < rows)?;
+        let r = usize::try_from(y.checked_add(shift)?).ok().filter(|&r| (r as i64) < rows)?;
         let words = words.get(r * per_row..(r + 1) * per_row)?;
         Some(TexelRow { words, shift, count: (self.w + shift).max(0) as u64 })
     }
