@@ -250,7 +250,7 @@ pub async fn run_worker(
     if outcome.is_err()
         && let Ok(r) = inner.running.lock()
     {
-        r.values().for_each(|(_, c)| c.cancel());
+        r.values().for_each(|x| x.cancel.cancel());
     }
     let joined = tokio::task::spawn_blocking(move || {
         for t in slot_threads {

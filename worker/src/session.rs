@@ -112,6 +112,16 @@ impl Session<'_> {
             }
             let held = inner.held();
             let target = inner.target_held();
+            if held > target {
+                // Hand back only what would wait long (`take_excess`): runs of about the
+                // prefetch's length are not worth a round trip back and forth.
+                let excess = inner.take_excess();
+                if !excess.is_empty() {
+                    let n = excess.len();
+                    inner.log(format!("handing back {n} queued runs: runs take longer than the prefetch assumed"));
+                    self.hand_back(excess, "runs take longer than the worker's prefetch assumed").await;
+                }
+            }
             if done || held >= target {
                 tokio::select! {
                     _ = inner.slot_done.notified() => {}
@@ -206,6 +216,25 @@ impl Session<'_> {
         }
     }
 
+    /// Hands leased runs that no slot started back to the coordinator (they are leased again
+    /// at once, to any worker, without counting an attempt). Runs the coordinator could not be
+    /// told about are leased again when their leases expire, as a lost worker's are.
+    async fn hand_back(&mut self, jobs: Vec<Job>, reason: &str) {
+        if jobs.is_empty() {
+            return;
+        }
+        let n = jobs.len() as u64;
+        let req = ReleaseRequest {
+            worker_id: self.inner.worker_id(),
+            lease_ids: jobs.iter().map(|j| j.spec.lease_id.clone()).collect(),
+            run_ids: jobs.iter().map(|j| j.spec.run_id.clone()).collect(),
+            reason: reason.into(),
+        };
+        if self.client.release(req).await.is_ok() {
+            self.inner.stats.lock().unwrap_or_else(|e| e.into_inner()).released += n;
+        }
+    }
+
     /// Drain or finish: hands queued runs back when stopping, then waits for the running
     /// ones (finishing normally: until they end; draining: at most the drain timeout), still
     /// heartbeating.
@@ -214,18 +243,8 @@ impl Session<'_> {
         let ctl = *self.control.borrow();
         if ctl != Control::Run || result.is_err() {
             let queued: Vec<Job> = inner.queue.lock().map(|mut q| q.drain(..).collect()).unwrap_or_default();
-            if !queued.is_empty() {
-                let n = queued.len() as u64;
-                let req = ReleaseRequest {
-                    worker_id: inner.worker_id(),
-                    lease_ids: queued.iter().map(|j| j.spec.lease_id.clone()).collect(),
-                    run_ids: queued.iter().map(|j| j.spec.run_id.clone()).collect(),
-                    reason: if result.is_err() { "worker stopping".into() } else { "worker draining".into() },
-                };
-                if self.client.release(req).await.is_ok() {
-                    inner.stats.lock().unwrap_or_else(|e| e.into_inner()).released += n;
-                }
-            }
+            let reason = if result.is_err() { "worker stopping" } else { "worker draining" };
+            self.hand_back(queued, reason).await;
         }
         inner.closing.store(true, Ordering::SeqCst);
         inner.queue_cv.notify_all();
@@ -239,7 +258,7 @@ impl Session<'_> {
             }
             if *self.control.borrow() == Control::Abort || deadline.is_some_and(|d| Instant::now() >= d) {
                 let n = inner.running.lock().map(|r| {
-                    r.values().for_each(|(_, c)| c.cancel());
+                    r.values().for_each(|x| x.cancel.cancel());
                     r.len()
                 });
                 inner.log(format!("stopping {} running runs and handing them back", n.unwrap_or(0)));
@@ -275,9 +294,9 @@ fn spawn_heartbeat(inner: Arc<Inner>, mut client: Client, every: Duration) -> to
             }
             if let Ok(r) = inner.running.lock() {
                 for l in &revoked {
-                    if let Some((run, c)) = r.get(l) {
-                        inner.log(format!("lease {l} of run {run} revoked: stopping it"));
-                        c.cancel();
+                    if let Some(x) = r.get(l) {
+                        inner.log(format!("lease {l} of run {} revoked: stopping it", x.run_id));
+                        x.cancel.cancel();
                     }
                 }
             }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use clowder_proto::{Provenance, RunResult, RunSpec};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::inner::{Inner, Started};
+use crate::inner::{Inner, Running, Started};
 use crate::{CLOWDER_VERSION, Cancel, Executor, SlotEnv, WorkerError, cores, limits};
 
 /// Starts one thread per slot; returns them, the channel on which they announce started
@@ -139,7 +139,9 @@ fn slot_main(
         let Some(job) = job else { break };
         let cancel = Arc::new(Cancel::default());
         if let Ok(mut r) = inner.running.lock() {
-            r.insert(job.spec.lease_id.clone(), (job.spec.run_id.clone(), Arc::clone(&cancel)));
+            let running =
+                Running { run_id: job.spec.run_id.clone(), cancel: Arc::clone(&cancel), started: Instant::now() };
+            r.insert(job.spec.lease_id.clone(), running);
         }
         let (sample_tx, sample_rx) = mpsc::unbounded_channel();
         let (result_tx, result_rx) = oneshot::channel();
