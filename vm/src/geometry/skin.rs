@@ -246,6 +246,29 @@ impl TexelRow<'_> {
         let k = x.wrapping_add(self.shift) as u64;
         k < self.count && self.words.get((k / 64) as usize).is_some_and(|w| w >> (k % 64) & 1 != 0)
     }
+
+    /// The answers for texel columns `x..x + 64`, column `x + i` in bit `i` ([`TexelRow::get`]
+    /// of each).
+    #[inline]
+    pub(crate) fn word_at(&self, x: i64) -> u64 {
+        let k = x.saturating_add(self.shift);
+        let count = self.count as i64;
+        if k >= count || k <= -64 {
+            return 0;
+        }
+        // Bits 0..64 from k on, read from words k/64 and the next; below 0 nothing.
+        let from = k.max(0);
+        let (w, o) = ((from / 64) as usize, (from % 64) as u32);
+        let word = |i: usize| self.words.get(i).copied().unwrap_or(0);
+        let mut v = if o == 0 { word(w) } else { word(w) >> o | word(w + 1) << (64 - o) };
+        // Columns at or past `count` answer false.
+        let valid = count - from;
+        if valid < 64 {
+            v &= (1u64 << valid) - 1;
+        }
+        // Columns before 0 answer false: shift the bits read from 0 up to their place.
+        if k < 0 { v << (-k) } else { v }
+    }
 }
 
 enum Kind {

@@ -42,6 +42,26 @@ pub(crate) fn set(r: &mut Row, x: i32) {
     r[b / 64] |= 1 << (b % 64);
 }
 
+/// Sets the bits of columns `a..=b` (on the stage) where `bits(k)` has bit `i` set for column
+/// `a + k + i` (`k` a multiple of 64 from 0).
+#[inline]
+pub(crate) fn or_bits(r: &mut Row, a: i32, b: i32, bits: impl Fn(i64) -> u64) {
+    let (p, len) = ((a - X0) as usize, (b - a + 1) as usize);
+    let mut k = 0;
+    while k < len {
+        let mut v = bits(k as i64);
+        if len - k < 64 {
+            v &= (1u64 << (len - k)) - 1;
+        }
+        let (w, o) = ((p + k) / 64, (p + k) % 64);
+        r[w] |= v << o;
+        if o > 0 && w + 1 < WORDS {
+            r[w + 1] |= v >> (64 - o);
+        }
+        k += 64;
+    }
+}
+
 /// Clears the bit of column x.
 #[inline]
 pub(crate) fn clear(r: &mut Row, x: i32) {

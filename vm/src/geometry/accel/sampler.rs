@@ -28,6 +28,48 @@ pub(crate) struct Columns {
     last: i32,
     /// The texel column of each of them ([`UNSTABLE`]: sampled per pixel).
     tx: Vec<i64>,
+    /// `first..=last` cut into runs of columns whose texel columns step by exactly one (one
+    /// texel per stage pixel: a sprite at its costume's size), copied from the texel row a
+    /// word at a time, and the columns between them, tested one by one.
+    runs: Vec<Run>,
+}
+
+/// Stage columns `x0..=x1` of a [`Columns`]: texel columns `tx0`, `tx0 + 1`, … when `unit`,
+/// else each column's own `tx`.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    x0: i32,
+    x1: i32,
+    tx0: i64,
+    unit: bool,
+}
+
+/// Unit-step runs shorter than this are tested column by column (a word copy costs about as
+/// much as a few bit tests).
+const MIN_UNIT_RUN: usize = 8;
+
+/// [`Run`]s of the columns `first..` with texel columns `tx`.
+fn runs_of(first: i32, tx: &[i64]) -> Vec<Run> {
+    let mut out: Vec<Run> = Vec::new();
+    let mut i = 0;
+    while i < tx.len() {
+        let mut j = i + 1;
+        if tx[i] != UNSTABLE {
+            while j < tx.len() && tx[j] != UNSTABLE && tx[j] == tx[j - 1] + 1 {
+                j += 1;
+            }
+        }
+        let (x0, x1) = (first + i as i32, first + j as i32 - 1);
+        if j - i >= MIN_UNIT_RUN {
+            out.push(Run { x0, x1, tx0: tx[i], unit: true });
+        } else if let Some(last) = out.last_mut().filter(|r| !r.unit) {
+            last.x1 = x1;
+        } else {
+            out.push(Run { x0, x1, tx0: 0, unit: false });
+        }
+        i = j;
+    }
+    out
 }
 
 /// Cross terms of the inverse transform below this are the rounding of an unrotated sprite's
@@ -137,9 +179,16 @@ impl<'a> Sampler<'a> {
         let mut out = EMPTY;
         // A texel row outside the texture answers false everywhere, as `touch` would.
         if let Some(bits) = self.mip.planes().row_bits(ty, !self.nearest) {
-            for (x, &tx) in (a..=b).zip(&memo.tx) {
-                if if tx == UNSTABLE { self.touch(x, y) } else { bits.get(tx) } {
-                    rows::set(&mut out, x);
+            for run in &memo.runs {
+                if run.unit {
+                    rows::or_bits(&mut out, run.x0, run.x1, |k| bits.word_at(run.tx0 + k));
+                    continue;
+                }
+                let txs = &memo.tx[(run.x0 - a) as usize..=(run.x1 - a) as usize];
+                for (x, &tx) in (run.x0..=run.x1).zip(txs) {
+                    if if tx == UNSTABLE { self.touch(x, y) } else { bits.get(tx) } {
+                        rows::set(&mut out, x);
+                    }
                 }
             }
         }
@@ -168,6 +217,7 @@ impl<'a> Sampler<'a> {
         memo.filled = true;
         memo.usable = false;
         memo.tx.clear();
+        memo.runs.clear();
         (memo.first, memo.last) = (1, 0);
         let i = &self.xf.inv;
         if self.shape.is_some()
@@ -217,6 +267,7 @@ impl<'a> Sampler<'a> {
             return;
         }
         memo.tx.extend((a..=b).map(|x| stable(x).unwrap_or(UNSTABLE)));
+        memo.runs = runs_of(a, &memo.tx);
         (memo.first, memo.last) = (a, b);
         memo.usable = true;
     }
@@ -397,9 +448,10 @@ mod tests {
     #[test]
     fn shared_columns_give_the_rows_of_sampling_every_pixel() {
         let mut rng = SplitMix64::new(36);
-        let (mut shared, mut unrotated_rows) = (0u64, 0u64);
+        let (mut shared, mut unrotated_rows, mut copied) = (0u64, 0u64, 0u64);
         for case in 0..400 {
-            let (w, h) = (1 + rng.below(70) as u32, 1 + rng.below(70) as u32);
+            // Some wider than a few words, for runs copied across word boundaries.
+            let (w, h) = (1 + rng.below(if case % 4 == 1 { 400 } else { 70 }) as u32, 1 + rng.below(70) as u32);
             let rgba: Vec<u8> = (0..w * h)
                 .flat_map(|i| [200, 30, 30, if (i * 7 + i / 5) % 11 == 0 && case % 3 != 0 { 0 } else { 255 }])
                 .collect();
@@ -426,10 +478,77 @@ mod tests {
                 if unrotated && got.1 > 0 {
                     unrotated_rows += 1;
                     shared += u64::from(memo.usable && memo.filled);
+                    if memo.usable && memo.filled {
+                        copied += memo.runs.iter().filter(|r| r.unit).map(|r| (r.x1 - r.x0 + 1) as u64).sum::<u64>();
+                    }
                 }
             }
         }
         assert!(shared * 10 > unrotated_rows * 9, "{shared} of {unrotated_rows} rows shared their columns");
+        assert!(copied > 5_000, "only {copied} columns were copied a word at a time");
+    }
+
+    #[test]
+    fn runs_cover_the_columns_once_and_unit_runs_step_by_one() {
+        let mut rng = SplitMix64::new(5);
+        for _ in 0..2_000 {
+            let n = rng.below(200) as usize;
+            let mut t = rng.below(50) as i64 - 25;
+            let tx: Vec<i64> = (0..n)
+                .map(|_| {
+                    t += [1, 1, 1, 0, 2][rng.below(5) as usize];
+                    if rng.below(40) == 0 { UNSTABLE } else { t }
+                })
+                .collect();
+            let first = rng.below(300) as i32 - 240;
+            let runs = runs_of(first, &tx);
+            let mut x = first;
+            for r in &runs {
+                assert_eq!(r.x0, x, "{runs:?}");
+                assert!(r.x1 >= r.x0);
+                if r.unit {
+                    assert!((r.x1 - r.x0 + 1) as usize >= MIN_UNIT_RUN);
+                    for c in r.x0..=r.x1 {
+                        assert_eq!(tx[(c - first) as usize], r.tx0 + i64::from(c - r.x0));
+                    }
+                }
+                x = r.x1 + 1;
+            }
+            assert_eq!(x, first + n as i32);
+        }
+    }
+
+    #[test]
+    fn copied_words_hold_each_columns_answer() {
+        let mut rng = SplitMix64::new(11);
+        for case in 0..300 {
+            let (w, h) = (1 + rng.below(300) as u32, 1 + rng.below(4) as u32);
+            let rgba: Vec<u8> = (0..w * h).flat_map(|_| [9, 9, 9, if rng.below(3) == 0 { 0 } else { 255 }]).collect();
+            let skin = Skin::from_rgba_res2(w, h, rgba, None);
+            let mip = skin.mip_ref(0);
+            for linear in [false, true] {
+                for y in -1..=h as i64 {
+                    let Some(bits) = mip.planes().row_bits(y, linear) else { continue };
+                    for _ in 0..20 {
+                        let (a, b) = (rng.below(481) as i32 + X0, rng.below(481) as i32 + X0);
+                        let (a, b) = (a.min(b), a.max(b));
+                        let tx0 = rng.below(w as u64 + 140) as i64 - 70;
+                        let mut got = EMPTY;
+                        rows::or_bits(&mut got, a, b, |k| bits.word_at(tx0 + k));
+                        let mut want = EMPTY;
+                        for x in a..=b {
+                            if bits.get(tx0 + i64::from(x - a)) {
+                                rows::set(&mut want, x);
+                            }
+                        }
+                        assert_eq!(
+                            got, want,
+                            "case {case}, linear {linear}, row {y}, columns {a}..={b} from texel {tx0}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
