@@ -52,8 +52,8 @@ pub const WALK: u64 = 3;
 /// A grid step of a colour walk marked as one where the colour may show.
 pub const MASK_CELL: u64 = 1;
 /// A point of a colour search that walks Whisker's grid itself (its visited set), before
-/// the sample.
-pub const WALK_POINT: u64 = 80;
+/// the sample (100 until `+sem25`, 80 until `+sem26`: the walk and its sampler got faster).
+pub const WALK_POINT: u64 = 60;
 
 /// A point of an uncached colour walk sampling `layers` drawables composited.
 pub const fn sample_walk(layers: usize) -> u64 {
