@@ -320,8 +320,8 @@ impl Geometry for Timed {
     fn point_distance(&mut self, s: &VmScene, me: TargetId, x: f64, y: f64) -> Option<f64> {
         self.time("distances", |g| g.point_distance(s, me, x, y))
     }
-    fn color_distance(&mut self, s: &VmScene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
-        self.time("distances", |g| g.color_distance(s, me, rgb))
+    fn color_distance(&mut self, s: &VmScene, me: TargetId, rgb: [u8; 3], below: f64) -> Option<f64> {
+        self.time("distances", |g| g.color_distance(s, me, rgb, below))
     }
     fn pen_clear(&mut self) {
         self.time("pen", |g| g.pen_clear())

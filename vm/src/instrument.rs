@@ -95,6 +95,16 @@ impl Instrument {
         }
     }
 
+    /// Bounds on the branch distances of `block`'s condition, (to true, to false): its minima
+    /// so far (`INFINITY` before its first evaluation). A distance at or above its bound cannot
+    /// lower the minimum, so the search for it may stop there and answer the bound (a colour
+    /// distance is a walk over the stage: issue 33's colour games spent a third of their time
+    /// in walks that could not change what is recorded).
+    #[inline]
+    pub(crate) fn distance_bounds(&self, block: u32) -> (f64, f64) {
+        self.conds.get(block as usize).map_or((f64::INFINITY, f64::INFINITY), |c| (c.min_to_true, c.min_to_false))
+    }
+
     #[inline]
     pub(crate) fn loop_remaining(&mut self, block: u32, remaining: f64) {
         if let Some(l) = self.loops.get_mut(block as usize) {

@@ -83,8 +83,8 @@ impl Geometry for RecordingGeometry {
     fn point_distance(&mut self, s: &Scene, me: TargetId, x: f64, y: f64) -> Option<f64> {
         self.inner.point_distance(s, me, x, y)
     }
-    fn color_distance(&mut self, s: &Scene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
-        self.inner.color_distance(s, me, rgb)
+    fn color_distance(&mut self, s: &Scene, me: TargetId, rgb: [u8; 3], below: f64) -> Option<f64> {
+        self.inner.color_distance(s, me, rgb, below)
     }
     fn find_color(&mut self, s: &Scene, me: TargetId, rgb: [u8; 3], known: Option<(i64, i64)>) -> Option<(i64, i64)> {
         self.inner.find_color(s, me, rgb, known)

@@ -88,7 +88,8 @@ pub(crate) fn hat_predicate(st: &mut State, prog: &Program, t: ThRef, cur: u32, 
         Cmd::HatTouching => {
             let m = st.arg(base, 0).clone();
             let touching = st.touching_object(prog, target, &m);
-            if !touching && st.observe.instrument.is_some() {
+            // The search only when it can lower the recorded minimum (`distance_bounds`).
+            if !touching && st.observe.instrument.as_ref().is_some_and(|i| i.distance_bounds(cur).0 > 0.0) {
                 dist = Some((st.touching_distance(prog, target, &m), 0.0));
             }
             touching

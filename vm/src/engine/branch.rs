@@ -13,12 +13,21 @@ pub(super) fn has_condition(cmd: &Cmd) -> bool {
 }
 
 /// Like [`eval_args`], with the branch distances of slot 0 left in `st.observe.cond_dist`.
-pub(super) fn eval_args_distance(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize) {
+/// `below` bounds them (to true, to false): a distance at or above its bound cannot change
+/// what is recorded ([`crate::instrument::Instrument::distance_bounds`]).
+pub(super) fn eval_args_distance(
+    st: &mut State,
+    prog: &Program,
+    t: ThRef,
+    args: &Args,
+    base: usize,
+    below: (f64, f64),
+) {
     arg_slots(&mut st.stack, base, args.n as usize);
     st.observe.cond_dist = None;
     for &(slot, e) in args.list.iter() {
         let v = if slot == 0 {
-            let (v, dt, df) = eval_distance(st, prog, t, e);
+            let (v, dt, df) = eval_distance(st, prog, t, e, below);
             st.observe.cond_dist = Some((dt, df));
             v
         } else {
@@ -32,7 +41,12 @@ pub(super) fn eval_args_distance(st: &mut State, prog: &Program, t: ThRef, args:
 
 /// Evaluates a boolean reporter with its branch distances (to true, to false); the
 /// same reporters run in the same order as [`eval`], so side effects are unchanged.
-fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64, f64) {
+/// `below` bounds the distances (to true, to false): one below its bound is answered
+/// exactly, one at or above it by some value at or above it (NaN only where it is NaN), so
+/// searches stop at the bound and the minima recorded are the same. Under `not` the bounds
+/// swap; an operand of `and` or `or` gets its node's bounds, tightened by the distances of
+/// the operands evaluated before it ([`sum_bound`], [`min_bound`]).
+fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId, below: (f64, f64)) -> (V, f64, f64) {
     st.budget.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return (V::Undef, 1.0, 0.0) };
     let truth = |v: &V| if to_bool(prog, v) { (0.0, 1.0) } else { (1.0, 0.0) };
@@ -42,13 +56,31 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64
             arg_slots(&mut st.stack, base, x.args.n as usize);
             // A missing operand is `undefined`, which is false.
             let mut d = [(1.0, 0.0); 2];
+            // The operands evaluated so far, and missing ones, have known distances: they
+            // tighten the bounds of the operands after them.
+            let mut known = [true; 2];
+            for &(slot, _) in x.args.list.iter() {
+                if let Some(k) = known.get_mut(slot as usize) {
+                    *k = false;
+                }
+            }
             for &(slot, c) in x.args.list.iter() {
-                let (v, dt, df) = eval_distance(st, prog, t, c);
+                let other = usize::from(slot == 0);
+                let inner = match x.rep {
+                    Rep::Not => (below.1, below.0),
+                    _ if !known[other] => below,
+                    Rep::And => (sum_bound(below.0, d[other].0), min_bound(below.1, d[other].1)),
+                    _ => (min_bound(below.0, d[other].0), sum_bound(below.1, d[other].1)),
+                };
+                let (v, dt, df) = eval_distance(st, prog, t, c, inner);
                 if let Some(s) = st.stack.get_mut(base + slot as usize) {
                     *s = v;
                     if let Some(ds) = d.get_mut(slot as usize) {
                         *ds = (dt, df);
                     }
+                }
+                if let Some(k) = known.get_mut(slot as usize) {
+                    *k = true;
                 }
             }
             let v = apply_rep(st, prog, t, &x.rep, base);
@@ -111,6 +143,10 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64
             if to_bool(prog, &v) {
                 return (v, 0.0, 1.0);
             }
+            if below.0 <= 0.0 {
+                // The minimum is 0 already: no search can lower it.
+                return (v, 0.0, 0.0);
+            }
             let me = st.th(t).target;
             let d = match x.rep {
                 Rep::TouchingObject => st.touching_distance(prog, me, &arg),
@@ -124,7 +160,7 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64
                     let d = if x.rep == Rep::ColorTouchingColor && st.geometry.touching_color(&scene, me, rgb) {
                         0.0
                     } else {
-                        st.geometry.color_distance(&scene, me, rgb).unwrap_or(1.0)
+                        st.geometry.color_distance(&scene, me, rgb, below.0).unwrap_or(1.0)
                     };
                     st.geometry.set_observing(false);
                     d
@@ -136,6 +172,73 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> (V, f64
             let v = eval(st, prog, t, e);
             let (dt, df) = truth(&v);
             (v, dt, df)
+        }
+    }
+}
+
+/// The bound of an operand of a minimum whose bound is `below` and whose other operand is
+/// `other`: the minimum is `other` whenever the operand is at or above it (a NaN operand is
+/// ignored by `f64::min`).
+fn min_bound(below: f64, other: f64) -> f64 {
+    if other.is_nan() { below } else { below.min(other) }
+}
+
+/// The bound of an operand of a sum whose bound is `below` and whose other operand is
+/// `other` (distances are non-negative or NaN): a `b` with `other + b ≥ below` in floating
+/// point (`below − other`, rounded up where needed), so that an operand at or above it keeps
+/// the sum at or above `below`; 0 when the sum is NaN or at least `below` whatever the operand.
+fn sum_bound(below: f64, other: f64) -> f64 {
+    if other.is_nan() || other >= below {
+        return 0.0;
+    }
+    if !below.is_finite() {
+        return below;
+    }
+    // Positive: `below − other` is 0 only when they are equal (gradual underflow).
+    let mut b = below - other;
+    while other + b < below {
+        // The next float up (`f64::next_up` is newer than the crate's Rust version).
+        b = f64::from_bits(b.to_bits() + 1);
+    }
+    b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{min_bound, sum_bound};
+    use crate::rng::SplitMix64;
+
+    /// An operand at or above its bound keeps the sum or minimum at or above the node's bound
+    /// (or equal to the other operand), in floating point.
+    #[test]
+    fn operand_bounds_keep_the_node_at_or_above_its_bound() {
+        let mut rng = SplitMix64::new(7);
+        let value = |rng: &mut SplitMix64| match rng.below(8) {
+            0 => 0.0,
+            1 => 1.0,
+            2 => f64::INFINITY,
+            3 => f64::NAN,
+            // Full 53-bit fractions at scales apart, where `below − other` rounds.
+            _ => (rng.next_u64() >> 11) as f64 / (1u64 << 52) as f64 * (1u64 << rng.below(8)) as f64,
+        };
+        for _ in 0..20_000 {
+            let (below, other, t) = (value(&mut rng), value(&mut rng), value(&mut rng));
+            if below.is_nan() {
+                continue;
+            }
+            let b = sum_bound(below, other);
+            // The bound itself is the operand that matters most (the sum's rounding).
+            for t in [t, b] {
+                if t >= b {
+                    let sum = other + t;
+                    assert!(sum >= below || sum.is_nan(), "sum: {other} + {t} under {below} (bound {b})");
+                }
+            }
+            let m = min_bound(below, other);
+            if t >= m {
+                let node = t.min(other);
+                assert!(node >= below || node == other, "min: {t} min {other} under {below} (bound {m})");
+            }
         }
     }
 }

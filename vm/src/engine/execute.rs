@@ -34,8 +34,10 @@ pub(crate) fn execute(st: &mut State, prog: &Program, t: ThRef) {
     let base = st.stack.len();
     let ok = if blk.args.has_promise {
         eval_args_resumable(st, prog, t, &blk.args, base)
-    } else if st.observe.instrument.is_some() && has_condition(&blk.cmd) {
-        eval_args_distance(st, prog, t, &blk.args, base);
+    } else if let Some(below) =
+        st.observe.instrument.as_ref().filter(|_| has_condition(&blk.cmd)).map(|i| i.distance_bounds(cur))
+    {
+        eval_args_distance(st, prog, t, &blk.args, base, below);
         true
     } else {
         eval_args(st, prog, t, &blk.args, base);

@@ -854,12 +854,12 @@ impl Geometry for CpuGeometry {
         Some(distance::centre_distance(m.x, m.y, x, y))
     }
 
-    fn color_distance(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> Option<f64> {
+    fn color_distance(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3], below: f64) -> Option<f64> {
         let i = self.scene_with_pen(scene, me)?;
-        let d = self.accel.color_distance(&self.scene, i, rgb);
+        let d = self.accel.color_distance(&self.scene, i, rgb, below);
         if cfg!(debug_assertions) {
             // Test builds check every accelerated search against the reference.
-            let fresh = distance::touching_color_distance(&self.scene, i, rgb);
+            let fresh = distance::touching_color_distance(&self.scene, i, rgb).min(below);
             assert_eq!(d.to_bits(), fresh.to_bits(), "an accelerated colour search differs from the reference");
         }
         Some(d)
@@ -900,7 +900,7 @@ impl Geometry for CpuGeometry {
         // sampling every point).
         let boxes = samples.match_boxes(rgb);
         let origin = (p.x.trunc() as i32, p.y.trunc() as i32);
-        let walk = distance::stage_walk_in(reach, origin, boxes.as_deref(), &mut self.walk, |x, y| {
+        let walk = distance::stage_walk_in(reach, origin, boxes.as_deref(), None, &mut self.walk, |x, y| {
             colors_match(rgb, samples.sample(f64::from(x), f64::from(y)))
         });
         let sample = super::cost::FILL + super::cost::LAYER * layers as u64;

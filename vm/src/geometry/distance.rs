@@ -323,15 +323,31 @@ pub(crate) struct StageWalk {
     pub marked: u64,
 }
 
+/// The rings of a stage walk (Chebyshev distance in grid steps, [`walk_key`]) whose points
+/// may lie less than `below` from the start in [`found_distance`]'s measure: every point of
+/// ring `k` is more than `k · spacing − 1` from the start (the start is less than 1 from its
+/// truncation in each coordinate), so rings from the first `k` with `(k · spacing − 2) /
+/// diameter ≥ below` can only give distances at or above `below` (1 of slack for rounding).
+/// `None`: every ring (an infinite or NaN `below`, or one beyond the stage).
+pub(crate) fn rings_below(below: f64) -> Option<i32> {
+    let b = stage_bounds();
+    let diameter = hypot(b.top - b.bottom, b.right - b.left);
+    let k = ((below * diameter + 2.0) / STAGE_SPACING as f64).ceil();
+    // Rings beyond the grid's widest reach bound nothing (and NaN compares false).
+    (k >= 0.0 && k <= GRID_COLS as f64).then_some(k as i32)
+}
+
 /// Whisker's colour walk over the stage ([`fuzzy_find_color`]) from a start on it, whose
 /// truncation is `origin` and `reach` its [`stage_reach`]: the first point where `hit(x, y)`
 /// holds, sampling only the grid steps that may lie in one of `boxes` (every step with
-/// `None`), in the walk's order ([`walk_key`]). The same answer as sampling every point when
-/// `hit` can hold only inside the boxes.
+/// `None`) and in the first `rings` rings (every ring with `None`), in the walk's order
+/// ([`walk_key`]). The same answer as sampling every point when `hit` can hold only inside
+/// the boxes and the walk finds the point in those rings; `None` where it would find it later.
 pub(crate) fn stage_walk_in(
     reach: [i64; 4],
     origin: (i32, i32),
     boxes: Option<&[Rect]>,
+    rings: Option<i32>,
     scratch: &mut WalkScratch,
     mut hit: impl FnMut(i32, i32) -> bool,
 ) -> StageWalk {
@@ -340,7 +356,14 @@ pub(crate) fn stage_walk_in(
     let (cols, rows) = (GRID_COLS as i64 - 1, GRID_ROWS as i64 - 1);
     let (l, d) = (reach[0].clamp(0, cols), reach[2].clamp(0, rows));
     let [l, r, d, u] = [l, reach[1].clamp(0, cols - l), d, reach[3].clamp(0, rows - d)].map(|v| v as i32);
+    // The walk's order depends on the whole reach; the rings only narrow what is sampled.
     let order = stage_order(l, d);
+    // The steps sampled: the reach, within the rings wanted (`last` the outermost).
+    let last = rings.map_or(i32::MAX, |k| k - 1);
+    if last < 0 {
+        return StageWalk { found: None, visited: 0, marked: 0 };
+    }
+    let [wl, wr, wd, wu] = [l, r, d, u].map(|v| v.min(last));
     let point = |(a, b): (i8, i8)| (origin.0 + step * i32::from(a), origin.1 + step * i32::from(b));
     let mut visited = 0u64;
     let mut probe = |p: (i32, i32)| {
@@ -348,10 +371,12 @@ pub(crate) fn stage_walk_in(
         hit(p.0, p.1)
     };
     let Some(boxes) = boxes else {
+        // Ring by ring: the steps of the rings wanted come first.
         let found = order
             .steps
             .iter()
-            .filter(|&&(a, b)| i32::from(a) <= r && i32::from(b) <= u)
+            .take_while(|&&(a, b)| i32::from(a).abs().max(i32::from(b).abs()) <= last)
+            .filter(|&&(a, b)| i32::from(a) <= wr && i32::from(b) <= wu)
             .map(|&s| point(s))
             .find(|&p| probe(p));
         return StageWalk { found, visited, marked: 0 };
@@ -362,8 +387,8 @@ pub(crate) fn stage_walk_in(
     places.clear();
     places.resize(GRID_CELLS.div_ceil(64), 0);
     for g in boxes.iter().filter_map(|b| GridBox::of(b, origin, step)) {
-        let (b0, b1) = (g.b.0.max(-d), g.b.1.min(u));
-        for a in g.a.0.max(-l)..=g.a.1.min(r) {
+        let (b0, b1) = (g.b.0.max(-wd), g.b.1.min(wu));
+        for a in g.a.0.max(-wl)..=g.a.1.min(wr) {
             let col = (a + l) as usize * GRID_ROWS;
             for b in b0..=b1 {
                 let Some(&k) = order.rank.get(col + (b + d) as usize) else { continue };
@@ -375,7 +400,7 @@ pub(crate) fn stage_walk_in(
     }
     // The steps marked, counted once at the end: testing each bit before setting it made
     // every mark wait for the word the previous one wrote.
-    let marked = ((l + r + 1) as u64 * (d + u + 1) as u64).div_ceil(64)
+    let marked = ((wl + wr + 1) as u64 * (wd + wu + 1) as u64).div_ceil(64)
         + places.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
     let mut found = None;
     'words: for (wi, &word) in places.iter().enumerate() {
@@ -567,14 +592,27 @@ mod tests {
             let whole = fuzzy_find_color(start, &stage_bounds(), [0, 0, 0], |x, y| {
                 if shows(x as i32, y as i32) { [0, 0, 0] } else { [255, 255, 255] }
             });
-            let walk = stage_walk_in(reach, origin, Some(&boxes), &mut scratch, shows);
+            let walk = stage_walk_in(reach, origin, Some(&boxes), None, &mut scratch, shows);
             assert_eq!(
                 walk.found.map(|(x, y)| (i64::from(x), i64::from(y))),
                 whole.found,
                 "start {start:?} boxes {boxes:?}"
             );
-            let all = stage_walk_in(reach, origin, None, &mut scratch, shows);
+            let all = stage_walk_in(reach, origin, None, None, &mut scratch, shows);
             assert_eq!(all.found, walk.found);
+            // Walks within the rings of a bound find the same point when it is nearer than
+            // the bound, and nothing else: bounds at, just below and above its distance, and
+            // anywhere on the stage's scale.
+            let dist = whole.found.map_or(1.0, |(x, y)| found_distance(start, &stage_bounds(), x, y));
+            for below in [dist, dist * 0.99, dist * 1.01, dist + 0.02, rng.below(1000) as f64 / 1000.0, 0.001] {
+                let rings = rings_below(below);
+                for within in [Some(boxes.as_slice()), None] {
+                    let cut = stage_walk_in(reach, origin, within, rings, &mut scratch, shows);
+                    let want = if dist < below { walk.found } else { cut.found.and(walk.found) };
+                    assert_eq!(cut.found, want, "start {start:?} boxes {boxes:?} below {below} ({dist})");
+                    assert!(cut.visited <= all.visited);
+                }
+            }
             found += usize::from(walk.found.is_some());
             pruned += all.visited - walk.visited.min(all.visited);
         }
@@ -614,7 +652,7 @@ mod tests {
             let whisker = walk_order(start, &stage_bounds());
             assert_eq!(by_key, whisker, "start {start:?}");
             let mut walked = Vec::new();
-            let walk = stage_walk_in(reach, (x0, y0), None, &mut scratch, |x, y| {
+            let walk = stage_walk_in(reach, (x0, y0), None, None, &mut scratch, |x, y| {
                 walked.push((i64::from(x), i64::from(y)));
                 false
             });

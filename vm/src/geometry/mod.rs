@@ -264,8 +264,10 @@ pub trait Geometry {
         None
     }
     /// Colour distance for `touching color`, asked right after `touching_color` answered false
-    /// for the same colour and scene (implementations need not test touching again).
-    fn color_distance(&mut self, _scene: &Scene, _me: TargetId, _rgb: [u8; 3]) -> Option<f64> {
+    /// for the same colour and scene (implementations need not test touching again), as
+    /// `min(distance, below)`: a caller that cannot use a distance at or above `below` lets the
+    /// search stop there (`f64::INFINITY`: the whole distance).
+    fn color_distance(&mut self, _scene: &Scene, _me: TargetId, _rgb: [u8; 3], _below: f64) -> Option<f64> {
         None
     }
     /// Whisker's colour search for its drag events (`ScratchEventExtractor._findColorOnCanvas`):

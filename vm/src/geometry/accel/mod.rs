@@ -764,11 +764,15 @@ impl Accel {
     }
 
     /// Whisker's branch distance of a false `touching color`, as
-    /// [`distance::touching_color_distance`].
-    pub(crate) fn color_distance(&mut self, scene: &Scene, me: usize, color: [u8; 3]) -> f64 {
+    /// [`distance::touching_color_distance`], or `below` when that is less: the walk stops at
+    /// the first ring whose points are all at least `below` away.
+    pub(crate) fn color_distance(&mut self, scene: &Scene, me: usize, color: [u8; 3], below: f64) -> f64 {
         self.work += cost::QUERY;
+        if below <= 0.0 {
+            return 0.0;
+        }
         if self.infos.get(me).is_none() || !self.all_finite(me) {
-            return self.uncached_color_distance(scene, me, color);
+            return self.uncached_color_distance(scene, me, color).min(below);
         }
         let me_skin = &scene.drawables[me].skin;
         let me_own = self.infos[me].visible.then_some(self.infos[me].own);
@@ -782,13 +786,13 @@ impl Accel {
                 !alone && skin.mip_ref(levels.of(skin)).palette().may_show(key)
             });
         if !may_show {
-            return 1.0;
+            return below.min(1.0);
         }
         let p = scene.drawables[me].placement;
         let start = (p.x, p.y);
         let Some(reach) = distance::stage_reach(start) else {
             // A start off the stage: Whisker's point numbers may collide; walk as it does.
-            return self.uncached_color_distance(scene, me, color);
+            return self.uncached_color_distance(scene, me, color).min(below);
         };
         let (x0, y0) = (start.0.trunc() as i32, start.1.trunc() as i32);
         // Only walk points where some drawable can show the colour are sampled (the same
@@ -808,7 +812,7 @@ impl Accel {
         self.work += cost::CANDIDATE * others().count() as u64;
         if pruned && boxes.is_empty() {
             self.match_boxes = boxes;
-            return 1.0;
+            return below.min(1.0);
         }
         let k = self.prepare_composite(scene, me, &levels);
         let pen = self.pen_map(scene);
@@ -817,13 +821,17 @@ impl Accel {
         let mut layers = Lazy::new(|| layers_of(scene, infos, all, &levels, pen.as_ref().map(|m| m.as_slice())));
         let comp = &mut self.comps[k];
         let within = pruned.then_some(boxes.as_slice());
-        let walk = distance::stage_walk_in(reach, (x0, y0), within, &mut self.walk, |x, y| {
+        let rings = distance::rings_below(below);
+        let walk = distance::stage_walk_in(reach, (x0, y0), within, rings, &mut self.walk, |x, y| {
             colors_match(color, comp.get(x, y, &mut layers))
         });
         drop(layers);
         self.match_boxes = boxes;
         self.work += cost::WALK * walk.visited + cost::MASK_CELL * walk.marked;
-        walk.found.map_or(1.0, |(x, y)| distance::found_distance(start, &distance::stage_bounds(), x as i64, y as i64))
+        // Not found within `rings`: the colour is nowhere (1) or at least `below` away.
+        walk.found.map_or(below.min(1.0), |(x, y)| {
+            distance::found_distance(start, &distance::stage_bounds(), x as i64, y as i64).min(below)
+        })
     }
 
     /// [`distance::touching_color_distance`] without the kept composites, its samples counted.

@@ -196,8 +196,15 @@ fn check_all(scene: &Scene, accel: &mut Accel, rng: &mut SplitMix64, counts: &mu
             assert_eq!(accel.touching_color(scene, me, c, Some(m)), want, "colour {m:?} touching {c:?} from {me}");
             counts[2] += usize::from(want);
             let want = touching_color_distance(scene, me, c);
-            let got = accel.color_distance(scene, me, c);
+            let got = accel.color_distance(scene, me, c, f64::INFINITY);
             assert_eq!(got.to_bits(), want.to_bits(), "colour distance {c:?} from {me}: {got} vs {want}");
+            // Bounded searches stop early and answer min(distance, bound): bounds just below,
+            // at and above the answer, and anywhere on the stage's scale.
+            let near = [want * 0.999, want, want * 1.001, rng.below(1000) as f64 / 1000.0];
+            for below in near.into_iter().chain([0.0, 0.004, 0.02]) {
+                let got = accel.color_distance(scene, me, c, below);
+                assert_eq!(got.to_bits(), want.min(below).to_bits(), "colour distance {c:?} from {me} below {below}");
+            }
             counts[3] += usize::from(want < 1.0);
         }
     }
