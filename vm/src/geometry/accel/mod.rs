@@ -769,7 +769,8 @@ impl Accel {
     pub(crate) fn color_distance(&mut self, scene: &Scene, me: usize, color: [u8; 3], below: f64) -> f64 {
         self.work += cost::QUERY;
         if below <= 0.0 {
-            return 0.0;
+            // `min(distance, below)` whatever the distance (distances are non-negative).
+            return below;
         }
         if self.infos.get(me).is_none() || !self.all_finite(me) {
             return self.uncached_color_distance(scene, me, color).min(below);
