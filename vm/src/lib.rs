@@ -32,6 +32,13 @@ pub mod whisker;
 
 pub use util::jsmath;
 
+/// Per-opcode counts and self times of the interpreter on this thread (feature `op-profile`,
+/// for `clowder bench vm --op-profile`; a profiling build, never a study's).
+#[cfg(feature = "op-profile")]
+pub mod op_profile {
+    pub use crate::engine::profile::{OpRow, reset, take};
+}
+
 pub use engine::{Target, TargetId};
 pub use external::{MoveEvent, Pose};
 pub use project::{LoadError, LoadLimits, Project};

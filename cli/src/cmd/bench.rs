@@ -79,6 +79,10 @@ pub struct BenchVmArgs {
     /// e.g. `experiments/bench-heavy.txt`, the 20 where scratch-vm is slowest.
     #[arg(long, conflicts_with = "only")]
     pub list: Option<PathBuf>,
+    /// Also profile each project once more, per opcode (self time and count), into this TSV;
+    /// needs a build with `--features op-profile` (see docs/vm.md).
+    #[arg(long)]
+    pub op_profile: Option<PathBuf>,
 }
 
 /// One input of the script (the oracle's input-file format).
@@ -155,7 +159,12 @@ fn inputs_json(events: &[(u64, Event)]) -> String {
 }
 
 /// Our side: (step-loop time, `Vm::new` time, block executions and reporter evaluations).
-fn run_ours(project: &Arc<Project>, inputs: &[TraceInput], steps: u64, seed: u64) -> (Duration, Duration, u64) {
+pub(super) fn run_ours(
+    project: &Arc<Project>,
+    inputs: &[TraceInput],
+    steps: u64,
+    seed: u64,
+) -> (Duration, Duration, u64) {
     let t0 = Instant::now();
     let mut vm = Vm::new(Arc::clone(project), VmOptions { seed, ..VmOptions::default() });
     let t_new = t0.elapsed();
@@ -258,6 +267,10 @@ pub fn vm(args: BenchVmArgs) -> anyhow::Result<ExitCode> {
         std::env::var_os("CLOWDER_CORPORA").map_or_else(|| PathBuf::from("../shared/corpora"), PathBuf::from)
     });
     let projects = select(&corpora, args.count, args.only.as_deref(), args.list.as_deref())?;
+    if args.op_profile.is_some() {
+        super::bench_profile::check_available()?;
+    }
+    let mut profiles = super::bench_profile::OpProfiles::default();
     let tmp = tempfile::tempdir().context("temporary folder")?;
     let repeat = args.repeat.max(1);
     let mut rows: Vec<String> = Vec::new();
@@ -305,6 +318,9 @@ pub fn vm(args: BenchVmArgs) -> anyhow::Result<ExitCode> {
             }
             Err(_) => (f64::NAN, None, None, 0, "our VM panicked".to_string()),
         };
+        if args.op_profile.is_some() && ours_sps.is_finite() {
+            profiles.profile(&name, &project, &inputs, args.steps, args.seed);
+        }
         let mut ref_sps = f64::NAN;
         if let Some(oracle) = &args.oracle {
             let mut best = f64::NAN;
@@ -374,6 +390,9 @@ pub fn vm(args: BenchVmArgs) -> anyhow::Result<ExitCode> {
             text.push('\n');
         }
         std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
+    }
+    if let Some(out) = &args.op_profile {
+        profiles.write(out)?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod bench;
+pub mod bench_profile;
 pub mod bench_work;
 pub mod common;
 pub mod coordinator;

@@ -47,6 +47,8 @@ pub(super) fn eval_args_distance(
 /// swap; an operand of `and` or `or` gets its node's bounds, tightened by the distances of
 /// the operands evaluated before it ([`sum_bound`], [`min_bound`]).
 fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId, below: (f64, f64)) -> (V, f64, f64) {
+    #[cfg(feature = "op-profile")]
+    let _node = super::profile::Guard::expr(e);
     st.budget.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return (V::Undef, 1.0, 0.0) };
     let truth = |v: &V| if to_bool(prog, v) { (0.0, 1.0) } else { (1.0, 0.0) };

@@ -19,6 +19,8 @@ pub(crate) fn execute(st: &mut State, prog: &Program, t: ThRef) {
     if st.budget.hung {
         return;
     }
+    #[cfg(feature = "op-profile")]
+    let _node = st.th(t).peek().map(super::profile::Guard::block);
     st.budget.ops += 1;
     if st.budget.ops > st.opts.max_ops_per_step {
         st.budget.hung = true;
@@ -77,6 +79,8 @@ pub(super) fn eval_args(st: &mut State, prog: &Program, t: ThRef, args: &Args, b
 
 /// Evaluates a reporter.
 pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
+    #[cfg(feature = "op-profile")]
+    let _node = super::profile::Guard::expr(e);
     st.budget.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return V::Undef };
     // The reporters that heavy scripts are made of skip the argument stack: their inputs are
@@ -119,6 +123,8 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
 /// stays in a register (a `V` is returned through memory, and reading it back right after
 /// the callee wrote it stalls; issue 36's profile).
 pub(crate) fn eval_num(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> f64 {
+    #[cfg(feature = "op-profile")]
+    let _node = super::profile::Guard::expr(e);
     let Some(x) = prog.exprs.get(e as usize) else {
         st.budget.evals += 1;
         return 0.0;

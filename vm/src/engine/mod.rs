@@ -15,6 +15,8 @@
 pub(crate) mod branch;
 pub(crate) mod clone;
 pub(crate) mod execute;
+#[cfg(feature = "op-profile")]
+pub(crate) mod profile;
 pub(crate) mod restore;
 pub(crate) mod resume;
 pub(crate) mod runtime;

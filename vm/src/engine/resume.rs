@@ -50,6 +50,8 @@ pub(super) fn eval_args_resumable(st: &mut State, prog: &Program, t: ThRef, args
 }
 
 fn eval_resumable(st: &mut State, prog: &Program, t: ThRef, e: ExprId, r: &mut Resumable) -> Option<V> {
+    #[cfg(feature = "op-profile")]
+    let _node = super::profile::Guard::expr(e);
     st.budget.evals += 1;
     let x = prog.exprs.get(e as usize)?;
     let is_op = !matches!(x.rep, Rep::Const(_) | Rep::NoFn | Rep::Unknown(_));

@@ -159,7 +159,11 @@ pub(crate) fn js_number(prog: &Program, v: &V) -> f64 {
         V::True => 1.0,
         V::False => 0.0,
         V::Lit(l) => prog.lit(l.id()).num,
-        V::Str(s) => js_string_to_number(s),
+        V::Str(s) => {
+            #[cfg(feature = "op-profile")]
+            super::profile::count(super::profile::Event::StrToNum);
+            js_string_to_number(s)
+        }
         V::Undef => f64::NAN,
         V::Null => 0.0,
     }
@@ -195,6 +199,8 @@ pub(crate) fn with_str<R>(prog: &Program, v: &V, f: impl FnOnce(&str) -> R) -> R
         V::Undef => f("undefined"),
         V::Null => f("null"),
         V::Num(n) => {
+            #[cfg(feature = "op-profile")]
+            super::profile::count(super::profile::Event::NumToStr);
             let mut s = String::new();
             write_number(&mut s, n.get());
             f(&s)
@@ -205,7 +211,11 @@ pub(crate) fn with_str<R>(prog: &Program, v: &V, f: impl FnOnce(&str) -> R) -> R
 /// Appends JS `String(v)` to `out`.
 pub(crate) fn push_str(prog: &Program, v: &V, out: &mut String) {
     match v {
-        V::Num(n) => write_number(out, n.get()),
+        V::Num(n) => {
+            #[cfg(feature = "op-profile")]
+            super::profile::count(super::profile::Event::NumToStr);
+            write_number(out, n.get())
+        }
         _ => with_str(prog, v, |s| out.push_str(s)),
     }
 }
