@@ -87,7 +87,7 @@ impl FeatureInfo {
         let mut out = Features::new();
         let ids = sut.vm().runtime_targets();
         let mut clones_seen: Vec<usize> = vec![0; project.targets.len()];
-        for id in ids {
+        for &id in &ids {
             // The fields read below, copied: a whole target (variables, lists) would be cloned
             // every step of every playthrough.
             let Some(t) = sut.vm().target(id).map(Seen::of) else { continue };
@@ -130,7 +130,9 @@ impl FeatureInfo {
             f.extend(numeric_variables(sut, id));
             let Some(s) = self.senses.get(def) else { continue };
             for name in &s.sprites {
-                for other in sut.vm().runtime_targets() {
+                // The same list as the outer loop's (a query creates no target): not
+                // rebuilt per sprite and sensed name, which was quadratic in clones.
+                for &other in &ids {
                     let Some(o) = sut.vm().target(other) else { continue };
                     let Some(odef) = project.targets.get(o.def as usize) else { continue };
                     if o.is_stage || odef.name != *name {
