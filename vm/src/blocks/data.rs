@@ -153,18 +153,6 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
 /// `data_itemoflist`.
 pub(crate) fn item_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef, idx: &V) -> V {
     let target = st.th(t).target;
-    if let V::Num(n) = idx {
-        // A numeric index draws no random number (`Cast.toListIndex`): one look-up of the
-        // list serves both its length and the item (the hottest list reporter of issue 36's
-        // heavy projects).
-        let i = n.get().floor();
-        let Some(l) = st.list_mut(prog, target, r) else { return V::lit(prog.lit_empty) };
-        return if i >= 1.0 && i <= l.len() as f64 {
-            l.get(i as usize - 1).cloned().unwrap_or(V::Undef)
-        } else {
-            V::lit(prog.lit_empty)
-        };
-    }
     let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
     match st.list_index(prog, idx, len, false) {
         ListIndex::At(i) => st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef),
