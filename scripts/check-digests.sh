@@ -5,13 +5,16 @@
 #   scripts/check-digests.sh --write RESULTS_DIR DIGESTS_FILE   (re)write the list
 #
 # RESULTS_DIR is a study's export folder (`<output>/<name>/`: runs.csv and provenance.csv).
-# The list holds one line per run, `run_id digest status project algorithm seed`, sorted by
-# run id, after a header that names the engine version the runs were made with.
+# The list holds one line per run, `run_id digest status work project algorithm seed`, sorted
+# by run id, after a header that names the engine version the runs were made with. The work
+# count is there because the digest does not cover it, and a change of it is a change of
+# results too (the work cap reads it).
 #
 # A run's id includes the engine version (vm/src/lib.rs ENGINE_VERSION), so a version bump
 # changes every id: then the list cannot be compared and the script says to regenerate it
 # (exit 0). With the same engine version every run must have its listed digest and status:
-# anything else is a change of results without a version bump, and the script fails.
+# anything else (digest, status or work) is a change of results without a version bump, and
+# the script fails.
 set -euo pipefail
 
 write=0
@@ -86,11 +89,11 @@ fi
 engine=$engines
 current=$(mktemp)
 trap 'rm -f "$current"' EXIT
-csv_columns "$runs" run_id,digest,status,project,algorithm,seed | LC_ALL=C sort > "$current"
+csv_columns "$runs" run_id,digest,status,work,project,algorithm,seed | LC_ALL=C sort > "$current"
 
 if [ "$write" -eq 1 ]; then
     {
-        echo "# Golden digests (scripts/check-digests.sh): run_id digest status project algorithm seed"
+        echo "# Golden digests (scripts/check-digests.sh): run_id digest status work project algorithm seed"
         echo "# engine $engine"
         cat "$current"
     } > "$list"
