@@ -29,7 +29,7 @@ pub fn check_available() -> anyhow::Result<()> {
         Ok(())
     } else {
         anyhow::bail!(
-            "--op-profile needs a profiling build: cargo build --release -p clowder-cli --features op-profile \
+            "--op-profile needs a profiling build: cargo build --release -p clowder-cli --features op-profile --target-dir target/op-profile \
              (it times every block, so it is never the study binary)"
         )
     }
@@ -73,12 +73,17 @@ impl OpProfiles {
         std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
         println!("# op profile (self time, measuring cost taken out; every project's steps together), top 20:");
         for ((kind, name), (count, ns)) in total.iter().filter(|(k, _)| k.0 != "event").take(20) {
-            println!(
-                "#   {:>5.1} %  {kind:<8} {name:<24} {:>8.1} per step  {:>6.1} ns each",
-                100.0 * ns / timed.max(1.0),
-                *count as f64 / self.steps.max(1) as f64,
-                if *count > 0 { ns / *count as f64 } else { f64::NAN },
-            );
+            // The scheduler's bucket has no executions: no count and no time per execution.
+            let each = if *count > 0 {
+                format!(
+                    "{:>8.1} per step  {:>6.1} ns each",
+                    *count as f64 / self.steps.max(1) as f64,
+                    ns / *count as f64
+                )
+            } else {
+                String::new()
+            };
+            println!("#   {:>5.1} %  {kind:<8} {name:<24} {each}", 100.0 * ns / timed.max(1.0));
         }
         println!("# the whole table: {}", out.display());
         Ok(())
