@@ -71,8 +71,7 @@ fn load_network_to_load() {
     assert_eq!(n.regression_values("WaitEvent")[0].0, "Duration");
     // Network 1 has no hidden nodes and no bias; it still activates.
     let mut m = networks[1].clone();
-    let mut f = Features::new();
-    f.entry("Sprite1".into()).or_default().insert("A".into(), 1.0);
+    let f = Features::from_entries(&[("Sprite1", "A", 1.0)]);
     assert!(m.activate(&f));
     assert_eq!(m.select_event(&["WaitEvent"]), Some(0));
 }
@@ -160,10 +159,8 @@ fn whisker_suites_if_available() {
     assert_eq!(DynamicSuite::from_json(&old.to_json(), VersionHint::Auto).unwrap(), old);
 
     // Both activate on a FruitCatching-like state and pick an available event.
-    let mut f = Features::new();
-    for (s, k, v) in [("Bowl", "X", 0.2), ("Bowl", "Y", -0.8), ("Apple", "X", -0.3), ("Apple", "Y", 0.9)] {
-        f.entry(s.into()).or_default().insert(k.into(), v);
-    }
+    let f =
+        Features::from_entries(&[("Bowl", "X", 0.2), ("Bowl", "Y", -0.8), ("Apple", "X", -0.3), ("Apple", "Y", 0.9)]);
     let events = ["KeyPressEvent-right arrow", "KeyPressEvent-left arrow", "WaitEvent"];
     for mut n in suite.networks.into_iter().chain(old.networks) {
         if n.activate(&f) {

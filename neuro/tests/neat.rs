@@ -10,11 +10,11 @@ use clowder_neuro::{
 use common::TestRng;
 
 fn inputs() -> Features {
-    let mut f = Features::new();
-    for (s, k) in [("Sprite1", "X-Position"), ("Sprite1", "Y-Position"), ("Sprite2", "X-Position")] {
-        f.entry(s.into()).or_default().insert(k.into(), 1.0);
-    }
-    f
+    Features::from_entries(&input_entries())
+}
+
+fn input_entries() -> Vec<(&'static str, &'static str, f64)> {
+    vec![("Sprite1", "X-Position", 1.0), ("Sprite1", "Y-Position", 1.0), ("Sprite2", "X-Position", 1.0)]
 }
 
 fn events() -> Vec<EventSpec> {
@@ -152,8 +152,9 @@ fn growing_shares_ids() {
     clone.update_output_nodes(&[EventSpec::new("ClickStageEvent", &[])], 0.3, &mut inn, &mut rng);
     assert_eq!(hidden(&clone), hidden(&a) + 2);
     // New input features: unconnected input nodes with shared ids.
-    let mut f = inputs();
-    f.entry("Sprite3".into()).or_default().insert("Size".into(), 2.0);
+    let mut entries = input_entries();
+    entries.push(("Sprite3", "Size", 2.0));
+    let f = Features::from_entries(&entries);
     assert!(a.update_input_nodes(&f, &mut inn));
     assert!(b.update_input_nodes(&f, &mut inn));
     assert_eq!(a.input_node("Sprite3", "Size").unwrap().id, b.input_node("Sprite3", "Size").unwrap().id);

@@ -307,6 +307,8 @@ struct Script {
     top: BlockIdx,
     hat: Hat,
     points: Vec<Point>,
+    /// A message, backdrop or clone hat: started by the program, not by the user's input.
+    program_started: bool,
 }
 
 /// What event extraction knows about a project statically (computed once per run).
@@ -347,7 +349,11 @@ impl EventInfo {
                     procedures.entry((def, code)).or_default().push(ix);
                 }
                 by_def[def].push(ix);
-                scripts.push(Script { top, hat, points });
+                let program_started = matches!(
+                    project.block(top).opcode.as_str(),
+                    "event_whenbroadcastreceived" | "event_whenbackdropswitchesto" | "control_start_as_clone"
+                );
+                scripts.push(Script { top, hat, points, program_started });
             }
         }
         let mut rng = crate::rng::Rng::new(seed, 0x7E47);
@@ -470,10 +476,7 @@ impl EventInfo {
                         // last step counts as active even if its thread already ended
                         // (Whisker's `hatBlockTriggeredByScratchBlock`); a script the
                         // user's input started does not, so its hat event stays offered.
-                        let just_started = matches!(
-                            project.block(s.top).opcode.as_str(),
-                            "event_whenbroadcastreceived" | "event_whenbackdropswitchesto" | "control_start_as_clone"
-                        ) && sut.started_last_step(s.top);
+                        let just_started = s.program_started && sut.started_last_step(s.top);
                         if act.binary_search(&s.top).is_ok() || just_started {
                             self.points_events(project, sut, tv, &targets, &s.points, drags, &mut Vec::new(), out);
                         } else {

@@ -43,6 +43,30 @@ impl Vm {
         self.slots(id, false).into_iter().map(|(name, slot)| (name, self.slot_value(id, slot))).collect()
     }
 
+    /// The scalar variables of a live target that hold JS numbers, in the order of
+    /// [`Vm::scalar_variables`], as `f(key, name, value)`: what feature extraction reads every
+    /// step, without building the list or copying a value. `key` names the variable's
+    /// declaration: within one VM, equal keys have equal names.
+    pub fn numeric_variables(&self, id: TargetId, mut f: impl FnMut(u64, &str, f64)) {
+        let Some(t) = self.st.target(id) else { return };
+        let def = self.prog.def(t.def);
+        for (s, v) in def.vars.iter().enumerate() {
+            if !v.is_list
+                && let Some(V::Num(n)) = t.vars.get(s)
+            {
+                f(u64::from(t.def) << 32 | s as u64, &v.name, n.get());
+            }
+        }
+        for &(d, is_list, slot) in &t.dyn_vars {
+            if !is_list
+                && let Some(dv) = self.prog.dyn_vars.get(d as usize)
+                && let Some(V::Num(n)) = t.vars.get(slot as usize)
+            {
+                f(1 << 63 | u64::from(d), &dv.name, n.get());
+            }
+        }
+    }
+
     /// Lists of a live target, `(name, length)`, in the same order.
     pub fn list_lengths(&self, id: TargetId) -> Vec<(&str, usize)> {
         let Some(t) = self.st.target(id) else { return Vec::new() };

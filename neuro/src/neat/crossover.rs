@@ -121,10 +121,8 @@ fn crossover_v07(p1: (&Network, f64), p2: (&Network, f64), average: bool, id: u6
         child.push_connection(c);
     }
     // Repair a defect child with v0.7's dummy inputs (all 1).
-    let dummy: Features = child.input_features().into_iter().fold(Features::new(), |mut f, (s, feat)| {
-        f.entry(s).or_default().insert(feat, 1.0);
-        f
-    });
+    let ones: Vec<(String, String, f64)> = child.input_features().into_iter().map(|(s, f)| (s, f, 1.0)).collect();
+    let dummy = Features::from_entries(&ones);
     let mut next = disabled.into_iter();
     while !child.activate(&dummy) {
         let Some(innovation) = next.next() else { break };

@@ -22,11 +22,9 @@ pub fn generate_network(
         innovations.register_node_id(&node.identifier(), node.id);
         nodes.push(node);
     };
-    for (sprite, group) in features {
-        for feature in group.keys() {
-            add(NodeGene::input(next, sprite, feature), innovations, &mut nodes);
-            next += 1;
-        }
+    for (sprite, feature) in features.layout().names() {
+        add(NodeGene::input(next, sprite, feature), innovations, &mut nodes);
+        next += 1;
     }
     innovations.observe_node(next);
     nodes.push(NodeGene::bias(next));

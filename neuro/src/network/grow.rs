@@ -33,13 +33,15 @@ impl Network {
     /// Adds input nodes for features not seen before (unconnected, as in Whisker); returns
     /// whether anything was added.
     pub fn update_input_nodes(&mut self, features: &Features, innovations: &mut Innovations) -> bool {
+        let (plan, slots) = self.take_input_slots(features.layout());
         let mut added = Vec::new();
-        self.plan().match_inputs(features, |sprite, feature, _, node| {
+        for ((sprite, feature), node) in features.layout().names().zip(&slots) {
             if node.is_none() {
                 let id = innovations.non_hidden_node_id(&format!("I:{sprite}-{feature}"));
                 added.push(NodeGene::input(id, sprite, feature));
             }
-        });
+        }
+        self.keep_input_slots(plan, features.layout(), slots);
         let updated = !added.is_empty();
         self.push_nodes(added);
         updated

@@ -23,19 +23,18 @@
 //!   with the string `"true"`, so every loaded connection was non-recurrent.
 
 mod activation;
+mod features;
 mod gene;
 mod grow;
 
 use std::collections::BTreeMap;
 
 pub use activation::{ActivationFunction, relu, round_trace, sigmoid};
+pub use features::{Features, Layout};
 pub use gene::{ConnectionGene, Innovation, NodeGene, NodeId, NodeKind, regression_activation};
 pub use grow::EventSpec;
 
 use crate::error::NeuroError;
-
-/// Input features of one state: sprite → feature → value (Whisker's `InputFeatures`).
-pub type Features = BTreeMap<String, BTreeMap<String, f64>>;
 
 /// A recorded activation trace as saved in JSON (`AT`): step → node identifier → values.
 pub type ActivationTraceJson = BTreeMap<String, BTreeMap<String, Vec<f64>>>;
@@ -107,6 +106,8 @@ pub struct Network {
     /// What activation and growth look up at every step, derived from the genome on first use
     /// and dropped at every change to it (a network plays thousands of steps between changes).
     plan: PlanCell,
+    /// Which input node each slot of the last feature layout loaded feeds.
+    inputs_seen: InputsSeen,
 }
 
 /// The look-ups a [`Network`] derives from its genome.
@@ -122,6 +123,10 @@ struct Plan {
     duplicate_inputs: bool,
     /// Classification node index by event (the first in node order).
     classification: BTreeMap<String, usize>,
+    /// Master's layers: each distinct depth in ascending order with its node indices.
+    layers: Vec<(f64, Vec<usize>)>,
+    /// The first classification node of each event, in node order: the softmax's terms.
+    softmax: Vec<usize>,
 }
 
 impl Plan {
@@ -148,24 +153,35 @@ impl Plan {
                 _ => {}
             }
         }
-        Plan { incoming, inputs, duplicate_inputs, classification }
+        let mut depths: Vec<f64> = n.nodes.iter().map(|n| n.depth).collect();
+        depths.sort_by(f64::total_cmp);
+        depths.dedup();
+        let layers = depths
+            .into_iter()
+            .map(|depth| (depth, (0..n.nodes.len()).filter(|&i| n.nodes[i].depth == depth).collect()))
+            .collect();
+        let mut seen = std::collections::BTreeSet::new();
+        let softmax = (0..n.nodes.len())
+            .filter(|&i| matches!(&n.nodes[i].kind, NodeKind::Classification { event } if seen.insert(event.as_str())))
+            .collect();
+        Plan { incoming, inputs, duplicate_inputs, classification, layers, softmax }
     }
 
-    /// Calls `f` with every feature of `features` (in their order) and the index of its input
-    /// node, if any: one merged pass over both sorted maps, comparing each sprite name once per
-    /// group (looking every feature up compared names several times per feature each step).
-    fn match_inputs(&self, features: &Features, mut f: impl FnMut(&str, &str, f64, Option<usize>)) {
-        let mut groups = self.inputs.iter().peekable();
-        for (sprite, values) in features {
-            while groups.next_if(|(s, _)| s.as_str() < sprite.as_str()).is_some() {}
-            let nodes = groups.peek().filter(|(s, _)| *s == sprite).map(|(_, m)| *m);
-            let mut nodes = nodes.into_iter().flatten().peekable();
-            for (feature, &value) in values {
-                while nodes.next_if(|(k, _)| k.as_str() < feature.as_str()).is_some() {}
-                let node = nodes.peek().filter(|(k, _)| *k == feature).map(|(_, i)| **i);
-                f(sprite, feature, value, node);
+    /// For every slot of `layout`, the index of its input node, if any: one merged pass over
+    /// both sorted name lists, each sprite looked up once.
+    fn input_slots(&self, layout: &Layout) -> Vec<Option<usize>> {
+        let mut out = Vec::with_capacity(layout.len());
+        let mut current: Option<&str> = None;
+        let mut nodes = None::<&BTreeMap<String, usize>>.into_iter().flatten().peekable();
+        for (sprite, feature) in layout.names() {
+            if current != Some(sprite) {
+                current = Some(sprite);
+                nodes = self.inputs.get(sprite).into_iter().flatten().peekable();
             }
+            while nodes.next_if(|(k, _)| k.as_str() < feature).is_some() {}
+            out.push(nodes.peek().filter(|(k, _)| k.as_str() == feature).map(|(_, i)| **i));
         }
+        out
     }
 }
 
@@ -175,6 +191,17 @@ impl Plan {
 struct PlanCell(std::sync::OnceLock<std::sync::Arc<Plan>>);
 
 impl PartialEq for PlanCell {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// The input slots of the last feature layout a network loaded, with the plan they were derived
+/// from (held, so that a new plan cannot be mistaken for it). Not part of the genome.
+#[derive(Debug, Clone, Default)]
+struct InputsSeen(Option<(std::sync::Arc<Plan>, u64, Vec<Option<usize>>)>);
+
+impl PartialEq for InputsSeen {
     fn eq(&self, _: &Self) -> bool {
         true
     }
@@ -229,6 +256,7 @@ impl Network {
             index: BTreeMap::new(),
             fully_hidden_pairs: BTreeMap::new(),
             plan: PlanCell::default(),
+            inputs_seen: InputsSeen::default(),
         }
     }
 
@@ -263,6 +291,23 @@ impl Network {
     /// The network's [`Plan`], derived now if the genome changed since.
     fn plan(&self) -> std::sync::Arc<Plan> {
         self.plan.0.get_or_init(|| std::sync::Arc::new(Plan::of(self))).clone()
+    }
+
+    /// The plan and the input node of every slot of `layout`: remembered from the last call
+    /// when neither changed (hand them back with [`Network::keep_input_slots`]).
+    fn take_input_slots(&mut self, layout: &Layout) -> (std::sync::Arc<Plan>, Vec<Option<usize>>) {
+        let plan = self.plan();
+        match self.inputs_seen.0.take() {
+            Some((seen, id, slots)) if std::sync::Arc::ptr_eq(&seen, &plan) && id == layout.id() => (plan, slots),
+            _ => {
+                let slots = plan.input_slots(layout);
+                (plan, slots)
+            }
+        }
+    }
+
+    fn keep_input_slots(&mut self, plan: std::sync::Arc<Plan>, layout: &Layout, slots: Vec<Option<usize>>) {
+        self.inputs_seen.0 = Some((plan, layout.id(), slots));
     }
 
     /// All nodes, in Whisker's order (`getAllNodes`).
@@ -361,19 +406,24 @@ impl Network {
                 n.activated = false;
             }
         }
-        let (plan, version) = (self.plan(), self.version);
-        if !plan.duplicate_inputs {
+        let version = self.version;
+        let (plan, slots) = self.take_input_slots(inputs.layout());
+        let duplicates = plan.duplicate_inputs;
+        if !duplicates {
             // Each present feature loads its node (every input node has its own feature).
-            plan.match_inputs(inputs, |_, _, value, node| {
+            for (node, &value) in slots.iter().zip(inputs.values()) {
                 if let Some(n) = node.and_then(|i| self.nodes.get_mut(i)) {
                     load(n, value, version);
                 }
-            });
+            }
+        }
+        self.keep_input_slots(plan, inputs.layout(), slots);
+        if !duplicates {
             return;
         }
         for n in &mut self.nodes {
             let value = match &n.kind {
-                NodeKind::Input { sprite, feature } => inputs.get(sprite).and_then(|m| m.get(feature)).copied(),
+                NodeKind::Input { sprite, feature } => inputs.get(sprite, feature),
                 _ => None,
             };
             if let Some(value) = value {
@@ -393,13 +443,13 @@ impl Network {
     fn activate_layered(&mut self, inputs: &Features) -> bool {
         let plan = self.plan();
         let weights = &plan.incoming;
-        let previous: Vec<f64> = self.nodes.iter().map(|n| n.activation_value).collect();
+        // Recurrent inputs read the previous call's activations: all summed before any changes.
         let contributions: Vec<f64> = weights
             .iter()
             .map(|list| {
                 list.iter()
                     .filter(|&&(_, _, r)| r)
-                    .fold(0.0, |acc, &(w, s, _)| acc + w * previous.get(s).copied().unwrap_or(0.0))
+                    .fold(0.0, |acc, &(w, s, _)| acc + w * self.nodes.get(s).map_or(0.0, |n| n.activation_value))
             })
             .collect();
         for (n, value) in self.nodes.iter_mut().zip(contributions) {
@@ -411,16 +461,13 @@ impl Network {
                 n.activated = false;
             }
         }
-        let mut depths: Vec<f64> = self.nodes.iter().map(|n| n.depth).collect();
-        depths.sort_by(f64::total_cmp);
-        depths.dedup();
-        for depth in depths {
-            let layer: Vec<usize> = (0..self.nodes.len()).filter(|&i| self.nodes[i].depth == depth).collect();
+        for (depth, layer) in &plan.layers {
+            let depth = *depth;
             if depth == 0.0 {
                 self.set_up_inputs(inputs);
                 continue;
             }
-            for &i in &layer {
+            for &i in layer {
                 self.calculate_node_value(i, &weights[i]);
                 if depth < 1.0 {
                     let n = &mut self.nodes[i];
@@ -434,15 +481,14 @@ impl Network {
             if layer.iter().all(|&i| !self.nodes[i].activated) {
                 return false;
             }
-            let mut seen = std::collections::BTreeSet::new();
-            let denominator: f64 = self
-                .nodes
+            let denominator: f64 = plan
+                .softmax
                 .iter()
-                .filter(|n| matches!(&n.kind, NodeKind::Classification { event } if seen.insert(event.clone())))
+                .filter_map(|&i| self.nodes.get(i))
                 .filter(|n| n.activated)
                 .map(|n| n.node_value.exp())
                 .sum();
-            for &i in &layer {
+            for &i in layer {
                 let n = &mut self.nodes[i];
                 n.activation_value = match n.kind {
                     NodeKind::Classification { .. } => match n.activation_function {
@@ -597,11 +643,9 @@ impl Network {
     /// Random inputs for every input node (`generateDummyInputs`, master: `nextDouble()` each,
     /// in sprite/feature order).
     pub fn dummy_inputs(&self, rng: &mut dyn crate::Random) -> Features {
-        let mut features = Features::new();
-        for (sprite, feature) in self.input_features() {
-            features.entry(sprite).or_default().insert(feature, rng.next_double());
-        }
-        features
+        let entries: Vec<(String, String, f64)> =
+            self.input_features().into_iter().map(|(s, f)| (s, f, rng.next_double())).collect();
+        Features::from_entries(&entries)
     }
 
     /// `(sprite, feature)` of every input node, sorted.

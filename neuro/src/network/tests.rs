@@ -3,11 +3,7 @@
 use super::*;
 
 fn features(pairs: &[(&str, &str, f64)]) -> Features {
-    let mut f = Features::new();
-    for (s, k, v) in pairs {
-        f.entry((*s).to_owned()).or_default().insert((*k).to_owned(), *v);
-    }
-    f
+    Features::from_entries(pairs)
 }
 
 fn con(source: NodeId, target: NodeId, weight: f64, enabled: bool, innovation: u64) -> ConnectionGene {
@@ -202,14 +198,15 @@ fn timestep_activation() {
 /// Loading inputs by one merged pass over the sorted features and input nodes gives every node
 /// what looking each node's feature up gives (sprites and features missing on either side,
 /// names that are prefixes of others, a file with two nodes for one feature), and growth adds
-/// exactly the features no node has, in feature order.
+/// exactly the features no node has, in feature order; loading the same names again uses the
+/// input slots remembered for them, also after growth.
 #[test]
 fn merged_input_loading_equals_looking_each_node_up() {
     let reference = |n: &Network, f: &Features| -> Vec<Option<f64>> {
         n.nodes()
             .iter()
             .map(|node| match &node.kind {
-                NodeKind::Input { sprite, feature } => f.get(sprite).and_then(|m| m.get(feature)).copied(),
+                NodeKind::Input { sprite, feature } => f.get(sprite, feature),
                 _ => None,
             })
             .collect()
@@ -260,7 +257,7 @@ fn merged_input_loading_equals_looking_each_node_up() {
         }
         let missing: Vec<(String, String)> = f
             .iter()
-            .flat_map(|(s, m)| m.keys().map(move |k| (s.clone(), k.clone())))
+            .map(|(s, k, _)| (s.to_owned(), k.to_owned()))
             .filter(|(s, k)| n.input_node(s, k).is_none())
             .collect();
         let old_ids: Vec<NodeId> = n.nodes().iter().map(|node| node.id).collect();
@@ -278,5 +275,23 @@ fn merged_input_loading_equals_looking_each_node_up() {
         added.sort();
         let added: Vec<(String, String)> = added.into_iter().map(|(_, s, k)| (s, k)).collect();
         assert_eq!(added, missing, "case {case}");
+        // The same layout again with other values, twice: the first after growth changed the
+        // network (its remembered slots no longer apply), the second reusing them.
+        for round in 0..2 {
+            let slots: Vec<u32> = (0..f.len() as u32).collect();
+            let values: Vec<f64> = (0..f.len()).map(|i| (i * 3 + round + case) as f64 / 11.0).collect();
+            let mut g = f.clone();
+            g.assign(f.layout(), &slots, &values);
+            n.set_up_inputs(&g);
+            let want = reference(&n, &g);
+            for (node, want) in n.nodes().iter().zip(&want) {
+                if matches!(node.kind, NodeKind::Input { .. }) {
+                    assert_eq!(node.activated, want.is_some(), "case {case}, round {round}, node {}", node.id);
+                    if let Some(v) = want {
+                        assert_eq!(node.node_value, *v, "case {case}, round {round}, node {}", node.id);
+                    }
+                }
+            }
+        }
     }
 }

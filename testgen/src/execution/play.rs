@@ -109,6 +109,7 @@ impl Executor<'_> {
         let mut cands: Vec<Cand> = std::mem::take(&mut self.cands);
         let mut available: Vec<NeuroEvent> = Vec::new();
         let mut features = Features::new();
+        let mut extraction = crate::neatest::features::Extraction::default();
         let mut wait_left = 0.0f64;
         let mut fresh = true; // the state changed since the last extraction
         // Whisker's timeout is wall-clock time, which passes in iterations that run no step too
@@ -126,7 +127,7 @@ impl Executor<'_> {
                     Kind::Extraction,
                     crate::work::cost::EXTRACT + crate::work::cost::EXTRACT_SCRIPT.saturating_mul(w),
                 );
-                features = info.extract(&project, &mut live.sut);
+                info.extract_into(&project, &mut live.sut, &mut extraction, &mut features);
                 fresh = false;
             }
             if available.is_empty() {

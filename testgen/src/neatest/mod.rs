@@ -58,6 +58,9 @@ pub struct NetworkPolicy<'n> {
     pub uncertainty: Vec<f64>,
     /// Event ids the network got new output nodes for during the playthrough.
     pub new_events: Vec<String>,
+    /// The events of the last observation (id and parameters): the network has an output node
+    /// for each of them since, so the same events again need no growth (it adds nodes only).
+    seen_events: Vec<(String, &'static [&'static str])>,
 }
 
 impl<'n> NetworkPolicy<'n> {
@@ -79,6 +82,7 @@ impl<'n> NetworkPolicy<'n> {
             trace: record.then(ActivationTrace::new),
             uncertainty: Vec::new(),
             new_events: Vec::new(),
+            seen_events: Vec::new(),
         }
     }
 }
@@ -110,12 +114,18 @@ fn specs(events: &[NeuroEvent]) -> Vec<EventSpec> {
 impl Policy for NetworkPolicy<'_> {
     fn observe(&mut self, features: &Features, events: &[NeuroEvent]) -> bool {
         self.network.update_input_nodes(features, self.innovations);
-        for e in events {
-            if self.network.classification_node(&e.id).is_none() && !self.new_events.contains(&e.id) {
-                self.new_events.push(e.id.clone());
+        let seen = self.seen_events.len() == events.len()
+            && self.seen_events.iter().zip(events).all(|((id, p), e)| *id == e.id && *p == e.params());
+        if !seen {
+            for e in events {
+                if self.network.classification_node(&e.id).is_none() && !self.new_events.contains(&e.id) {
+                    self.new_events.push(e.id.clone());
+                }
             }
+            self.network.update_output_nodes(&specs(events), self.input_rate, self.innovations, self.rng);
+            self.seen_events.clear();
+            self.seen_events.extend(events.iter().map(|e| (e.id.clone(), e.params())));
         }
-        self.network.update_output_nodes(&specs(events), self.input_rate, self.innovations, self.rng);
         self.network.activate(features)
     }
 
