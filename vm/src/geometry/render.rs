@@ -677,8 +677,12 @@ pub(crate) fn texels_on_stage(xf: &Xform, size: [u32; 2], t: super::silhouette::
 
 /// A drawable's own colours (see [`Scene::own_colors`]).
 pub struct OwnColors<'a> {
-    ctx: Ctx<'a>,
-    me: usize,
+    /// The drawable's transform, silhouette, effects and skin size, fetched once: a stamp
+    /// reads them at every pixel, and the scene does not change during it.
+    xf: Xform,
+    sil: &'a Silhouette,
+    effects: &'a Effects,
+    size: [f64; 2],
     /// Texel colour → its colour under the drawable's effects, direct-mapped: a stamp reads
     /// every pixel of one costume under one effect, and costumes have few colours, so the
     /// colour transform (RGB → HSV → RGB per pixel) is done once per colour instead.
@@ -691,12 +695,12 @@ const MEMO: usize = 64;
 impl OwnColors<'_> {
     /// `sampleColor4b` of the drawable at a stage point, premultiplied.
     pub fn at(&mut self, x: f64, y: f64) -> [u8; 4] {
-        let [u, v] = self.ctx.local(self.me, x, y);
+        let e = self.effects;
+        let [u, v] = if e.enabled != 0 { self.xf.local_with_effects(x, y, e, self.size) } else { self.xf.local(x, y) };
         if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 {
             return [0; 4];
         }
-        let c = self.ctx.mip(self.me).silhouette.color_at_nearest(u, v);
-        let e = &self.ctx.d(self.me).effects;
+        let c = self.sil.color_at_nearest(u, v);
         if e.enabled == 0 || c[3] == 0 {
             return c;
         }
@@ -990,6 +994,8 @@ impl Scene {
         let mut ctx = Ctx::new(self);
         ctx.levels.clear();
         ctx.update_cpu(me);
-        OwnColors { ctx, me, memo: [None; MEMO] }
+        // Level 0 (no levels requested): the mip is settled, so its borrow lasts the scene's.
+        let (xf, d) = (ctx.xf(me), ctx.d(me));
+        OwnColors { xf, sil: &ctx.mip_of(me).silhouette, effects: &d.effects, size: d.skin.size(), memo: [None; MEMO] }
     }
 }
