@@ -202,14 +202,17 @@ fn timestep_activation() {
 /// input slots remembered for them, also after growth.
 #[test]
 fn merged_input_loading_equals_looking_each_node_up() {
-    let reference = |n: &Network, f: &Features| -> Vec<Option<f64>> {
-        n.nodes()
-            .iter()
-            .map(|node| match &node.kind {
-                NodeKind::Input { sprite, feature } => f.get(sprite, feature),
-                _ => None,
-            })
-            .collect()
+    // Every input node holds what looking its feature up gives.
+    let loaded_as_looked_up = |n: &Network, f: &Features, label: &str| {
+        for node in n.nodes() {
+            if let NodeKind::Input { sprite, feature } = &node.kind {
+                let want = f.get(sprite, feature);
+                assert_eq!(node.activated, want.is_some(), "{label}, node {}", node.id);
+                if let Some(v) = want {
+                    assert_eq!(node.node_value, v, "{label}, node {}", node.id);
+                }
+            }
+        }
     };
     let names = ["A", "AB", "B", "Ball", "BallClone1", "Stage", "Z"];
     let keys = ["X", "Y", "DISTBallX", "DIST#ff0000", "VARscore", "Size"];
@@ -246,15 +249,7 @@ fn merged_input_loading_equals_looking_each_node_up() {
         }
         let f = features(&pairs);
         n.set_up_inputs(&f);
-        let want = reference(&n, &f);
-        for (node, want) in n.nodes().iter().zip(&want) {
-            if matches!(node.kind, NodeKind::Input { .. }) {
-                assert_eq!(node.activated, want.is_some(), "case {case}, node {}", node.id);
-                if let Some(v) = want {
-                    assert_eq!(node.node_value, *v, "case {case}, node {}", node.id);
-                }
-            }
-        }
+        loaded_as_looked_up(&n, &f, &format!("case {case}"));
         let missing: Vec<(String, String)> = f
             .iter()
             .map(|(s, k, _)| (s.to_owned(), k.to_owned()))
@@ -283,15 +278,7 @@ fn merged_input_loading_equals_looking_each_node_up() {
             let mut g = f.clone();
             g.assign(f.layout(), &slots, &values);
             n.set_up_inputs(&g);
-            let want = reference(&n, &g);
-            for (node, want) in n.nodes().iter().zip(&want) {
-                if matches!(node.kind, NodeKind::Input { .. }) {
-                    assert_eq!(node.activated, want.is_some(), "case {case}, round {round}, node {}", node.id);
-                    if let Some(v) = want {
-                        assert_eq!(node.node_value, *v, "case {case}, round {round}, node {}", node.id);
-                    }
-                }
-            }
+            loaded_as_looked_up(&n, &g, &format!("case {case}, round {round}"));
         }
     }
 }
