@@ -49,22 +49,11 @@ impl Vm {
     /// declaration: within one VM, equal keys have equal names.
     pub fn numeric_variables(&self, id: TargetId, mut f: impl FnMut(u64, &str, f64)) {
         let Some(t) = self.st.target(id) else { return };
-        let def = self.prog.def(t.def);
-        for (s, v) in def.vars.iter().enumerate() {
-            if !v.is_list
-                && let Some(V::Num(n)) = t.vars.get(s)
-            {
-                f(u64::from(t.def) << 32 | s as u64, &v.name, n.get());
+        self.for_each_slot(id, false, |key, name, slot| {
+            if let Some(V::Num(n)) = t.vars.get(slot) {
+                f(key, name, n.get());
             }
-        }
-        for &(d, is_list, slot) in &t.dyn_vars {
-            if !is_list
-                && let Some(dv) = self.prog.dyn_vars.get(d as usize)
-                && let Some(V::Num(n)) = t.vars.get(slot as usize)
-            {
-                f(1 << 63 | u64::from(d), &dv.name, n.get());
-            }
-        }
+        });
     }
 
     /// Lists of a live target, `(name, length)`, in the same order.
@@ -131,18 +120,29 @@ impl Vm {
     }
 
     fn slots(&self, id: TargetId, lists: bool) -> Vec<(&str, usize)> {
-        let Some(t) = self.st.target(id) else { return Vec::new() };
+        let mut out = Vec::new();
+        self.for_each_slot(id, lists, |_, name, slot| out.push((name, slot)));
+        out
+    }
+
+    /// Calls `f(key, name, slot)` for each scalar variable (or, with `lists`, each list) of a
+    /// live target: declared ones in declaration order, then the ones created at run time.
+    /// `key` names the declaration (equal keys, equal names within one VM).
+    fn for_each_slot<'s>(&'s self, id: TargetId, lists: bool, mut f: impl FnMut(u64, &'s str, usize)) {
+        let Some(t) = self.st.target(id) else { return };
         let def = self.prog.def(t.def);
-        let mut out: Vec<(&str, usize)> =
-            def.vars.iter().enumerate().filter(|(_, v)| v.is_list == lists).map(|(s, v)| (&*v.name, s)).collect();
+        for (s, v) in def.vars.iter().enumerate() {
+            if v.is_list == lists {
+                f(u64::from(t.def) << 32 | s as u64, &v.name, s);
+            }
+        }
         for &(d, is_list, slot) in &t.dyn_vars {
             if is_list == lists
                 && let Some(dv) = self.prog.dyn_vars.get(d as usize)
             {
-                out.push((&*dv.name, slot as usize));
+                f(1 << 63 | u64::from(d), &dv.name, slot as usize);
             }
         }
-        out
     }
 
     fn slot_value(&self, id: TargetId, slot: usize) -> Value {

@@ -407,29 +407,27 @@ impl Network {
             }
         }
         let version = self.version;
-        let (plan, slots) = self.take_input_slots(inputs.layout());
-        let duplicates = plan.duplicate_inputs;
-        if !duplicates {
-            // Each present feature loads its node (every input node has its own feature).
-            for (node, &value) in slots.iter().zip(inputs.values()) {
-                if let Some(n) = node.and_then(|i| self.nodes.get_mut(i)) {
+        if self.plan().duplicate_inputs {
+            // Two nodes share a feature (only in hand-made files): load node by node.
+            for n in &mut self.nodes {
+                let value = match &n.kind {
+                    NodeKind::Input { sprite, feature } => inputs.get(sprite, feature),
+                    _ => None,
+                };
+                if let Some(value) = value {
                     load(n, value, version);
                 }
             }
-        }
-        self.keep_input_slots(plan, inputs.layout(), slots);
-        if !duplicates {
             return;
         }
-        for n in &mut self.nodes {
-            let value = match &n.kind {
-                NodeKind::Input { sprite, feature } => inputs.get(sprite, feature),
-                _ => None,
-            };
-            if let Some(value) = value {
+        // Each present feature loads its node (every input node has its own feature).
+        let (plan, slots) = self.take_input_slots(inputs.layout());
+        for (node, &value) in slots.iter().zip(inputs.values()) {
+            if let Some(n) = node.and_then(|i| self.nodes.get_mut(i)) {
                 load(n, value, version);
             }
         }
+        self.keep_input_slots(plan, inputs.layout(), slots);
     }
 
     /// Activates the network on `inputs`; `false` means a defect network (no path to an output).
