@@ -3,7 +3,7 @@
 //! coordinates, the rough AABB and the transformed hull points.
 
 use super::Rect;
-use super::effects::Effects;
+use super::effects::{Effects, bit};
 use crate::util::jsmath::{cos, sin};
 use crate::util::math::{f32r, js_round};
 
@@ -152,11 +152,41 @@ impl Xform {
         [u, v]
     }
 
+    /// Stage x-range of row `y` outside which [`Xform::local`] is surely outside the unit
+    /// square (so a stamp or colour read there sees nothing), `None` when all of the row is.
+    /// Conservative: the bounds are widened far beyond the single-precision rounding and the
+    /// snap to 0 that `local` applies, so only points that cannot be inside are excluded.
+    pub fn inside_span(&self, y: f64) -> Option<(f64, f64)> {
+        // Margin in texture units (local's errors are below 1e-6) and in stage pixels.
+        const M: f64 = 1e-3;
+        let i = &self.inv;
+        if !i.iter().all(|v| v.is_finite()) || !y.is_finite() {
+            return Some((f64::NEG_INFINITY, f64::INFINITY));
+        }
+        let (mut lo, mut hi) = (f64::NEG_INFINITY, f64::INFINITY);
+        // u = 0.5 − (x·i0 + y·i2 + i4) and v = (x·i1 + y·i3 + i5) + 0.5 are inside [0, 1]
+        // when their linear part x·k + c is inside [−0.5, 0.5].
+        for (k, c) in [(i[0], y * i[2] + i[4]), (i[1], y * i[3] + i[5])] {
+            let (a, b) = (-0.5 - M - c, 0.5 + M - c);
+            if k.abs() < 1e-12 {
+                if a > 0.0 || b < 0.0 {
+                    return None;
+                }
+                continue;
+            }
+            let (x0, x1) = if k > 0.0 { (a / k, b / k) } else { (b / k, a / k) };
+            lo = lo.max(x0 - 1.0);
+            hi = hi.min(x1 + 1.0);
+        }
+        if lo > hi { None } else { Some((lo, hi)) }
+    }
+
     /// `getLocalPosition` including the shape effects (applied only inside the texture).
     #[inline]
     pub fn local_with_effects(&self, x: f64, y: f64, effects: &Effects, skin_size: [f64; 2]) -> [f64; 2] {
         let p = self.local(x, y);
-        if effects.enabled != 0 && (0.0..1.0).contains(&p[0]) && (0.0..1.0).contains(&p[1]) {
+        // Only the shape effects move points (colour, brightness and ghost leave them).
+        if effects.enabled & bit::SHAPE != 0 && (0.0..1.0).contains(&p[0]) && (0.0..1.0).contains(&p[1]) {
             effects.transform_point(p, skin_size)
         } else {
             p
@@ -230,6 +260,41 @@ mod tests {
             let moved = Xform::new(&p, size, centre).moved_to(&q);
             assert_eq!(moved, Xform::new(&q, size, centre));
         }
+    }
+
+    /// Every pixel centre whose local position is inside the texture lies in the row's span,
+    /// for turned, flipped, tiny, huge and right-angled transforms (a stamp skips the rest).
+    #[test]
+    fn inside_spans_hold_every_pixel_inside_the_texture() {
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let (mut inside, mut skipped) = (0u64, 0u64);
+        for n in 0..400 {
+            let style = if n % 5 == 0 { RotationStyle::LeftRight } else { RotationStyle::AllAround };
+            let dir = if n % 4 == 0 { (next() * 4.0).floor() * 90.0 } else { next() * 360.0 - 180.0 };
+            let size = [0.5, 3.0, 100.0, 250.0, 2000.0][n % 5] * (0.5 + next());
+            let p = Placement::from_target(next() * 600.0 - 300.0, next() * 400.0 - 200.0, dir, size, style);
+            let (skin, centre) = ([next() * 90.0 + 1.0, next() * 70.0 + 1.0], [next() * 50.0, next() * 40.0]);
+            let xf = Xform::new(&p, skin, centre);
+            for row in 0..360 {
+                let y = 179.5 - row as f64;
+                let span = xf.inside_span(y);
+                for col in 0..480 {
+                    let x = col as f64 - 239.5;
+                    let [u, v] = xf.local(x, y);
+                    let is_in = (0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&v);
+                    let in_span = span.is_some_and(|(lo, hi)| x >= lo && x <= hi);
+                    assert!(!is_in || in_span, "{n}: ({x}, {y}) inside at ({u}, {v}), span {span:?}");
+                    inside += u64::from(is_in);
+                    skipped += u64::from(!in_span);
+                }
+            }
+        }
+        // The spans do exclude something (most of the stage for most transforms).
+        assert!(inside > 100_000 && skipped > 40_000_000, "{inside} {skipped}");
     }
 
     #[test]

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use super::cost;
-use super::render::Scene;
+use super::render::{ColorMemo, Scene};
 use super::skin::Skin;
 
 /// Pen layer width in pixels.
@@ -32,6 +32,8 @@ pub struct PenLayer {
     ink: PenChanges,
     /// Pixels visited by drawing so far (work done, for the run's work count).
     work: u64,
+    /// The last stamp's colour memo (see [`ColorMemo`]).
+    memo: ColorMemo,
 }
 
 /// Which pen pixels changed: nothing, a box of pixels (columns `c0..=c1`, rows `r0..=r1`, row 0
@@ -97,6 +99,7 @@ impl Default for PenLayer {
             changes: PenChanges::None,
             ink: PenChanges::None,
             work: 0,
+            memo: ColorMemo::default(),
         }
     }
 }
@@ -303,12 +306,81 @@ impl PenLayer {
         let Some(b) = scene.stamp_bounds(index) else {
             return;
         };
-        let mut own = scene.own_colors(index);
+        self.work += cost::STAMP_PIXEL * ((b.right - b.left).max(0.0) * (b.top - b.bottom).max(0.0)) as u64;
+        // The renderer's pixel centres are the box's integer corners plus a half: the box is
+        // snapped to integers and clamped to the stage, so pixel (col, row) is at x = col − 239.5,
+        // y = 179.5 − row exactly, and columns and rows are found without rounding each pixel.
         let half_w = PEN_WIDTH as f64 / 2.0;
         let half_h = PEN_HEIGHT as f64 / 2.0;
+        // A box with NaN (a non-finite transform) covers no pixel centre.
+        if [b.left, b.right, b.bottom, b.top].iter().any(|v| !v.is_finite() || v.fract() != 0.0) {
+            return;
+        }
+        let (c0, c1) = ((b.left + half_w).max(0.0), (b.right + half_w).min(PEN_WIDTH as f64));
+        let (r0, r1) = ((half_h - b.top).max(0.0), (half_h - b.bottom).min(PEN_HEIGHT as f64));
+        if !(c0 < c1 && r0 < r1) {
+            return;
+        }
+        let mut own = scene.own_colors_with(index, std::mem::take(&mut self.memo));
         let mut any = false;
+        for row in r0 as u32..r1 as u32 {
+            let y = half_h - 0.5 - row as f64;
+            // Pixels where the costume cannot be are not sampled (most of a turned sprite's box).
+            let Some((lo, hi)) = own.inside_span(y) else {
+                continue;
+            };
+            let first = (lo + half_w - 0.5).ceil().max(c0);
+            let last = (hi + half_w - 0.5).floor().min(c1 - 1.0);
+            if first > last {
+                continue;
+            }
+            let (mut drawn0, mut drawn1) = (u32::MAX, 0);
+            for col in first as u32..=last as u32 {
+                let x = col as f64 - (half_w - 0.5);
+                let c = own.at(x, y);
+                if c[3] == 0 {
+                    continue;
+                }
+                let o = ((row * PEN_WIDTH + col) * 4) as usize;
+                if c[3] == 255 {
+                    // An opaque source replaces the pixel: what `blend` computes then (see
+                    // the test `opaque_stamp_pixels_replace`), without its arithmetic.
+                    if let Some(p) = self.pixels.get_mut(o..o + 4) {
+                        p.copy_from_slice(&c);
+                    }
+                } else {
+                    let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
+                    self.blend(col, row, src);
+                }
+                drawn0 = drawn0.min(col);
+                drawn1 = col;
+            }
+            if drawn0 <= drawn1 {
+                let (d0, d1, r) = (i64::from(drawn0), i64::from(drawn1), i64::from(row));
+                self.changes.add(d0, d1, r, r);
+                self.ink.add(d0, d1, r, r);
+                any = true;
+            }
+        }
+        self.memo = own.into_memo();
+        if any {
+            self.dirty = true;
+            self.skin = None;
+        }
+    }
+}
+
+#[cfg(test)]
+impl PenLayer {
+    /// [`PenLayer::stamp`] pixel by pixel over the whole box, as the renderer draws it: the
+    /// reference the stamp's spans and row bookkeeping are checked against.
+    pub(crate) fn stamp_reference(&mut self, scene: &Scene, index: usize) {
+        let Some(b) = scene.stamp_bounds(index) else {
+            return;
+        };
+        let mut own = scene.own_colors(index);
+        let (half_w, half_h) = (PEN_WIDTH as f64 / 2.0, PEN_HEIGHT as f64 / 2.0);
         let mut y = b.top - 0.5;
-        self.work += cost::STAMP_PIXEL * ((b.right - b.left).max(0.0) * (b.top - b.bottom).max(0.0)) as u64;
         while y > b.bottom {
             let row = (half_h - y - 0.5).round() as i64;
             let mut x = b.left + 0.5;
@@ -316,32 +388,21 @@ impl PenLayer {
                 let col = (x + half_w - 0.5).round() as i64;
                 if (0..PEN_WIDTH as i64).contains(&col) && (0..PEN_HEIGHT as i64).contains(&row) {
                     let c = own.at(x, y);
-                    if c[3] == 255 {
-                        // An opaque source replaces the pixel: what `blend` computes then (see
-                        // the test `opaque_stamp_pixels_replace`), without its arithmetic.
-                        let o = ((row as u32 * PEN_WIDTH + col as u32) * 4) as usize;
-                        if let Some(p) = self.pixels.get_mut(o..o + 4) {
-                            p.copy_from_slice(&c);
-                        }
-                        self.changes.add(col, col, row, row);
-                        self.ink.add(col, col, row, row);
-                        any = true;
-                    } else if c[3] > 0 {
+                    if c[3] > 0 {
                         let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
                         self.blend(col as u32, row as u32, src);
                         self.changes.add(col, col, row, row);
-                        self.ink.add(col, col, row, row);
-                        any = true;
                     }
                 }
                 x += 1.0;
             }
             y -= 1.0;
         }
-        if any {
-            self.dirty = true;
-            self.skin = None;
-        }
+    }
+
+    /// The layer's RGBA bytes.
+    pub(crate) fn rgba(&self) -> &[u8] {
+        &self.pixels
     }
 }
 

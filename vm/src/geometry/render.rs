@@ -683,16 +683,42 @@ pub struct OwnColors<'a> {
     sil: &'a Silhouette,
     effects: &'a Effects,
     size: [f64; 2],
-    /// Texel colour → its colour under the drawable's effects, direct-mapped: a stamp reads
-    /// every pixel of one costume under one effect, and costumes have few colours, so the
-    /// colour transform (RGB → HSV → RGB per pixel) is done once per colour instead.
-    memo: [Option<([u8; 4], [u8; 4])>; MEMO],
+    /// Texel colour → its colour under the drawable's effects (see [`ColorMemo`]).
+    memo: ColorMemo,
 }
 
-/// Entries of [`OwnColors`]' memo.
-const MEMO: usize = 64;
+/// Texel colour → its colour under one set of effects, direct-mapped: a stamp reads every
+/// pixel of one costume under one effect, and costumes have few colours, so the colour
+/// transform (RGB → HSV → RGB per pixel) is done once per colour instead. Kept between stamps
+/// (see [`Scene::own_colors_with`]): a sprite stamping its costume again and again under the
+/// same effect (a flower's petals) transforms each colour once.
+#[derive(Debug, Clone, Default)]
+pub struct ColorMemo {
+    /// The effects the entries were computed under.
+    effects: Option<Effects>,
+    slots: Vec<Option<([u8; 4], [u8; 4])>>,
+}
+
+/// Entries of a [`ColorMemo`].
+const MEMO: usize = 256;
+
+impl ColorMemo {
+    /// Forgets every entry unless they were computed under `effects`.
+    fn keep_for(&mut self, effects: &Effects) {
+        if self.effects != Some(*effects) || self.slots.len() != MEMO {
+            self.slots.clear();
+            self.slots.resize(MEMO, None);
+            self.effects = Some(*effects);
+        }
+    }
+}
 
 impl OwnColors<'_> {
+    /// See [`Xform::inside_span`]: outside it, [`OwnColors::at`] is transparent.
+    pub fn inside_span(&self, y: f64) -> Option<(f64, f64)> {
+        self.xf.inside_span(y)
+    }
+
     /// `sampleColor4b` of the drawable at a stage point, premultiplied.
     pub fn at(&mut self, x: f64, y: f64) -> [u8; 4] {
         let e = self.effects;
@@ -705,14 +731,21 @@ impl OwnColors<'_> {
             return c;
         }
         let slot = (usize::from(c[0]) * 7 + usize::from(c[1]) * 13 + usize::from(c[2]) * 31 + usize::from(c[3])) % MEMO;
-        match self.memo[slot] {
-            Some((k, out)) if k == c => out,
+        match self.memo.slots.get(slot) {
+            Some(Some((k, out))) if *k == c => *out,
             _ => {
                 let out = e.transform_color(c, !0);
-                self.memo[slot] = Some((c, out));
+                if let Some(s) = self.memo.slots.get_mut(slot) {
+                    *s = Some((c, out));
+                }
                 out
             }
         }
+    }
+
+    /// The memo, to be given to the next [`Scene::own_colors_with`].
+    pub fn into_memo(self) -> ColorMemo {
+        self.memo
     }
 }
 
@@ -991,11 +1024,18 @@ impl Scene {
     /// MIP is the one for the drawable's scale whatever the floors: a stamp draws the texture
     /// `getTexture(scale)` returns, not the silhouette.
     pub fn own_colors(&self, me: usize) -> OwnColors<'_> {
+        self.own_colors_with(me, ColorMemo::default())
+    }
+
+    /// [`Scene::own_colors`] with the colour memo of an earlier one (its entries are kept when
+    /// the effects are the same).
+    pub fn own_colors_with(&self, me: usize, mut memo: ColorMemo) -> OwnColors<'_> {
         let mut ctx = Ctx::new(self);
         ctx.levels.clear();
         ctx.update_cpu(me);
         // Level 0 (no levels requested): the mip is settled, so its borrow lasts the scene's.
         let (xf, d) = (ctx.xf(me), ctx.d(me));
-        OwnColors { xf, sil: &ctx.mip_of(me).silhouette, effects: &d.effects, size: d.skin.size(), memo: [None; MEMO] }
+        memo.keep_for(&d.effects);
+        OwnColors { xf, sil: &ctx.mip_of(me).silhouette, effects: &d.effects, size: d.skin.size(), memo }
     }
 }

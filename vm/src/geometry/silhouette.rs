@@ -1,6 +1,8 @@
 //! A skin's pixels as scratch-render's `Silhouette` holds them: RGBA8 rows,
 //! top row first, sampled with texture coordinates in [0, 1].
 
+use std::sync::LazyLock;
+
 use crate::util::math::{floor_i64, u8_clamp};
 
 /// Pixels of one costume rendition (one bitmap, one SVG MIP level or the pen layer).
@@ -103,6 +105,7 @@ impl Silhouette {
     }
 
     /// `Silhouette.colorAtNearest`: premultiplied RGBA of the nearest pixel (edge-clamped).
+    #[inline]
     pub fn color_at_nearest(&self, u: f64, v: f64) -> [u8; 4] {
         if self.rgba.is_empty() {
             return [0; 4];
@@ -132,12 +135,27 @@ impl Silhouette {
             255 => [p[0], p[1], p[2], 255],
             0 => [0; 4],
             alpha => {
-                let a = alpha as f64 / 255.0;
-                [u8_clamp(p[0] as f64 * a), u8_clamp(p[1] as f64 * a), u8_clamp(p[2] as f64 * a), alpha]
+                let row = &PREMULTIPLY[usize::from(alpha)];
+                [row[usize::from(p[0])], row[usize::from(p[1])], row[usize::from(p[2])], alpha]
             }
         }
     }
 }
+
+/// `PREMULTIPLY[a][c]`: channel `c` of a straight-alpha texel with alpha `a`, premultiplied
+/// (`c · a / 255`, clamped and rounded as a `Uint8ClampedArray` store). Tabulated (64 KB, built
+/// once) because stamps and colour searches premultiply the soft edges of a costume at every
+/// pixel they read, and the same few values over and over.
+static PREMULTIPLY: LazyLock<Box<[[u8; 256]; 256]>> = LazyLock::new(|| {
+    let mut t = Box::new([[0u8; 256]; 256]);
+    for (alpha, row) in t.iter_mut().enumerate() {
+        let a = alpha as f64 / 255.0;
+        for (c, out) in row.iter_mut().enumerate() {
+            *out = u8_clamp(c as f64 * a);
+        }
+    }
+    t
+});
 
 /// The key of a colour at the precision colour queries compare at (5/5/4 bits of red,
 /// green, blue, as scratch-render's `colorMatches` and Whisker's colour search).
@@ -308,6 +326,20 @@ mod tests {
             rgba[o..o + 4].copy_from_slice(&[255, 0, 0, 255]);
         }
         Silhouette::from_rgba(w, h, rgba)
+    }
+
+    /// Straight-alpha texels read premultiplied as `c · a / 255` rounded half to even, for
+    /// every channel value and alpha (the table is indexed alpha first).
+    #[test]
+    fn texels_premultiply_every_channel_and_alpha() {
+        for a in 0..=255u8 {
+            let rgba: Vec<u8> = (0..=255u8).flat_map(|c| [c, 255 - c, c / 3, a]).collect();
+            let s = Silhouette::from_rgba(256, 1, rgba);
+            for c in 0..=255u8 {
+                let f = |v: u8| if a == 0 { 0 } else { (v as f64 * a as f64 / 255.0).round_ties_even() as u8 };
+                assert_eq!(s.color_at(c as usize, 0), [f(c), f(255 - c), f(c / 3), a], "c {c} a {a}");
+            }
+        }
     }
 
     #[test]
