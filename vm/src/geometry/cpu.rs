@@ -930,9 +930,9 @@ impl Geometry for CpuGeometry {
             return None;
         }
         // Only where some drawable can show the colour (the same answer, fewer samples).
-        let boxes = samples.match_boxes(rgb);
+        let areas = samples.match_areas(rgb);
         let (found, sampled) =
-            distance::radial_find_color_in(start, resolution, max_radius, rgb, boxes.as_deref(), |x, y| {
+            distance::radial_find_color_among(start, resolution, max_radius, rgb, areas.as_deref(), |x, y| {
                 samples.sample(x, y)
             });
         self.work += super::cost::sample_walk(self.scene.drawables.len()) * sampled;

@@ -4,10 +4,11 @@
 //! nearest stage edge, and a breadth-first colour search on a sample grid for colours.
 
 use super::Rect;
+use super::key_cells::KeyCells;
 use super::render::{STAGE_HEIGHT, STAGE_WIDTH, Scene};
 use super::silhouette::colors_match;
 use crate::util::math::hypot;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Whisker's `touching edge` distance: the smallest distance of the sprite's centre to a stage edge.
 pub fn edge_distance(x: f64, y: f64) -> f64 {
@@ -136,6 +137,33 @@ pub fn radial_find_color_in(
     max_radius: f64,
     color: [u8; 3],
     boxes: Option<&[Rect]>,
+    sample: impl FnMut(f64, f64) -> [u8; 3],
+) -> (Option<(f64, f64)>, u64) {
+    let areas: Option<Vec<MatchArea>> = boxes.map(|b| b.iter().map(|&rect| MatchArea { rect, cells: None }).collect());
+    radial_find_color_among(start, resolution, max_radius, color, areas.as_deref(), sample)
+}
+
+/// A stage box outside which one drawable cannot make a composite show a searched colour,
+/// and, when known, the cells inside it where it can (see
+/// [`ColorSampler::match_areas`](super::render::ColorSampler::match_areas)).
+#[derive(Debug, Clone)]
+pub struct MatchArea {
+    /// The box.
+    pub rect: Rect,
+    /// Where in the box the drawable can show the colour (`None`: anywhere in it).
+    pub cells: Option<Arc<KeyCells>>,
+}
+
+/// [`radial_find_color_in`] with the drawables' [`MatchArea`]s: a point inside boxes only at
+/// cells where their drawables cannot show the colour is not sampled, but counted in the work
+/// as [`radial_find_color_in`] counts it (the points inside some box), so that the work of a
+/// search does not depend on which cells are known.
+pub fn radial_find_color_among(
+    start: (f64, f64),
+    resolution: f64,
+    max_radius: f64,
+    color: [u8; 3],
+    boxes: Option<&[MatchArea]>,
     mut sample: impl FnMut(f64, f64) -> [u8; 3],
 ) -> (Option<(f64, f64)>, u64) {
     let mut sampled = 0u64;
@@ -143,18 +171,19 @@ pub fn radial_find_color_in(
         return (None, 0);
     }
     // Each box clipped to the stage (only points on it are accepted), with the range of
-    // distances from `start` of its points; empty ones dropped.
-    let areas: Option<Vec<(Rect, f64, f64)>> = boxes.map(|boxes| {
+    // distances from `start` of its points and its cells; empty ones dropped.
+    type Area<'c> = (Rect, f64, f64, Option<&'c KeyCells>);
+    let areas: Option<Vec<Area>> = boxes.map(|boxes| {
         boxes
             .iter()
-            .map(|b| b.intersect(&Rect::new(-240.0, 240.0, -180.0, 180.0)))
-            .filter(|b| b.left <= b.right && b.bottom <= b.top)
-            .map(|b| {
+            .map(|a| (a.rect.intersect(&Rect::new(-240.0, 240.0, -180.0, 180.0)), a.cells.as_deref()))
+            .filter(|(b, _)| b.left <= b.right && b.bottom <= b.top)
+            .map(|(b, cells)| {
                 let dx = (b.left - start.0).max(start.0 - b.right).max(0.0);
                 let dy = (b.bottom - start.1).max(start.1 - b.top).max(0.0);
                 let fx = (start.0 - b.left).abs().max((start.0 - b.right).abs());
                 let fy = (start.1 - b.bottom).abs().max((start.1 - b.top).abs());
-                (b, dx.hypot(dy), fx.hypot(fy))
+                (b, dx.hypot(dy), fx.hypot(fy), cells)
             })
             .collect()
     });
@@ -167,7 +196,7 @@ pub fn radial_find_color_in(
     });
     // Beyond the farthest stage corner every point is off the stage: nothing can be found.
     let reach = (start.0.abs() + 240.0).hypot(start.1.abs() + 180.0);
-    let mut active: Vec<Rect> = Vec::new();
+    let mut active: Vec<(Rect, Option<&KeyCells>)> = Vec::new();
     let mut radius = 1.0;
     while radius < max_radius && radius <= reach {
         if let Some(areas) = &areas {
@@ -175,7 +204,7 @@ pub fn radial_find_color_in(
             // (relative 1e-15): the slack is far wider.
             let slack = 1e-9 * (1.0 + radius + start.0.abs() + start.1.abs());
             active.clear();
-            active.extend(areas.iter().filter(|a| a.1 - slack <= radius && radius <= a.2 + slack).map(|a| a.0));
+            active.extend(areas.iter().filter(|a| a.1 - slack <= radius && radius <= a.2 + slack).map(|a| (a.0, a.3)));
             if active.is_empty() {
                 radius += resolution;
                 continue;
@@ -185,13 +214,30 @@ pub fn radial_find_color_in(
             let (x, y) = (start.0 + radius * c, start.1 + radius * s);
             // Whisker samples every point but only accepts one on the stage: sampling the
             // others cannot change the answer.
-            if x.abs() < 240.0
-                && y.abs() < 180.0
-                && (areas.is_none()
-                    || active.iter().any(|b| x >= b.left && x <= b.right && y >= b.bottom && y <= b.top))
-            {
+            if x.abs() >= 240.0 || y.abs() >= 180.0 {
+                continue;
+            }
+            // Counted when inside some box; sampled when some drawable whose box holds the
+            // point may show the colour there.
+            let (counted, may_match) = if areas.is_none() {
+                (true, true)
+            } else {
+                let mut counted = false;
+                let mut may_match = false;
+                for (b, cells) in &active {
+                    if x >= b.left && x <= b.right && y >= b.bottom && y <= b.top {
+                        counted = true;
+                        if cells.is_none_or(|c| c.may_show(x, y)) {
+                            may_match = true;
+                            break;
+                        }
+                    }
+                }
+                (counted, may_match)
+            };
+            if counted {
                 sampled += 1;
-                if colors_match(color, sample(x, y)) {
+                if may_match && colors_match(color, sample(x, y)) {
                     return (Some((x, y)), sampled);
                 }
             }

@@ -30,6 +30,7 @@ pub mod distance;
 pub mod drawable;
 pub mod effects;
 pub mod hull;
+pub mod key_cells;
 pub mod pen;
 pub mod query;
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::geometry::distance::{radial_find_color, radial_find_color_in};
+use crate::geometry::distance::{radial_find_color, radial_find_color_among, radial_find_color_in};
 use crate::geometry::drawable::{Placement, RotationStyle};
 use crate::geometry::effects::Effects;
 use crate::geometry::query::clamp_size;
@@ -75,6 +75,18 @@ fn colours(scene: &Scene, rng: &mut SplitMix64) -> Vec<[u8; 3]> {
     out
 }
 
+thread_local! {
+    /// Over a test's searches with cells: areas that had cells, points counted, points sampled.
+    static CELLED: std::cell::RefCell<(u64, u64, u64)> = const { std::cell::RefCell::new((0, 0, 0)) };
+}
+
+/// The cells used and the points they spared (see [`CELLED`]), checked to be some.
+fn assert_cells_spared_samples(label: &str) {
+    let (areas, counted, sampled) = CELLED.with(|k| *k.borrow());
+    eprintln!("{label}: {areas} areas with cells; {counted} points counted, {sampled} sampled");
+    assert!(areas > 0 && sampled < counted, "{label}: cells were used and spared samples");
+}
+
 /// Compares the pruned and plain searches on `scene`; returns (queries, plain samples, pruned samples).
 fn check_scene(scene: &Scene, rng: &mut SplitMix64, label: &str) -> (u64, u64, u64) {
     let (mut queries, mut plain_work, mut pruned_work) = (0, 0, 0);
@@ -105,6 +117,32 @@ fn check_scene(scene: &Scene, rng: &mut SplitMix64, label: &str) -> (u64, u64, u
                  pruned {got:?}, plain {want:?}, boxes {boxes:?}"
             );
             assert!(w1 <= w0, "{label}: the pruned search samples no more points");
+            // With the cells of every large drawable (asked for until they are built): the same
+            // answer and the same work, fewer points sampled.
+            let mut celled = scene.color_sampler(exclude);
+            let mut areas = None;
+            for _ in 0..4 {
+                areas = celled.match_areas(c);
+            }
+            let mut visited = 0u64;
+            let (got_cells, w2) =
+                radial_find_color_among(start, resolution, max_radius, c, areas.as_deref(), |x, y| {
+                    visited += 1;
+                    celled.sample(x, y)
+                });
+            assert_eq!(
+                got_cells.map(|(x, y)| (x.to_bits(), y.to_bits())),
+                want.map(|(x, y)| (x.to_bits(), y.to_bits())),
+                "{label}: start {start:?} colour {c:?} exclude {exclude:?} res {resolution} max {max_radius}: \
+                 with cells {got_cells:?}, plain {want:?}"
+            );
+            assert_eq!(w2, w1, "{label}: cells change which points are sampled, not the work");
+            CELLED.with(|k| {
+                let mut k = k.borrow_mut();
+                k.0 += areas.iter().flatten().filter(|a| a.cells.is_some()).count() as u64;
+                k.1 += w1;
+                k.2 += visited;
+            });
             queries += 1;
             plain_work += w0;
             pruned_work += w1;
@@ -180,6 +218,9 @@ fn pruned_radial_search_equals_the_plain_one_on_real_projects() {
         checked += 1;
     }
     eprintln!("{checked} projects, {queries} searches: {plain} points sampled plainly, {pruned} pruned");
+    if checked > 0 {
+        assert_cells_spared_samples("real projects");
+    }
 }
 
 /// Synthetic scenes: binary and soft-edged bitmaps (some one texel wide or high), SVGs, and
@@ -234,4 +275,5 @@ fn pruned_radial_search_equals_the_plain_one_on_random_scenes() {
         let scene = Scene::new(drawables);
         check_scene(&scene, &mut rng, &format!("random scene {scene_no}"));
     }
+    assert_cells_spared_samples("random scenes");
 }

@@ -12,6 +12,7 @@
 use std::sync::Arc;
 
 use super::Rect;
+use super::distance::MatchArea;
 use super::drawable::{Placement, Xform};
 use super::effects::{Effects, bit};
 use super::hull;
@@ -610,7 +611,33 @@ impl<'a> ColorSampler<'a> {
         }
         Some(out)
     }
+
+    /// [`ColorSampler::match_boxes`], each box with the cells inside it where its drawable can
+    /// show `color` when they are known (large drawables without effects that stay put, such
+    /// as backdrops: see [`Mip::key_cells`]). Exact as the boxes are: outside every box, or
+    /// inside boxes only at cells their drawables cannot show the colour at, no point
+    /// samples a colour matching `color`.
+    pub fn match_areas(&mut self, color: [u8; 3]) -> Option<Vec<MatchArea>> {
+        if colors_match(color, BACKGROUND) {
+            return None;
+        }
+        let key = color_key(color);
+        let mut out = Vec::new();
+        for (&i, l) in self.ids.iter().zip(&self.layers) {
+            let mip = self.ctx.mip(i);
+            if let Some(rect) = match_box(l.effects.enabled, &l.xf, mip, l.sbox, key) {
+                let big = rect.width() * rect.height() >= KEY_CELLS_MIN_AREA;
+                let cells = if l.effects.enabled == 0 && big { mip.key_cells(&l.xf, key) } else { None };
+                out.push(MatchArea { rect, cells });
+            }
+        }
+        Some(out)
+    }
 }
+
+/// Drawables whose match box is smaller than this (in square stage pixels) get no
+/// [`KeyCells`]: a search samples few of their points anyway.
+const KEY_CELLS_MIN_AREA: f64 = 64.0 * 64.0;
 
 /// One drawable's share of [`ColorSampler::match_boxes`]: the stage box outside which it
 /// cannot make a composite show colour `key` (`None`: nowhere). `effects` are its enabled
@@ -619,10 +646,10 @@ pub(crate) fn match_box(effects: u32, xf: &Xform, mip: &Mip, whole: Rect, key: u
     if effects != 0 || !xf.m.iter().chain(&xf.inv).all(|v| v.is_finite()) {
         return Some(whole);
     }
-    let Some(texels) = mip.texel_boxes() else {
+    let Some(t) = mip.texel_box_for_key(key) else {
         return Some(whole);
     };
-    let t = texels.for_key(key)?;
+    let t = t?;
     let s = &mip.silhouette;
     // Outside `whole` the drawable is skipped anyway.
     Some(texels_on_stage(xf, [s.width(), s.height()], t).intersect(&whole))

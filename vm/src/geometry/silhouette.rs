@@ -265,6 +265,16 @@ pub struct TexelBoxes {
     keys: Vec<(u16, TexelBox)>,
 }
 
+/// What one texel adds to a composite (see [`TexelBoxes`]).
+enum TexelKey {
+    /// Nothing (transparent and colourless).
+    Nothing,
+    /// Its colour, with this key, hiding everything below.
+    Opaque(usize),
+    /// Its premultiplied colour, with this key, over what is below.
+    Blending(usize),
+}
+
 /// The channels of a [`color_key`] (5, 5 and 4 bits).
 fn key_channels(key: usize) -> [usize; 3] {
     [key >> 9 & 31, key >> 4 & 31, key & 15]
@@ -286,25 +296,42 @@ impl TexelBoxes {
 }
 
 impl Silhouette {
+    /// What texel (x, y) (inside the texture) adds to a composite, as [`TexelBoxes`] classes it.
+    #[inline]
+    fn texel_key(&self, x: u32, y: u32) -> TexelKey {
+        let i = y as usize * self.width as usize + x as usize;
+        let Some(p) = self.rgba.get(i * 4..i * 4 + 4) else { return TexelKey::Nothing };
+        match p[3] {
+            255 => TexelKey::Opaque(color_key([p[0], p[1], p[2]])),
+            0 if !self.premultiplied || p[..3] == [0, 0, 0] => TexelKey::Nothing,
+            _ => {
+                let c = self.color_at_index(i);
+                TexelKey::Blending(color_key([c[0], c[1], c[2]]))
+            }
+        }
+    }
+
+    /// Whether texel (x, y) can make a composite show colour key `key` (see [`TexelBoxes`]).
+    pub fn may_show_key(&self, x: u32, y: u32, key: usize) -> bool {
+        match self.texel_key(x, y) {
+            TexelKey::Opaque(k) => k == key,
+            TexelKey::Blending(k) => key_channels(k).iter().zip(&key_channels(key)).all(|(have, want)| have <= want),
+            TexelKey::Nothing => false,
+        }
+    }
+
     /// The [`TexelBoxes`] of this silhouette (one pass over its pixels).
     pub fn texel_boxes(&self) -> TexelBoxes {
-        let w = self.width as usize;
         // Per key, the box of its opaque texels and of its blending ones (x0 > x1: none yet).
         let empty = TexelBox { x0: u32::MAX, y0: u32::MAX, x1: 0, y1: 0 };
         let mut per_key = vec![empty; 1 << 15];
         let mut blending = vec![empty; 1 << 15];
-        if w > 0 {
-            for (y, row) in self.rgba.chunks_exact(w * 4).enumerate() {
-                for (x, p) in row.chunks_exact(4).enumerate() {
-                    let (xu, yu) = (x as u32, y as u32);
-                    match p[3] {
-                        255 => per_key[color_key([p[0], p[1], p[2]])].add(xu, yu),
-                        0 if !self.premultiplied || p[..3] == [0, 0, 0] => {}
-                        _ => {
-                            let c = self.color_at_index(y * w + x);
-                            blending[color_key([c[0], c[1], c[2]])].add(xu, yu);
-                        }
-                    }
+        for y in 0..self.height {
+            for x in 0..self.width {
+                match self.texel_key(x, y) {
+                    TexelKey::Opaque(k) => per_key[k].add(x, y),
+                    TexelKey::Blending(k) => blending[k].add(x, y),
+                    TexelKey::Nothing => {}
                 }
             }
         }

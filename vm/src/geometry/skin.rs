@@ -10,12 +10,13 @@
 //! *approximate* skin: an opaque box sized from its rotation centre (see
 //! [`Skin::approximate`]), and the project's geometry is flagged approximate.
 
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use super::drawable::Xform;
 use super::hull;
+use super::key_cells::KeyCells;
 use super::render::Sampling;
-use super::silhouette::{Palette, Silhouette, TexelBoxes};
+use super::silhouette::{Palette, Silhouette, TexelBox, TexelBoxes};
 use super::svg::{SvgImage, svg_rotation_center};
 use crate::project::{Costume, Project};
 use crate::util::jsmath::log2;
@@ -41,7 +42,25 @@ pub struct Mip {
     texel_boxes: OnceLock<Option<TexelBoxes>>,
     planes: OnceLock<Planes>,
     backdrop: OnceLock<Backdrop>,
+    key_cells: Mutex<KeyCellsCache>,
 }
+
+/// [`Mip::key_cells`]' memory: the cells built per transform and key, and how many requests in
+/// a row came with the same transform.
+#[derive(Debug, Default)]
+struct KeyCellsCache {
+    last: Option<[u64; 12]>,
+    streak: u32,
+    built: Vec<([u64; 12], usize, Option<Arc<KeyCells>>)>,
+    /// [`TexelBoxes::for_key`] of the keys asked for last (a union over the blending keys).
+    boxes: Vec<(usize, Option<TexelBox>)>,
+}
+
+/// Requests with one transform before its cells are built: a backdrop's transform stays, a
+/// moving sprite's changes before a build (a pass over its texels) could pay off.
+const KEY_CELLS_STREAK: u32 = 4;
+/// Transform-and-key pairs whose cells a rendition keeps.
+const KEY_CELLS_KEPT: usize = 8;
 
 /// A rendition's colours at every stage pixel (`sampleColor4b` before colour effects) when it
 /// is drawn with one fixed transform: a backdrop never moves, so colour sensing reads its
@@ -63,7 +82,52 @@ impl Mip {
             texel_boxes: OnceLock::new(),
             planes: OnceLock::new(),
             backdrop: OnceLock::new(),
+            key_cells: Mutex::default(),
         }
+    }
+
+    /// [`TexelBoxes::for_key`] of this rendition's [`Mip::texel_boxes`], remembered for the
+    /// last few keys (colour searches ask for the same ones at every step); `None` when the
+    /// texel boxes are not kept (the pen layer).
+    pub fn texel_box_for_key(&self, key: usize) -> Option<Option<TexelBox>> {
+        let texels = self.texel_boxes()?;
+        let mut c = self.key_cells.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, b)) = c.boxes.iter().find(|e| e.0 == key) {
+            return Some(b);
+        }
+        let b = texels.for_key(key);
+        if c.boxes.len() >= KEY_CELLS_KEPT {
+            c.boxes.remove(0);
+        }
+        c.boxes.push((key, b));
+        Some(b)
+    }
+
+    /// Where this rendition drawn with transform `xf` can show colour key `key`, to the cell
+    /// (see [`KeyCells`]); `None` when not known: for the pen layer (new pixels at every
+    /// change), for a transform not yet asked for [`KEY_CELLS_STREAK`] times in a row, and when
+    /// the colour is too common for cells to help. Kept per transform and key.
+    pub fn key_cells(&self, xf: &Xform, key: usize) -> Option<Arc<KeyCells>> {
+        if self.silhouette.premultiplied() {
+            return None;
+        }
+        let t = backdrop_key(xf);
+        // The cache holds no invariant a panic elsewhere could break: a poisoned lock is used.
+        let mut c = self.key_cells.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(e) = c.built.iter().find(|e| e.0 == t && e.1 == key) {
+            return e.2.clone();
+        }
+        c.streak = if c.last == Some(t) { c.streak.saturating_add(1) } else { 1 };
+        c.last = Some(t);
+        if c.streak < KEY_CELLS_STREAK {
+            return None;
+        }
+        let cells = KeyCells::build(xf, &self.silhouette, key).map(Arc::new);
+        if c.built.len() >= KEY_CELLS_KEPT {
+            c.built.remove(0);
+        }
+        c.built.push((t, key, cells.clone()));
+        cells
     }
 
     /// This rendition's colours at every stage pixel when drawn with transform `xf`, built by
