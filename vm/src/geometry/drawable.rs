@@ -266,11 +266,8 @@ mod tests {
     /// for turned, flipped, tiny, huge and right-angled transforms (a stamp skips the rest).
     #[test]
     fn inside_spans_hold_every_pixel_inside_the_texture() {
-        let mut seed = 7u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) as f64 / (1u64 << 31) as f64
-        };
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let mut next = || rng.next_f64();
         let (mut inside, mut skipped) = (0u64, 0u64);
         for n in 0..400 {
             let style = if n % 5 == 0 { RotationStyle::LeftRight } else { RotationStyle::AllAround };

@@ -601,15 +601,7 @@ impl<'a> ColorSampler<'a> {
     /// opaque in another colour (hides everything below), so the composite is the colour of
     /// the topmost opaque texel there, or white: no match.
     pub fn match_boxes(&mut self, color: [u8; 3]) -> Option<Vec<Rect>> {
-        if colors_match(color, BACKGROUND) {
-            return None;
-        }
-        let key = color_key(color);
-        let mut out = Vec::new();
-        for (&i, l) in self.ids.iter().zip(&self.layers) {
-            out.extend(match_box(l.effects.enabled, &l.xf, self.ctx.mip(i), l.sbox, key));
-        }
-        Some(out)
+        Some(self.areas(color, false)?.into_iter().map(|a| a.rect).collect())
     }
 
     /// [`ColorSampler::match_boxes`], each box with the cells inside it where its drawable can
@@ -618,6 +610,11 @@ impl<'a> ColorSampler<'a> {
     /// inside boxes only at cells their drawables cannot show the colour at, no point
     /// samples a colour matching `color`.
     pub fn match_areas(&mut self, color: [u8; 3]) -> Option<Vec<MatchArea>> {
+        self.areas(color, true)
+    }
+
+    /// The match boxes, with cells when `cells` is set.
+    fn areas(&mut self, color: [u8; 3], cells: bool) -> Option<Vec<MatchArea>> {
         if colors_match(color, BACKGROUND) {
             return None;
         }
@@ -626,8 +623,8 @@ impl<'a> ColorSampler<'a> {
         for (&i, l) in self.ids.iter().zip(&self.layers) {
             let mip = self.ctx.mip(i);
             if let Some(rect) = match_box(l.effects.enabled, &l.xf, mip, l.sbox, key) {
-                let big = rect.width() * rect.height() >= KEY_CELLS_MIN_AREA;
-                let cells = if l.effects.enabled == 0 && big { mip.key_cells(&l.xf, key) } else { None };
+                let wanted = cells && l.effects.enabled == 0 && rect.width() * rect.height() >= KEY_CELLS_MIN_AREA;
+                let cells = if wanted { mip.key_cells(&l.xf, key) } else { None };
                 out.push(MatchArea { rect, cells });
             }
         }
