@@ -29,24 +29,52 @@ pub(crate) struct Columns {
     /// The texel column of each of them ([`UNSTABLE`]: sampled per pixel).
     tx: Vec<i64>,
     /// `first..=last` cut into runs of columns whose texel columns step by exactly one (one
-    /// texel per stage pixel: a sprite at its costume's size), copied from the texel row a
-    /// word at a time, and the columns between them, tested one by one.
+    /// texel per stage pixel: a sprite at its costume's size) or two (at half its size, as
+    /// touching reads it: at the texture of size 100), copied from the texel row a word at a
+    /// time, and the columns between them, tested one by one.
     runs: Vec<Run>,
+    /// What the rest was computed from (set when `filled`): under another key with the same
+    /// inputs the columns are the same (a sprite that only moves up or down keeps them).
+    inputs: Option<ColumnInputs>,
 }
 
-/// Stage columns `x0..=x1` of a [`Columns`]: texel columns `tx0`, `tx0 + 1`, … when `unit`,
-/// else each column's own `tx`.
+/// Everything [`Sampler::fill_columns`] reads: the transform's column part (`u` depends on
+/// `inv[0]`, `inv[2]` and `inv[4]` alone; `inv[1]` decides whether rows can share), whether
+/// the transform is finite, shape effects, and the texture's size and sampling.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ColumnInputs {
+    inv: [u64; 4],
+    finite: bool,
+    shaped: bool,
+    wm1: u64,
+    dom: [i64; 4],
+}
+
+/// Stage columns `x0..=x1` of a [`Columns`]: texel columns `tx0`, `tx0 + step`, … when `step`
+/// is 1 or 2, else (0) each column's own `tx`.
 #[derive(Debug, Clone, Copy)]
 struct Run {
     x0: i32,
     x1: i32,
     tx0: i64,
-    unit: bool,
+    step: i64,
 }
 
-/// Unit-step runs shorter than this are tested column by column (a word copy costs about as
+/// Stepped runs shorter than this are tested column by column (a word copy costs about as
 /// much as a few bit tests).
 const MIN_UNIT_RUN: usize = 8;
+
+/// Bits 0, 2, 4, …, 62 of `x` as bits 0..32 (the texel columns a run of step 2 reads from one
+/// word of its texel row).
+#[inline]
+fn even_bits(x: u64) -> u64 {
+    let mut x = x & 0x5555_5555_5555_5555;
+    x = (x | x >> 1) & 0x3333_3333_3333_3333;
+    x = (x | x >> 2) & 0x0F0F_0F0F_0F0F_0F0F;
+    x = (x | x >> 4) & 0x00FF_00FF_00FF_00FF;
+    x = (x | x >> 8) & 0x0000_FFFF_0000_FFFF;
+    (x | x >> 16) & 0x0000_0000_FFFF_FFFF
+}
 
 /// [`Run`]s of the columns `first..` with texel columns `tx`.
 fn runs_of(first: i32, tx: &[i64]) -> Vec<Run> {
@@ -54,18 +82,22 @@ fn runs_of(first: i32, tx: &[i64]) -> Vec<Run> {
     let mut i = 0;
     while i < tx.len() {
         let mut j = i + 1;
-        if tx[i] != UNSTABLE {
-            while j < tx.len() && tx[j] != UNSTABLE && tx[j] == tx[j - 1] + 1 {
+        let step = match tx.get(i + 1) {
+            Some(&next) if tx[i] != UNSTABLE && next != UNSTABLE && (1..=2).contains(&(next - tx[i])) => next - tx[i],
+            _ => 0,
+        };
+        if step > 0 {
+            while j < tx.len() && tx[j] != UNSTABLE && tx[j] == tx[j - 1] + step {
                 j += 1;
             }
         }
         let (x0, x1) = (first + i as i32, first + j as i32 - 1);
         if j - i >= MIN_UNIT_RUN {
-            out.push(Run { x0, x1, tx0: tx[i], unit: true });
-        } else if let Some(last) = out.last_mut().filter(|r| !r.unit) {
+            out.push(Run { x0, x1, tx0: tx[i], step });
+        } else if let Some(last) = out.last_mut().filter(|r| r.step == 0) {
             last.x1 = x1;
         } else {
-            out.push(Run { x0, x1, tx0: 0, unit: false });
+            out.push(Run { x0, x1, tx0: 0, step: 0 });
         }
         i = j;
     }
@@ -153,8 +185,13 @@ impl<'a> Sampler<'a> {
         // The first row of a transform is sampled per pixel: a drawable that moves every frame
         // is often asked for one row only, and the columns cost about two rows.
         if memo.key != key {
-            (memo.key, memo.usable, memo.filled) = (key, false, false);
-            return self.row_by_pixels(y);
+            if memo.filled && memo.inputs == Some(self.column_inputs()) {
+                // Another transform with the same columns: kept (no row per pixel first).
+                memo.key = key;
+            } else {
+                (memo.key, memo.usable, memo.filled) = (key, false, false);
+                return self.row_by_pixels(y);
+            }
         }
         if !memo.filled {
             self.fill_columns(memo);
@@ -180,9 +217,19 @@ impl<'a> Sampler<'a> {
         // A texel row outside the texture answers false everywhere, as `touch` would.
         if let Some(bits) = self.mip.planes().row_bits(ty, !self.nearest) {
             for run in &memo.runs {
-                if run.unit {
-                    rows::or_bits(&mut out, run.x0, run.x1, |k| bits.word_at(run.tx0 + k));
-                    continue;
+                match run.step {
+                    1 => {
+                        rows::or_bits(&mut out, run.x0, run.x1, |k| bits.word_at(run.tx0 + k));
+                        continue;
+                    }
+                    2 => {
+                        rows::or_bits(&mut out, run.x0, run.x1, |k| {
+                            let t = run.tx0 + 2 * k;
+                            even_bits(bits.word_at(t)) | even_bits(bits.word_at(t + 64)) << 32
+                        });
+                        continue;
+                    }
+                    _ => {}
                 }
                 let txs = &memo.tx[(run.x0 - a) as usize..=(run.x1 - a) as usize];
                 for (x, &tx) in (run.x0..=run.x1).zip(txs) {
@@ -215,6 +262,7 @@ impl<'a> Sampler<'a> {
     /// ([`UNSTABLE`] where it may differ between rows).
     fn fill_columns(&self, memo: &mut Columns) {
         memo.filled = true;
+        memo.inputs = Some(self.column_inputs());
         memo.usable = false;
         memo.tx.clear();
         memo.runs.clear();
@@ -270,6 +318,18 @@ impl<'a> Sampler<'a> {
         memo.runs = runs_of(a, &memo.tx);
         (memo.first, memo.last) = (a, b);
         memo.usable = true;
+    }
+
+    /// What [`Sampler::fill_columns`] computes its columns from.
+    fn column_inputs(&self) -> ColumnInputs {
+        let i = &self.xf.inv;
+        ColumnInputs {
+            inv: [i[0].to_bits(), i[1].to_bits(), i[2].to_bits(), i[4].to_bits()],
+            finite: i.iter().all(|v| v.is_finite()),
+            shaped: self.shape.is_some(),
+            wm1: self.wm1.to_bits(),
+            dom: self.dom,
+        }
     }
 
     /// `getLocalPosition` with the shape effects, as the reference computes it.
@@ -479,7 +539,8 @@ mod tests {
                     unrotated_rows += 1;
                     shared += u64::from(memo.usable && memo.filled);
                     if memo.usable && memo.filled {
-                        copied += memo.runs.iter().filter(|r| r.unit).map(|r| (r.x1 - r.x0 + 1) as u64).sum::<u64>();
+                        copied +=
+                            memo.runs.iter().filter(|r| r.step > 0).map(|r| (r.x1 - r.x0 + 1) as u64).sum::<u64>();
                     }
                 }
             }
@@ -488,15 +549,66 @@ mod tests {
         assert!(copied > 5_000, "only {copied} columns were copied a word at a time");
     }
 
+    /// A drawable that moves only up or down (by whole and fractional steps, between costumes
+    /// of one size) keeps its columns from one transform to the next, and one that moves
+    /// sideways or changes to a costume of another size does not: every row as sampling every
+    /// pixel gives it, and most transforms after the first start from kept columns.
     #[test]
-    fn runs_cover_the_columns_once_and_unit_runs_step_by_one() {
+    fn columns_kept_across_vertical_moves_give_the_rows_of_sampling_every_pixel() {
+        let mut rng = SplitMix64::new(44);
+        let (mut kept, mut moves) = (0u64, 0u64);
+        for case in 0..120 {
+            let (w, h) = (1 + rng.below(if case % 4 == 1 { 300 } else { 60 }) as u32, 1 + rng.below(60) as u32);
+            let costume = |r: &mut SplitMix64| {
+                let rgba: Vec<u8> = (0..w * h).flat_map(|_| [9, 9, 9, if r.below(4) == 0 { 0 } else { 255 }]).collect();
+                Arc::new(Skin::from_rgba_res2(w, h, rgba, None))
+            };
+            // Two of one size; a third one texel wider, and moves sideways, change the columns.
+            let costumes = [costume(&mut rng), costume(&mut rng)];
+            let wider = {
+                let rgba: Vec<u8> =
+                    (0..(w + 1) * h).flat_map(|i| [9, 9, 9, if i % 3 == 0 { 0 } else { 255 }]).collect();
+                Arc::new(Skin::from_rgba_res2(w + 1, h, rgba, None))
+            };
+            let frac = |r: &mut SplitMix64| r.below(2_000_001) as f64 / 10_000.0 - 100.0;
+            let (mut x, mut y) = (frac(&mut rng), frac(&mut rng));
+            let direction = [90.0, -90.0, 90.0, 37.0][case % 4];
+            let size = [100.0, 50.0, 137.5][rng.below(3) as usize];
+            let mut memo = Columns::default();
+            for step in 0..12u64 {
+                let placement = Placement::from_target(x, y, direction, size, RotationStyle::AllAround);
+                let skin = if step % 7 == 6 { wider.clone() } else { costumes[(step % 3 == 2) as usize].clone() };
+                let scene = Scene::new(vec![Drawable { skin, placement, visible: true, effects: Effects::default() }]);
+                let (d, Some(xf)) = (&scene.drawables[0], scene.xform(0)) else { panic!("no transform") };
+                let level = d.skin.mip_level(d.placement.render_scale());
+                let s = Sampler::new(d, xf, d.skin.mip_ref(level), uses_nearest(d));
+                let was_filled = memo.filled;
+                for (k, row) in (rows::Y0..=rows::Y1).enumerate() {
+                    let got = s.row(row, &mut memo, step + 1);
+                    assert_eq!(got, s.row_by_pixels(row), "case {case}, step {step}, row {row}");
+                    if k == 0 && step > 0 {
+                        moves += 1;
+                        kept += u64::from(was_filled && memo.filled && memo.key == step + 1);
+                    }
+                }
+                y += [-5.0, 3.0, -0.75, 0.1][rng.below(4) as usize];
+                if step % 5 == 4 {
+                    x += 0.3;
+                }
+            }
+        }
+        assert!(kept * 2 > moves, "columns kept for {kept} of {moves} moves");
+    }
+
+    #[test]
+    fn runs_cover_the_columns_once_and_stepped_runs_step_by_their_step() {
         let mut rng = SplitMix64::new(5);
         for _ in 0..2_000 {
             let n = rng.below(200) as usize;
             let mut t = rng.below(50) as i64 - 25;
             let tx: Vec<i64> = (0..n)
                 .map(|_| {
-                    t += [1, 1, 1, 0, 2][rng.below(5) as usize];
+                    t += if rng.coin(2) { 2 } else { [1, 1, 1, 0, 2][rng.below(5) as usize] };
                     if rng.below(40) == 0 { UNSTABLE } else { t }
                 })
                 .collect();
@@ -506,10 +618,10 @@ mod tests {
             for r in &runs {
                 assert_eq!(r.x0, x, "{runs:?}");
                 assert!(r.x1 >= r.x0);
-                if r.unit {
+                if r.step > 0 {
                     assert!((r.x1 - r.x0 + 1) as usize >= MIN_UNIT_RUN);
                     for c in r.x0..=r.x1 {
-                        assert_eq!(tx[(c - first) as usize], r.tx0 + i64::from(c - r.x0));
+                        assert_eq!(tx[(c - first) as usize], r.tx0 + r.step * i64::from(c - r.x0));
                     }
                 }
                 x = r.x1 + 1;
@@ -545,6 +657,18 @@ mod tests {
                             got, want,
                             "case {case}, linear {linear}, row {y}, columns {a}..={b} from texel {tx0}"
                         );
+                        // Every other texel, as a run of step 2 reads them.
+                        let mut got = EMPTY;
+                        rows::or_bits(&mut got, a, b, |k| {
+                            even_bits(bits.word_at(tx0 + 2 * k)) | even_bits(bits.word_at(tx0 + 2 * k + 64)) << 32
+                        });
+                        let mut want = EMPTY;
+                        for x in a..=b {
+                            if bits.get(tx0 + 2 * i64::from(x - a)) {
+                                rows::set(&mut want, x);
+                            }
+                        }
+                        assert_eq!(got, want, "case {case}, step 2, row {y}, columns {a}..={b} from texel {tx0}");
                     }
                 }
             }
