@@ -4,9 +4,10 @@
 //! nearest stage edge, and a breadth-first colour search on a sample grid for colours.
 
 use super::Rect;
+use super::drawable::Xform;
 use super::key_cells::KeyCells;
 use super::render::{STAGE_HEIGHT, STAGE_WIDTH, Scene};
-use super::silhouette::colors_match;
+use super::silhouette::{Silhouette, color_key, colors_match};
 use crate::util::math::hypot;
 use std::sync::{Arc, OnceLock};
 
@@ -139,7 +140,8 @@ pub fn radial_find_color_in(
     boxes: Option<&[Rect]>,
     sample: impl FnMut(f64, f64) -> [u8; 3],
 ) -> (Option<(f64, f64)>, u64) {
-    let areas: Option<Vec<MatchArea>> = boxes.map(|b| b.iter().map(|&rect| MatchArea { rect, cells: None }).collect());
+    let areas: Option<Vec<MatchArea>> =
+        boxes.map(|b| b.iter().map(|&rect| MatchArea { rect, cells: None, probe: None }).collect());
     radial_find_color_among(start, resolution, max_radius, color, areas.as_deref(), sample)
 }
 
@@ -147,11 +149,36 @@ pub fn radial_find_color_in(
 /// and, when known, the cells inside it where it can (see
 /// [`ColorSampler::match_areas`](super::render::ColorSampler::match_areas)).
 #[derive(Debug, Clone)]
-pub struct MatchArea {
+pub struct MatchArea<'a> {
     /// The box.
     pub rect: Rect,
     /// Where in the box the drawable can show the colour (`None`: anywhere in it).
     pub cells: Option<Arc<KeyCells>>,
+    /// Without cells: the transform and texture the sampler reads the drawable with (no
+    /// effects), to look up the one texel a point samples (`None`: may show anywhere).
+    pub probe: Option<(Xform, &'a Silhouette)>,
+}
+
+impl MatchArea<'_> {
+    /// False when the drawable cannot make a composite show colour key `key` at stage point
+    /// (x, y) (a point on the stage, inside the box).
+    #[inline]
+    fn may_show(&self, x: f64, y: f64, key: usize) -> bool {
+        if let Some(c) = &self.cells {
+            return c.may_show(x, y);
+        }
+        let Some((xf, sil)) = &self.probe else { return true };
+        // The texel `ColorSampler::sample` reads there (`Silhouette::color_at_nearest`), or
+        // none (transparent) outside the texture.
+        let [u, v] = xf.local(x, y);
+        if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 || !sil.has_data() {
+            return false;
+        }
+        let (w, h) = (i64::from(sil.width()), i64::from(sil.height()));
+        let tx = crate::util::math::floor_i64(u * (w as f64 - 1.0)).clamp(0, w - 1);
+        let ty = crate::util::math::floor_i64(v * (h as f64 - 1.0)).clamp(0, h - 1);
+        sil.may_show_key(tx as u32, ty as u32, key)
+    }
 }
 
 /// [`radial_find_color_in`] with the drawables' [`MatchArea`]s: a point inside boxes only at
@@ -167,23 +194,24 @@ pub fn radial_find_color_among(
     mut sample: impl FnMut(f64, f64) -> [u8; 3],
 ) -> (Option<(f64, f64)>, u64) {
     let mut sampled = 0u64;
+    let key = color_key(color);
     if resolution.is_nan() || resolution <= 0.0 || !start.0.is_finite() || !start.1.is_finite() {
         return (None, 0);
     }
     // Each box clipped to the stage (only points on it are accepted), with the range of
-    // distances from `start` of its points and its cells; empty ones dropped.
-    type Area<'c> = (Rect, f64, f64, Option<&'c KeyCells>);
+    // distances from `start` of its points and its area; empty ones dropped.
+    type Area<'c, 'd> = (Rect, f64, f64, &'c MatchArea<'d>);
     let areas: Option<Vec<Area>> = boxes.map(|boxes| {
         boxes
             .iter()
-            .map(|a| (a.rect.intersect(&Rect::new(-240.0, 240.0, -180.0, 180.0)), a.cells.as_deref()))
+            .map(|a| (a.rect.intersect(&Rect::new(-240.0, 240.0, -180.0, 180.0)), a))
             .filter(|(b, _)| b.left <= b.right && b.bottom <= b.top)
-            .map(|(b, cells)| {
+            .map(|(b, area)| {
                 let dx = (b.left - start.0).max(start.0 - b.right).max(0.0);
                 let dy = (b.bottom - start.1).max(start.1 - b.top).max(0.0);
                 let fx = (start.0 - b.left).abs().max((start.0 - b.right).abs());
                 let fy = (start.1 - b.bottom).abs().max((start.1 - b.top).abs());
-                (b, dx.hypot(dy), fx.hypot(fy), cells)
+                (b, dx.hypot(dy), fx.hypot(fy), area)
             })
             .collect()
     });
@@ -196,7 +224,7 @@ pub fn radial_find_color_among(
     });
     // Beyond the farthest stage corner every point is off the stage: nothing can be found.
     let reach = (start.0.abs() + 240.0).hypot(start.1.abs() + 180.0);
-    let mut active: Vec<(Rect, Option<&KeyCells>)> = Vec::new();
+    let mut active: Vec<(Rect, &MatchArea)> = Vec::new();
     let mut radius = 1.0;
     while radius < max_radius && radius <= reach {
         if let Some(areas) = &areas {
@@ -224,10 +252,10 @@ pub fn radial_find_color_among(
             } else {
                 let mut counted = false;
                 let mut may_match = false;
-                for (b, cells) in &active {
+                for (b, area) in &active {
                     if x >= b.left && x <= b.right && y >= b.bottom && y <= b.top {
                         counted = true;
-                        if cells.is_none_or(|c| c.may_show(x, y)) {
+                        if area.may_show(x, y, key) {
                             may_match = true;
                             break;
                         }

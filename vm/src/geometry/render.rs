@@ -609,12 +609,12 @@ impl<'a> ColorSampler<'a> {
     /// as backdrops: see [`Mip::key_cells`]). Exact as the boxes are: outside every box, or
     /// inside boxes only at cells their drawables cannot show the colour at, no point
     /// samples a colour matching `color`.
-    pub fn match_areas(&mut self, color: [u8; 3]) -> Option<Vec<MatchArea>> {
+    pub fn match_areas(&mut self, color: [u8; 3]) -> Option<Vec<MatchArea<'a>>> {
         self.areas(color, true)
     }
 
-    /// The match boxes, with cells when `cells` is set.
-    fn areas(&mut self, color: [u8; 3], cells: bool) -> Option<Vec<MatchArea>> {
+    /// The match boxes, with cells or texel probes when `detail` is set.
+    fn areas(&mut self, color: [u8; 3], detail: bool) -> Option<Vec<MatchArea<'a>>> {
         if colors_match(color, BACKGROUND) {
             return None;
         }
@@ -623,9 +623,12 @@ impl<'a> ColorSampler<'a> {
         for (&i, l) in self.ids.iter().zip(&self.layers) {
             let mip = self.ctx.mip(i);
             if let Some(rect) = match_box(l.effects.enabled, &l.xf, mip, l.sbox, key) {
-                let wanted = cells && l.effects.enabled == 0 && rect.width() * rect.height() >= KEY_CELLS_MIN_AREA;
+                let wanted = detail && l.effects.enabled == 0 && rect.width() * rect.height() >= KEY_CELLS_MIN_AREA;
                 let cells = if wanted { mip.key_cells(&l.xf, key) } else { None };
-                out.push(MatchArea { rect, cells });
+                // Without cells, a drawable without effects is looked up at the one texel a
+                // point samples (a moving fruit: most points of its box are transparent).
+                let probe = (detail && cells.is_none() && l.effects.enabled == 0).then_some((l.xf, l.sil));
+                out.push(MatchArea { rect, cells, probe });
             }
         }
         Some(out)
