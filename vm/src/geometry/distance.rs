@@ -174,10 +174,8 @@ impl MatchArea<'_> {
         if u < 0.0 || v < 0.0 || u > 1.0 || v > 1.0 || !sil.has_data() {
             return false;
         }
-        let (w, h) = (i64::from(sil.width()), i64::from(sil.height()));
-        let tx = crate::util::math::floor_i64(u * (w as f64 - 1.0)).clamp(0, w - 1);
-        let ty = crate::util::math::floor_i64(v * (h as f64 - 1.0)).clamp(0, h - 1);
-        sil.may_show_key(tx as u32, ty as u32, key)
+        let (tx, ty) = sil.nearest_texel(u, v);
+        sil.may_show_key(tx, ty, key)
     }
 }
 

@@ -606,9 +606,10 @@ impl<'a> ColorSampler<'a> {
 
     /// [`ColorSampler::match_boxes`], each box with the cells inside it where its drawable can
     /// show `color` when they are known (large drawables without effects that stay put, such
-    /// as backdrops: see [`Mip::key_cells`]). Exact as the boxes are: outside every box, or
-    /// inside boxes only at cells their drawables cannot show the colour at, no point
-    /// samples a colour matching `color`.
+    /// as backdrops: see [`Mip::key_cells`]), or else, for drawables without effects, the
+    /// transform and texture to look up the texel a point samples. Exact as the boxes are:
+    /// outside every box, or inside boxes only where their drawables cannot show the colour
+    /// (cell or texel), no point samples a colour matching `color`.
     pub fn match_areas(&mut self, color: [u8; 3]) -> Option<Vec<MatchArea<'a>>> {
         self.areas(color, true)
     }

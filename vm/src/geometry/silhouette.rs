@@ -110,10 +110,17 @@ impl Silhouette {
         if self.rgba.is_empty() {
             return [0; 4];
         }
+        let (x, y) = self.nearest_texel(u, v);
+        self.color_at(x as usize, y as usize)
+    }
+
+    /// The texel [`Silhouette::color_at_nearest`] reads at (u, v) (the texture must have data).
+    #[inline]
+    pub fn nearest_texel(&self, u: f64, v: f64) -> (u32, u32) {
         // GL_CLAMP_TO_EDGE, as the renderer does (a NaN coordinate floors to texel 0).
         let x = floor_i64(u * (self.width as f64 - 1.0)).clamp(0, self.width as i64 - 1);
         let y = floor_i64(v * (self.height as f64 - 1.0)).clamp(0, self.height as i64 - 1);
-        self.color_at(x as usize, y as usize)
+        (x as u32, y as u32)
     }
 
     /// Premultiplied RGBA of texel (x, y), which must be inside the texture.
