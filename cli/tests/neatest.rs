@@ -55,6 +55,17 @@ fn a_neatest_study_exports_dynamic_suites_that_replay_on_new_seeds() {
         .status()
         .unwrap_or_else(|e| panic!("start clowder: {e}"));
     assert!(st.success(), "clowder replay-study failed: {st}");
+    let first = std::fs::read(&out).unwrap_or_else(|e| panic!("{e}"));
+    // Again: every run is in the journal, nothing is replayed, the same file is written.
+    let again = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["replay-study", "--seeds", "7-8", "--jobs", "1", "--out"])
+        .arg(&out)
+        .arg(&study)
+        .output()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success() && err.contains(&format!("{} of them done earlier", ok.len())), "{err}");
+    assert_eq!(std::fs::read(&out).unwrap_or_default(), first, "the same file from the journal");
     let rows = read_csv(&out);
     let (suite, covered, total) = (col(&rows, "suite"), col(&rows, "covered"), col(&rows, "total"));
     // Every finished run: a static and a dynamic row per seed.
@@ -74,6 +85,31 @@ fn a_neatest_study_exports_dynamic_suites_that_replay_on_new_seeds() {
         .status()
         .unwrap_or_else(|e| panic!("start clowder: {e}"));
     assert!(st.success(), "clowder judge-study failed: {st}");
+    // Stopped after its first suite, with the second cut short: the call resumes and writes
+    // the file a call without stops wrote.
+    let first = std::fs::read(&judged).unwrap_or_else(|e| panic!("{e}"));
+    let journal = dir.path().join("judged.csv.journal");
+    let text = std::fs::read_to_string(&journal).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + ok.len(), "a header and a line per suite: {text}");
+    let cut = format!("{}\n{}\n{}", lines[0], lines[1], lines.get(2).and_then(|l| l.get(..l.len() / 2)).unwrap_or(""));
+    std::fs::write(&journal, cut).unwrap_or_else(|e| panic!("{e}"));
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["judge-study", "--seeds", "7", "--sample", "1", "--trace-seeds", "3", "--jobs", "2", "--out"])
+        .arg(&judged)
+        .arg(&study)
+        .status()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    assert!(st.success(), "clowder judge-study (resumed) failed: {st}");
+    assert_eq!(std::fs::read(&judged).unwrap_or_default(), first, "the same file after a resume");
+    // Other options are refused, not mixed into the journal.
+    let other = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["judge-study", "--seeds", "7", "--sample", "2", "--trace-seeds", "3", "--out"])
+        .arg(&judged)
+        .arg(&study)
+        .output()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    assert!(!other.status.success(), "a journal of other options must be refused");
     let rows = read_csv(&judged);
     let (run, program, operator, verdict) =
         (col(&rows, "run_id"), col(&rows, "program"), col(&rows, "operator"), col(&rows, "verdict"));

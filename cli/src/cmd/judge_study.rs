@@ -8,20 +8,21 @@
 //! mutant are played on the judging seed. A program fails when a network meets an event it has
 //! no output for or has surprising activations; a failing original is a false positive. The
 //! mutants are the ones `clowder mutate` makes (all, or a seeded sample per operator); none is
-//! skipped. The study's store is only read. Rows: `run_id, project, seed, judge_seed, program,
+//! skipped. The study's store is only read; what is judged is kept in `OUT.journal` as it
+//! finishes, so a stopped call resumes and a later one judges only new runs. Rows: `run_id, project, seed, judge_seed, program,
 //! operator, verdict, failing_networks, networks`.
 
-use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clowder_testgen::MutationMode;
 use clowder_testgen::mutation::{self, Mutant};
 use clowder_testgen::neatest::replay::{Reference, ReplayOptions, ReplayRow, judge, prepare_suite};
 use clowder_testgen::neatest::{DynamicSuite, VersionHint};
 use clowder_vm::project::{LoadLimits, Project};
 
+use super::journal::{Journal, Rows};
 use super::replay_study::{Job, load_jobs};
 use super::test_dynamic::parse_seeds;
 
@@ -67,66 +68,70 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("{}: no finished Neatest run (no dynamic suite stored)", args.study.results.display());
     }
     let work: Vec<(&Job, u64)> = jobs.iter().flat_map(|j| seeds.iter().map(move |&s| (j, s))).collect();
+    let key = |(job, seed): &(&Job, u64)| format!("{}/{seed}", job.run_id);
+    // Every option that changes a suite's rows; the judging seed is in each item's key.
+    let header = format!(
+        "judge-study engine={} sample={} trace_seeds={}",
+        clowder_vm::ENGINE_VERSION,
+        args.sample.map_or_else(|| "all".to_string(), |n| n.to_string()),
+        args.trace_seeds
+    );
+    let mut journal = Journal::open(&args.study.out, &header)?;
+    let todo: Vec<(&Job, u64)> = work.iter().filter(|w| journal.get(&key(w)).is_none()).copied().collect();
     let workers =
         args.study.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
-    eprintln!("judging with {} Neatest runs' suites on {} seeds with {workers} jobs", jobs.len(), seeds.len());
-    let bar = crate::progress::Progress::new(work.len() as u64, "suites judged (run × seed)", false);
-    let results = clowder_suites::parallel::map(&work, workers.max(1), |(job, seed)| {
-        let rows = judge_run(job, *seed, mode, args.trace_seeds);
-        bar.inc(1);
-        rows
-    });
-    bar.finish_and_clear();
-    let file =
-        std::fs::File::create(&args.study.out).with_context(|| format!("creating {}", args.study.out.display()))?;
-    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
-    w.write_record([
-        "run_id",
-        "project",
-        "seed",
-        "judge_seed",
-        "program",
-        "operator",
-        "verdict",
-        "failing_networks",
-        "networks",
-    ])?;
-    let (mut killed, mut mutants, mut false_pos, mut originals) = (0u64, 0u64, 0u64, 0u64);
+    eprintln!(
+        "judging with {} Neatest runs' suites on {} seeds with {workers} jobs: {} suites (run × seed), {} of them \
+         done earlier ({})",
+        jobs.len(),
+        seeds.len(),
+        work.len(),
+        work.len() - todo.len(),
+        super::journal::path_for(&args.study.out).display()
+    );
+    let bar = crate::progress::Progress::new(todo.len() as u64, "suites judged (run × seed)", false);
     // A run whose suite cannot be judged (a project file gone, a suite that does not load) is
-    // reported and the others are still written.
+    // reported and the others are still written; it is tried again on the next call.
     let mut errors = Vec::new();
-    for ((job, seed), rows) in work.iter().zip(results) {
-        let rows = match rows {
-            Ok(rows) => rows,
-            Err(e) => {
-                errors.push(format!("run {} ({}), seed {seed}: {e}", job.run_id, job.project));
-                continue;
+    let mut journal_error = None;
+    clowder_suites::parallel::map_with(
+        &todo,
+        workers.max(1),
+        |(job, seed)| judge_run(job, *seed, mode, args.trace_seeds).map(|rows| records(job, *seed, rows)),
+        |i, result| {
+            bar.inc(1);
+            let Some(item) = todo.get(i) else { return };
+            match result {
+                Ok(rows) => {
+                    if let Err(e) = journal.record(&key(item), rows) {
+                        journal_error.get_or_insert(e);
+                    }
+                }
+                Err(e) => errors.push(format!("run {} ({}), seed {}: {e}", item.0.run_id, item.0.project, item.1)),
             }
-        };
-        for r in rows {
-            let fail = r.failing > 0;
-            if r.program == "original" {
-                originals += 1;
-                false_pos += u64::from(fail);
-            } else {
-                mutants += 1;
-                killed += u64::from(fail);
-            }
-            w.write_record([
-                job.run_id.clone(),
-                job.project.clone(),
-                job.seed.to_string(),
-                r.judge_seed.to_string(),
-                r.program,
-                r.operator.to_string(),
-                (if fail { "fail" } else { "pass" }).to_string(),
-                r.failing.to_string(),
-                r.networks.to_string(),
-            ])?;
+        },
+    );
+    bar.finish_and_clear();
+    if let Some(e) = journal_error {
+        return Err(e);
+    }
+    let rows: Vec<&Vec<String>> = work.iter().filter_map(|w| journal.get(&key(w))).flatten().collect();
+    super::journal::write_csv(
+        &args.study.out,
+        &["run_id", "project", "seed", "judge_seed", "program", "operator", "verdict", "failing_networks", "networks"],
+        rows.iter().copied(),
+    )?;
+    let (mut killed, mut mutants, mut false_pos, mut originals) = (0u64, 0u64, 0u64, 0u64);
+    for r in &rows {
+        let fail = r.get(6).is_some_and(|v| v == "fail");
+        if r.get(4).is_some_and(|p| p == "original") {
+            originals += 1;
+            false_pos += u64::from(fail);
+        } else {
+            mutants += 1;
+            killed += u64::from(fail);
         }
     }
-    w.flush()?;
-    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?.flush()?;
     let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     println!("mutants killed: {killed}/{mutants} ({:.2}%)", pct(killed, mutants));
     println!("false positives: {false_pos}/{originals} originals judged faulty ({:.2}%)", pct(false_pos, originals));
@@ -143,6 +148,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One judged suite's CSV rows.
+fn records(job: &Job, judge_seed: u64, rows: Vec<Row>) -> Rows {
+    rows.into_iter()
+        .map(|r| {
+            debug_assert_eq!(r.judge_seed, judge_seed);
+            let fail = r.failing > 0;
+            vec![
+                job.run_id.clone(),
+                job.project.clone(),
+                job.seed.to_string(),
+                r.judge_seed.to_string(),
+                r.program,
+                r.operator.to_string(),
+                (if fail { "fail" } else { "pass" }).to_string(),
+                r.failing.to_string(),
+                r.networks.to_string(),
+            ]
+        })
+        .collect()
 }
 
 /// Judges the original and the selected mutants with one run's dynamic suite on `seed`.

@@ -10,6 +10,7 @@ pub mod dataset;
 pub mod export;
 pub mod generate;
 pub mod geometry_query;
+pub mod journal;
 pub mod judge_study;
 pub mod mutate;
 pub mod mutate_study;

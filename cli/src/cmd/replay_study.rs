@@ -4,15 +4,16 @@
 //!
 //! Per run and replay seed: the static suite (the stored event sequences, every algorithm) and,
 //! for Neatest runs, the dynamic suite (the stored networks, replayed as `clowder test` does);
-//! the statements the suite covers together. The study's store is only read. Rows:
+//! the statements the suite covers together. The study's store is only read; what is replayed
+//! is kept in `OUT.journal` as it finishes, so a stopped call resumes and a later one replays
+//! only new runs. Rows:
 //! `run_id, project, algorithm, seed, replay_seed, suite, covered, total`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clowder_coordinator::store::{RunQuery, Store, StoredRun};
 use clowder_testgen::fitness::FitnessModel;
 use clowder_testgen::neatest::replay::{ReplayOptions, replay_suite};
@@ -20,6 +21,7 @@ use clowder_testgen::neatest::{DynamicSuite, VersionHint};
 use clowder_testgen::{AlgorithmConfig, Params, Test};
 use clowder_vm::project::{LoadLimits, Project};
 
+use super::journal::{Journal, Rows};
 use super::test_dynamic::parse_seeds;
 
 /// Arguments of `clowder replay-study` (and the first of `clowder judge-study`'s).
@@ -69,24 +71,84 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if jobs.is_empty() {
         bail!("{}: no finished run to replay", args.results.display());
     }
+    let header = format!("replay-study engine={}", clowder_vm::ENGINE_VERSION);
+    let mut journal = Journal::open(&args.out, &header)?;
+    // An item is a run with all the seeds asked for: seeds are part of its key.
+    let seed_list = seeds.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    let key = |job: &Job| format!("{}/{seed_list}", job.run_id);
+    let todo: Vec<&Job> = jobs.iter().filter(|j| journal.get(&key(j)).is_none()).collect();
     let workers = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
-    eprintln!("replaying {} runs on {} seeds with {workers} jobs", jobs.len(), seeds.len());
-    let bar = crate::progress::Progress::new(jobs.len() as u64, "runs replayed", false);
-    let results = clowder_suites::parallel::map(&jobs, workers.max(1), |job| {
-        let rows = replay(job, &seeds);
-        bar.inc(1);
-        rows
-    });
+    eprintln!(
+        "replaying {} runs on {} seeds with {workers} jobs, {} of them done earlier ({})",
+        jobs.len(),
+        seeds.len(),
+        jobs.len() - todo.len(),
+        super::journal::path_for(&args.out).display()
+    );
+    let bar = crate::progress::Progress::new(todo.len() as u64, "runs replayed", false);
+    let mut errors = Vec::new();
+    let mut journal_error = None;
+    clowder_suites::parallel::map_with(
+        &todo,
+        workers.max(1),
+        |job| replay(job, &seeds).map(|rows| records(job, rows)),
+        |i, result| {
+            bar.inc(1);
+            let Some(job) = todo.get(i) else { return };
+            match result {
+                Ok(rows) => {
+                    if let Err(e) = journal.record(&key(job), rows) {
+                        journal_error.get_or_insert(e);
+                    }
+                }
+                Err(e) => errors.push(format!("run {} ({}): {e}", job.run_id, job.project)),
+            }
+        },
+    );
     bar.finish_and_clear();
-    let file = std::fs::File::create(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
-    w.write_record(["run_id", "project", "algorithm", "seed", "replay_seed", "suite", "covered", "total"])?;
+    if let Some(e) = journal_error {
+        return Err(e);
+    }
+    let rows: Vec<&Vec<String>> = jobs.iter().filter_map(|j| journal.get(&key(j))).flatten().collect();
+    super::journal::write_csv(
+        &args.out,
+        &["run_id", "project", "algorithm", "seed", "replay_seed", "suite", "covered", "total"],
+        rows.iter().copied(),
+    )?;
     // Mean coverage per algorithm and suite kind, for the terminal.
-    let mut means: std::collections::BTreeMap<(String, &'static str), (f64, u32)> = Default::default();
-    for (job, rows) in jobs.iter().zip(results) {
-        let rows = rows.map_err(|e| anyhow::anyhow!("run {} ({}): {e}", job.run_id, job.project))?;
-        for r in rows {
-            w.write_record([
+    let mut means: std::collections::BTreeMap<(&str, &str), (f64, u32)> = Default::default();
+    for r in &rows {
+        let (Some(alg), Some(kind)) = (r.get(2), r.get(5)) else { continue };
+        let num = |i: usize| r.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+        let (covered, total) = (num(6), num(7));
+        let m = means.entry((alg, kind)).or_insert((0.0, 0));
+        m.0 += if total == 0.0 { 1.0 } else { covered / total };
+        m.1 += 1;
+    }
+    println!("{:<24} {:<8} {:>10} {:>8}", "algorithm", "suite", "coverage", "replays");
+    for ((alg, kind), (sum, n)) in means {
+        println!("{alg:<24} {kind:<8} {:>9.2}% {n:>8}", 100.0 * sum / f64::from(n.max(1)));
+    }
+    if !errors.is_empty() {
+        for e in &errors {
+            eprintln!("clowder replay-study: {e}");
+        }
+        eprintln!(
+            "clowder replay-study: {} of {} runs not replayed; the others are in {}",
+            errors.len(),
+            jobs.len(),
+            args.out.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One replayed run's CSV rows.
+fn records(job: &Job, rows: Vec<Row>) -> Rows {
+    rows.into_iter()
+        .map(|r| {
+            vec![
                 job.run_id.clone(),
                 job.project.clone(),
                 job.algorithm.clone(),
@@ -95,19 +157,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 r.suite.to_string(),
                 r.covered.to_string(),
                 r.total.to_string(),
-            ])?;
-            let m = means.entry((job.algorithm.clone(), r.suite)).or_insert((0.0, 0));
-            m.0 += if r.total == 0 { 1.0 } else { r.covered as f64 / r.total as f64 };
-            m.1 += 1;
-        }
-    }
-    w.flush()?;
-    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?.flush()?;
-    println!("{:<24} {:<8} {:>10} {:>8}", "algorithm", "suite", "coverage", "replays");
-    for ((alg, kind), (sum, n)) in means {
-        println!("{alg:<24} {kind:<8} {:>9.2}% {n:>8}", 100.0 * sum / f64::from(n.max(1)));
-    }
-    Ok(ExitCode::SUCCESS)
+            ]
+        })
+        .collect()
 }
 
 /// The study's finished (`ok` or `limit`) runs of this engine, by project and run id.

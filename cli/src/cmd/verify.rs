@@ -1,5 +1,6 @@
 //! `clowder verify RESULTS [--runs N]`: re-executes N finished runs of a study
-//! locally and checks that their status and digest reproduce.
+//! locally and checks that their status and digest reproduce (and, for Neatest runs, their
+//! dynamic suite, which the digest does not cover).
 //!
 //! The selection is deterministic (runs ordered by a hash of their id), so two
 //! invocations check the same runs; runs whose engine version differs from this
@@ -27,6 +28,10 @@ pub struct Args {
     /// How many runs to re-execute.
     #[arg(long, default_value_t = 10)]
     pub runs: usize,
+    /// Only runs that recorded at most this much work (work units, about nanoseconds of CPU
+    /// each): the sample stays deterministic and its cost bounded on a study of long runs.
+    #[arg(long)]
+    pub max_work: Option<u64>,
 }
 
 struct Candidate {
@@ -37,6 +42,8 @@ struct Candidate {
     seed: u64,
     status: String,
     digest: String,
+    /// The stored dynamic suite (Neatest), empty for other algorithms.
+    dynamic: String,
     spec: RunSpec,
     engine: String,
 }
@@ -58,8 +65,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let q = RunQuery { generation: None, statuses: &finished, with_result: true };
     let mut cands = Vec::new();
     let mut cpu_limited = 0usize;
+    let mut too_long = 0usize;
     store.for_each_run(&q, |row: StoredRun| -> anyhow::Result<()> {
-        let StoredRun { run, status, error, digest, engine_version, generation, .. } = row;
+        let StoredRun { run, status, error, digest, engine_version, generation, result, .. } = row;
         // Stopped by the CPU time limit (an infrastructure failure; `error` in older stores): a
         // property of the machine, not of the run, and re-executing it without the limit would
         // take as long as the limit was meant to cut.
@@ -69,6 +77,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         // Other infrastructure give-ups have no result to compare.
         if status == status_name(RunStatus::InfraFailure) {
+            return Ok(());
+        }
+        if let (Some(max), Some(r)) = (args.max_work, &result)
+            && r.work > max
+        {
+            too_long += 1;
             return Ok(());
         }
         let Some((mutation, work_cap)) = setting_of.get(&generation).cloned() else {
@@ -102,6 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             seed: run.seed,
             status,
             digest,
+            dynamic: result.map(|r| r.dynamic_suite_json).unwrap_or_default(),
             engine: engine_version,
         });
         Ok(())
@@ -146,22 +161,27 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         let r = clowder_worker::exec::run_in_process(&c.spec, &p.path, &mut |_| {});
         let status = status_name(RunStatus::try_from(r.status).unwrap_or(RunStatus::Unspecified));
-        if status == c.status && r.digest == c.digest {
-            println!("ok    {label}: {status} {}", c.digest);
+        if status == c.status && r.digest == c.digest && r.dynamic_suite_json == c.dynamic {
+            let dynamic = if c.dynamic.is_empty() { "" } else { " (and its dynamic suite)" };
+            println!("ok    {label}: {status} {}{dynamic}", c.digest);
             checked += 1;
+        } else if status == c.status && r.digest == c.digest {
+            println!("DIFF  {label}: same status and digest, another dynamic suite");
+            mismatches += 1;
         } else {
             println!("DIFF  {label}: stored {} {}, now {status} {} {}", c.status, c.digest, r.digest, r.error);
             mismatches += 1;
         }
     }
     println!(
-        "verify: {checked} reproduced, {mismatches} differ, {skipped} skipped ({} finished runs in the store{})",
-        cands.len() + cpu_limited,
+        "verify: {checked} reproduced, {mismatches} differ, {skipped} skipped ({} finished runs in the store{}{})",
+        cands.len() + cpu_limited + too_long,
         if cpu_limited > 0 {
             format!(", {cpu_limited} stopped by the CPU time limit not eligible")
         } else {
             String::new()
-        }
+        },
+        if too_long > 0 { format!(", {too_long} above --max-work not eligible") } else { String::new() }
     );
     if mismatches > 0 {
         return Ok(ExitCode::FAILURE);
