@@ -4,7 +4,8 @@
 //! Reads files only; knows nothing about runs in flight. [`load`] reads a results folder with
 //! polars, [`analyze`] computes the tables and curves, [`report::write`] writes the report
 //! folder (Markdown, CSV, LaTeX, PNG/SVG). Conventions are those of DESIGN §6 and are stated
-//! in every report. [`selection`] builds the tables of `clowder select-study`.
+//! in every report. [`selection`] builds the tables of `clowder select-study`, [`neatest`]
+//! those of the Neatest paper (`clowder neatest-tables`).
 //!
 //! Dependencies point one way: [`report`] (presentation) reads [`compute`] (computation), which
 //! never imports it; both build on [`load`](mod@load), [`stats`], [`estimate`] and [`curves`],
@@ -18,6 +19,7 @@ pub mod curves;
 mod error;
 pub mod estimate;
 pub mod load;
+pub mod neatest;
 pub mod plots;
 pub mod report;
 pub mod selection;

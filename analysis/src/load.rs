@@ -67,6 +67,8 @@ pub struct Run {
     /// Sequence coverage, one value per [`SEQ_METRICS`] column (empty in exports made before
     /// it existed).
     pub seq: [Option<f64>; SEQ_METRICS.len()],
+    /// Neatest: statements covered on `stable_count` seeds (`None` for other algorithms).
+    pub reliable_covered: Option<u64>,
 }
 
 /// The sequence-coverage columns of `runs` (issue 20, `docs/exports.md`): Kuhn–Higdon and
@@ -240,7 +242,7 @@ pub(crate) fn schema_columns(table: &Table, names: &[(&'static str, bool)]) -> R
 /// The columns of `runs` the analysis reads, and whether it must have them. Others (`digest`,
 /// `work`, …) are never parsed, so exports with more columns than the analysis knows, or fewer
 /// optional ones, load alike.
-const RUNS_READ: [(&str, bool); 30] = [
+const RUNS_READ: [(&str, bool); 31] = [
     ("run_id", false),
     ("dataset", false),
     ("project", true),
@@ -271,6 +273,7 @@ const RUNS_READ: [(&str, bool); 30] = [
     ("seq_kh3_unmin", false),
     ("seq_win2_unmin", false),
     ("seq_win3_unmin", false),
+    ("reliable_covered", false),
 ];
 
 /// The columns of `timeline` the analysis reads.
@@ -292,7 +295,7 @@ fn runs_columns() -> Result<Vec<Col>, AnalysisError> {
 }
 
 /// Finds `<stem>.parquet` or `<stem>.csv` (Parquet first: same data, faster to read).
-pub(crate) fn find(dir: &Path, stem: &str) -> Option<PathBuf> {
+pub fn find(dir: &Path, stem: &str) -> Option<PathBuf> {
     [format!("{stem}.parquet"), format!("{stem}.csv")].into_iter().map(|n| dir.join(n)).find(|p| p.is_file())
 }
 
@@ -461,6 +464,7 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
     let alphabet = f.u64("seq_alphabet")?;
     let seq = SEQ_METRICS.map(|m| f.f64(m));
     let seq: Vec<Option<Vec<Option<f64>>>> = seq.into_iter().collect::<Result<_, _>>()?;
+    let reliable = f.u64("reliable_covered")?;
 
     let mut runs = Vec::with_capacity(n);
     for i in 0..n {
@@ -496,6 +500,7 @@ fn load_runs(path: &Path) -> Result<Results, AnalysisError> {
             mutation_score: get(&mscore, i),
             seq_alphabet: get(&alphabet, i),
             seq: std::array::from_fn(|k| get(&seq[k], i)),
+            reliable_covered: get(&reliable, i),
         });
     }
     runs.sort_by_key(|r| (r.dataset, r.project, r.algorithm, r.seed));

@@ -94,6 +94,7 @@ fn check(dir: &Path, format: &str) {
             (r.mutants_excluded, "mutants_excluded"),
             (r.mutants_timeout, "mutants_timeout"),
             (r.seq_alphabet, "seq_alphabet"),
+            (r.reliable_covered, "reliable_covered"),
         ] {
             assert_eq!(got, u(want(name)), "{format}: {name}");
         }

@@ -46,6 +46,8 @@ enum Command {
     /// Judge the mutants and the original with every Neatest run's dynamic suite: mutants killed
     /// and false positives (the Neatest paper's Table 5)
     JudgeStudy(cmd::judge_study::Args),
+    /// The Neatest paper's Tables 3–5 from a study, its replays and its judgements.
+    NeatestTables(cmd::neatest_tables::Args),
     /// Suite selection by coverage criteria (GA, best of 1 000, unranked) and the mutants the suites catch.
     SelectStudy(cmd::select_study::Args),
     /// Analyse the results of an experiment: statistics, tables, plots, report folder.
@@ -128,6 +130,7 @@ fn main() -> ExitCode {
         Command::MutateStudy(args) => cmd::mutate_study::run(args),
         Command::ReplayStudy(args) => cmd::replay_study::run(args),
         Command::JudgeStudy(args) => cmd::judge_study::run(args),
+        Command::NeatestTables(args) => cmd::neatest_tables::run(&args),
         Command::SelectStudy(args) => cmd::select_study::run(args),
         Command::Dataset { command } => cmd::dataset::run(command),
         Command::Vm { command } => cmd::vm::run(command),

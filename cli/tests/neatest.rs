@@ -128,4 +128,47 @@ fn a_neatest_study_exports_dynamic_suites_that_replay_on_new_seeds() {
             assert!(n > 0 && f <= n && (f > 0) == (&x[verdict] == "fail"), "{x:?}");
         }
     }
+    // The paper's tables from the three files: counts and means as the rows above give them.
+    let report = dir.path().join("report");
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["neatest-tables", "--replays"])
+        .arg(&out)
+        .arg("--judged")
+        .arg(&judged)
+        .arg("--out")
+        .arg(&report)
+        .arg(&study)
+        .status()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    assert!(st.success(), "clowder neatest-tables failed: {st}");
+    assert!(report.join("neatest.md").is_file());
+    let oracle = read_csv(&report.join("neatest_oracle.csv"));
+    let all = oracle.last().unwrap_or_else(|| panic!("no rows"));
+    assert_eq!(&all[col(&oracle, "project")], "all");
+    let mutant_rows: Vec<&csv::StringRecord> = rows[1..].iter().filter(|x| &x[program] != "original").collect();
+    let killed = mutant_rows.iter().filter(|x| &x[verdict] == "fail").count();
+    assert_eq!(all[col(&oracle, "mutant_judgements")].parse::<usize>().ok(), Some(mutant_rows.len()), "{all:?}");
+    assert_eq!(all[col(&oracle, "killed")].parse::<usize>().ok(), Some(killed), "{all:?}");
+    assert_eq!(all[col(&oracle, "original_judgements")].parse::<usize>().ok(), Some(ok.len()), "{all:?}");
+    // One run per project here: its dynamic column is the mean of its dynamic replays.
+    let replays = read_csv(&out);
+    let table4 = read_csv(&report.join("neatest_replays.csv"));
+    let (project_col, run_col) = (col(&runs, "project"), col(&replays, "run_id"));
+    for r in &ok {
+        let dynamic: Vec<f64> = replays[1..]
+            .iter()
+            .filter(|x| x[run_col] == r[id] && &x[col(&replays, "suite")] == "dynamic")
+            .map(|x| {
+                let (c, t): (f64, f64) = (x[covered].parse().unwrap_or(f64::NAN), x[total].parse().unwrap_or(f64::NAN));
+                if t == 0.0 { 1.0 } else { c / t }
+            })
+            .collect();
+        let row = table4[1..]
+            .iter()
+            .find(|x| x[col(&table4, "project")] == r[project_col])
+            .unwrap_or_else(|| panic!("no Table 4 row for {}", &r[project_col]));
+        let got: f64 = row[col(&table4, "neatest_dynamic")].parse().unwrap_or(f64::NAN);
+        let want = dynamic.iter().sum::<f64>() / dynamic.len() as f64;
+        assert!((got - want).abs() < 1e-12, "{}: {got} vs {want}", &r[project_col]);
+    }
 }

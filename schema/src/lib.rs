@@ -13,7 +13,9 @@
 pub mod tables;
 mod writer;
 
-pub use tables::{CONTEXT, DETERMINISM_FAILURES, MUTANTS, MUTATION_FAILURES, PROVENANCE, RUNS, TESTS, TIMELINE};
+pub use tables::{
+    CONTEXT, DETERMINISM_FAILURES, JUDGED, MUTANTS, MUTATION_FAILURES, PROVENANCE, REPLAYS, RUNS, TESTS, TIMELINE,
+};
 pub use writer::{Formats, ParseError, TableWriter, Value, WriteError, float_text};
 
 /// Type of a column.

@@ -162,6 +162,41 @@ pub const DETERMINISM_FAILURES: Table = Table {
 pub const MUTATION_FAILURES: Table =
     Table { name: "mutation_failures", columns: &[col("run_id", Str), col("error", Str)] };
 
+/// `clowder replay-study`'s CSV (the Neatest paper's Table 4): one row per run, replay seed
+/// and suite kind (`static`: the stored event sequences; `dynamic`: Neatest's networks).
+/// Written by that command only, as CSV; not one of a study's exports.
+pub const REPLAYS: Table = Table {
+    name: "replays",
+    columns: &[
+        col("run_id", Str),
+        col("project", Str),
+        col("algorithm", Str),
+        col("seed", U64),
+        col("replay_seed", U64),
+        col("suite", Str),
+        col("covered", U32),
+        col("total", U32),
+    ],
+};
+
+/// `clowder judge-study`'s CSV (the Neatest paper's Table 5): one row per Neatest run,
+/// judging seed and program (`original` or a mutant id) with the networks' verdict (`fail`
+/// when any network fails). Written by that command only, as CSV.
+pub const JUDGED: Table = Table {
+    name: "judged",
+    columns: &[
+        col("run_id", Str),
+        col("project", Str),
+        col("seed", U64),
+        col("judge_seed", U64),
+        col("program", Str),
+        col("operator", Str),
+        col("verdict", Str),
+        col("failing_networks", U32),
+        col("networks", U32),
+    ],
+};
+
 /// Every table, for checks that go over all of them.
 pub const ALL: [Table; 7] = [RUNS, TIMELINE, MUTANTS, TESTS, PROVENANCE, DETERMINISM_FAILURES, MUTATION_FAILURES];
 

@@ -118,7 +118,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let rows: Vec<&Vec<String>> = work.iter().filter_map(|w| journal.get(&key(w))).flatten().collect();
     super::journal::write_csv(
         &args.study.out,
-        &["run_id", "project", "seed", "judge_seed", "program", "operator", "verdict", "failing_networks", "networks"],
+        &clowder_schema::JUDGED.columns.iter().map(|c| c.name).collect::<Vec<_>>(),
         rows.iter().copied(),
     )?;
     let (mut killed, mut mutants, mut false_pos, mut originals) = (0u64, 0u64, 0u64, 0u64);

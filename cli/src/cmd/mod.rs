@@ -15,6 +15,7 @@ pub mod judge_study;
 pub mod mutate;
 pub mod mutate_study;
 pub mod mutate_write;
+pub mod neatest_tables;
 pub mod replay_study;
 pub mod run;
 pub mod select_study;

@@ -112,7 +112,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let rows: Vec<&Vec<String>> = jobs.iter().filter_map(|j| journal.get(&key(j))).flatten().collect();
     super::journal::write_csv(
         &args.out,
-        &["run_id", "project", "algorithm", "seed", "replay_seed", "suite", "covered", "total"],
+        &clowder_schema::REPLAYS.columns.iter().map(|c| c.name).collect::<Vec<_>>(),
         rows.iter().copied(),
     )?;
     // Mean coverage per algorithm and suite kind, for the terminal.
