@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
@@ -125,6 +126,56 @@ fn parse_entry(line: &str) -> anyhow::Result<(String, Rows)> {
         out.push(fields);
     }
     Ok((key.to_string(), out))
+}
+
+/// Does `work` for each item of `todo` on `workers` threads with a progress bar, recording
+/// each finished item's rows in `journal` as soon as it finishes. Returns the items that
+/// failed, described by `label` with their error (they are done again by the next call).
+pub(crate) fn run_items<T: Sync>(
+    journal: &mut Journal,
+    todo: &[T],
+    workers: usize,
+    progress: &str,
+    key: impl Fn(&T) -> String + Sync,
+    label: impl Fn(&T) -> String + Sync,
+    work: impl Fn(&T) -> Result<Rows, String> + Sync,
+) -> anyhow::Result<Vec<String>> {
+    let bar = crate::progress::Progress::new(todo.len() as u64, progress, false);
+    let mut errors = Vec::new();
+    let mut journal_error = None;
+    clowder_suites::parallel::map_with(todo, workers.max(1), work, |i, result| {
+        bar.inc(1);
+        let Some(item) = todo.get(i) else { return };
+        match result {
+            Ok(rows) => {
+                if let Err(e) = journal.record(&key(item), rows) {
+                    journal_error.get_or_insert(e);
+                }
+            }
+            Err(e) => errors.push(format!("{}: {e}", label(item))),
+        }
+    });
+    bar.finish_and_clear();
+    match journal_error {
+        Some(e) => Err(e),
+        None => Ok(errors),
+    }
+}
+
+/// Reports the items that failed (the others are in `out`): exit code 1 when there are any.
+pub(crate) fn report_failures(command: &str, errors: &[String], of: usize, what: &str, out: &Path) -> ExitCode {
+    if errors.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    for e in errors {
+        eprintln!("clowder {command}: {e}");
+    }
+    eprintln!(
+        "clowder {command}: {} of {of} {what} failed (tried again by the next call); the others are in {}",
+        errors.len(),
+        out.display()
+    );
+    ExitCode::FAILURE
 }
 
 /// Writes `header` and `rows` as CSV to `out` through a temporary file in the same folder, so

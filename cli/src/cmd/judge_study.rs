@@ -89,32 +89,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         work.len() - todo.len(),
         super::journal::path_for(&args.study.out).display()
     );
-    let bar = crate::progress::Progress::new(todo.len() as u64, "suites judged (run × seed)", false);
     // A run whose suite cannot be judged (a project file gone, a suite that does not load) is
     // reported and the others are still written; it is tried again on the next call.
-    let mut errors = Vec::new();
-    let mut journal_error = None;
-    clowder_suites::parallel::map_with(
+    let errors = super::journal::run_items(
+        &mut journal,
         &todo,
-        workers.max(1),
+        workers,
+        "suites judged (run × seed)",
+        key,
+        |(job, seed)| format!("run {} ({}), seed {seed}", job.run_id, job.project),
         |(job, seed)| judge_run(job, *seed, mode, args.trace_seeds).map(|rows| records(job, *seed, rows)),
-        |i, result| {
-            bar.inc(1);
-            let Some(item) = todo.get(i) else { return };
-            match result {
-                Ok(rows) => {
-                    if let Err(e) = journal.record(&key(item), rows) {
-                        journal_error.get_or_insert(e);
-                    }
-                }
-                Err(e) => errors.push(format!("run {} ({}), seed {}: {e}", item.0.run_id, item.0.project, item.1)),
-            }
-        },
-    );
-    bar.finish_and_clear();
-    if let Some(e) = journal_error {
-        return Err(e);
-    }
+    )?;
     let rows: Vec<&Vec<String>> = work.iter().filter_map(|w| journal.get(&key(w))).flatten().collect();
     super::journal::write_csv(
         &args.study.out,
@@ -135,19 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let pct = |a: u64, b: u64| if b == 0 { 0.0 } else { 100.0 * a as f64 / b as f64 };
     println!("mutants killed: {killed}/{mutants} ({:.2}%)", pct(killed, mutants));
     println!("false positives: {false_pos}/{originals} originals judged faulty ({:.2}%)", pct(false_pos, originals));
-    if !errors.is_empty() {
-        for e in &errors {
-            eprintln!("clowder judge-study: {e}");
-        }
-        eprintln!(
-            "clowder judge-study: {} of {} suites (run × seed) not judged; the others are in {}",
-            errors.len(),
-            work.len(),
-            args.study.out.display()
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(super::journal::report_failures("judge-study", &errors, work.len(), "suites (run × seed)", &args.study.out))
 }
 
 /// One judged suite's CSV rows.

@@ -85,30 +85,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         jobs.len() - todo.len(),
         super::journal::path_for(&args.out).display()
     );
-    let bar = crate::progress::Progress::new(todo.len() as u64, "runs replayed", false);
-    let mut errors = Vec::new();
-    let mut journal_error = None;
-    clowder_suites::parallel::map_with(
+    let errors = super::journal::run_items(
+        &mut journal,
         &todo,
-        workers.max(1),
+        workers,
+        "runs replayed",
+        |job| key(job),
+        |job| format!("run {} ({})", job.run_id, job.project),
         |job| replay(job, &seeds).map(|rows| records(job, rows)),
-        |i, result| {
-            bar.inc(1);
-            let Some(job) = todo.get(i) else { return };
-            match result {
-                Ok(rows) => {
-                    if let Err(e) = journal.record(&key(job), rows) {
-                        journal_error.get_or_insert(e);
-                    }
-                }
-                Err(e) => errors.push(format!("run {} ({}): {e}", job.run_id, job.project)),
-            }
-        },
-    );
-    bar.finish_and_clear();
-    if let Some(e) = journal_error {
-        return Err(e);
-    }
+    )?;
     let rows: Vec<&Vec<String>> = jobs.iter().filter_map(|j| journal.get(&key(j))).flatten().collect();
     super::journal::write_csv(
         &args.out,
@@ -129,19 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     for ((alg, kind), (sum, n)) in means {
         println!("{alg:<24} {kind:<8} {:>9.2}% {n:>8}", 100.0 * sum / f64::from(n.max(1)));
     }
-    if !errors.is_empty() {
-        for e in &errors {
-            eprintln!("clowder replay-study: {e}");
-        }
-        eprintln!(
-            "clowder replay-study: {} of {} runs not replayed; the others are in {}",
-            errors.len(),
-            jobs.len(),
-            args.out.display()
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(super::journal::report_failures("replay-study", &errors, jobs.len(), "runs", &args.out))
 }
 
 /// One replayed run's CSV rows.

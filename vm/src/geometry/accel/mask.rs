@@ -18,14 +18,21 @@ const KEPT: usize = 4;
 /// transform and sampling (its touching rows' key); effects are compared bit for bit (colour
 /// effects change the colours without a new `ver`).
 #[derive(Debug, Clone, Copy)]
-struct Key {
-    ver: u64,
-    level: i32,
-    nearest: bool,
-    effects: Effects,
-    mask: [u8; 3],
-    lo: i32,
-    hi: i32,
+pub(super) struct Key {
+    /// The drawable's version (its touching rows' key).
+    pub(super) ver: u64,
+    /// The MIP level it is sampled at.
+    pub(super) level: i32,
+    /// Nearest-neighbour sampling.
+    pub(super) nearest: bool,
+    /// Its effects (the colour effects apply to its colours).
+    pub(super) effects: Effects,
+    /// The colour its pixels must match.
+    pub(super) mask: [u8; 3],
+    /// The window of stage columns.
+    pub(super) lo: i32,
+    /// Its last column.
+    pub(super) hi: i32,
 }
 
 impl Key {
@@ -85,20 +92,9 @@ pub(super) struct MaskQuery<'a> {
 }
 
 impl<'a> MaskQuery<'a> {
-    /// The rows of the drawable built as `ver` at `level` (with `nearest` sampling and
-    /// `effects`), masked by `mask`, within stage columns `lo..=hi`.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn new(
-        kept: &'a mut MaskRows,
-        ver: u64,
-        level: i32,
-        nearest: bool,
-        effects: Effects,
-        mask: [u8; 3],
-        lo: i32,
-        hi: i32,
-    ) -> Self {
-        MaskQuery { entry: kept.entry(Key { ver, level, nearest, effects, mask, lo, hi }) }
+    /// The rows `key` names.
+    pub(super) fn new(kept: &'a mut MaskRows, key: Key) -> Self {
+        MaskQuery { entry: kept.entry(key) }
     }
 
     /// Stage row `y` (on the stage): the columns in the window where the drawable's colour,

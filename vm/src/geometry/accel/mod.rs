@@ -728,17 +728,16 @@ impl Accel {
         let infos = &self.infos;
         let me_sampler = Sampler::new(me_d, infos[me].xf, me_d.skin.mip_ref(me_level), infos[me].nearest);
         let mut masked = mask.map(|m| {
-            let (ver, nearest) = (infos[me].ver, infos[me].nearest);
-            mask::MaskQuery::new(
-                &mut kept,
-                ver,
-                me_level,
-                nearest,
-                me_d.effects,
-                m,
-                bounds.left as i32,
-                bounds.right as i32,
-            )
+            let key = mask::Key {
+                ver: infos[me].ver,
+                level: me_level,
+                nearest: infos[me].nearest,
+                effects: me_d.effects,
+                mask: m,
+                lo: bounds.left as i32,
+                hi: bounds.right as i32,
+            };
+            mask::MaskQuery::new(&mut kept, key)
         });
         // Only drawables whose boxes meet the query's can show at its pixels.
         let mut near = std::mem::take(&mut self.near);
