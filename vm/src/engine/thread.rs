@@ -290,36 +290,35 @@ impl State {
     }
 
     pub(crate) fn new_thread(&mut self, target: TargetId, top: u32) -> ThRef {
-        let mut th = Thread {
-            gn: 0,
-            used: true,
-            target,
-            top,
-            stack: Vec::with_capacity(4),
-            status: Status::Running,
-            killed: false,
-            list_pos: NOT_LISTED,
-            orphaned: false,
-            param_pool: Vec::new(),
+        let fresh = |gn: u32, mut stack: Vec<Frame>, param_pool: Vec<Vec<(u32, V)>>| {
+            stack.clear();
+            stack.push(Frame::new(top, false));
+            Thread {
+                gn,
+                used: true,
+                target,
+                top,
+                stack,
+                status: Status::Running,
+                killed: false,
+                list_pos: NOT_LISTED,
+                orphaned: false,
+                param_pool,
+            }
         };
-        th.stack.push(Frame::new(top, false));
         let r = match self.threads.free_slots.pop() {
             Some(slot) => {
-                let gn = self.threads.slab[slot as usize].gn.wrapping_add(1);
-                th.gn = gn;
-                // Reuse the frame allocation of the dead thread.
-                let old = std::mem::take(&mut self.threads.slab[slot as usize].stack);
-                if old.capacity() > th.stack.capacity() {
-                    let mut s = old;
-                    s.clear();
-                    s.push(Frame::new(top, false));
-                    th.stack = s;
-                }
-                self.threads.slab[slot as usize] = th;
+                // The dead thread's frame and parameter-list allocations are reused: edge-
+                // activated hats start a thread per hat every step.
+                let old = &mut self.threads.slab[slot as usize];
+                let gn = old.gn.wrapping_add(1);
+                let (stack, pool) = (std::mem::take(&mut old.stack), std::mem::take(&mut old.param_pool));
+                let stack = if stack.capacity() == 0 { Vec::with_capacity(4) } else { stack };
+                *old = fresh(gn, stack, pool);
                 ThRef { slot, gn }
             }
             None => {
-                self.threads.slab.push(th);
+                self.threads.slab.push(fresh(0, Vec::with_capacity(4), Vec::new()));
                 ThRef { slot: (self.threads.slab.len() - 1) as u32, gn: 0 }
             }
         };

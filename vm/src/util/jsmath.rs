@@ -548,9 +548,16 @@ pub fn exp(x: f64) -> f64 {
     if x == 1.0 { std::f64::consts::E } else { libm::exp(x) }
 }
 
-/// `Math.log2` (scratch-render's choice of MIP level).
+/// `Math.log2` (scratch-render's choice of MIP level). A positive normal power of two (every
+/// sprite drawn at 100 % asks for `log2(1)`) is its exponent, exactly what `libm` returns,
+/// without the call.
 #[inline]
 pub fn log2(x: f64) -> f64 {
+    let bits = x.to_bits();
+    let exponent = (bits >> 52) as i64; // the sign bit too: only positive numbers pass
+    if bits & ((1 << 52) - 1) == 0 && (1..0x7ff).contains(&exponent) {
+        return (exponent - 1023) as f64;
+    }
     libm::log2(x)
 }
 
@@ -583,5 +590,24 @@ mod tests {
         assert!(pow(1.0, f64::INFINITY).is_nan());
         assert_eq!(pow(-8.0, 3.0), -512.0);
         assert!(pow(-8.0, 0.5).is_nan());
+    }
+
+    /// The shortcut for powers of two gives libm's bits at every normal power, and the
+    /// numbers next to them, subnormals, zeros, negatives and non-finite ones still go to libm.
+    #[test]
+    fn log2_of_powers_of_two_is_libms() {
+        let same = |x: f64| {
+            let (a, b) = (log2(x), libm::log2(x));
+            assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "log2({x:e}): {a} vs {b}");
+        };
+        for e in -1022..=1023 {
+            let x = 2f64.powi(e);
+            for y in [x, -x, f64::from_bits(x.to_bits() + 1), f64::from_bits(x.to_bits() - 1)] {
+                same(y);
+            }
+        }
+        for x in [0.0, -0.0, 5e-324, 2.2e-308, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 1.5, 100.0, 0.35] {
+            same(x);
+        }
     }
 }
