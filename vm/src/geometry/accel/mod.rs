@@ -25,7 +25,6 @@
 
 pub(crate) mod composite;
 pub(crate) mod index;
-mod mask;
 pub(crate) mod rows;
 pub(crate) mod sampler;
 
@@ -38,7 +37,7 @@ use super::distance;
 use super::drawable::{Placement, Xform};
 use super::effects::bit;
 use super::render::{
-    BACKGROUND, Drawable, Scene, match_box, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
+    BACKGROUND, Drawable, Scene, mask_matches, match_box, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
 };
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;
@@ -90,9 +89,6 @@ struct Info {
     held: Arc<Skin>,
     /// Whether shape effects (fisheye, whirl, pixelate, mosaic) apply.
     shaped: bool,
-    /// Kept `color is touching color` rows (keyed by `ver` and the rest of what they depend
-    /// on, so kept across rebuilds as the touching rows are).
-    mask: mask::MaskRows,
 }
 
 impl Info {
@@ -119,7 +115,6 @@ impl Info {
             rows: Vec::new(),
             row_key: Vec::new(),
             columns: Columns::default(),
-            mask: mask::MaskRows::default(),
             bounds: None,
             held: d.skin.clone(),
             shaped: d.effects.changes_shape(),
@@ -364,7 +359,6 @@ impl Accel {
                     slot.rows = old.rows;
                     slot.row_key = old.row_key;
                     slot.columns = old.columns;
-                    slot.mask = old.mask;
                 }
                 None => self.infos.push(Box::new(info)),
             }
@@ -723,22 +717,8 @@ impl Accel {
         }
         let pen = self.pen_map(scene);
         let me_d = &scene.drawables[me];
-        // `me`'s kept mask rows, out of its data while `layers` below borrows all of it.
-        let mut kept = std::mem::take(&mut self.infos[me].mask);
         let infos = &self.infos;
         let me_sampler = Sampler::new(me_d, infos[me].xf, me_d.skin.mip_ref(me_level), infos[me].nearest);
-        let mut masked = mask.map(|m| {
-            let key = mask::Key {
-                ver: infos[me].ver,
-                level: me_level,
-                nearest: infos[me].nearest,
-                effects: me_d.effects,
-                mask: m,
-                lo: bounds.left as i32,
-                hi: bounds.right as i32,
-            };
-            mask::MaskQuery::new(&mut kept, key)
-        });
         // Only drawables whose boxes meet the query's can show at its pixels.
         let mut near = std::mem::take(&mut self.near);
         self.index.near(&bounds, &mut near);
@@ -750,11 +730,23 @@ impl Accel {
         let mut hit = false;
         for (k, y) in (y0..=y1).enumerate() {
             work += cost::ROW_VISIT;
-            let mine = match &mut masked {
+            let mine = match mask {
                 None => rows::and(&touched[k], &cols),
-                Some(q) => {
-                    let (r, w) = q.row(&me_sampler, y);
-                    work += w;
+                Some(m) => {
+                    let mut r = EMPTY;
+                    if let Some((a, b)) = me_sampler.span(y, bounds.left as i32, bounds.right as i32) {
+                        for x in a..=b {
+                            let mut c = me_sampler.color(x, y);
+                            if me_d.effects.enabled != 0 {
+                                c = me_d.effects.transform_color(c, !bit::GHOST);
+                            }
+                            if mask_matches(c, m) {
+                                rows::set(&mut r, x);
+                            }
+                        }
+                        work += cost::COLOR_PIXEL * (b - a + 1) as u64;
+                    }
+                    work += cost::ROW;
                     r
                 }
             };
@@ -764,8 +756,6 @@ impl Accel {
             }
         }
         drop(layers);
-        // `masked` borrowed `kept`; its last use is above.
-        self.infos[me].mask = kept;
         self.near = near;
         self.touched = touched;
         self.work += work;

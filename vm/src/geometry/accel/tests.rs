@@ -500,33 +500,3 @@ fn stamps_equal_stamping_every_pixel_of_the_box() {
     }
     assert!(drawn > 1_000_000, "pixels stamped: {drawn}");
 }
-
-/// A `color is touching color` query asked again of an unchanged scene answers from kept
-/// mask rows, and is charged exactly the work it was charged the first time (a work count
-/// must not depend on what a run happened to keep).
-#[test]
-fn kept_mask_rows_charge_what_finding_them_did() {
-    let mut rng = SplitMix64::new(41);
-    let mut kept = 0;
-    for _ in 0..30 {
-        let scene = random_scene(&mut rng);
-        let mut accel = Accel::default();
-        accel.refresh(&scene, &[], None, &|p| sprite_of(&scene, p));
-        let colours = probe_colours(&scene, &mut rng);
-        for me in 1..scene.drawables.len() {
-            let (c, m) = (colours[rng.below(colours.len() as u64) as usize], colours[0]);
-            let charged = |accel: &mut Accel| {
-                let before = accel.work;
-                let answer = accel.touching_color(&scene, me, c, Some(m));
-                (answer, accel.work - before)
-            };
-            let first = charged(&mut accel);
-            let rows_kept = accel.infos[me].mask.kept_rows();
-            let second = charged(&mut accel);
-            assert_eq!(first, second, "{me}: answer and work, first and kept");
-            assert_eq!(first.0, scene.touching_color(me, c, Some(m)));
-            kept += rows_kept;
-        }
-    }
-    assert!(kept > 1_000, "rows kept between the two queries: {kept}");
-}
