@@ -178,24 +178,31 @@ pub(crate) fn report_failures(command: &str, errors: &[String], of: usize, what:
     ExitCode::FAILURE
 }
 
-/// Writes `header` and `rows` as CSV to `out` through a temporary file in the same folder, so
-/// that `out` is either the old file or the whole new one.
+/// Writes `header` and `rows` as CSV to `out` through a temporary file beside it, so that
+/// `out` is either the old file or the whole new one (created as any file the user makes, with
+/// the umask's permissions).
 pub(crate) fn write_csv<'a>(
     out: &Path,
     header: &[&str],
     rows: impl Iterator<Item = &'a Vec<String>>,
 ) -> anyhow::Result<()> {
-    let dir = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("creating a file in {}", dir.display()))?;
-    {
-        let mut w = csv::Writer::from_writer(std::io::BufWriter::new(tmp.as_file()));
+    let mut tmp = out.as_os_str().to_os_string();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let written = (|| -> anyhow::Result<()> {
+        let file = File::create(&tmp)?;
+        let mut w = csv::Writer::from_writer(std::io::BufWriter::new(file));
         w.write_record(header)?;
         for r in rows {
             w.write_record(r)?;
         }
         w.flush()?;
+        Ok(())
+    })();
+    if let Err(e) = written.and_then(|()| Ok(std::fs::rename(&tmp, out)?)) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e.context(format!("writing {}", out.display())));
     }
-    tmp.persist(out).with_context(|| format!("writing {}", out.display()))?;
     Ok(())
 }
 
@@ -249,5 +256,15 @@ mod tests {
         write_csv(&out, &["h1", "h2"], rows(2).iter()).unwrap_or_else(|e| panic!("{e:#}"));
         let text = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(text, "h1,h2\na0,\"b,\"\"c\"\"\"\na1,\"b,\"\"c\"\"\"\n");
+        // Nothing else is left in the folder, and the file is readable as any the user makes.
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).into_iter().flatten().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(names, ["x.csv"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&out).map(|m| m.permissions().mode()).unwrap_or(0);
+            assert_ne!(mode & 0o044, 0, "not private to its owner: {mode:o}");
+        }
     }
 }
