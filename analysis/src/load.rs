@@ -103,6 +103,15 @@ impl Run {
     pub fn is_limit(&self) -> bool {
         self.status == STATUS_LIMIT
     }
+
+    /// Neatest's reliable coverage as a fraction of the project's targets (`None` for runs
+    /// of other algorithms and for runs that report no targets).
+    pub fn reliable_coverage(&self) -> Option<f64> {
+        match (self.reliable_covered, self.total_targets) {
+            (Some(c), Some(t)) if t > 0 => Some(c as f64 / t as f64),
+            _ => None,
+        }
+    }
 }
 
 /// Coverage change points of the runs, stored contiguously per run (CSR layout).

@@ -171,4 +171,21 @@ fn a_neatest_study_exports_dynamic_suites_that_replay_on_new_seeds() {
         let want = dynamic.iter().sum::<f64>() / dynamic.len() as f64;
         assert!((got - want).abs() < 1e-12, "{}: {got} vs {want}", &r[project_col]);
     }
+    // `clowder analyze` reports Neatest's reliable coverage beside its coverage: one run per
+    // project here, so the mean over projects is the mean of the runs' fractions.
+    let st = Command::new(env!("CARGO_BIN_EXE_clowder"))
+        .args(["analyze", "--no-plots"])
+        .arg(&study)
+        .status()
+        .unwrap_or_else(|e| panic!("start clowder: {e}"));
+    assert!(st.success(), "clowder analyze failed: {st}");
+    let coverage = read_csv(&study.join("report/coverage.csv"));
+    let total_col = col(&runs, "total_targets");
+    let fractions: Vec<f64> = ok
+        .iter()
+        .map(|r| r[reliable].parse::<f64>().unwrap_or(f64::NAN) / r[total_col].parse::<f64>().unwrap_or(f64::NAN))
+        .collect();
+    let want = fractions.iter().sum::<f64>() / fractions.len() as f64;
+    let got: f64 = coverage[1][col(&coverage, "reliable_mean_coverage")].parse().unwrap_or(f64::NAN);
+    assert!((got - want).abs() < 1e-9, "reliable coverage {got} vs {want}");
 }

@@ -130,13 +130,18 @@ fn analyze_dataset(
     // Coverage per algorithm (projects are the unit: per-project means).
     let mut coverage = Vec::new();
     for &a in &alg_ids {
-        let mut per_project = Vec::new();
+        let (mut per_project, mut reliable_per_project) = (Vec::new(), Vec::new());
         let (mut runs_ok, mut runs_limit, mut runs_not_ok, mut full_projects) = (0, 0, 0, 0);
         for &p in &project_ids {
             let Some(c) = cells.get(&(p, a)) else { continue };
             runs_ok += c.values.len();
             runs_limit += runs[c.range.clone()].iter().filter(|r| r.is_limit()).count();
             runs_not_ok += c.range.len() - c.values.len();
+            let reliable: Vec<f64> =
+                runs[c.range.clone()].iter().filter(|r| r.has_result()).filter_map(|r| r.reliable_coverage()).collect();
+            if let Some(m) = stats::mean(&reliable) {
+                reliable_per_project.push(m);
+            }
             if let Some(m) = stats::mean(&c.values) {
                 per_project.push(m);
                 if c.values.iter().all(|&v| v == 1.0) {
@@ -154,6 +159,7 @@ fn analyze_dataset(
             median: stats::median(&per_project),
             full_projects,
             per_project,
+            reliable_mean: stats::mean(&reliable_per_project),
         });
     }
 

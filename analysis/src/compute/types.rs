@@ -31,6 +31,9 @@ pub struct CoverageRow {
     pub full_projects: usize,
     /// Per-project mean coverage (sorted by project), for box plots.
     pub per_project: Vec<f64>,
+    /// Neatest: mean over projects of the per-project mean reliable coverage (statements
+    /// covered on `stable_count` seeds); `None` when no run of the algorithm reports it.
+    pub reliable_mean: Option<f64>,
 }
 
 /// One project in one comparison.

@@ -98,13 +98,9 @@ fn by_project(res: &Results) -> BTreeMap<String, Project> {
         let label =
             if res.datasets.len() > 1 { format!("{}/{name}", res.datasets[r.dataset as usize]) } else { name.clone() };
         let total = r.total_targets.unwrap_or(0);
-        let reliable = match (r.reliable_covered, total) {
-            (Some(c), t) if t > 0 => Some(c as f64 / t as f64),
-            _ => None,
-        };
         out.entry(label).or_insert_with(|| Project { runs: vec![Vec::new(); res.algorithms.len()] }).runs
             [r.algorithm as usize]
-            .push((cov, reliable, total));
+            .push((cov, r.reliable_coverage(), total));
     }
     out
 }

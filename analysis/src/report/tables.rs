@@ -43,20 +43,29 @@ pub struct Tables {
 
 /// Builds every table.
 pub fn tables(an: &Analysis) -> Tables {
-    let mut coverage = Table::new(
-        "coverage",
-        "Coverage per algorithm: mean and median over projects of each project's mean coverage (%).",
-        &[
-            ("Dataset", "dataset"),
-            ("Algorithm", "algorithm"),
-            ("Projects", "projects"),
-            ("Runs ok", "runs_ok"),
-            ("Runs not ok (failed or unfinished)", "runs_not_ok"),
-            ("Mean %", "mean_coverage"),
-            ("Median %", "median_coverage"),
-            ("Projects at 100 %", "projects_full"),
-        ],
-    );
+    let mut coverage_cols = vec![
+        ("Dataset", "dataset"),
+        ("Algorithm", "algorithm"),
+        ("Projects", "projects"),
+        ("Runs ok", "runs_ok"),
+        ("Runs not ok (failed or unfinished)", "runs_not_ok"),
+        ("Mean %", "mean_coverage"),
+        ("Median %", "median_coverage"),
+        ("Projects at 100 %", "projects_full"),
+    ];
+    // Only studies with Neatest runs get the reliable-coverage column, so other reports keep
+    // their columns.
+    let has_reliable = an.datasets.iter().flat_map(|d| &d.coverage).any(|r| r.reliable_mean.is_some());
+    if has_reliable {
+        coverage_cols.push(("Reliable mean % (Neatest)", "reliable_mean_coverage"));
+    }
+    let coverage_caption = if has_reliable {
+        "Coverage per algorithm: mean and median over projects of each project's mean coverage (%); for Neatest \
+         also its reliable coverage (statements covered on stable_count seeds), mean over projects."
+    } else {
+        "Coverage per algorithm: mean and median over projects of each project's mean coverage (%)."
+    };
+    let mut coverage = Table::new("coverage", coverage_caption, &coverage_cols);
     let mut table6 = Table::new(
         "table6",
         "Pairwise comparison of coverage (Whisker Table 6): mean Â12 and the number of projects where the first \
@@ -215,7 +224,7 @@ pub fn tables(an: &Analysis) -> Tables {
     for d in &an.datasets {
         let ds = || Cell::text(&d.name);
         for r in &d.coverage {
-            coverage.push(vec![
+            let mut row = vec![
                 ds(),
                 Cell::text(&r.algorithm),
                 Cell::int(r.projects as u64),
@@ -224,7 +233,11 @@ pub fn tables(an: &Analysis) -> Tables {
                 Cell::opt_pct(r.mean),
                 Cell::opt_pct(r.median),
                 Cell::int(r.full_projects as u64),
-            ]);
+            ];
+            if has_reliable {
+                row.push(Cell::opt_pct(r.reliable_mean));
+            }
+            coverage.push(row);
         }
         for c in &d.comparisons {
             let mut row = vec![ds()];
