@@ -85,6 +85,7 @@ pub const NEATEST_PARAMS: &[&str] = &[
     "play_steps",
     "random_event_selection",
     "whisker_v07",
+    "drag_events",
 ];
 
 /// Parameters of MIO.
@@ -266,6 +267,9 @@ pub struct Params {
     /// Neatest: Whisker v0.7's network semantics and NEAT variants (the paper's version)
     /// instead of master's.
     pub whisker_v07: bool,
+    /// Neatest: networks may also drag sprites, as the other algorithms' tests do (clowder's
+    /// extension, off by default: Whisker's neuroevolution offers no drags).
+    pub drag_events: bool,
 }
 
 impl Params {
@@ -322,6 +326,7 @@ impl Params {
             play_steps: u32p("play_steps", 3000)?,
             random_event_selection: cfg.flag("random_event_selection", false)?,
             whisker_v07: cfg.flag("whisker_v07", false)?,
+            drag_events: cfg.flag("drag_events", false)?,
         };
         // Read by `generate` (regression assertions, default on); checked here.
         let _ = cfg.flag("assertions", true)?;

@@ -122,3 +122,46 @@ fn judged_against_itself_a_program_passes_and_against_a_changed_one_fails() {
     let judged = replay_suite(changed, &suite, 1, &opts).unwrap_or_else(|e| panic!("{e}"));
     assert!(judged.iter().any(|r| r.verdict == "fail"), "{judged:?}");
 }
+
+/// A branch only a drag reaches: the cat says hello when it touches the goal, which sits in a
+/// corner, and nothing but the green flag moves anything.
+fn drag_only() -> Project {
+    let mut p = ProjectBuilder::new();
+    let cat = p.sprite("Cat");
+    let goal = p.sprite("Goal");
+    let t = p.t(cat);
+    let flag = t.when_flag();
+    let cond = t.touching("Goal");
+    let hello = t.say(Arg::t("hello"));
+    let iff = t.if_(&cond, &[hello]);
+    let fe = t.forever(&[iff]);
+    t.script(flag, &[fe]);
+    let g = p.t(goal);
+    let flag = g.when_flag();
+    let go = g.goto_xy(Arg::n(200.0), Arg::n(150.0));
+    g.script(flag, &[go]);
+    p.load()
+}
+
+#[test]
+fn networks_drag_only_when_asked() {
+    let p = Arc::new(drag_only());
+    let play = |drags: bool| {
+        let mut cfg = config();
+        cfg.params.insert("drag_events".into(), serde_json::json!(drags));
+        generate(Arc::clone(&p), &cfg, 1, Budget::Steps(30_000), &mut |_| {})
+            .unwrap_or_else(|e| panic!("neatest run failed: {e}"))
+    };
+    // As Whisker: no drags, so the branch stays uncovered.
+    let without = play(false);
+    assert!(without.covered < without.total_targets, "{} of {}", without.covered, without.total_targets);
+    assert!(!without.dynamic_suite.unwrap_or_default().contains("dragEvents"));
+    let with = play(true);
+    assert_eq!(with.covered, with.total_targets, "a drag onto the goal covers the branch");
+    let text = with.dynamic_suite.unwrap_or_default();
+    let suite = DynamicSuite::from_json(&text, VersionHint::Auto).unwrap_or_else(|e| panic!("reloading: {e}"));
+    // The suite says its networks drag, so its replays offer drags again.
+    let rows = replay_suite(Arc::clone(&p), &suite, 5, &ReplayOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let best = rows.iter().map(|r| r.suite_covered).max().unwrap_or(0);
+    assert_eq!(best, rows[0].total_statements, "replayed on a new seed, the drag covers it again");
+}

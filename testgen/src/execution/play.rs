@@ -61,6 +61,8 @@ pub struct PlayOptions {
     pub stop_at: Option<BlockIdx>,
     /// Seed of the project's randomness (default: the run's).
     pub vm_seed: Option<u64>,
+    /// Offer drag events (clowder's `drag_events`; Whisker's neuroevolution offers none).
+    pub drags: bool,
 }
 
 /// What a playthrough did besides its test.
@@ -122,7 +124,7 @@ impl Executor<'_> {
         {
             if fresh {
                 let project = std::sync::Arc::clone(&self.ctx.project);
-                let w = extract(self.ctx.info, &project, &mut live.sut, true, &mut cands, &mut available);
+                let w = extract(self.ctx.info, &project, &mut live.sut, true, opts.drags, &mut cands, &mut available);
                 self.add_work(
                     Kind::Extraction,
                     crate::work::cost::EXTRACT + crate::work::cost::EXTRACT_SCRIPT.saturating_mul(w),
@@ -177,13 +179,14 @@ impl Executor<'_> {
     }
 
     /// What a network generator starts from: the features after the green flag and every event
-    /// the program handles (Whisker's `extractStaticEvents`). Runs no step.
-    pub fn initial_view(&mut self, info: &FeatureInfo) -> (Features, Vec<NeuroEvent>) {
+    /// the program handles (Whisker's `extractStaticEvents`; with `drags`, also the drags the
+    /// state after the green flag offers). Runs no step.
+    pub fn initial_view(&mut self, info: &FeatureInfo, drags: bool) -> (Features, Vec<NeuroEvent>) {
         let mut live = self.start(false);
         let project = std::sync::Arc::clone(&self.ctx.project);
         let mut cands = Vec::new();
         let mut events = Vec::new();
-        extract(self.ctx.info, &project, &mut live.sut, false, &mut cands, &mut events);
+        extract(self.ctx.info, &project, &mut live.sut, false, drags, &mut cands, &mut events);
         let features = info.extract(&project, &mut live.sut);
         self.end(&live);
         (features, events)
@@ -255,6 +258,9 @@ impl Executor<'_> {
                     Action::TypeNumber => Event::TypeNumber { number: arg(0).round() as i64 },
                     Action::MouseMove => Event::MouseMove { x: arg(0) * 240.0, y: arg(1) * 180.0 },
                     Action::MouseMoveTo(x, y) => Event::MouseMoveTo { x: *x, y: *y },
+                    Action::DragSprite(sprite, x, y) => {
+                        Event::DragSprite { sprite: sprite.clone(), clone: 0, x: *x, y: *y }
+                    }
                     _ => Event::Wait { steps: 0 },
                 };
                 // `apply` sends it and runs the one-step wait after it.

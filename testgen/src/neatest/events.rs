@@ -4,7 +4,7 @@
 //!
 //! The available events come from the search's dynamic extraction ([`EventInfo::extract_with`]),
 //! mapped to Whisker's neuroevolution events: drags are not offered (Whisker's neuroevolution
-//! extractor has none), a mouse button becomes `MouseDownForStepsEvent` (only while the button
+//! extractor has none; clowder's `drag_events` parameter offers them), a mouse button becomes `MouseDownForStepsEvent` (only while the button
 //! is up), clone clicks are `ClickClone-<n>` for the first three clickable clones of a sprite,
 //! and the wait comes last. Parameters are the regression outputs (`Steps`, `Duration`, `X`,
 //! `Y`, `Number`), scaled as Whisker's `setParameter(…, "activation")`.
@@ -49,6 +49,9 @@ pub enum Action {
     MouseMoveTo(f64, f64),
     /// A sound of this volume.
     Sound(f64),
+    /// Drag a sprite's original to a point (clowder's extension, `drag_events`: Whisker's
+    /// neuroevolution offers no drags).
+    DragSprite(String, f64, f64),
     /// Wait `Duration` × the wait bound steps.
     Wait,
 }
@@ -73,18 +76,22 @@ impl NeuroEvent {
 
 /// The events available in `sut`'s state (`dynamic`; else every event the program handles, as
 /// Whisker's `extractStaticEvents`), in Whisker's order (the wait last), distinct by id.
+/// With `drags`, also the drags of sprites' originals that the static algorithms' extraction
+/// offers, as `DragSpriteEvent-<sprite>-<n>` (the sprite's n-th drag in this state).
 /// `cands` is scratch space. Returns the extraction's work measure.
 pub fn extract(
     info: &EventInfo,
     project: &Project,
     sut: &mut Sut,
     dynamic: bool,
+    drags: bool,
     cands: &mut Vec<Cand>,
     out: &mut Vec<NeuroEvent>,
 ) -> u64 {
-    let work = info.extract_with(project, sut, dynamic, false, cands);
+    let work = info.extract_with(project, sut, dynamic, drags, cands);
     out.clear();
     let mut clones: Vec<(usize, u32)> = Vec::new();
+    let mut dragged: Vec<(usize, u32)> = Vec::new();
     let name = |def: usize| project.targets.get(def).map(|t| t.name.clone()).unwrap_or_default();
     let mut has_wait = false;
     for c in cands.iter() {
@@ -137,7 +144,24 @@ pub fn extract(
                 id: format!("SoundEvent-{}", clowder_vm::util::cast::number_to_js_string(*v)),
                 action: Action::Sound(*v),
             },
-            // Whisker's neuroevolution extractor offers no drags.
+            // Whisker's neuroevolution extractor offers no drags; clowder's only when asked.
+            Cand::DragSprite { def, clone: 0, x, y, .. } if drags => {
+                let n = match dragged.iter_mut().find(|(d, _)| d == def) {
+                    Some((_, n)) => n,
+                    None => {
+                        dragged.push((*def, 0));
+                        match dragged.last_mut() {
+                            Some((_, n)) => n,
+                            None => continue,
+                        }
+                    }
+                };
+                *n += 1;
+                NeuroEvent {
+                    id: format!("DragSpriteEvent-{}-{n}", name(*def)),
+                    action: Action::DragSprite(name(*def), *x, *y),
+                }
+            }
             Cand::DragSprite { .. } => continue,
         };
         if !out.iter().any(|e| e.id == ev.id) {

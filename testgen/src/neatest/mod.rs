@@ -88,9 +88,11 @@ impl<'n> NetworkPolicy<'n> {
 }
 
 /// A dynamic suite of `networks` in Whisker's JSON format, with the run's playthrough settings
-/// as its `Configs` (timeout in Whisker milliseconds at acceleration 10).
+/// as its `Configs` (timeout in Whisker milliseconds at acceleration 10). A suite of networks
+/// that may drag (`drag_events`) says so in clowder's own key `dragEvents`, so that its replays
+/// offer drags too; other suites are as Whisker writes them.
 pub fn dynamic_suite_json(networks: Vec<Network>, p: &crate::config::Params) -> String {
-    let configs = serde_json::json!({
+    let mut configs = serde_json::json!({
         "testSuiteType": "dynamic",
         "timeout": f64::from(p.play_steps) * 1000.0 / 30.0 / 10.0,
         "eventSelection": if p.random_event_selection { "random" } else { "activation" },
@@ -101,7 +103,20 @@ pub fn dynamic_suite_json(networks: Vec<Network>, p: &crate::config::Params) -> 
             "clickDuration": p.click_duration,
         },
     });
+    if p.drag_events
+        && let Some(obj) = configs.as_object_mut()
+    {
+        obj.insert(DRAG_EVENTS_KEY.into(), serde_json::Value::Bool(true));
+    }
     DynamicSuite { configs, networks }.to_json()
+}
+
+/// The `Configs` key of suites whose networks may drag (clowder's extension).
+const DRAG_EVENTS_KEY: &str = "dragEvents";
+
+/// Whether `suite`'s networks may drag sprites (written with `drag_events`).
+pub fn suite_drags(suite: &DynamicSuite) -> bool {
+    suite.configs.get(DRAG_EVENTS_KEY).and_then(serde_json::Value::as_bool).unwrap_or(false)
 }
 
 fn specs(events: &[NeuroEvent]) -> Vec<EventSpec> {

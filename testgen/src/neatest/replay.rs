@@ -218,7 +218,8 @@ pub fn prepare_suite(
         innovations.observe(n);
     }
     let mut s = Session {
-        play: PlayOptions { max_steps, durations, stop_at: None, vm_seed: None },
+        // Drags are offered to suites whose networks have learnt them (`drag_events`).
+        play: PlayOptions { max_steps, durations, stop_at: None, vm_seed: None, drags: super::suite_drags(suite) },
         selection,
         innovations,
         // Growth and random choices draw from a stream of the seed (Whisker: its seeded RNG).

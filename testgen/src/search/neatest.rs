@@ -76,7 +76,7 @@ impl Search<'_, '_> {
             sound: f64::from(p.sound_duration),
         };
         let n = model.len();
-        let (features, events) = self.exec.initial_view(&info);
+        let (features, events) = self.exec.initial_view(&info, p.drag_events);
         let specs: Vec<EventSpec> = events
             .iter()
             .map(|e| EventSpec { id: e.id.clone(), parameters: e.params().iter().map(|s| s.to_string()).collect() })
@@ -300,7 +300,13 @@ impl Search<'_, '_> {
         selection: EventSelection,
     ) -> (f64, Vec<u32>, Test) {
         let steps = u64::from(self.p.play_steps);
-        let mut opts = PlayOptions { max_steps: steps, durations: *durations, stop_at: None, vm_seed: None };
+        let mut opts = PlayOptions {
+            max_steps: steps,
+            durations: *durations,
+            stop_at: None,
+            vm_seed: None,
+            drags: self.p.drag_events,
+        };
         let (first, _) = {
             let mut policy = NetworkPolicy::new(network, innovations, &mut self.rng, selection, 0.3, false);
             self.exec.play(&mut policy, info, &opts, true)
