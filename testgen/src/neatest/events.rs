@@ -105,20 +105,10 @@ pub fn extract(
                 NeuroEvent { id: format!("ClickSpriteEvent-{}", name(*def)), action: Action::ClickSprite(name(*def)) }
             }
             Cand::ClickSprite { def, x, y, .. } => {
-                let n = match clones.iter_mut().find(|(d, _)| d == def) {
-                    Some((_, n)) => n,
-                    None => {
-                        clones.push((*def, 0));
-                        match clones.last_mut() {
-                            Some((_, n)) => n,
-                            None => continue,
-                        }
-                    }
-                };
-                if *n >= CLICK_CLONES {
+                let n = next_of(&mut clones, *def);
+                if n > CLICK_CLONES {
                     continue;
                 }
-                *n += 1;
                 NeuroEvent { id: format!("ClickClone-{n}"), action: Action::ClickClone(*x, *y) }
             }
             Cand::ClickStage => NeuroEvent { id: "ClickStageEvent".into(), action: Action::ClickStage },
@@ -146,17 +136,7 @@ pub fn extract(
             },
             // Whisker's neuroevolution extractor offers no drags; clowder's only when asked.
             Cand::DragSprite { def, clone: 0, x, y, .. } if drags => {
-                let n = match dragged.iter_mut().find(|(d, _)| d == def) {
-                    Some((_, n)) => n,
-                    None => {
-                        dragged.push((*def, 0));
-                        match dragged.last_mut() {
-                            Some((_, n)) => n,
-                            None => continue,
-                        }
-                    }
-                };
-                *n += 1;
+                let n = next_of(&mut dragged, *def);
                 NeuroEvent {
                     id: format!("DragSpriteEvent-{}-{n}", name(*def)),
                     action: Action::DragSprite(name(*def), *x, *y),
@@ -172,4 +152,18 @@ pub fn extract(
         out.push(NeuroEvent::wait());
     }
     work
+}
+
+/// Counts one more event of sprite `def` in `counts` and returns its number (from 1).
+fn next_of(counts: &mut Vec<(usize, u32)>, def: usize) -> u32 {
+    match counts.iter_mut().find(|(d, _)| *d == def) {
+        Some((_, n)) => {
+            *n += 1;
+            *n
+        }
+        None => {
+            counts.push((def, 1));
+            1
+        }
+    }
 }
