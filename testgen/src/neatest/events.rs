@@ -4,10 +4,11 @@
 //!
 //! The available events come from the search's dynamic extraction ([`EventInfo::extract_with`]),
 //! mapped to Whisker's neuroevolution events: drags are not offered (Whisker's neuroevolution
-//! extractor has none; clowder's `drag_events` parameter offers them), a mouse button becomes `MouseDownForStepsEvent` (only while the button
-//! is up), clone clicks are `ClickClone-<n>` for the first three clickable clones of a sprite,
-//! and the wait comes last. Parameters are the regression outputs (`Steps`, `Duration`, `X`,
-//! `Y`, `Number`), scaled as Whisker's `setParameter(…, "activation")`.
+//! extractor has none; clowder's `drag_events` parameter offers them), a mouse button becomes
+//! `MouseDownForStepsEvent` (only while the button is up), clone clicks are `ClickClone-<n>`
+//! for the first three clickable clones of a sprite, and the wait comes last. Parameters are
+//! the regression outputs (`Steps`, `Duration`, `X`, `Y`, `Number`), scaled as Whisker's
+//! `setParameter(…, "activation")`.
 
 use clowder_vm::project::Project;
 
