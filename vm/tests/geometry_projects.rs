@@ -251,9 +251,10 @@ fn a_click_at_a_point_reaches_the_sprite_drawn_there() {
 /// Clone swarms that go to the front, appear and vanish between queries (random-sample
 /// `401051703`: 98 drawables, several sprites going to the front every frame; `402092991`:
 /// clones created and deleted every few frames): touching and fencing queries leave the
-/// reordering for later, colour queries and picks catch up. Test builds check every kept
-/// scene against a full rebuild (or, after a deferred reordering, target by target) and
-/// every accelerated answer against the reference renderer, so a wrong catch-up fails here.
+/// reordering for later, colour queries and picks catch up; bounds and touching asked from
+/// outside come between. Test builds check every kept scene against a full rebuild (or,
+/// after a deferred reordering, target by target) and every accelerated answer (touching
+/// sprites, kept bounds) against the reference renderer, so a wrong catch-up fails here.
 #[test]
 fn clone_swarms_reorder_appear_and_vanish_between_queries() {
     for name in ["401051703_21-05-2021_20-36-31", "402092991_24-05-2021_04-54-24"] {
@@ -278,6 +279,17 @@ fn clone_swarms_reorder_appear_and_vanish_between_queries() {
                 let (x, y) = ((k * 37 % 480) as f64 - 240.0, (k * 53 % 360) as f64 - 180.0);
                 vm.mouse_move(x, y);
                 let _ = vm.pick(x, y);
+            }
+            if k % 7 == 3 {
+                // Bounds and touching from outside, between the program's own queries.
+                let ids: Vec<_> = vm.targets_in_execution_order().map(|(id, t)| (id, t.def as usize)).collect();
+                for &(id, _) in ids.iter().step_by(3) {
+                    let _ = vm.bounds(id);
+                }
+                if let (Some(&(a, _)), Some(&(_, b))) = (ids.get(k as usize % ids.len().max(1)), ids.last()) {
+                    let _ = vm.touching_sprite(a, b);
+                    let _ = vm.touching_edge(a);
+                }
             }
             vm.step();
             most = most.max(vm.targets_in_execution_order().count());

@@ -5,6 +5,7 @@ use crate::engine::value::{JsStr, compare, is_int, push_str, to_bool, to_number,
 use crate::engine::{State, V};
 use crate::program::{MathOp, Program, Rep};
 use crate::util::jsmath;
+use crate::util::math::floor_f64;
 use crate::value::{char_at_utf16, js_round, round10, utf16_len};
 
 /// An operator on its two argument slots (`a1` is `undefined` for the one-input operators).
@@ -30,7 +31,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, a0: &V, a1: &V) ->
             }
             let ints = is_int(prog, a(0)) && is_int(prog, a(1));
             let r = st.random();
-            if ints { V::num(low + (r * ((high + 1.0) - low)).floor()) } else { V::num((r * (high - low)) + low) }
+            if ints { V::num(low + floor_f64(r * ((high + 1.0) - low))) } else { V::num((r * (high - low)) + low) }
         }
         Rep::Join => {
             let mut s = String::new();

@@ -9,6 +9,7 @@ use crate::program::{Const, LitId, Program};
 use crate::util::cast::{
     compare_numbers, is_white_space_str, js_string_to_number, num_is_int, str_to_bool, write_number,
 };
+use crate::util::math::floor_f64;
 use crate::util::string::compare_lower;
 
 /// An internal value: like [`Value`], plus references to the program's literals.
@@ -140,14 +141,14 @@ impl State {
                 Some("random" | "any") => {
                     if len > 0 {
                         let r = self.random();
-                        return ListIndex::At(1 + (r * len as f64).floor() as usize);
+                        return ListIndex::At(1 + floor_f64(r * len as f64) as usize);
                     }
                     return ListIndex::Invalid;
                 }
                 _ => {}
             }
         }
-        let i = to_number(prog, index).floor();
+        let i = floor_f64(to_number(prog, index));
         if i < 1.0 || i > len as f64 { ListIndex::Invalid } else { ListIndex::At(i as usize) }
     }
 }
