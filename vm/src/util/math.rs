@@ -58,6 +58,11 @@ pub fn clamp(n: f64, min: f64, max: f64) -> f64 {
 /// scratch-vm `MathUtil.wrapClamp`.
 pub fn wrap_clamp(n: f64, min: f64, max: f64) -> f64 {
     let range = (max - min) + 1.0;
+    // Inside the range (most costume switches and turns) the quotient is in (0, 1): its floor
+    // is +0 and `n - 0` is `n` (−0 included), without the division's latency.
+    if n > min && n <= max && range < INTEGRAL {
+        return n;
+    }
     n - floor_f64((n - min) / range) * range
 }
 
@@ -322,6 +327,21 @@ mod tests {
         assert_eq!(wrap_clamp(181.0, -179.0, 180.0), -179.0);
         assert_eq!(wrap_clamp(-180.0, -179.0, 180.0), 180.0);
         assert_eq!(wrap_clamp(90.0, -179.0, 180.0), 90.0);
+        // The shortcut inside the range gives the formula's bits.
+        let formula = |n: f64, min: f64, max: f64| n - floor_f64((n - min) / ((max - min) + 1.0)) * ((max - min) + 1.0);
+        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut cases =
+            vec![(-0.0, -179.0, 180.0), (-0.0, 0.0, 3.0), (0.0, 0.0, 3.0), (3.0, 0.0, 3.0), (f64::NAN, 0.0, 3.0)];
+        cases.extend([(-179.0, -179.0, 180.0), (180.0, -179.0, 180.0), (1e300, -179.0, 180.0), (0.5, 0.0, 0.0)]);
+        for _ in 0..100_000 {
+            let (r, k) = (rng.next_f64(), rng.next_u64() % 40);
+            cases.push((r * 400.0 - 200.0, -179.0, 180.0));
+            cases.push(((r * 60.0 - 10.0).round(), 0.0, k as f64));
+            cases.push((r * 60.0 - 10.0, 0.0, k as f64));
+        }
+        for (n, min, max) in cases {
+            assert_eq!(wrap_clamp(n, min, max).to_bits(), formula(n, min, max).to_bits(), "{n} in {min}..={max}");
+        }
     }
 
     #[test]
