@@ -67,6 +67,9 @@ pub struct BenchWorkArgs {
     /// Also write every run's row here (TSV).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Run nothing: print the report of the rows an earlier `--out` wrote.
+    #[arg(long, conflicts_with = "out")]
+    pub report: Option<PathBuf>,
 }
 
 /// One measured run.
@@ -101,6 +104,10 @@ fn thread_cpu_s() -> f64 {
 
 /// Runs `clowder bench work`.
 pub fn run(args: BenchWorkArgs) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.report {
+        report(&read_rows(path)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let corpora = args.corpora.clone().unwrap_or_else(|| {
         std::env::var_os("CLOWDER_CORPORA").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("../shared/corpora"))
     });
@@ -241,6 +248,39 @@ fn write_rows(out: &Path, rows: &[Row]) -> anyhow::Result<()> {
     std::fs::write(out, s).with_context(|| format!("writing {}", out.display()))
 }
 
+/// The rows [`write_rows`] wrote (a file from another build may have other kinds: those
+/// this build does not know are left out, missing ones read 0).
+fn read_rows(path: &Path) -> anyhow::Result<Vec<Row>> {
+    let mut r = csv::ReaderBuilder::new()
+        .delimiter(b'\t')
+        .from_path(path)
+        .with_context(|| format!("reading {}", path.display()))?;
+    let head = r.headers().with_context(|| format!("reading the header of {}", path.display()))?.clone();
+    let col = |name: &str| head.iter().position(|h| h == name);
+    let need = |name: &str| col(name).with_context(|| format!("{}: no column `{name}`", path.display()));
+    let (set, project, algorithm) = (need("set")?, need("project")?, need("algorithm")?);
+    let (status, cpu_s, steps, work) = (need("status")?, need("cpu_s")?, need("steps")?, need("work")?);
+    let kinds: Vec<Option<usize>> = Kind::ALL.iter().map(|k| col(k.name())).collect();
+    let mut rows = Vec::new();
+    for (line, rec) in r.records().enumerate() {
+        let rec = rec.with_context(|| format!("{}: row {}", path.display(), line + 2))?;
+        let text = |i: usize| rec.get(i).unwrap_or_default();
+        let bad = |what: &str| anyhow::anyhow!("{}: row {}: `{what}` is not a number", path.display(), line + 2);
+        let num = |i: usize, what: &str| text(i).parse::<u64>().map_err(|_| bad(what));
+        rows.push(Row {
+            set: text(set).to_string(),
+            project: text(project).to_string(),
+            algorithm: text(algorithm).to_string(),
+            cpu_s: text(cpu_s).parse::<f64>().map_err(|_| bad("cpu_s"))?,
+            steps: num(steps, "steps")?,
+            work: num(work, "work")?,
+            by_kind: kinds.iter().map(|c| c.and_then(|i| text(i).parse().ok()).unwrap_or(0)).collect(),
+            status: if text(status) == "limit" { "limit" } else { "ok" },
+        });
+    }
+    Ok(rows)
+}
+
 fn report(rows: &[Row]) {
     if rows.is_empty() {
         println!("no runs");
@@ -327,6 +367,44 @@ fn per_step_against_random(rows: &[Row], alg: &str) {
             r.set, r.project, r.cpu_s, r.steps, b.cpu_s, b.steps
         );
     }
+    // What the programs did under each algorithm's tests, by the meter, apart from what the
+    // algorithms cost: the CPU ratio per step is the ratio of the program's own work per step
+    // times the ratio of CPU per unit of it.
+    let split: Vec<(f64, f64, &Row)> = ratios
+        .iter()
+        .filter(|(_, r, b)| program_units(r) > 0 && program_units(b) > 0)
+        .map(|&(x, r, b)| {
+            let work =
+                (program_units(r) as f64 / r.steps.max(1) as f64) / (program_units(b) as f64 / b.steps.max(1) as f64);
+            (work, x / work, r)
+        })
+        .collect();
+    // Where the CPU per step is above 1.5× Random's (issue 31), is it the program or the
+    // algorithm? (Elsewhere a quotient of small program counts says little: the test
+    // generator's own work dominates there.)
+    let over: Vec<&(f64, f64, &Row)> =
+        split.iter().filter(|s| ratios.iter().any(|(x, r, _)| *x > 1.5 && std::ptr::eq(*r, s.2))).collect();
+    if let Some(worst) = over.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
+        println!(
+            "{alg}/random above 1.5× CPU per step: {} projects; there, the program's own work (vm, eval, geometry, scheduler units) per step {:.2}–{:.2}×, CPU per unit of it at most {:.2}× ({}/{})",
+            over.len(),
+            over.iter().map(|s| s.0).fold(f64::INFINITY, f64::min),
+            over.iter().map(|s| s.0).fold(0.0, f64::max),
+            worst.1,
+            worst.2.set,
+            worst.2.project
+        );
+    }
+    for (work, per_unit, r) in over.iter().rev() {
+        println!("  program work per step {work:>5.2}×, CPU per unit {per_unit:>5.2}×  {}/{}", r.set, r.project);
+    }
+}
+
+/// Units of what the program itself did (its blocks, reporters, geometry and scheduling), as
+/// against what the test generator spent around it.
+fn program_units(r: &Row) -> u64 {
+    let of = |k: Kind| Kind::ALL.iter().position(|x| *x == k).and_then(|i| r.by_kind.get(i)).copied().unwrap_or(0);
+    of(Kind::Vm) + of(Kind::Eval) + of(Kind::Geometry) + of(Kind::Scheduler)
 }
 
 /// Least squares of `Σ_k c_k · units_k / cpu ≈ 1` over the runs (each run's relative error
