@@ -31,20 +31,29 @@ fn report(tsv: &str) -> (bool, String, String) {
 #[test]
 fn mio_above_random_per_step_is_split_into_program_work_and_cpu_per_unit() {
     // `heavy`: MIO's tests make the program do 4× the work per step, at 3× the CPU per step
-    // (0.75× per unit). `light`: 1.2× per step, not listed.
+    // (0.75× per unit). `light`: 1.2× per step, not listed. `early`: listed apart.
     let tsv = [
         HEAD.to_string(),
         row("heavy.json", "random", 0.010, 1_000_000),
         row("heavy.json", "mio", 0.030, 4_000_000),
         row("light.json", "random", 0.010, 1_000_000),
         row("light.json", "mio", 0.012, 1_000_000),
+        // `early`: MIO covered everything in a tenth of the steps, at 2× the CPU per step.
+        row("early.json", "random", 0.010, 1_000_000),
+        row("early.json", "mio", 0.002, 100_000).replace("\t1000\t", "\t100\t"),
     ]
     .concat();
     let (ok, stdout, stderr) = report(&tsv);
     assert!(ok, "{stderr}");
-    assert!(stdout.contains("runs: 4"), "{stdout}");
-    assert!(stdout.contains("mio/random CPU per step: 2 projects"), "{stdout}");
-    assert!(stdout.contains("mio/random above 1.5× CPU per step: 1 projects"), "{stdout}");
+    assert!(stdout.contains("runs: 6"), "{stdout}");
+    assert!(stdout.contains("mio/random CPU per step: 3 projects"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "with fewer or more steps (a search ended by full coverage): 1 projects, mio's whole CPU 0.20–0.20×"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("mio/random above 1.5× CPU per step, both with the whole budget: 1 projects"), "{stdout}");
     assert!(stdout.contains("program work per step  4.00×, CPU per unit  0.75×  random-sample/heavy.json"), "{stdout}");
     assert!(!stdout.contains("CPU per unit  1.20×"), "a project below 1.5× is not listed: {stdout}");
 }
