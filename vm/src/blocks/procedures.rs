@@ -11,21 +11,13 @@ pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
     }
     let Some(params) = &info.params else { return };
     let mut bound = st.thm(t).fresh_params();
-    for (name, src) in params {
-        let value = |st: &State| match src {
-            ParamSrc::Slot(s) => st.arg(base, *s as usize).clone(),
-            ParamSrc::Default(c) => V::from_const(*c),
-        };
-        match bound.iter_mut().find(|(n, _)| n == name) {
-            Some(e) => e.1 = value(st),
-            None => {
-                // Built in place (see `Thread::push`): `push` kept the value on the stack
-                // across its capacity check and reloaded it with a stalling load.
-                let n = bound.len();
-                bound.resize_with(n + 1, || (*name, value(st)));
-            }
-        }
-    }
+    // The names are distinct (the compiler merged repeated ones), so the list is built in one
+    // pass, in place (one capacity check, no search per name).
+    let st_ref: &State = st;
+    bound.extend(params.iter().map(|&(name, src)| match src {
+        ParamSrc::Slot(s) => (name, st_ref.arg(base, s as usize).clone()),
+        ParamSrc::Default(c) => (name, V::from_const(c)),
+    }));
     let th = st.thm(t);
     let Some(f) = th.stack.last_mut() else { return };
     match &mut f.params {

@@ -583,7 +583,16 @@ impl Compiler<'_> {
                     };
                     (pid, src)
                 })
-                .collect()
+                .fold(Vec::<(u32, ParamSrc)>::new(), |mut list, (pid, src)| {
+                    // A name given twice binds once, at its first place, to its last value
+                    // (scratch-vm's `paramNames`/`paramValues` object): done here, a call binds
+                    // a list of distinct names without searching it.
+                    match list.iter_mut().find(|(n, _)| *n == pid) {
+                        Some(e) => e.1 = src,
+                        None => list.push((pid, src)),
+                    }
+                    list
+                })
         });
         let info = CallInfo {
             proccode: self.proccode_id(&proccode),
