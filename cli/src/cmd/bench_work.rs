@@ -367,29 +367,15 @@ fn per_step_against_random(rows: &[Row], alg: &str) {
             r.set, r.project, r.cpu_s, r.steps, b.cpu_s, b.steps
         );
     }
-    // What the programs did under each algorithm's tests, by the meter, apart from what the
-    // algorithms cost: the CPU ratio per step is the ratio of the program's own work per step
-    // times the ratio of CPU per unit of it.
-    let split: Vec<(f64, f64, &Row)> = ratios
-        .iter()
-        .filter(|(_, r, b)| program_units(r) > 0 && program_units(b) > 0)
-        .map(|&(x, r, b)| {
-            let work =
-                (program_units(r) as f64 / r.steps.max(1) as f64) / (program_units(b) as f64 / b.steps.max(1) as f64);
-            (work, x / work, r)
-        })
-        .collect();
     // Where the CPU per step is above 1.5× Random's (issue 31), is it the program or the
-    // algorithm? (Elsewhere a quotient of small program counts says little: the test
-    // generator's own work dominates there.)
-    // Only where both searched their whole budget: a search that ends early by full coverage
-    // has only its dearest steps (the first ones), and those listed separately below.
-    let over: Vec<&(f64, f64, &Row)> = split
-        .iter()
-        .filter(|s| ratios.iter().any(|(x, r, b)| *x > 1.5 && r.steps == b.steps && std::ptr::eq(*r, s.2)))
-        .collect();
+    // algorithm? The CPU ratio per step is the ratio of the program's own work per step (by
+    // the meter) times the ratio of CPU per unit of it. Only where both searched their whole
+    // budget: a search that ends early by full coverage has only its dearest (first) steps,
+    // and those are listed apart. (Below 1.5× a quotient of small program counts says little:
+    // the test generator's own work dominates there.)
+    let above: Vec<&(f64, &Row, &Row)> = ratios.iter().filter(|(x, _, _)| *x > 1.5).collect();
     let early: Vec<f64> =
-        ratios.iter().filter(|(x, r, b)| *x > 1.5 && r.steps != b.steps).map(|(_, r, b)| r.cpu_s / b.cpu_s).collect();
+        above.iter().filter(|(_, r, b)| r.steps != b.steps).map(|(_, r, b)| r.cpu_s / b.cpu_s).collect();
     if !early.is_empty() {
         println!(
             "{alg}/random above 1.5× CPU per step with fewer or more steps (a search ended by full coverage): {} projects, {alg}'s whole CPU {:.2}–{:.2}× Random's",
@@ -398,6 +384,14 @@ fn per_step_against_random(rows: &[Row], alg: &str) {
             early.iter().copied().fold(0.0, f64::max)
         );
     }
+    let over: Vec<(f64, f64, &Row)> = above
+        .iter()
+        .filter(|(_, r, b)| r.steps == b.steps && program_units(r) > 0 && program_units(b) > 0)
+        .map(|&&(x, r, b)| {
+            let work = program_units(r) as f64 / program_units(b) as f64;
+            (work, x / work, r)
+        })
+        .collect();
     if let Some(worst) = over.iter().max_by(|a, b| a.1.total_cmp(&b.1)) {
         println!(
             "{alg}/random above 1.5× CPU per step, both with the whole budget: {} projects; there, the program's own work (vm, eval, geometry, scheduler units) per step {:.2}–{:.2}×, CPU per unit of it at most {:.2}× ({}/{})",

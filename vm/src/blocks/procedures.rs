@@ -13,9 +13,8 @@ pub(crate) fn call(st: &mut State, prog: &Program, t: ThRef, info: &CallInfo, ba
     let mut bound = st.thm(t).fresh_params();
     // The names are distinct (the compiler merged repeated ones), so the list is built in one
     // pass, in place (one capacity check, no search per name).
-    let st_ref: &State = st;
     bound.extend(params.iter().map(|&(name, src)| match src {
-        ParamSrc::Slot(s) => (name, st_ref.arg(base, s as usize).clone()),
+        ParamSrc::Slot(s) => (name, st.arg(base, s as usize).clone()),
         ParamSrc::Default(c) => (name, V::from_const(c)),
     }));
     let th = st.thm(t);
