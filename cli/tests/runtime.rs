@@ -18,11 +18,9 @@ fn smoke_dataset() -> PathBuf {
     root().join("datasets/smoke")
 }
 
-/// A project that can never be covered fully (a `say` under `if 1 > 2`), so
-/// that a run uses its whole budget: the smoke project `counter` plus that script.
-fn endless_project(dir: &Path) -> PathBuf {
-    let mut p: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(smoke_dataset().join("counter.json")).unwrap()).unwrap();
+/// Adds a script no test can cover (a `say` under `if 1 > 2`) to the first sprite of a
+/// project, so that a run on it uses its whole budget.
+fn add_never_script(p: &mut serde_json::Value) {
     let blocks = p["targets"][1]["blocks"].as_object_mut().unwrap();
     for (id, b) in [
         (
@@ -44,11 +42,34 @@ fn endless_project(dir: &Path) -> PathBuf {
     ] {
         blocks.insert(id.to_string(), serde_json::from_str(b).unwrap());
     }
+}
+
+/// A project that can never be covered fully: the smoke project `counter` plus that script.
+fn endless_project(dir: &Path) -> PathBuf {
+    let mut p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(smoke_dataset().join("counter.json")).unwrap()).unwrap();
+    add_never_script(&mut p);
     let dir = dir.join("endless");
     std::fs::create_dir_all(&dir).unwrap();
     let f = dir.join("endless.json");
     std::fs::write(&f, serde_json::to_string(&p).unwrap()).unwrap();
     f
+}
+
+/// The smoke projects, each with that script: no run ends early by full coverage, so a
+/// study's runs last long enough for every worker started with it to get some.
+fn endless_smoke(dir: &Path) -> PathBuf {
+    let out = dir.join("endless-smoke");
+    std::fs::create_dir_all(&out).unwrap();
+    for e in std::fs::read_dir(smoke_dataset()).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "json") {
+            let mut p: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            add_never_script(&mut p);
+            std::fs::write(out.join(path.file_name().unwrap()), serde_json::to_string(&p).unwrap()).unwrap();
+        }
+    }
+    out
 }
 
 /// Writes an experiment file; `dataset` is absolute.
@@ -371,15 +392,18 @@ fn token_is_required_and_tls_round_trip_works() {
 }
 
 /// Acceptance 4: a coordinator and three worker processes on different
-/// loopback addresses complete the smoke experiment; adding seeds afterwards
-/// runs only the new runs.
+/// loopback addresses complete the smoke experiment (its projects made endless, so
+/// that every worker gets runs); adding seeds afterwards runs only the new runs.
 #[test]
 fn three_workers_on_loopback_addresses_then_more_seeds() {
     let _g = serial();
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     let cache = t.join("cache");
-    let exp3 = experiment(t, "smoke3.toml", "smoke", &smoke_dataset(), "3", 3000, &["random", "random-short"]);
+    // Runs that use their whole budget: with runs of a few milliseconds, a worker that
+    // registers a moment late could find none left.
+    let smoke = endless_smoke(t);
+    let exp3 = experiment(t, "smoke3.toml", "smoke", &smoke, "3", 20_000, &["random", "random-short"]);
     let out = t.join("out");
     let results = out.join("smoke");
 
@@ -428,7 +452,7 @@ fn three_workers_on_loopback_addresses_then_more_seeds() {
     assert_eq!(peers, ["127.0.0.3", "127.0.0.4", "127.0.0.5"].iter().map(|s| s.to_string()).collect());
 
     // Same study, seeds 1..=5: only the 20 new runs execute.
-    let exp5 = experiment(t, "smoke5.toml", "smoke", &smoke_dataset(), "5", 3000, &["random", "random-short"]);
+    let exp5 = experiment(t, "smoke5.toml", "smoke", &smoke, "5", 20_000, &["random", "random-short"]);
     let second = round(&exp5, "b");
     let new_runs: BTreeSet<&String> = second.iter().map(|l| &l.0).collect();
     assert_eq!(second.len(), 20, "only the new runs were executed: {second:?}");
