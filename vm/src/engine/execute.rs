@@ -70,7 +70,19 @@ pub(super) fn arg_slots(stack: &mut Vec<V>, base: usize, n: usize) {
 pub(super) fn eval_args(st: &mut State, prog: &Program, t: ThRef, args: &Args, base: usize) {
     arg_slots(&mut st.stack, base, args.n as usize);
     for &(slot, e) in args.list.iter() {
-        let v = eval(st, prog, t, e);
+        // Most inputs are constants: read here, with `eval`'s counts, instead of through a
+        // call whose prologue costs more than the constant (clone swarms: a third of a step's
+        // evaluations).
+        let v = match prog.exprs.get(e as usize).map(|x| &x.rep) {
+            Some(Rep::Const(c)) => {
+                #[cfg(feature = "op-profile")]
+                let _node = super::profile::Guard::expr(e);
+                st.budget.evals += 1;
+                st.budget.consts += 1;
+                V::from_const(*c)
+            }
+            _ => eval(st, prog, t, e),
+        };
         if let Some(x) = st.stack.get_mut(base + slot as usize) {
             *x = v;
         }
