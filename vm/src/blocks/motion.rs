@@ -13,9 +13,12 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     match *cmd {
         Cmd::MoveSteps => {
             let steps = st.num_arg(prog, base, 0);
-            let radians = deg_to_rad(90.0 - dir);
-            let dx = steps * jsmath::cos(radians);
-            let dy = steps * jsmath::sin(radians);
+            let (cos, sin) = match st.target_cache_mut(me) {
+                Some(x) => x.move_trig.get(dir),
+                None => return,
+            };
+            let dx = steps * cos;
+            let dy = steps * sin;
             st.set_xy(prog, me, tx + dx, ty + dy);
         }
         Cmd::GotoXY => {

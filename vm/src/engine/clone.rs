@@ -61,6 +61,7 @@ impl State {
             voice: self.original_of(src.def).map_or(0, |o| o.voice),
             // `initDrawable` hands the clone's own fields to its new drawable.
             stale: None,
+            move_trig: src.move_trig,
         };
         let id = match self.targets.free.pop() {
             Some(slot) => {

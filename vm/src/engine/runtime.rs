@@ -274,6 +274,7 @@ impl State {
                 instrument: 0.0,
                 voice: 0,
                 stale: None,
+                move_trig: super::target::MoveTrig::of(def.direction),
             };
             if def.is_stage {
                 st.ext.tempo = def.tempo;

@@ -211,6 +211,30 @@ pub fn cos(x: f64) -> f64 {
     }
 }
 
+/// `(Math.sin(x), Math.cos(x))`, the same bits as [`sin`] and [`cos`], with one argument
+/// reduction for both (`move (n) steps` needs both of the same angle).
+pub fn sin_cos(x: f64) -> (f64, f64) {
+    let ix = hi(x) & 0x7fff_ffff;
+    if ix <= 0x3fe9_21fb {
+        return (k_sin(x, 0.0, 0), k_cos(x, 0.0));
+    }
+    if ix >= 0x7ff0_0000 {
+        return (x - x, x - x);
+    }
+    match rem_pio2(x) {
+        Some((n, y0, y1)) => {
+            let (s, c) = (k_sin(y0, y1, 1), k_cos(y0, y1));
+            match n & 3 {
+                0 => (s, c),
+                1 => (c, -s),
+                2 => (-s, -c),
+                _ => (-c, s),
+            }
+        }
+        None => (libm::sin(x), libm::cos(x)),
+    }
+}
+
 /// `Math.log`.
 pub fn log(x: f64) -> f64 {
     const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
@@ -590,6 +614,36 @@ mod tests {
         assert!(pow(1.0, f64::INFINITY).is_nan());
         assert_eq!(pow(-8.0, 3.0), -512.0);
         assert!(pow(-8.0, 0.5).is_nan());
+    }
+
+    /// `sin_cos` is `sin` and `cos` bit for bit: every quadrant, the small-argument branch,
+    /// the large reduction, whole and fractional degrees as `move` uses them, non-finite.
+    #[test]
+    fn sin_cos_is_sin_and_cos() {
+        let same = |x: f64| {
+            let (s, c) = sin_cos(x);
+            for (a, b) in [(s, sin(x)), (c, cos(x))] {
+                assert!(a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()), "sin_cos({x:e}): {a} vs {b}");
+            }
+        };
+        for d in -7200..=7200 {
+            let d = d as f64 / 4.0;
+            same((90.0 - d) * std::f64::consts::PI / 180.0);
+        }
+        let mut z = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..100_000 {
+            // SplitMix64 bits as doubles of every magnitude, and uniform values in ±10^4.
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut w = z;
+            w = (w ^ (w >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            w = (w ^ (w >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            w ^= w >> 31;
+            same(f64::from_bits(w));
+            same(((w >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2e4);
+        }
+        for x in [0.0, -0.0, 5e-324, 0.785, 0.786, 1e6, 1e300, f64::INFINITY, f64::NEG_INFINITY, f64::NAN] {
+            same(x);
+        }
     }
 
     /// The shortcut for powers of two gives libm's bits at every normal power, and the
