@@ -116,8 +116,12 @@ fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &
     let whisker = st.whisker();
     // Time and the duration's unit: ms and s (`1000 *` below), or steps and steps.
     let (now, unit) = if whisker { (st.clock.steps as f64, 1.0) } else { (st.clock.now, 1000.0) };
-    let ctx = st.th(t).stack.last().map(|f| f.ctx.clone());
-    if let Some(Ctx::Glide(g)) = ctx {
+    // Read, not cloned: cloning the frame's context allocated a box on every tick of a glide.
+    let running = match st.th(t).stack.last().map(|f| &f.ctx) {
+        Some(Ctx::Glide(g)) => Some(**g),
+        _ => None,
+    };
+    if let Some(g) = running {
         let elapsed = now - g.start;
         if elapsed < g.duration * unit {
             let frac = elapsed / (g.duration * unit);

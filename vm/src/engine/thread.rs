@@ -42,7 +42,7 @@ pub(crate) enum Ctx {
     Executed,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct GlideCtx {
     /// Start time (ms); under the `whisker` profile the step count.
     pub start: f64,
