@@ -195,10 +195,7 @@ impl State {
             self.targets.render_log.clear();
         }
         self.targets.render_log.push(id.slot);
-        match self.targets.slots.get_mut(id.slot as usize) {
-            Some((g, Some(t))) if *g == id.gn => Some(t),
-            _ => None,
-        }
+        self.target_cache_mut(id)
     }
 
     /// A live target for a cache that changes nothing the geometry sees: not logged (a logged
