@@ -861,6 +861,17 @@ fn work_cap_ends_runs_with_status_limit_the_same_on_one_and_two_workers() {
     }
 }
 
+/// `clowder status FOLDER` on a results folder whose coordinator has stopped says so, instead
+/// of reading the folder's path as a URL.
+#[test]
+fn status_of_a_folder_without_a_coordinator_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_clowder")).args(["status", "--once"]).arg(tmp.path()).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no coordinator is serving") && err.contains("coordinator.addr"), "{err}");
+}
+
 /// `clowder status --cancel` stops a study: nothing more is handed out, the
 /// coordinator exports what it has (the rest `pending`) and exits with code 3;
 /// started again, it resumes.

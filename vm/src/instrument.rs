@@ -129,6 +129,25 @@ impl Instrument {
         self.started.clear();
     }
 
+    /// Writes everything but the condition counts (see [`crate::engine::fixpoint`]).
+    pub(crate) fn write_fingerprint(&self, s: &mut String) {
+        use std::fmt::Write as _;
+        let Instrument { conds, loops, hats, started } = self;
+        for c in conds {
+            let _ = write!(s, "{:?}{:?}", c.min_to_true, c.min_to_false);
+        }
+        let _ = write!(s, "{loops:?}{hats:?}{started:?}");
+    }
+
+    /// Adds `times` × the condition counts gained from `before` to `after` (per block, true and
+    /// false), the evaluations of `times` skipped periods of a fixed-point loop.
+    pub(crate) fn add_condition_counts(&mut self, before: &[(u64, u64)], after: &[(u64, u64)], times: u64) {
+        for ((c, b), a) in self.conds.iter_mut().zip(before).zip(after) {
+            c.true_count += a.0.saturating_sub(b.0).saturating_mul(times);
+            c.false_count += a.1.saturating_sub(b.1).saturating_mul(times);
+        }
+    }
+
     /// Condition statistics by block (index = project block index).
     pub fn conditions(&self) -> &[CondStats] {
         &self.conds

@@ -59,6 +59,10 @@ pub struct VmOptions {
     /// cache has the sound). `false` (the default): the request fails and the block ends at
     /// the next promise checkpoint, as in scratch-vm.
     pub whisker_offline_speech: bool,
+    /// Skip the rest of a warp loop's spin once it provably changes nothing (the hang guard
+    /// still trips on the same step; see [`crate::engine::fixpoint`]). On by default; off
+    /// only to check that skipping changes nothing but the work done.
+    pub skip_fixed_loops: bool,
 }
 
 impl Default for VmOptions {
@@ -73,6 +77,7 @@ impl Default for VmOptions {
             record_listeners: false,
             whisker_wall_ms: None,
             whisker_offline_speech: false,
+            skip_fixed_loops: true,
         }
     }
 }

@@ -97,6 +97,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let as_dir = std::path::Path::new(&url).join(clowder_coordinator::ADDRESS_FILE);
     if as_dir.is_file() {
         url = std::fs::read_to_string(&as_dir)?.trim().to_string();
+    } else if std::path::Path::new(&url).is_dir() {
+        // The coordinator removes the file when it stops: a finished study's folder has none.
+        anyhow::bail!(
+            "no coordinator is serving {url} (no {} there: the study finished or was stopped; \
+             its results are in runs.csv, or resume it with `clowder run`)",
+            clowder_coordinator::ADDRESS_FILE
+        );
     }
     let mut opts = WorkerOptions::new(common::normalise_url(&url));
     opts.token = args.token.get()?;

@@ -320,7 +320,7 @@ impl State {
 }
 
 /// `ask and wait`: the questions waiting to be answered, and the last answer.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Ask {
     /// The `answer` reporter.
     pub answer: JsStr,

@@ -15,6 +15,7 @@
 pub(crate) mod branch;
 pub(crate) mod clone;
 pub(crate) mod execute;
+pub(crate) mod fixpoint;
 #[cfg(feature = "op-profile")]
 pub(crate) mod profile;
 pub(crate) mod restore;

@@ -68,6 +68,11 @@ pub(crate) struct State {
     pub sound_durations: bool,
     /// What each literal used as a `touching` menu value names, once resolved.
     pub touch_cache: Vec<Option<crate::blocks::sensing::Touch>>,
+    /// This step's search for a warp loop that changes nothing ([`super::fixpoint`]).
+    pub fixpoint: super::fixpoint::FixPoint,
+    /// Pen drawings so far (clear, dots, lines, stamps): the pen layer's generation, which
+    /// [`State::fingerprint`] compares instead of the pixels.
+    pub pen_ops: u64,
 }
 
 /// The step's operation budget and the VM's work counters.
@@ -234,6 +239,8 @@ impl State {
                 makey_buffer: VecDeque::new(),
             },
             touch_cache: Vec::new(),
+            fixpoint: super::fixpoint::FixPoint::new_step(0, false),
+            pen_ops: 0,
         };
         for (d, def) in prog.defs.iter().enumerate() {
             let mut vars = Vec::new();

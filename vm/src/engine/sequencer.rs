@@ -23,6 +23,7 @@ impl State {
         self.budget.ops_total += self.budget.ops;
         self.budget.ops = 0;
         self.budget.error = None;
+        self.fixpoint = super::fixpoint::FixPoint::new_step(self.opts.max_ops_per_step, self.opts.skip_fixed_loops);
         self.fire_timers(prog);
         self.apply_pending(prog);
         if !self.budget.hung {
@@ -165,6 +166,7 @@ impl State {
                 Status::PromiseWait | Status::YieldTick => return,
                 _ => {}
             }
+            let mut at_warp_loop = false;
             let th = self.thm(t);
             if th.peek() == Some(cur) {
                 let next = prog.blocks.get(cur as usize).map_or(NONE, |b| b.next);
@@ -185,6 +187,7 @@ impl State {
                     if !warp {
                         return;
                     }
+                    at_warp_loop = true;
                     continue;
                 }
                 let b = f.block;
@@ -192,6 +195,10 @@ impl State {
                 th.reuse_top(next);
             }
             let _ = warp;
+            // A warp loop's boundary looks for a fixed point once the step has run many blocks.
+            if at_warp_loop && self.budget.ops >= self.fixpoint.next {
+                self.probe_fixed_point(t);
+            }
         }
     }
 

@@ -114,7 +114,7 @@ impl State {
 }
 
 /// The step counter and the virtual clock.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Clock {
     /// Steps executed so far.
     pub steps: u64,
@@ -131,7 +131,7 @@ pub(crate) struct Clock {
 }
 
 /// The pending virtual `setTimeout`s.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Timers {
     /// Pending timers (fired by due time, then creation order).
     pub list: Vec<VTimer>,

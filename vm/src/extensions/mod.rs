@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::rc::Rc;
 
 /// The extensions' global state.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Extensions {
     /// Music tempo (beats per minute).
     pub tempo: f64,

@@ -40,15 +40,20 @@ impl Default for PenState {
 pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
     match *cmd {
-        Cmd::PenClear => st.geometry.pen_clear(),
+        Cmd::PenClear => {
+            st.pen_ops += 1;
+            st.geometry.pen_clear();
+        }
         Cmd::PenStamp => {
             let scene = crate::geometry::render_scene!(prog, st);
+            st.pen_ops += 1;
             st.geometry.pen_stamp(&scene, me);
         }
         Cmd::PenDown => {
             let Some(x) = st.target_mut(me) else { return };
             x.pen.down = true;
             let (pen, px, py) = (x.pen, x.x, x.y);
+            st.pen_ops += 1;
             st.geometry.pen_point(pen.rgba, pen.size, px, py);
         }
         Cmd::PenUp => {
@@ -173,6 +178,7 @@ impl State {
         let Some(x) = self.target(id) else { return };
         if x.pen.down {
             let (pen, nx, ny) = (x.pen, x.x, x.y);
+            self.pen_ops += 1;
             self.geometry.pen_line(pen.rgba, pen.size, ox, oy, nx, ny);
         }
     }

@@ -68,7 +68,7 @@ impl State {
 }
 
 /// Queued inputs and the state of the devices they drive.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub(crate) struct Io {
     /// Inputs queued since the last step, applied in order at the start of the next.
     pub pending: Vec<PendingInput>,

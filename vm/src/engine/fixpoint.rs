@@ -1,0 +1,207 @@
+//! Warp loops that have stopped changing anything: the rest of their spin is skipped.
+//!
+//! A warp thread never yields inside a step (the warp timer reads virtual time, which does not
+//! move), so a warp loop whose body no longer changes anything — `repeat until <not touching
+//! (Map)>: change y by (1)` with the sprite held at the stage's edge by fencing — runs until
+//! the hang guard trips: millions of blocks, each a touching question, in every step that gets
+//! there. In the random sample such spins were 43 % of a whole study's CPU (`501018355`,
+//! `402062721`), and the work cap ended those runs long before their step budget.
+//!
+//! The check is exact. When a step has run many blocks, the running thread's state is written
+//! out at a loop boundary ([`State::fingerprint`]: everything a block can read or change,
+//! counters and caches left out) and again at the next boundaries of the same loop. If two
+//! are equal, the VM is back where it was, so every later period does exactly what the last
+//! did: the hang guard's count jumps over whole periods (the last one or two still run, and
+//! the guard trips as before, on the same step), and the instrumentation's condition counts
+//! get what the skipped periods would have added. Traces, coverage, branch distances and
+//! condition counts are as if the loop had spun; the skipped blocks are not done, so the work
+//! meter does not count them (as with [`State::skip_warp_wait`]'s spins).
+
+use std::fmt::Write as _;
+
+use super::{State, ThRef};
+
+/// Fraction of the hang guard's count at which a step first looks for a fixed point (then at
+/// twice as many blocks, and so on): steps that end sooner never pay for a fingerprint.
+const FIRST_PROBE_DIVISOR: u64 = 64;
+/// Boundaries of the probed loop compared with the first before the probe gives up until the
+/// next threshold (a loop nested in the spinning one has a different state at each of its own
+/// iterations; the spin's period is usually one or two iterations).
+const COMPARISONS: u32 = 4;
+
+/// A probe in progress: the state at one boundary of a warp loop.
+#[derive(Clone, Debug)]
+pub(crate) struct Probe {
+    thread: ThRef,
+    /// Stack depth and block of the loop frame the probe compares at.
+    depth: usize,
+    block: u32,
+    /// `budget.ops` at the boundary.
+    ops: u64,
+    state: String,
+    /// The instrumentation's condition counts (true, false) at the boundary.
+    counts: Vec<(u64, u64)>,
+    left: u32,
+}
+
+/// The per-step state of the search for a fixed point (reset at every step).
+#[derive(Clone, Debug)]
+pub(crate) struct FixPoint {
+    /// `budget.ops` from which the next probe starts.
+    pub next: u64,
+    probe: Option<Box<Probe>>,
+}
+
+impl FixPoint {
+    /// No probe yet; the first one after `max_ops / 64` blocks (never when off).
+    pub(crate) fn new_step(max_ops: u64, on: bool) -> FixPoint {
+        FixPoint { next: if on { (max_ops / FIRST_PROBE_DIVISOR).max(1) } else { u64::MAX }, probe: None }
+    }
+}
+
+impl State {
+    /// Called at a boundary of a warp loop of thread `t` (its loop frame on top) once
+    /// `budget.ops >= fixpoint.next`.
+    pub(crate) fn probe_fixed_point(&mut self, t: ThRef) {
+        let th = self.th(t);
+        let (depth, block) = match th.stack.last() {
+            Some(f) => (th.stack.len(), f.block),
+            None => return,
+        };
+        let ops = self.budget.ops;
+        let Some(p) = self.fixpoint.probe.take() else {
+            self.fixpoint.probe = Some(Box::new(Probe {
+                thread: t,
+                depth,
+                block,
+                ops,
+                state: self.fingerprint(),
+                counts: self.condition_counts(),
+                left: COMPARISONS,
+            }));
+            return;
+        };
+        if p.thread != t || p.depth != depth || p.block != block {
+            // Another loop's boundary: keep waiting for the probed one.
+            self.fixpoint.probe = Some(p);
+            return;
+        }
+        let state = self.fingerprint();
+        if state != p.state {
+            if p.left > 1 {
+                self.fixpoint.probe = Some(Box::new(Probe { left: p.left - 1, ..*p }));
+            } else {
+                // Not a fixed point (yet): look again after twice as many blocks.
+                self.fixpoint.next = ops.saturating_mul(2);
+            }
+            return;
+        }
+        let period = ops - p.ops;
+        let max = self.opts.max_ops_per_step;
+        // Whole periods that fit before the guard, less one: the last period or two run, so the
+        // guard trips inside the loop at the block it always did.
+        let skip = (max.saturating_sub(ops) / period.max(1)).saturating_sub(1);
+        if period > 0 && skip > 0 {
+            self.budget.ops += skip * period;
+            self.budget.skipped += skip * period;
+            let counts = self.condition_counts();
+            if let Some(ins) = &mut self.observe.instrument {
+                ins.add_condition_counts(&p.counts, &counts, skip);
+            }
+        }
+        self.fixpoint.next = u64::MAX;
+    }
+
+    /// The instrumentation's (true, false) counts per block (empty without it).
+    fn condition_counts(&self) -> Vec<(u64, u64)> {
+        self.observe
+            .instrument
+            .as_ref()
+            .map(|i| i.conditions().iter().map(|c| (c.true_count, c.false_count)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Everything a block can read or change, written out: equal fingerprints at two
+    /// boundaries mean the VM is in the same state. Left out: counters that only count (the
+    /// budget's, the instrumentation's condition counts, handled apart), the logs' contents
+    /// (append-only within a step: their lengths stand for them), and caches of values that
+    /// are functions of what is here (the geometry's indexes, the render log, resolved menu
+    /// literals). The destructuring names every field, so a new one must be placed here.
+    pub(crate) fn fingerprint(&self) -> String {
+        let State {
+            opts: _,
+            targets,
+            threads,
+            clock,
+            timers,
+            microtasks,
+            io,
+            ask,
+            budget,
+            observe,
+            ext,
+            rng,
+            uid_base,
+            counter,
+            bubble_usage,
+            stack,
+            geometry,
+            sound_durations: _,
+            touch_cache: _,
+            fixpoint: _,
+            pen_ops,
+        } = self;
+        let super::target::Targets {
+            slots,
+            free,
+            runtime_order,
+            exec,
+            render_log: _,
+            render_log_base: _,
+            layer_epoch,
+            target_epoch,
+            clone_count,
+            clone_serial,
+            stage_slot,
+            draw,
+        } = targets;
+        let super::runtime::Observe {
+            executed,
+            unknown,
+            instrument,
+            cond_dist,
+            say_log,
+            move_log,
+            move_scenes,
+            listener_log,
+            event_seq,
+            stop_alls,
+        } = observe;
+        let mut s = String::with_capacity(4096);
+        let _ = write!(
+            s,
+            "{slots:?}{free:?}{runtime_order:?}{exec:?}{layer_epoch}{target_epoch}{clone_count}{clone_serial:?}\
+             {stage_slot}{draw:?}|{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}|{clock:?}{timers:?}{microtasks:?}{io:?}{ask:?}\
+             |{:?}{}|{executed:?}{unknown:?}{cond_dist:?}{:?}{:?}{:?}{move_scenes}{event_seq}{stop_alls}\
+             |{ext:?}{rng:?}{uid_base}{counter:?}{bubble_usage}{stack:?}{pen_ops}{:?}",
+            threads.slab,
+            threads.free_slots,
+            threads.list,
+            threads.by_target,
+            threads.orphans,
+            threads.in_tick,
+            threads.active,
+            threads.tick_threads,
+            budget.error,
+            budget.hung,
+            say_log.as_ref().map(Vec::len),
+            move_log.as_ref().map(Vec::len),
+            listener_log.as_ref().map(Vec::len),
+            geometry.kept_mips(),
+        );
+        if let Some(ins) = instrument {
+            ins.write_fingerprint(&mut s);
+        }
+        s
+    }
+}
