@@ -7,11 +7,11 @@
 //! there. In the random sample such spins were 43 % of a whole study's CPU (`501018355`,
 //! `402062721`), and the work cap ended those runs long before their step budget.
 //!
-//! The check is exact. When a step has run many blocks, the running thread's state is written
-//! out at a loop boundary ([`State::fingerprint`]: everything a block can read or change,
-//! counters and caches left out) and again at the next boundaries of the same loop. If two
-//! are equal, the VM is back where it was, so every later period does exactly what the last
-//! did: the hang guard's count jumps over whole periods (the last one or two still run, and
+//! The check is exact. When a step has run many blocks, each boundary of the running warp loop
+//! takes a cheap summary (the thread's frames, its target, the stage); when two boundaries in a
+//! row agree on it, the whole state is written out ([`State::fingerprint`]: everything a block
+//! can read or change, counters and caches left out), and when that is equal at two boundaries
+//! the VM is back where it was, so every later period does exactly what the last did: the hang guard's count jumps over whole periods (the last one or two still run, and
 //! the guard trips as before, on the same step), and the instrumentation's condition counts
 //! get what the skipped periods would have added. Traces, coverage, branch distances and
 //! condition counts are as if the loop had spun; the skipped blocks are not done, so the work
@@ -22,25 +22,26 @@ use std::fmt::Write as _;
 use super::{State, ThRef};
 
 /// Fraction of the hang guard's count at which a step first looks for a fixed point (then at
-/// twice as many blocks, and so on): steps that end sooner never pay for a fingerprint.
+/// twice as many blocks, and so on): steps that end sooner never pay for a probe.
 const FIRST_PROBE_DIVISOR: u64 = 64;
-/// Boundaries of the probed loop compared with the first before the probe gives up until the
-/// next threshold (a loop nested in the spinning one has a different state at each of its own
+/// Boundaries of the probed loop looked at before the probe gives up until the next
+/// threshold (a loop nested in the spinning one has a different state at each of its own
 /// iterations; the spin's period is usually one or two iterations).
-const COMPARISONS: u32 = 4;
+const BOUNDARIES: u32 = 8;
 
-/// A probe in progress: the state at one boundary of a warp loop.
+/// A probe in progress: what was seen at the last boundary of a warp loop.
 #[derive(Clone, Debug)]
 pub(crate) struct Probe {
     thread: ThRef,
     /// Stack depth and block of the loop frame the probe compares at.
     depth: usize,
     block: u32,
-    /// `budget.ops` at the boundary.
-    ops: u64,
-    state: String,
-    /// The instrumentation's condition counts (true, false) at the boundary.
-    counts: Vec<(u64, u64)>,
+    /// [`State::summary`] at the last boundary.
+    summary: String,
+    /// The whole fingerprint, with `budget.ops` and the instrumentation's condition counts,
+    /// at the last boundary whose summary matched the one before (the whole state is written
+    /// out only then: in a loop that does work, the summary already differs).
+    full: Option<(String, u64, Vec<(u64, u64)>)>,
     left: u32,
 }
 
@@ -69,16 +70,10 @@ impl State {
             None => return,
         };
         let ops = self.budget.ops;
-        let Some(p) = self.fixpoint.probe.take() else {
-            self.fixpoint.probe = Some(Box::new(Probe {
-                thread: t,
-                depth,
-                block,
-                ops,
-                state: self.fingerprint(),
-                counts: self.condition_counts(),
-                left: COMPARISONS,
-            }));
+        let summary = self.summary(t);
+        let Some(mut p) = self.fixpoint.probe.take() else {
+            self.fixpoint.probe =
+                Some(Box::new(Probe { thread: t, depth, block, summary, full: None, left: BOUNDARIES }));
             return;
         };
         if p.thread != t || p.depth != depth || p.block != block {
@@ -86,30 +81,65 @@ impl State {
             self.fixpoint.probe = Some(p);
             return;
         }
-        let state = self.fingerprint();
-        if state != p.state {
-            if p.left > 1 {
-                self.fixpoint.probe = Some(Box::new(Probe { left: p.left - 1, ..*p }));
-            } else {
-                // Not a fixed point (yet): look again after twice as many blocks.
-                self.fixpoint.next = ops.saturating_mul(2);
+        p.left -= 1;
+        if summary != p.summary {
+            p.summary = summary;
+            p.full = None;
+        } else {
+            let full = self.fingerprint();
+            let counts = self.condition_counts();
+            match p.full.take() {
+                Some((before, before_ops, before_counts)) if before == full => {
+                    self.skip_periods(ops - before_ops, &before_counts, &counts);
+                    self.fixpoint.next = u64::MAX;
+                    return;
+                }
+                _ => p.full = Some((full, ops, counts)),
             }
+        }
+        if p.left > 0 {
+            self.fixpoint.probe = Some(p);
+        } else {
+            // Not a fixed point (yet): look again after twice as many blocks.
+            self.fixpoint.next = ops.saturating_mul(2);
+        }
+    }
+
+    /// The VM is where it was `period` blocks ago: the guard's count jumps over whole periods
+    /// but the last one or two, which run, so it trips inside the loop at the block it always
+    /// did; the condition counts get what the skipped periods would have added.
+    fn skip_periods(&mut self, period: u64, before: &[(u64, u64)], after: &[(u64, u64)]) {
+        let ops = self.budget.ops;
+        let skip = (self.opts.max_ops_per_step.saturating_sub(ops) / period.max(1)).saturating_sub(1);
+        if period == 0 || skip == 0 {
             return;
         }
-        let period = ops - p.ops;
-        let max = self.opts.max_ops_per_step;
-        // Whole periods that fit before the guard, less one: the last period or two run, so the
-        // guard trips inside the loop at the block it always did.
-        let skip = (max.saturating_sub(ops) / period.max(1)).saturating_sub(1);
-        if period > 0 && skip > 0 {
-            self.budget.ops += skip * period;
-            self.budget.skipped += skip * period;
-            let counts = self.condition_counts();
-            if let Some(ins) = &mut self.observe.instrument {
-                ins.add_condition_counts(&p.counts, &counts, skip);
+        self.budget.ops += skip * period;
+        self.budget.skipped += skip * period;
+        if let Some(ins) = &mut self.observe.instrument {
+            ins.add_condition_counts(before, after, skip);
+        }
+    }
+
+    /// A cheap part of [`State::fingerprint`] that a loop doing work usually changes: the
+    /// thread's frames (loop counters, parameters), its target and the stage (position, look,
+    /// variables, list lengths), the random stream and the pen's generation. Equal summaries
+    /// decide nothing; they only say when the whole state is worth writing out.
+    fn summary(&self, t: ThRef) -> String {
+        let mut s = String::with_capacity(256);
+        let th = self.th(t);
+        let _ = write!(s, "{:?}{:?}{}", th.stack, self.rng, self.pen_ops);
+        for id in [th.target, self.stage()] {
+            if let Some(x) = self.target(id) {
+                let lens: Vec<usize> = x.lists.iter().map(Vec::len).collect();
+                let _ = write!(
+                    s,
+                    "|{:?}{:?}{:?}{:?}{:?}{}{:?}{lens:?}",
+                    x.x, x.y, x.direction, x.size, x.costume, x.visible, x.vars
+                );
             }
         }
-        self.fixpoint.next = u64::MAX;
+        s
     }
 
     /// The instrumentation's (true, false) counts per block (empty without it).
