@@ -41,8 +41,18 @@ pub(crate) struct Probe {
     /// The whole fingerprint, with `budget.ops` and the instrumentation's condition counts,
     /// at the last boundary whose summary matched the one before (the whole state is written
     /// out only then: in a loop that does work, the summary already differs).
-    full: Option<(String, u64, Vec<(u64, u64)>)>,
+    full: Option<Written>,
     left: u32,
+}
+
+/// The whole state written out at a boundary, with what the skip needs from that moment.
+#[derive(Clone, Debug)]
+struct Written {
+    state: String,
+    /// `budget.ops` at the boundary.
+    ops: u64,
+    /// The instrumentation's condition counts (true, false) per block at the boundary.
+    counts: Vec<(u64, u64)>,
 }
 
 /// The per-step state of the search for a fixed point (reset at every step).
@@ -89,12 +99,12 @@ impl State {
             let full = self.fingerprint();
             let counts = self.condition_counts();
             match p.full.take() {
-                Some((before, before_ops, before_counts)) if before == full => {
-                    self.skip_periods(ops - before_ops, &before_counts, &counts);
+                Some(before) if before.state == full => {
+                    self.skip_periods(ops - before.ops, &before.counts, &counts);
                     self.fixpoint.next = u64::MAX;
                     return;
                 }
-                _ => p.full = Some((full, ops, counts)),
+                _ => p.full = Some(Written { state: full, ops, counts }),
             }
         }
         if p.left > 0 {
