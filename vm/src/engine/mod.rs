@@ -11,6 +11,7 @@
 //! | `util/cast.js` on the interpreter's values | [`value`] |
 //! | timers (`setTimeout`, the frame clock) | [`timers`] |
 //! | test generation's branch distances (no counterpart) | [`branch`] |
+//! | warp spins that change nothing, skipped exactly (no counterpart) | [`fixpoint`] |
 
 pub(crate) mod branch;
 pub(crate) mod clone;
