@@ -60,7 +60,7 @@ pub struct VmOptions {
     /// the next promise checkpoint, as in scratch-vm.
     pub whisker_offline_speech: bool,
     /// Skip the rest of a warp loop's spin once it provably changes nothing (the hang guard
-    /// still trips on the same step; see [`crate::engine::fixpoint`]). On by default; off
+    /// still trips on the same step; see `engine/fixpoint.rs`). On by default; off
     /// only to check that skipping changes nothing but the work done.
     pub skip_fixed_loops: bool,
 }
