@@ -11,9 +11,10 @@
 //! takes a cheap summary (the thread's frames, its target, the stage); when two boundaries in a
 //! row agree on it, the whole state is written out ([`State::fingerprint`]: everything a block
 //! can read or change, counters and caches left out), and when that is equal at two boundaries
-//! the VM is back where it was, so every later period does exactly what the last did: the hang guard's count jumps over whole periods (the last one or two still run, and
-//! the guard trips as before, on the same step), and the instrumentation's condition counts
-//! get what the skipped periods would have added. Traces, coverage, branch distances and
+//! the VM is back where it was, so every later period does exactly what the last did: the hang
+//! guard's count jumps over whole periods (the last one or two still run, and the guard trips
+//! as before, on the same step), and the instrumentation's condition counts get what the
+//! skipped periods would have added. Traces, coverage, branch distances and
 //! condition counts are as if the loop had spun; the skipped blocks are not done, so the work
 //! meter does not count them (as with [`State::skip_warp_wait`]'s spins).
 
@@ -31,7 +32,7 @@ const BOUNDARIES: u32 = 8;
 
 /// A probe in progress: what was seen at the last boundary of a warp loop.
 #[derive(Clone, Debug)]
-pub(crate) struct Probe {
+struct Probe {
     thread: ThRef,
     /// Stack depth and block of the loop frame the probe compares at.
     depth: usize,
@@ -205,6 +206,20 @@ impl State {
             stage_slot,
             draw,
         } = targets;
+        let super::thread::Threads { slab, free_slots, list, by_target, orphans, in_tick, active, tick_threads } =
+            threads;
+        // The counters only count; `hung` and `error` end the step.
+        let super::runtime::Budget {
+            ops: _,
+            ops_total: _,
+            evals: _,
+            consts: _,
+            draws: _,
+            resumes: _,
+            skipped: _,
+            hung,
+            error,
+        } = budget;
         let super::runtime::Observe {
             executed,
             unknown,
@@ -221,19 +236,9 @@ impl State {
         let _ = write!(
             s,
             "{slots:?}{free:?}{runtime_order:?}{exec:?}{layer_epoch}{target_epoch}{clone_count}{clone_serial:?}\
-             {stage_slot}{draw:?}|{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}|{clock:?}{timers:?}{microtasks:?}{io:?}{ask:?}\
-             |{:?}{}|{executed:?}{unknown:?}{cond_dist:?}{:?}{:?}{:?}{move_scenes}{event_seq}{stop_alls}\
+             {stage_slot}{draw:?}|{slab:?}{free_slots:?}{list:?}{by_target:?}{orphans:?}{in_tick}{active:?}\
+             {tick_threads}|{clock:?}{timers:?}{microtasks:?}{io:?}{ask:?}|{error:?}{hung}|{executed:?}{unknown:?}{cond_dist:?}{:?}{:?}{:?}{move_scenes}{event_seq}{stop_alls}\
              |{ext:?}{rng:?}{uid_base}{counter:?}{bubble_usage}{stack:?}{pen_ops}{:?}",
-            threads.slab,
-            threads.free_slots,
-            threads.list,
-            threads.by_target,
-            threads.orphans,
-            threads.in_tick,
-            threads.active,
-            threads.tick_threads,
-            budget.error,
-            budget.hung,
             say_log.as_ref().map(Vec::len),
             move_log.as_ref().map(Vec::len),
             listener_log.as_ref().map(Vec::len),
