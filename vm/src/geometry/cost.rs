@@ -66,6 +66,8 @@ pub const PEN_PIXEL: u64 = 6;
 /// A pen pixel visited while stamping (the drawable's colour under its effects, then the
 /// blend).
 pub const STAMP_PIXEL: u64 = 20;
+/// Recording a line or a stamp (drawn only when the pixels are read: `pen::deferred`).
+pub const PEN_DEFER: u64 = 30;
 /// The pen layer's pixels copied into a skin for queries that read them (after drawing).
 pub const PEN_SKIN: u64 = 40_000;
 /// Clearing a pen layer that has ink.

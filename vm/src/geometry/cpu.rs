@@ -312,7 +312,7 @@ impl CpuGeometry {
         self.scene.refresh_transforms_of(&self.changed);
         // The pen box is taken only when the pen drawable gets the new pixels: until then the
         // kept composites still show the old ones.
-        let pen_box = if pen_drawn { self.pen.take_changes().stage_box() } else { None };
+        let pen_box = if pen_drawn { self.pen.take_changes().stage_boxes() } else { None };
         let pen = self.pen_pos.map(|pos| PenChange { pos, dirty: pen_box });
         let keys = &self.keys;
         let sprite_of = |pos: usize| keys.get(pos).copied().flatten().map(|k| k.sprite as u32);

@@ -399,6 +399,47 @@ fn one_pass_out_of_order_equals_patience_sorting() {
     assert!(answered > 2000, "one-pass answers: {answered}");
 }
 
+/// Deferred drawing (records replayed when read, dropped by a clear) leaves what drawing at
+/// once does: the pixels and changed boxes every read sees, and what every clear finds inked.
+#[test]
+fn deferred_drawing_equals_drawing_at_once() {
+    let mut rng = SplitMix64::new(43);
+    let (mut reads, mut dropped) = (0, 0);
+    for round in 0..60 {
+        let scene = random_scene(&mut rng);
+        let (mut lazy, mut eager) = (PenLayer::new(), PenLayer::new());
+        for op in 0..40 {
+            match rng.below(10) {
+                0..=3 => {
+                    let i = rng.below(scene.drawables.len() as u64) as usize;
+                    lazy.stamp(&scene, i);
+                    eager.stamp(&scene, i);
+                }
+                4..=6 => {
+                    let mut r2 = rng.clone();
+                    draw(&mut lazy, &mut rng);
+                    draw(&mut eager, &mut r2);
+                }
+                7 => {
+                    let (found, want) = (lazy.settled_ink(), eager.settled_ink());
+                    assert_eq!(found, want, "round {round}, op {op}: what the clear finds inked");
+                    dropped += usize::from(found.0);
+                    lazy.clear();
+                    eager.clear();
+                }
+                _ => {
+                    reads += 1;
+                    assert_eq!(lazy.take_changes(), eager.take_changes(), "round {round}, op {op}: changes");
+                    assert!(lazy.rgba() == eager.rgba(), "round {round}, op {op}: pixels");
+                }
+            }
+            // Drawing at once: nothing stays recorded.
+            let _ = eager.rgba();
+        }
+    }
+    assert!(reads > 200 && dropped > 100, "reads {reads}, clears of ink {dropped}");
+}
+
 /// A random pen line (thick or thin, any colour, partly transparent).
 fn draw(pen: &mut PenLayer, rng: &mut SplitMix64) {
     let c = COLOURS[rng.below(5) as usize];
@@ -441,7 +482,7 @@ fn accelerated_colours_follow_the_pen_layer() {
                 pen.clear();
             }
             draw(&mut pen, &mut rng);
-            let dirty = pen.take_changes().stage_box();
+            let dirty = pen.take_changes().stage_boxes();
             scene.drawables[1] = layer(&mut pen);
             scene.refresh_transforms_of(&[1]);
             accel.refresh(&scene, &[1], Some(PenChange { pos: 1, dirty }), &|p| sprite_of(&scene, p));

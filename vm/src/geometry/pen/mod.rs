@@ -6,12 +6,22 @@
 //! Stamps are composited by sampling the stamped drawable's pixels at each
 //! stage pixel centre with nearest-neighbour lookup (the GPU filters bilinearly
 //! when the costume is rotated or scaled, which can differ at anti-aliased edges).
+//!
+//! Drawing is deferred ([`deferred`]): lines and stamps are recorded and rasterised only when
+//! something reads the pixels; a clear drops what no one saw.
 
 use std::sync::Arc;
 
 use super::cost;
-use super::render::{ColorMemo, Scene};
+use super::render::{ColorMemo, OwnColors, Scene};
 use super::skin::Skin;
+
+mod changes;
+mod deferred;
+
+pub use changes::{PenChanges, PixelBox};
+
+use deferred::Pending;
 
 /// Pen layer width in pixels.
 pub const PEN_WIDTH: u32 = 480;
@@ -28,65 +38,22 @@ pub struct PenLayer {
     dirty: bool,
     /// Pixels changed since [`PenLayer::take_changes`] last ran (see [`PenChanges`]).
     changes: PenChanges,
-    /// Pixels drawn since the last clear (what a clear changes).
+    /// Pixels drawn since the last clear (what a clear changes), recorded drawing included.
     ink: PenChanges,
+    /// Pixels actually written since the last clear (what a clear must zero; every other
+    /// pixel is transparent).
+    written: PenChanges,
     /// Pixels visited by drawing so far (work done, for the run's work count).
     work: u64,
     /// The last stamp's colour memo (see [`ColorMemo`]).
     memo: ColorMemo,
-}
-
-/// Which pen pixels changed: nothing, a box of pixels (columns `c0..=c1`, rows `r0..=r1`, row 0
-/// at the top), or any (cleared).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum PenChanges {
-    /// Nothing drawn.
-    #[default]
-    None,
-    /// Only pixels in this box.
-    Box {
-        /// First column.
-        c0: i64,
-        /// Last column.
-        c1: i64,
-        /// First row.
-        r0: i64,
-        /// Last row.
-        r1: i64,
-    },
-    /// Possibly every pixel.
-    All,
-}
-
-impl PenChanges {
-    fn add(&mut self, c0: i64, c1: i64, r0: i64, r1: i64) {
-        *self = match *self {
-            PenChanges::None => PenChanges::Box { c0, c1, r0, r1 },
-            PenChanges::Box { c0: a0, c1: a1, r0: b0, r1: b1 } => {
-                PenChanges::Box { c0: a0.min(c0), c1: a1.max(c1), r0: b0.min(r0), r1: b1.max(r1) }
-            }
-            PenChanges::All => PenChanges::All,
-        }
-    }
-
-    /// The stage box of the changed pixels (with a margin for how stage points map to pen
-    /// texels), `None` when any pixel may have changed.
-    pub fn stage_box(&self) -> Option<super::Rect> {
-        match *self {
-            PenChanges::Box { c0, c1, r0, r1 } => Some(super::Rect::new(
-                c0 as f64 - PEN_WIDTH as f64 / 2.0 - 3.0,
-                c1 as f64 - PEN_WIDTH as f64 / 2.0 + 3.0,
-                PEN_HEIGHT as f64 / 2.0 - r1 as f64 - 3.0,
-                PEN_HEIGHT as f64 / 2.0 - r0 as f64 + 3.0,
-            )),
-            _ => None,
-        }
-    }
+    /// Drawing recorded but not yet rasterised, oldest first (see [`deferred`]).
+    pending: Vec<Pending>,
 }
 
 impl std::fmt::Debug for PenLayer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PenLayer").field("dirty", &self.dirty).finish()
+        f.debug_struct("PenLayer").field("dirty", &self.dirty).field("pending", &self.pending.len()).finish()
     }
 }
 
@@ -96,10 +63,12 @@ impl Default for PenLayer {
             pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize],
             skin: None,
             dirty: false,
-            changes: PenChanges::None,
-            ink: PenChanges::None,
+            changes: PenChanges::default(),
+            ink: PenChanges::default(),
+            written: PenChanges::default(),
             work: 0,
             memo: ColorMemo::default(),
+            pending: Vec::new(),
         }
     }
 }
@@ -107,7 +76,7 @@ impl Default for PenLayer {
 impl PenLayer {
     /// Roughly the 8-byte words this layer's pixels take (what a clone copies).
     pub fn heap_words(&self) -> u64 {
-        self.pixels.len().div_ceil(8) as u64
+        (self.pixels.len().div_ceil(8) + self.pending.len() * std::mem::size_of::<Pending>().div_ceil(8)) as u64
     }
 
     /// A transparent pen layer.
@@ -117,31 +86,29 @@ impl PenLayer {
 
     /// `penClear`.
     pub fn clear(&mut self) {
+        // What no one saw is not drawn: only whether it would have inked anything, and where.
+        self.settle_pending();
         if self.dirty {
-            // Pixels outside what was drawn since the last clear are transparent already.
-            match self.ink {
-                PenChanges::Box { c0, c1, r0, r1 } => {
-                    let w = PEN_WIDTH as i64;
-                    let (c0, c1) = (c0.clamp(0, w - 1) as usize, c1.clamp(0, w - 1) as usize);
-                    let (r0, r1) = (r0.clamp(0, PEN_HEIGHT as i64 - 1), r1.clamp(0, PEN_HEIGHT as i64 - 1));
-                    for row in r0..=r1 {
-                        let start = row as usize * PEN_WIDTH as usize;
-                        if let Some(p) = self.pixels.get_mut((start + c0) * 4..(start + c1 + 1) * 4) {
-                            p.fill(0);
-                        }
+            // Pixels outside what was written since the last clear are transparent already.
+            let written = std::mem::take(&mut self.written);
+            for b in written.boxes() {
+                let w = PEN_WIDTH as i64;
+                let (c0, c1) = (b.c0.clamp(0, w - 1) as usize, b.c1.clamp(0, w - 1) as usize);
+                for row in b.r0.clamp(0, PEN_HEIGHT as i64 - 1)..=b.r1.clamp(0, PEN_HEIGHT as i64 - 1) {
+                    let start = row as usize * PEN_WIDTH as usize;
+                    if let Some(p) = self.pixels.get_mut((start + c0) * 4..(start + c1 + 1) * 4) {
+                        p.fill(0);
                     }
                 }
-                _ => self.pixels.fill(0),
             }
+            // Only recorded drawing, dropped: nothing was zeroed.
+            let zeroed = !written.is_empty();
             self.dirty = false;
-            self.work += cost::PEN_CLEAR;
+            self.work += if zeroed { cost::PEN_CLEAR } else { cost::PEN_DEFER };
             // Only what was drawn since the last clear changes (a sprite that clears and
             // redraws a line every frame changes two lines' worth of pixels, not the stage).
-            match std::mem::take(&mut self.ink) {
-                PenChanges::Box { c0, c1, r0, r1 } => self.changes.add(c0, c1, r0, r1),
-                PenChanges::All => self.changes = PenChanges::All,
-                PenChanges::None => {}
-            }
+            let ink = std::mem::take(&mut self.ink);
+            self.changes.merge(&ink);
             self.skin = None;
         }
     }
@@ -153,11 +120,13 @@ impl PenLayer {
 
     /// The pixels changed since the last call (and forgets them).
     pub fn take_changes(&mut self) -> PenChanges {
+        self.flush();
         std::mem::take(&mut self.changes)
     }
 
     /// Premultiplied RGBA of the pen pixel at column `x`, row `y` (row 0 = stage top).
-    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+    pub fn pixel(&mut self, x: u32, y: u32) -> [u8; 4] {
+        self.flush();
         if x >= PEN_WIDTH || y >= PEN_HEIGHT {
             return [0; 4];
         }
@@ -167,6 +136,7 @@ impl PenLayer {
 
     /// The pen layer as a skin (for the pen drawable of a [`Scene`]).
     pub fn skin(&mut self) -> Arc<Skin> {
+        self.flush();
         if let Some(s) = &self.skin {
             return s.clone();
         }
@@ -181,51 +151,27 @@ impl PenLayer {
         self.draw_line(attrs, x, y, x, y);
     }
 
-    /// `penLine` from (x0, y0) to (x1, y1) in Scratch coordinates.
+    /// `penLine` from (x0, y0) to (x1, y1) in Scratch coordinates (recorded; drawn when read).
     pub fn draw_line(&mut self, attrs: &PenAttributes, x0: f64, y0: f64, x1: f64, y1: f64) {
-        let diameter = if attrs.diameter == 0.0 || attrs.diameter.is_nan() { 1.0 } else { attrs.diameter };
-        // Width-1 and width-3 lines are shifted half a pixel to sit on pixel centres (Scratch 2 compatibility).
-        let offset = if diameter == 1.0 || diameter == 3.0 { 0.5 } else { 0.0 };
-        let (x0, y0, x1, y1) = (x0 + offset, y0 + offset, x1 + offset, y1 + offset);
-        if ![x0, y0, x1, y1].iter().all(|v| v.is_finite()) {
-            return;
+        if let Some(line) = Line::new(attrs, x0, y0, x1, y1) {
+            self.defer(Pending::Line(line));
         }
-        // Pen space: +y down, origin at the stage centre (u_penPoints = [x0, -y0, dx, -dy]).
-        let (px0, py0) = (x0, -y0);
-        let (dx, dy) = (x1 - x0, -(y1 - y0));
-        let len = (dx * dx + dy * dy).sqrt();
-        let c = attrs.color4f;
-        let premult = [c[0] * c[3], c[1] * c[3], c[2] * c[3], c[3]];
-        if premult[3] <= 0.0 {
-            return;
-        }
-        let radius = diameter / 2.0;
-        let reach = radius + 1.5;
-        let (minx, maxx) = (px0.min(px0 + dx) - reach, px0.max(px0 + dx) + reach);
-        let (miny, maxy) = (py0.min(py0 + dy) - reach, py0.max(py0 + dy) + reach);
+    }
+
+    /// Rasterises `l` into the pixels.
+    fn raster_line(&mut self, l: &Line) {
+        let Line { px0, py0, ux, uy, seg, premult, diameter, row0, row1, .. } = *l;
         let half_w = PEN_WIDTH as f64 / 2.0;
-        let half_h = PEN_HEIGHT as f64 / 2.0;
-        let col0 = ((minx + half_w).floor().max(0.0)) as i64;
-        let col1 = ((maxx + half_w).ceil().min(PEN_WIDTH as f64 - 1.0)) as i64;
-        let row0 = ((miny + half_h).floor().max(0.0)) as i64;
-        let row1 = ((maxy + half_h).ceil().min(PEN_HEIGHT as f64 - 1.0)) as i64;
-        if col0 > col1 || row0 > row1 {
-            return;
-        }
-        // Unit direction; a zero-length line becomes a dot.
-        let (ux, uy) = if len > 1e-3 { (dx / len, dy / len) } else { (1.0, 0.0) };
-        let seg = if len > 1e-3 { len } else { 0.0 };
         let mut visited = 0u64;
+        // An opaque colour at full coverage replaces the pixel: what `blend` computes then
+        // (src + dst · 0), without its arithmetic (the inside of a wide line).
+        let solid = (premult[3] == 1.0).then(|| premult.map(round_unit));
+        // Drawing a transparent-edged line still counts as ink (as the renderer's would).
+        self.dirty = true;
+        self.skin = None;
         for row in row0..=row1 {
-            // GL writes the line with +y down into the bottom-up framebuffer: framebuffer row
-            // `row` holds pen-space y = row + 0.5 − 180, i.e. stage y = 180 − row − 0.5.
-            let py = row as f64 + 0.5 - half_h;
-            // Only the columns near the segment can get ink (alpha > 0 needs a distance under
-            // radius + 0.5): a long diagonal line visits its own pixels, not its bounding box.
-            // One pixel of padding each way keeps every such column in.
-            let Some((xl, xh)) = capsule_row(py, (px0, py0), (ux, uy), seg, radius + 1.5) else { continue };
-            let c_lo = col0.max((xl + half_w - 0.5).floor() as i64 - 1);
-            let c_hi = col1.min((xh + half_w - 0.5).ceil() as i64 + 1);
+            let Some((c_lo, c_hi)) = l.columns(row) else { continue };
+            let py = line_row_y(row);
             visited += (c_hi - c_lo + 1).max(0) as u64;
             for col in c_lo..=c_hi {
                 let px = col as f64 + 0.5 - half_w;
@@ -238,15 +184,42 @@ impl PenLayer {
                 if alpha <= 0.0 {
                     continue;
                 }
+                if let (Some(c), true) = (solid, alpha >= 1.0) {
+                    let o = ((row * PEN_WIDTH as i64 + col) * 4) as usize;
+                    if let Some(p) = self.pixels.get_mut(o..o + 4) {
+                        p.copy_from_slice(&c);
+                    }
+                    continue;
+                }
                 let src = [premult[0] * alpha, premult[1] * alpha, premult[2] * alpha, premult[3] * alpha];
                 self.blend(col as u32, row as u32, src);
             }
+            if c_lo <= c_hi {
+                self.inked(c_lo, c_hi, row, row);
+                self.written.add(c_lo, c_hi, row, row);
+            }
         }
+        self.work += cost::PEN_PIXEL * visited + cost::ROW_VISIT * (row1 - row0 + 1) as u64;
+    }
+
+    /// What drawing line `l` would ink, without drawing it.
+    fn ink_line(&mut self, l: &Line) {
         self.dirty = true;
         self.skin = None;
-        self.changes.add(col0, col1, row0, row1);
-        self.ink.add(col0, col1, row0, row1);
-        self.work += cost::PEN_PIXEL * visited + cost::ROW_VISIT * (row1 - row0 + 1) as u64;
+        for row in l.row0..=l.row1 {
+            if let Some((c_lo, c_hi)) = l.columns(row).filter(|(a, b)| a <= b) {
+                self.inked(c_lo, c_hi, row, row);
+            }
+        }
+        self.work += cost::ROW_VISIT * (l.row1 - l.row0 + 1) as u64;
+    }
+
+    /// Pixels in this box got ink: what a clear must erase, and what queries must forget.
+    fn inked(&mut self, c0: i64, c1: i64, r0: i64, r1: i64) {
+        self.dirty = true;
+        self.skin = None;
+        self.changes.add(c0, c1, r0, r1);
+        self.ink.add(c0, c1, r0, r1);
     }
 
     /// [`PenLayer::draw_line`] visiting every pixel of the line's box (the reference its
@@ -297,16 +270,16 @@ impl PenLayer {
         }
     }
 
-    /// `penStamp`: composites drawable `index` of `scene` (visible or not) onto the pen layer.
+    /// `penStamp`: composites drawable `index` of `scene` (visible or not) onto the pen layer
+    /// (recorded with the drawable as it is now; drawn when read).
     pub fn stamp(&mut self, scene: &Scene, index: usize) {
-        if index >= scene.drawables.len() {
+        let Some(d) = scene.drawables.get(index) else {
             return;
-        }
+        };
         // The renderer ignores visibility for stamps; so do the box and the colours used here.
         let Some(b) = scene.stamp_bounds(index) else {
             return;
         };
-        self.work += cost::STAMP_PIXEL * ((b.right - b.left).max(0.0) * (b.top - b.bottom).max(0.0)) as u64;
         // The renderer's pixel centres are the box's integer corners plus a half: the box is
         // snapped to integers and clamped to the stage, so pixel (col, row) is at x = col − 239.5,
         // y = 179.5 − row exactly, and columns and rows are found without rounding each pixel.
@@ -321,21 +294,24 @@ impl PenLayer {
         if !(c0 < c1 && r0 < r1) {
             return;
         }
-        let mut own = scene.own_colors_with(index, std::mem::take(&mut self.memo));
-        let mut any = false;
-        for row in r0 as u32..r1 as u32 {
-            let y = half_h - 0.5 - row as f64;
-            // Pixels where the costume cannot be are not sampled (most of a turned sprite's box).
-            let Some((lo, hi)) = own.inside_span(y) else {
+        // Pixel ranges of a box within the stage: exact small integers.
+        let (cols, rows) = ((c0 as u32, c1 as u32), (r0 as u32, r1 as u32));
+        self.defer(Pending::Stamp(Box::new(deferred::Stamp { drawable: d.clone(), cols, rows })));
+    }
+
+    /// Composites a recorded stamp into the pixels.
+    fn raster_stamp(&mut self, st: &deferred::Stamp) {
+        let scene = st.scene();
+        self.work += cost::STAMP_PIXEL * u64::from((st.cols.1 - st.cols.0) * (st.rows.1 - st.rows.0));
+        let half_w = PEN_WIDTH as f64 / 2.0;
+        let mut own = scene.own_colors_with(0, std::mem::take(&mut self.memo));
+        for row in st.rows.0..st.rows.1 {
+            let y = row_y(row);
+            let Some((first, last)) = stamp_columns(&own, y, st.cols) else {
                 continue;
             };
-            let first = (lo + half_w - 0.5).ceil().max(c0);
-            let last = (hi + half_w - 0.5).floor().min(c1 - 1.0);
-            if first > last {
-                continue;
-            }
             let (mut drawn0, mut drawn1) = (u32::MAX, 0);
-            for col in first as u32..=last as u32 {
+            for col in first..=last {
                 let x = col as f64 - (half_w - 0.5);
                 let c = own.at(x, y);
                 if c[3] == 0 {
@@ -357,16 +333,11 @@ impl PenLayer {
             }
             if drawn0 <= drawn1 {
                 let (d0, d1, r) = (i64::from(drawn0), i64::from(drawn1), i64::from(row));
-                self.changes.add(d0, d1, r, r);
-                self.ink.add(d0, d1, r, r);
-                any = true;
+                self.inked(d0, d1, r, r);
+                self.written.add(d0, d1, r, r);
             }
         }
         self.memo = own.into_memo();
-        if any {
-            self.dirty = true;
-            self.skin = None;
-        }
     }
 }
 
@@ -400,10 +371,33 @@ impl PenLayer {
         }
     }
 
-    /// The layer's RGBA bytes.
-    pub(crate) fn rgba(&self) -> &[u8] {
+    /// What a clear would find now: whether anything was inked since the last one, and where
+    /// (settling the records first, as a clear does).
+    pub(crate) fn settled_ink(&mut self) -> (bool, PenChanges) {
+        self.settle_pending();
+        (self.dirty, self.ink)
+    }
+
+    /// The layer's RGBA bytes (what was recorded drawn first).
+    pub(crate) fn rgba(&mut self) -> &[u8] {
+        self.flush();
         &self.pixels
     }
+}
+
+/// Stage y of the centres of pen row `row` (row 0 at the top).
+fn row_y(row: u32) -> f64 {
+    PEN_HEIGHT as f64 / 2.0 - 0.5 - f64::from(row)
+}
+
+/// The columns a stamp samples on the row at stage `y`: those of `cols` (half-open) where its
+/// costume can be (most of a turned sprite's box is not sampled), `None` when there are none.
+fn stamp_columns(own: &OwnColors<'_>, y: f64, cols: (u32, u32)) -> Option<(u32, u32)> {
+    let half_w = PEN_WIDTH as f64 / 2.0;
+    let (lo, hi) = own.inside_span(y)?;
+    let first = (lo + half_w - 0.5).ceil().max(f64::from(cols.0));
+    let last = (hi + half_w - 0.5).floor().min(f64::from(cols.1) - 1.0);
+    (first <= last).then_some((first as u32, last as u32))
 }
 
 /// `(v.clamp(0, 1) * 255).round() as u8`, bit for bit (NaN gives 0), without libm's `round`:
@@ -452,6 +446,83 @@ fn capsule_row(py: f64, a: (f64, f64), u: (f64, f64), seg: f64, rho: f64) -> Opt
         hi = hi.max(a.0 + bhi);
     }
     (lo <= hi).then_some((lo, hi))
+}
+
+/// A line as the shader draws it, in pen space (+y down, origin at the stage centre), with the
+/// box of pixels it can reach on the stage (never empty).
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    px0: f64,
+    py0: f64,
+    /// Unit direction (a zero-length line is a dot).
+    ux: f64,
+    uy: f64,
+    /// Length (0 for a dot).
+    seg: f64,
+    /// Premultiplied colour.
+    premult: [f64; 4],
+    diameter: f64,
+    col0: i64,
+    col1: i64,
+    row0: i64,
+    row1: i64,
+}
+
+impl Line {
+    /// `penLine` from (x0, y0) to (x1, y1) in Scratch coordinates; `None` when it draws nothing
+    /// (not finite, transparent, or off the stage).
+    fn new(attrs: &PenAttributes, x0: f64, y0: f64, x1: f64, y1: f64) -> Option<Line> {
+        let diameter = if attrs.diameter == 0.0 || attrs.diameter.is_nan() { 1.0 } else { attrs.diameter };
+        // Width-1 and width-3 lines are shifted half a pixel to sit on pixel centres (Scratch 2 compatibility).
+        let offset = if diameter == 1.0 || diameter == 3.0 { 0.5 } else { 0.0 };
+        let (x0, y0, x1, y1) = (x0 + offset, y0 + offset, x1 + offset, y1 + offset);
+        if ![x0, y0, x1, y1].iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        // Pen space: +y down, origin at the stage centre (u_penPoints = [x0, -y0, dx, -dy]).
+        let (px0, py0) = (x0, -y0);
+        let (dx, dy) = (x1 - x0, -(y1 - y0));
+        let len = (dx * dx + dy * dy).sqrt();
+        let c = attrs.color4f;
+        let premult = [c[0] * c[3], c[1] * c[3], c[2] * c[3], c[3]];
+        if premult[3] <= 0.0 {
+            return None;
+        }
+        let reach = diameter / 2.0 + 1.5;
+        let (minx, maxx) = (px0.min(px0 + dx) - reach, px0.max(px0 + dx) + reach);
+        let (miny, maxy) = (py0.min(py0 + dy) - reach, py0.max(py0 + dy) + reach);
+        let half_w = PEN_WIDTH as f64 / 2.0;
+        let half_h = PEN_HEIGHT as f64 / 2.0;
+        let col0 = ((minx + half_w).floor().max(0.0)) as i64;
+        let col1 = ((maxx + half_w).ceil().min(PEN_WIDTH as f64 - 1.0)) as i64;
+        let row0 = ((miny + half_h).floor().max(0.0)) as i64;
+        let row1 = ((maxy + half_h).ceil().min(PEN_HEIGHT as f64 - 1.0)) as i64;
+        if col0 > col1 || row0 > row1 {
+            return None;
+        }
+        let (ux, uy) = if len > 1e-3 { (dx / len, dy / len) } else { (1.0, 0.0) };
+        let seg = if len > 1e-3 { len } else { 0.0 };
+        Some(Line { px0, py0, ux, uy, seg, premult, diameter, col0, col1, row0, row1 })
+    }
+
+    /// The columns of pen row `row` that can get ink: alpha > 0 needs a distance under
+    /// radius + 0.5, so a long diagonal line visits its own pixels, not its bounding box (one
+    /// pixel of padding each way keeps every such column in). `None` when the row misses it.
+    fn columns(&self, row: i64) -> Option<(i64, i64)> {
+        let half_w = PEN_WIDTH as f64 / 2.0;
+        let reach = self.diameter / 2.0 + 1.5;
+        let (xl, xh) = capsule_row(line_row_y(row), (self.px0, self.py0), (self.ux, self.uy), self.seg, reach)?;
+        let c_lo = self.col0.max((xl + half_w - 0.5).floor() as i64 - 1);
+        let c_hi = self.col1.min((xh + half_w - 0.5).ceil() as i64 + 1);
+        Some((c_lo, c_hi))
+    }
+}
+
+/// Pen-space y of the centres of pen row `row`: GL writes lines with +y down into the
+/// bottom-up framebuffer, so framebuffer row `row` holds pen-space y = row + 0.5 − 180 (stage
+/// y = 180 − row − 0.5).
+fn line_row_y(row: i64) -> f64 {
+    row as f64 + 0.5 - PEN_HEIGHT as f64 / 2.0
 }
 
 /// `penAttributes`: colour as premultiplication-ready RGBA in [0, 1] and the diameter.
@@ -504,15 +575,18 @@ mod tests {
             (seed >> 33) as f64 / (1u64 << 31) as f64
         };
         for _ in 0..300 {
-            let attrs =
-                PenAttributes { color4f: [next(), next(), next(), 0.3 + 0.7 * next()], diameter: 0.5 + next() * 30.0 };
+            // Half of them opaque: their insides take the copy instead of the blend.
+            let a = if next() < 0.5 { 1.0 } else { 0.3 + 0.7 * next() };
+            let attrs = PenAttributes { color4f: [next(), next(), next(), a], diameter: 0.5 + next() * 30.0 };
             let (x0, y0) = (next() * 560.0 - 280.0, next() * 440.0 - 220.0);
             let (x1, y1) = if next() < 0.2 { (x0, y0) } else { (next() * 560.0 - 280.0, next() * 440.0 - 220.0) };
-            let mut fast = PenLayer::new();
+            // Over earlier ink, so that the copy must replace what the blend would.
+            let (mut fast, mut full) = (PenLayer::new(), PenLayer::new());
+            full.pixels.iter_mut().enumerate().for_each(|(i, p)| *p = (i % 251) as u8);
+            fast.pixels.copy_from_slice(&full.pixels);
             fast.draw_line(&attrs, x0, y0, x1, y1);
-            let mut full = PenLayer::new();
             full.draw_line_full_box(&attrs, x0, y0, x1, y1);
-            assert!(fast.pixels == full.pixels, "line ({x0}, {y0}) → ({x1}, {y1}) width {}", attrs.diameter);
+            assert!(fast.rgba() == full.pixels, "line ({x0}, {y0}) → ({x1}, {y1}) width {}", attrs.diameter);
         }
     }
 
@@ -531,7 +605,7 @@ mod tests {
                 let ((x0, y0), (x1, y1)) = (xy(next(), next()), xy(next(), next()));
                 layer.draw_line(&attrs, x0, y0, x1, y1);
             }
-            drawn += usize::from(layer.pixels.iter().any(|&p| p != 0));
+            drawn += usize::from(layer.rgba().iter().any(|&p| p != 0));
             layer.clear();
             assert!(layer.pixels.iter().all(|&p| p == 0), "round {round}: pixels left after a clear");
         }
