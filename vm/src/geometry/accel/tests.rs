@@ -438,6 +438,23 @@ fn deferred_drawing_equals_drawing_at_once() {
         }
     }
     assert!(reads > 200 && dropped > 100, "reads {reads}, clears of ink {dropped}");
+    // More records than are kept: the oldest are drawn on the way, the read sees them all.
+    let scene = random_scene(&mut rng);
+    let (mut lazy, mut eager) = (PenLayer::new(), PenLayer::new());
+    for k in 0..crate::geometry::pen::MAX_PENDING + 300 {
+        if k % 3 == 0 {
+            let i = rng.below(scene.drawables.len() as u64) as usize;
+            lazy.stamp(&scene, i);
+            eager.stamp(&scene, i);
+        } else {
+            let mut r2 = rng.clone();
+            draw(&mut lazy, &mut rng);
+            draw(&mut eager, &mut r2);
+        }
+        let _ = eager.rgba();
+    }
+    assert_eq!(lazy.take_changes(), eager.take_changes(), "changes after many records");
+    assert!(lazy.rgba() == eager.rgba(), "pixels after many records");
 }
 
 /// A random pen line (thick or thin, any colour, partly transparent).

@@ -16,7 +16,7 @@ use crate::geometry::render::{Drawable, OwnColors, Scene};
 
 /// Records kept at most; the next one replays them all (bounds a layer's memory and what a
 /// clone of it copies when nothing reads or clears it).
-const MAX_PENDING: usize = 2048;
+pub(crate) const MAX_PENDING: usize = 2048;
 
 /// A drawing operation recorded and not yet rasterised.
 #[derive(Clone)]

@@ -20,6 +20,8 @@ mod changes;
 mod deferred;
 
 pub use changes::{PenChanges, PixelBox};
+#[cfg(test)]
+pub(crate) use deferred::MAX_PENDING;
 
 use deferred::Pending;
 
@@ -74,7 +76,8 @@ impl Default for PenLayer {
 }
 
 impl PenLayer {
-    /// Roughly the 8-byte words this layer's pixels take (what a clone copies).
+    /// Roughly the 8-byte words this layer's pixels and records take (what a clone copies; a
+    /// recorded stamp's drawable, behind a pointer, is not counted).
     pub fn heap_words(&self) -> u64 {
         (self.pixels.len().div_ceil(8) + self.pending.len() * std::mem::size_of::<Pending>().div_ceil(8)) as u64
     }
