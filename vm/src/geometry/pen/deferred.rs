@@ -55,39 +55,36 @@ impl PenLayer {
 
     /// Rasterises what was recorded, oldest first.
     pub(super) fn flush(&mut self) {
-        if self.pending.is_empty() {
-            return;
-        }
-        let mut ops = std::mem::take(&mut self.pending);
-        for op in &ops {
-            match op {
-                Pending::Line(l) => self.raster_line(l),
-                Pending::Stamp(s) => self.raster_stamp(s),
-            }
-        }
-        ops.clear();
-        // The list's memory is kept for the next records.
-        self.pending = ops;
+        self.drain_pending(|me, op| match op {
+            Pending::Line(l) => me.raster_line(l),
+            Pending::Stamp(s) => me.raster_stamp(s),
+        });
     }
 
-    /// Before a clear: drops the records, leaving `dirty` and the ink box as drawing them would
-    /// have (the pixels they would have drawn are erased anyway).
+    /// Before a clear: drops the records, leaving `dirty` and the ink boxes as drawing them
+    /// would have (the pixels they would have drawn are erased anyway).
     pub(super) fn settle_pending(&mut self) {
+        self.drain_pending(|me, op| match op {
+            Pending::Line(l) => me.ink_line(l),
+            Pending::Stamp(s) => me.settle_stamp(s),
+        });
+    }
+
+    /// Hands every record, oldest first, to `each`, and forgets them (keeping the list's
+    /// memory for the next ones).
+    fn drain_pending(&mut self, mut each: impl FnMut(&mut Self, &Pending)) {
         if self.pending.is_empty() {
             return;
         }
         let mut ops = std::mem::take(&mut self.pending);
         for op in &ops {
-            match op {
-                Pending::Line(l) => self.ink_line(l),
-                Pending::Stamp(s) => self.settle_stamp(s),
-            }
+            each(self, op);
         }
         ops.clear();
         self.pending = ops;
     }
 
-    /// Grows the ink box by the pixels stamp `st` would ink outside it, looking only there.
+    /// Grows the ink boxes by the pixels stamp `st` would ink outside them, looking only there.
     fn settle_stamp(&mut self, st: &Stamp) {
         // Inside the inked boxes already (a shrinking or repeated stamp): nothing to look for.
         let (c0, c1, r0, r1) =

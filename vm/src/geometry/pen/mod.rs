@@ -163,8 +163,7 @@ impl PenLayer {
 
     /// Rasterises `l` into the pixels.
     fn raster_line(&mut self, l: &Line) {
-        let Line { px0, py0, ux, uy, seg, premult, diameter, row0, row1, .. } = *l;
-        let half_w = PEN_WIDTH as f64 / 2.0;
+        let (premult, row0, row1) = (l.premult, l.row0, l.row1);
         let mut visited = 0u64;
         // An opaque colour at full coverage replaces the pixel: what `blend` computes then
         // (src + dst · 0), without its arithmetic (the inside of a wide line).
@@ -174,16 +173,9 @@ impl PenLayer {
         self.skin = None;
         for row in row0..=row1 {
             let Some((c_lo, c_hi)) = l.columns(row) else { continue };
-            let py = line_row_y(row);
             visited += (c_hi - c_lo + 1).max(0) as u64;
             for col in c_lo..=c_hi {
-                let px = col as f64 + 0.5 - half_w;
-                let (rx, ry) = (px - px0, py - py0);
-                let along = rx * ux + ry * uy;
-                let perp = -rx * uy + ry * ux;
-                let beyond = along - along.clamp(0.0, seg);
-                let dist = (beyond * beyond + perp * perp).sqrt();
-                let alpha = (1.0 - (dist - (diameter - 1.0) * 0.5)).clamp(0.0, 1.0);
+                let alpha = l.alpha(col, row);
                 if alpha <= 0.0 {
                     continue;
                 }
@@ -225,38 +217,16 @@ impl PenLayer {
         self.ink.add(c0, c1, r0, r1);
     }
 
-    /// [`PenLayer::draw_line`] visiting every pixel of the line's box (the reference its
-    /// row ranges are checked against).
+    /// [`PenLayer::draw_line`] visiting every pixel of the line's box and blending each (the
+    /// reference its row ranges and opaque copies are checked against).
     #[cfg(test)]
     fn draw_line_full_box(&mut self, attrs: &PenAttributes, x0: f64, y0: f64, x1: f64, y1: f64) {
-        let diameter = if attrs.diameter == 0.0 || attrs.diameter.is_nan() { 1.0 } else { attrs.diameter };
-        let offset = if diameter == 1.0 || diameter == 3.0 { 0.5 } else { 0.0 };
-        let (x0, y0, x1, y1) = (x0 + offset, y0 + offset, x1 + offset, y1 + offset);
-        let (px0, py0) = (x0, -y0);
-        let (dx, dy) = (x1 - x0, -(y1 - y0));
-        let len = (dx * dx + dy * dy).sqrt();
-        let c = attrs.color4f;
-        let premult = [c[0] * c[3], c[1] * c[3], c[2] * c[3], c[3]];
-        let reach = diameter / 2.0 + 1.5;
-        let (half_w, half_h) = (PEN_WIDTH as f64 / 2.0, PEN_HEIGHT as f64 / 2.0);
-        let col0 = ((px0.min(px0 + dx) - reach + half_w).floor().max(0.0)) as i64;
-        let col1 = ((px0.max(px0 + dx) + reach + half_w).ceil().min(PEN_WIDTH as f64 - 1.0)) as i64;
-        let row0 = ((py0.min(py0 + dy) - reach + half_h).floor().max(0.0)) as i64;
-        let row1 = ((py0.max(py0 + dy) + reach + half_h).ceil().min(PEN_HEIGHT as f64 - 1.0)) as i64;
-        let (ux, uy) = if len > 1e-3 { (dx / len, dy / len) } else { (1.0, 0.0) };
-        let seg = if len > 1e-3 { len } else { 0.0 };
-        for row in row0..=row1 {
-            let py = row as f64 + 0.5 - half_h;
-            for col in col0..=col1 {
-                let px = col as f64 + 0.5 - half_w;
-                let (rx, ry) = (px - px0, py - py0);
-                let along = rx * ux + ry * uy;
-                let perp = -rx * uy + ry * ux;
-                let beyond = along - along.clamp(0.0, seg);
-                let dist = (beyond * beyond + perp * perp).sqrt();
-                let alpha = (1.0 - (dist - (diameter - 1.0) * 0.5)).clamp(0.0, 1.0);
+        let Some(l) = Line::new(attrs, x0, y0, x1, y1) else { return };
+        for row in l.row0..=l.row1 {
+            for col in l.col0..=l.col1 {
+                let alpha = l.alpha(col, row);
                 if alpha > 0.0 {
-                    let src = [premult[0] * alpha, premult[1] * alpha, premult[2] * alpha, premult[3] * alpha];
+                    let src = l.premult.map(|v| v * alpha);
                     self.blend(col as u32, row as u32, src);
                 }
             }
@@ -508,6 +478,18 @@ impl Line {
         Some(Line { px0, py0, ux, uy, seg, premult, diameter, col0, col1, row0, row1 })
     }
 
+    /// The coverage of pixel (`col`, `row`): 1 within (diameter − 1) / 2 of the segment,
+    /// falling to 0 over the next pixel (the shader's anti-aliased round-capped line).
+    fn alpha(&self, col: i64, row: i64) -> f64 {
+        let px = col as f64 + 0.5 - PEN_WIDTH as f64 / 2.0;
+        let (rx, ry) = (px - self.px0, line_row_y(row) - self.py0);
+        let along = rx * self.ux + ry * self.uy;
+        let perp = -rx * self.uy + ry * self.ux;
+        let beyond = along - along.clamp(0.0, self.seg);
+        let dist = (beyond * beyond + perp * perp).sqrt();
+        (1.0 - (dist - (self.diameter - 1.0) * 0.5)).clamp(0.0, 1.0)
+    }
+
     /// The columns of pen row `row` that can get ink: alpha > 0 needs a distance under
     /// radius + 0.5, so a long diagonal line visits its own pixels, not its bounding box (one
     /// pixel of padding each way keeps every such column in). `None` when the row misses it.
@@ -572,11 +554,8 @@ mod tests {
     /// Drawing only near the segment gives exactly the pixels of visiting the whole box.
     #[test]
     fn lines_equal_a_full_box_scan() {
-        let mut seed = 5u64;
-        let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) as f64 / (1u64 << 31) as f64
-        };
+        let mut rng = crate::rng::SplitMix64::new(5);
+        let mut next = || rng.next_f64();
         for _ in 0..300 {
             // Half of them opaque: their insides take the copy instead of the blend.
             let a = if next() < 0.5 { 1.0 } else { 0.3 + 0.7 * next() };
