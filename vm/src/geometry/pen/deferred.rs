@@ -6,7 +6,7 @@
 //!
 //! Everything observable stays as eager drawing leaves it: the pixels a read sees (the
 //! records are replayed in order), and what a clear changes (whether anything was inked, and
-//! the box of it, which the composites of colour queries forget). For a dropped stamp only
+//! the boxes of it, which the composites of colour queries forget). For a dropped stamp only
 //! the part of its ink box that reaches past what is already inked is searched for, pixel by
 //! pixel from the box's edges inwards. The work count charges what is done: recording,
 //! replaying, and that search.
