@@ -20,6 +20,9 @@ use clowder_testgen::work::Kind;
 use clowder_testgen::{Algorithm, AlgorithmConfig, Budget, MutationMode, Prepared, RunOptions};
 use clowder_vm::project::{LoadLimits, Project};
 
+/// Repetitions of a run at least (their median is its CPU).
+const MIN_REPS: usize = 3;
+
 /// Arguments of `clowder bench work`.
 #[derive(clap::Args)]
 pub struct BenchWorkArgs {
@@ -52,7 +55,8 @@ pub struct BenchWorkArgs {
     /// … starting with this one (0-based), so that disjoint samples can tune and check.
     #[arg(long, default_value_t = 0)]
     pub offset: usize,
-    /// Repeat a run until it used this much CPU time (ms), at most 50 times.
+    /// Repeat a run at least three times and until it used this much CPU time (ms), at most 50
+    /// times; its CPU is the median repetition's (one disturbed repetition does not move it).
     #[arg(long, default_value_t = 30)]
     pub min_cpu_ms: u64,
     /// Only projects whose file name contains one of these (comma-separated).
@@ -193,16 +197,19 @@ fn measure(set: &str, path: &Path, algorithms: &[Algorithm], args: &BenchWorkArg
         if once().is_err() {
             continue;
         }
-        let (mut cpu, mut reps) = (0.0, 0u32);
+        let (mut cpu, mut times) = (0.0, Vec::new());
         let mut last = None;
-        while reps < 50 && (reps == 0 || cpu * 1000.0 < args.min_cpu_ms as f64) {
+        while times.len() < 50 && (times.len() < MIN_REPS || cpu * 1000.0 < args.min_cpu_ms as f64) {
             let t0 = thread_cpu_s();
             let o = once();
-            cpu += thread_cpu_s() - t0;
-            reps += 1;
+            let t = thread_cpu_s() - t0;
+            cpu += t;
+            times.push(t);
             last = o.ok();
         }
         let Some(o) = last else { continue };
+        times.sort_by(f64::total_cmp);
+        let median = times.get(times.len() / 2).copied().unwrap_or(cpu);
         let by_kind = Kind::ALL
             .iter()
             .map(|k| o.work_by_kind.iter().find(|(n, _)| n == k.name()).map_or(0, |(_, u)| *u))
@@ -211,7 +218,7 @@ fn measure(set: &str, path: &Path, algorithms: &[Algorithm], args: &BenchWorkArg
             set: set.to_string(),
             project: name.clone(),
             algorithm: alg.name().to_string(),
-            cpu_s: cpu / f64::from(reps),
+            cpu_s: median,
             steps: o.steps,
             work: o.work,
             by_kind,
