@@ -223,8 +223,8 @@ pub mod runtime {
 /// `sem29`: pen lines and stamps are recorded and rasterised only when something reads the
 /// pen layer (a colour query); a clear drops what no one read (`geometry::pen::deferred`).
 /// The pen layer reports its changes per band of rows (`geometry::pen::changes`), and colour
-/// composites are kept for sixteen asking drawables instead of four, each only in the bands
-/// its queries read. Pixels and answers are as before; the work count charges what is done
+/// composites are kept for sixteen asking drawables instead of four. Pixels and answers are as
+/// before; the work count charges what is done
 /// (recording, replaying, finding a dropped stamp's ink, fewer composite refills). Pen and
 /// colour-sensing projects report less work (`400224037`, Random, 8 000 steps: 17 · 10⁹
 /// units, ended by the cap after 4 894 steps, now 0.03 · 10⁹ with the whole budget; in the

@@ -18,12 +18,6 @@ use crate::geometry::Rect;
 const TRACKED: usize = 8;
 /// Boxes noted for forgetting before they are applied.
 const PENDING: usize = 32;
-/// Rows per block of kept colours: a composite keeps colours only in the bands of rows its
-/// queries read (a small clone asking about a colour reads one or two), so that many can be
-/// kept (see `accel::COMPOSITES`).
-const BAND_ROWS: usize = 16;
-/// Colours of one band.
-type Band = Box<[[u8; 3]]>;
 
 /// A box of stage pixels, edges included.
 #[derive(Clone, Copy)]
@@ -118,9 +112,7 @@ pub(crate) struct Composite {
     valid: Vec<Row>,
     /// Boxes to forget before `valid` is next read (see [`Composite::invalidate`]).
     pending: Vec<Box4>,
-    /// Per band of [`BAND_ROWS`] rows, the kept colours, allocated on first use (meaningful
-    /// where `valid`: a valid pixel's band is allocated).
-    colors: Vec<Option<Band>>,
+    colors: Vec<[u8; 3]>,
     tracked: Vec<Tracked>,
     /// Per SVG skin: the MIP level its drawables' colours were sampled at.
     levels: Vec<(usize, i32)>,
@@ -133,8 +125,7 @@ impl Composite {
     /// Roughly the 8-byte words this cache keeps, rows being `row` words each.
     pub(crate) fn heap_words(&self, row: u64) -> u64 {
         let tracked: u64 = self.tracked.iter().map(|t| t.rows.len() as u64 * row).sum();
-        let bands = self.colors.iter().flatten().count() * BAND_ROWS * COLS;
-        self.valid.len() as u64 * row + (bands as u64 * 3).div_ceil(8) + tracked
+        self.valid.len() as u64 * row + (self.colors.len() as u64 * 3).div_ceil(8) + tracked
     }
 
     /// Allocates the cache on first use and applies the noted boxes: every read of `valid`
@@ -142,7 +133,7 @@ impl Composite {
     fn ensure_alloc(&mut self) {
         if self.valid.is_empty() {
             self.valid = vec![EMPTY; ROWS];
-            self.colors = vec![None; ROWS.div_ceil(BAND_ROWS)];
+            self.colors = vec![[0; 3]; ROWS * COLS];
         }
         if !self.pending.is_empty() {
             self.forget_pending();
@@ -232,25 +223,10 @@ impl Composite {
         }
     }
 
-    /// The kept colour of row index `r`, column `x` (black where its band was never filled).
-    fn color(&self, r: usize, x: i32) -> [u8; 3] {
-        let band = self.colors.get(r / BAND_ROWS).and_then(Option::as_ref);
-        band.and_then(|b| b.get((r % BAND_ROWS) * COLS + (x - X0) as usize)).copied().unwrap_or([0; 3])
-    }
-
-    fn set_color(&mut self, r: usize, x: i32, c: [u8; 3]) {
-        if let Some(slot) = self.colors.get_mut(r / BAND_ROWS) {
-            let band = slot.get_or_insert_with(|| vec![[0; 3]; BAND_ROWS * COLS].into_boxed_slice());
-            if let Some(p) = band.get_mut((r % BAND_ROWS) * COLS + (x - X0) as usize) {
-                *p = c;
-            }
-        }
-    }
-
     fn fill<'a, F: FnOnce() -> Vec<Layer<'a>>>(&mut self, x: i32, y: i32, layers: &mut Lazy<'a, F>) -> [u8; 3] {
         let c = composite(layers.get(), x, y);
         let r = rows::row_index(y);
-        self.set_color(r, x, c);
+        self.colors[r * COLS + (x - X0) as usize] = c;
         rows::set(&mut self.valid[r], x);
         let k = color_key(c);
         for t in &mut self.tracked {
@@ -278,7 +254,7 @@ impl Composite {
         self.ensure_alloc();
         let r = rows::row_index(y);
         if rows::get(&self.valid[r], x) {
-            return self.color(r, x);
+            return self.colors[r * COLS + (x - X0) as usize];
         }
         self.fill(x, y, layers)
     }
@@ -315,7 +291,7 @@ impl Composite {
         let mut rows_of_key = vec![EMPTY; ROWS];
         for (r, v) in self.valid.iter().enumerate() {
             for x in rows::columns(v) {
-                if color_key(self.color(r, x)) == key {
+                if color_key(self.colors[r * COLS + (x - X0) as usize]) == key {
                     rows::set(&mut rows_of_key[r], x);
                 }
             }

@@ -51,8 +51,8 @@ const STAGE: Placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [10
 
 /// Composites kept (one per asking drawable: two fruits asking about one colour in turn keep
 /// each other's composite instead of recomputing it every frame; with four, ten clones asking
-/// every frame recomputed their boxes at every query, `400003367`). Each keeps colours only in
-/// the bands of rows its queries read.
+/// every frame recomputed their boxes at every query, `400003367`). A composite's colours are
+/// allocated zeroed, so the pages its queries never touch take no memory.
 const COMPOSITES: usize = 16;
 
 /// What the accelerated queries keep about one drawable while it is unchanged.
