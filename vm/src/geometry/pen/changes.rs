@@ -65,12 +65,14 @@ impl PenChanges {
         })
     }
 
-    /// Pixels in columns `c0..=c1` of rows `r0..=r1` changed.
-    pub(super) fn add(&mut self, c0: i64, c1: i64, r0: i64, r1: i64) {
-        for (k, part) in Self::split(PixelBox { c0, c1, r0, r1 }) {
-            if let Some(slot) = self.bands.get_mut(k) {
-                *slot = Some(slot.map_or(part, |s| s.union(part)));
-            }
+    /// Pixels in columns `c0..=c1` of row `r` changed (a row beyond the layer changes nothing).
+    pub(super) fn add_row(&mut self, c0: i64, c1: i64, r: i64) {
+        if !(0..PEN_HEIGHT as i64).contains(&r) {
+            return;
+        }
+        let part = PixelBox { c0, c1, r0: r, r1: r };
+        if let Some(slot) = self.bands.get_mut(Self::band(r)) {
+            *slot = Some(slot.map_or(part, |s| s.union(part)));
         }
     }
 
@@ -123,8 +125,8 @@ mod tests {
     fn boxes_split_at_bands_and_cover_what_was_added() {
         let mut c = PenChanges::default();
         assert!(c.is_empty() && c.stage_boxes().is_none());
-        c.add(10, 20, 5, 40);
-        c.add(100, 110, 30, 30);
+        (5..=40).for_each(|r| c.add_row(10, 20, r));
+        c.add_row(100, 110, 30);
         let boxes: Vec<PixelBox> = c.boxes().collect();
         assert_eq!(
             boxes,
@@ -137,10 +139,10 @@ mod tests {
         assert!(c.contains(12, 18, 5, 40) && c.contains(10, 110, 30, 30));
         assert!(!c.contains(12, 18, 4, 40) && !c.contains(10, 21, 35, 35));
         assert_eq!((c.row_span(4), c.row_span(5), c.row_span(20)), (None, Some((10, 20)), Some((10, 110))));
-        // Rows beyond the layer are clamped; a box with no rows adds nothing.
+        // Rows beyond the layer change nothing.
         let mut d = PenChanges::default();
-        d.add(0, 5, 355, 400);
-        d.add(0, 5, 10, 9);
+        (355..=400).for_each(|r| d.add_row(0, 5, r));
+        d.add_row(0, 5, -1);
         assert_eq!(d.boxes().collect::<Vec<_>>(), [PixelBox { c0: 0, c1: 5, r0: 355, r1: 359 }]);
         c.merge(&d);
         assert_eq!(c.boxes().count(), 4);

@@ -108,7 +108,7 @@ impl PenLayer {
                 None => {
                     let Some(l) = first_inked(&mut own, y, first..=last, &mut visited) else { continue };
                     let right = first_inked(&mut own, y, (l..=last).rev(), &mut visited).unwrap_or(l);
-                    self.inked(i64::from(l), i64::from(right), r, r);
+                    self.inked(i64::from(l), i64::from(right), r);
                 }
                 // A row inside it: only ink left or right of it can grow it.
                 Some((b0, b1)) => {
@@ -116,14 +116,14 @@ impl PenLayer {
                     if i64::from(first) <= left_end {
                         let cols = first..=left_end as u32;
                         if let Some(l) = first_inked(&mut own, y, cols, &mut visited) {
-                            self.inked(i64::from(l), i64::from(l), r, r);
+                            self.inked(i64::from(l), i64::from(l), r);
                         }
                     }
                     let right_end = (b1 + 1).max(i64::from(first));
                     if right_end <= i64::from(last) {
                         let cols = (right_end as u32..=last).rev();
                         if let Some(h) = first_inked(&mut own, y, cols, &mut visited) {
-                            self.inked(i64::from(h), i64::from(h), r, r);
+                            self.inked(i64::from(h), i64::from(h), r);
                         }
                     }
                 }

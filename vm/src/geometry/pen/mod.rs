@@ -190,8 +190,8 @@ impl PenLayer {
                 self.blend(col as u32, row as u32, src);
             }
             if c_lo <= c_hi {
-                self.inked(c_lo, c_hi, row, row);
-                self.written.add(c_lo, c_hi, row, row);
+                self.inked(c_lo, c_hi, row);
+                self.written.add_row(c_lo, c_hi, row);
             }
         }
         self.work += cost::PEN_PIXEL * visited + cost::ROW_VISIT * (row1 - row0 + 1) as u64;
@@ -203,18 +203,19 @@ impl PenLayer {
         self.skin = None;
         for row in l.row0..=l.row1 {
             if let Some((c_lo, c_hi)) = l.columns(row).filter(|(a, b)| a <= b) {
-                self.inked(c_lo, c_hi, row, row);
+                self.inked(c_lo, c_hi, row);
             }
         }
         self.work += cost::ROW_VISIT * (l.row1 - l.row0 + 1) as u64;
     }
 
-    /// Pixels in this box got ink: what a clear must erase, and what queries must forget.
-    fn inked(&mut self, c0: i64, c1: i64, r0: i64, r1: i64) {
+    /// Pixels in columns `c0..=c1` of row `r` got ink: what a clear must erase, and what
+    /// queries must forget.
+    fn inked(&mut self, c0: i64, c1: i64, r: i64) {
         self.dirty = true;
         self.skin = None;
-        self.changes.add(c0, c1, r0, r1);
-        self.ink.add(c0, c1, r0, r1);
+        self.changes.add_row(c0, c1, r);
+        self.ink.add_row(c0, c1, r);
     }
 
     /// [`PenLayer::draw_line`] visiting every pixel of the line's box and blending each (the
@@ -306,8 +307,8 @@ impl PenLayer {
             }
             if drawn0 <= drawn1 {
                 let (d0, d1, r) = (i64::from(drawn0), i64::from(drawn1), i64::from(row));
-                self.inked(d0, d1, r, r);
-                self.written.add(d0, d1, r, r);
+                self.inked(d0, d1, r);
+                self.written.add_row(d0, d1, r);
             }
         }
         self.memo = own.into_memo();
@@ -335,7 +336,7 @@ impl PenLayer {
                     if c[3] > 0 {
                         let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
                         self.blend(col as u32, row as u32, src);
-                        self.changes.add(col, col, row, row);
+                        self.changes.add_row(col, col, row);
                     }
                 }
                 x += 1.0;
