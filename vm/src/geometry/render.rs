@@ -640,6 +640,26 @@ impl<'a> ColorSampler<'a> {
 /// [`KeyCells`]: a search samples few of their points anyway.
 const KEY_CELLS_MIN_AREA: f64 = 64.0 * 64.0;
 
+/// [`match_box`], in several boxes where the rendition knows where its ink is
+/// ([`Mip::ink_boxes`]: the pen layer, whose one box would be the stage): appends to `out` the
+/// stage boxes outside which the drawable cannot make a composite show colour `key`.
+pub(crate) fn match_rects(effects: u32, xf: &Xform, mip: &Mip, whole: Rect, key: usize, out: &mut Vec<Rect>) {
+    if let Some(ink) = mip.ink_boxes()
+        && effects == 0
+        && xf.m.iter().chain(&xf.inv).all(|v| v.is_finite())
+    {
+        let s = &mip.silhouette;
+        for &t in ink {
+            let r = texels_on_stage(xf, [s.width(), s.height()], t).intersect(&whole);
+            if r.left <= r.right && r.bottom <= r.top {
+                out.push(r);
+            }
+        }
+        return;
+    }
+    out.extend(match_box(effects, xf, mip, whole, key));
+}
+
 /// One drawable's share of [`ColorSampler::match_boxes`]: the stage box outside which it
 /// cannot make a composite show colour `key` (`None`: nowhere). `effects` are its enabled
 /// effect bits, `mip` the rendition it is sampled at, `whole` its [`sample_box_of`].

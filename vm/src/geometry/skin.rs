@@ -43,6 +43,9 @@ pub struct Mip {
     planes: OnceLock<Planes>,
     backdrop: OnceLock<Backdrop>,
     key_cells: Mutex<KeyCellsCache>,
+    /// Boxes outside which every texel is transparent and colourless, when known (the pen
+    /// layer knows where it drew; see [`Mip::ink_boxes`]).
+    ink: Option<Vec<TexelBox>>,
 }
 
 /// [`Mip::key_cells`]' memory: the cells built per transform and key, and how many requests in
@@ -83,7 +86,16 @@ impl Mip {
             planes: OnceLock::new(),
             backdrop: OnceLock::new(),
             key_cells: Mutex::default(),
+            ink: None,
         }
+    }
+
+    /// Boxes of texels outside which every texel adds nothing to a composite (transparent and
+    /// colourless); `None` when not known. The pen layer's renditions know them from where it
+    /// drew since its last clear: a colour query then looks at its pixels only there, where a
+    /// pass over its texels for [`Mip::texel_boxes`] at every change would cost more than it saves.
+    pub fn ink_boxes(&self) -> Option<&[TexelBox]> {
+        self.ink.as_deref()
     }
 
     /// [`TexelBoxes::for_key`] of this rendition's [`Mip::texel_boxes`], remembered for the
@@ -474,13 +486,15 @@ impl Skin {
         }
     }
 
-    /// The pen layer's skin: premultiplied RGBA, centred on the stage.
-    pub fn pen(w: u32, h: u32, premultiplied: Vec<u8>) -> Skin {
+    /// The pen layer's skin: premultiplied RGBA, centred on the stage; every texel outside the
+    /// boxes `ink` is transparent.
+    pub fn pen(w: u32, h: u32, premultiplied: Vec<u8>, ink: Vec<TexelBox>) -> Skin {
         let size = [w as f64, h as f64];
+        let mip = Mip { ink: Some(ink), ..Mip::new(Silhouette::from_premultiplied(w, h, premultiplied)) };
         Skin {
             size,
             rotation_center: [f32r(size[0] / 2.0), f32r(size[1] / 2.0)],
-            kind: Kind::Pen(Arc::new(Mip::new(Silhouette::from_premultiplied(w, h, premultiplied)))),
+            kind: Kind::Pen(Arc::new(mip)),
             approximate: None,
         }
     }

@@ -37,7 +37,7 @@ use super::distance;
 use super::drawable::{Placement, Xform};
 use super::effects::bit;
 use super::render::{
-    BACKGROUND, Drawable, Scene, mask_matches, match_box, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
+    BACKGROUND, Drawable, Scene, mask_matches, match_rects, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
 };
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;
@@ -704,10 +704,42 @@ impl Accel {
             self.asked = levels;
             return false;
         }
+        // Only drawables whose boxes meet the query's can show at its pixels; only inside
+        // their match boxes can the composite be the colour (see [`match_rects`]).
+        let mut near = std::mem::take(&mut self.near);
+        self.index.near(&bounds, &mut near);
+        let infos = &self.infos;
+        near.retain(|&i| i != me && infos[i].sbox.intersects(&bounds));
+        near.sort_unstable_by(|a, b| b.cmp(a));
+        let mut areas = std::mem::take(&mut self.match_boxes);
+        areas.clear();
+        let pruned = !colors_match(color, BACKGROUND);
+        if pruned {
+            for &i in &near {
+                let d = &scene.drawables[i];
+                let mip = d.skin.mip_ref(levels.of(&d.skin));
+                match_rects(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key, &mut areas);
+            }
+            areas.retain(|a| a.intersects(&bounds));
+            self.work += cost::CANDIDATE * near.len() as u64;
+        }
+        // The rows where the colour may show.
+        let (mut y0, mut y1) = (bounds.bottom as i32, bounds.top as i32);
+        if pruned {
+            let lo = areas.iter().map(|a| a.bottom.ceil()).fold(f64::INFINITY, f64::min);
+            let hi = areas.iter().map(|a| a.top.floor()).fold(f64::NEG_INFINITY, f64::max);
+            y0 = y0.max(lo.max(f64::from(i32::MIN)) as i32);
+            y1 = y1.min(hi.min(f64::from(i32::MAX)) as i32);
+        }
+        if y0 > y1 {
+            self.near = near;
+            self.match_boxes = areas;
+            self.asked = levels;
+            return false;
+        }
         let ci = self.prepare_composite(scene, me, &levels);
         let me_level = levels.of(&scene.drawables[me].skin);
         let cols = rows::range(bounds.left as i32, bounds.right as i32);
-        let (y0, y1) = (bounds.bottom as i32, bounds.top as i32);
         // `me`'s touching rows first: they come from its row cache, which `layers` below must
         // not be borrowed across.
         let mut touched = std::mem::take(&mut self.touched);
@@ -721,19 +753,33 @@ impl Accel {
         let me_d = &scene.drawables[me];
         let infos = &self.infos;
         let me_sampler = Sampler::new(me_d, infos[me].xf, me_d.skin.mip_ref(me_level), infos[me].nearest);
-        // Only drawables whose boxes meet the query's can show at its pixels.
-        let mut near = std::mem::take(&mut self.near);
-        self.index.near(&bounds, &mut near);
-        near.retain(|&i| i != me && infos[i].sbox.intersects(&bounds));
-        near.sort_unstable_by(|a, b| b.cmp(a));
+        // The columns of row `y` inside a match box (all of them when nothing was pruned).
+        let may_match = |y: i32| -> Row {
+            if !pruned {
+                return cols;
+            }
+            let fy = f64::from(y);
+            let mut r = EMPTY;
+            for a in areas.iter().filter(|a| a.bottom <= fy && fy <= a.top) {
+                let m = rows::range(a.left.ceil() as i32, a.right.floor() as i32);
+                for w in 0..r.len() {
+                    r[w] |= m[w] & cols[w];
+                }
+            }
+            r
+        };
         let mut layers =
             Lazy::new(|| layers_of(scene, infos, near.iter().copied(), &levels, pen.as_ref().map(|m| m.as_slice())));
         let mut work = 0u64;
         let mut hit = false;
         for (k, y) in (y0..=y1).enumerate() {
             work += cost::ROW_VISIT;
+            let allowed = may_match(y);
+            if rows::is_empty(&allowed) {
+                continue;
+            }
             let mine = match mask {
-                None => rows::and(&touched[k], &cols),
+                None => rows::and(&touched[k], &allowed),
                 Some(m) => {
                     let mut r = EMPTY;
                     if let Some((a, b)) = me_sampler.span(y, bounds.left as i32, bounds.right as i32) {
@@ -742,7 +788,7 @@ impl Accel {
                             if me_d.effects.enabled != 0 {
                                 c = me_d.effects.transform_color(c, !bit::GHOST);
                             }
-                            if mask_matches(c, m) {
+                            if mask_matches(c, m) && rows::get(&allowed, x) {
                                 rows::set(&mut r, x);
                             }
                         }
@@ -759,6 +805,7 @@ impl Accel {
         }
         drop(layers);
         self.near = near;
+        self.match_boxes = areas;
         self.touched = touched;
         self.work += work;
         self.asked = levels;
@@ -806,11 +853,11 @@ impl Accel {
         boxes.clear();
         let pruned = !colors_match(color, BACKGROUND);
         if pruned {
-            boxes.extend(others().filter_map(|i| {
+            for i in others() {
                 let d = &scene.drawables[i];
                 let mip = d.skin.mip_ref(levels.of(&d.skin));
-                match_box(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key)
-            }));
+                match_rects(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key, &mut boxes);
+            }
         }
         self.work += cost::CANDIDATE * others().count() as u64;
         if pruned && boxes.is_empty() {

@@ -4,11 +4,13 @@
 use std::sync::Arc;
 
 use super::{Accel, Candidates, PenChange};
+use crate::geometry::Rect;
 use crate::geometry::distance::touching_color_distance;
 use crate::geometry::drawable::{Placement, RotationStyle};
 use crate::geometry::effects::Effects;
 use crate::geometry::pen::{PenAttributes, PenLayer};
-use crate::geometry::render::{Drawable, Scene};
+use crate::geometry::render::{Drawable, Scene, match_rects};
+use crate::geometry::silhouette::color_key;
 use crate::geometry::skin::Skin;
 use crate::rng::SplitMix64;
 
@@ -467,6 +469,44 @@ fn draw(pen: &mut PenLayer, rng: &mut SplitMix64) {
     let xy = |r: &mut SplitMix64| (r.below(520) as f64 - 260.0, r.below(400) as f64 - 200.0);
     let ((x0, y0), (x1, y1)) = (xy(rng), xy(rng));
     pen.draw_line(&attrs, x0, y0, x1, y1);
+}
+
+/// Every stage pixel where the pen layer shows anything lies inside its match boxes (the boxes
+/// of what it drew since its last clear), and they are far from covering the stage: colour
+/// queries look at the pen only there.
+#[test]
+fn pen_match_boxes_hold_all_its_ink() {
+    let mut rng = SplitMix64::new(31);
+    let mut small = 0;
+    for _ in 0..30 {
+        let mut pen = PenLayer::new();
+        for _ in 0..1 + rng.below(5) {
+            if rng.coin(4) {
+                pen.clear();
+            }
+            draw(&mut pen, &mut rng);
+        }
+        let placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] };
+        let d = Drawable { skin: pen.skin(), placement, visible: true, effects: Effects::default() };
+        let mut scene = Scene::new(vec![d]);
+        scene.refresh_transforms();
+        let Some(xf) = scene.xform(0) else { panic!("the pen layer has a transform") };
+        let mut rects = Vec::new();
+        let mip = scene.drawables[0].skin.mip_ref(0);
+        match_rects(0, &xf, mip, Rect::UNBOUNDED, color_key([255, 0, 0]), &mut rects);
+        let inside = |x: f64, y: f64| rects.iter().any(|r| r.left <= x && x <= r.right && r.bottom <= y && y <= r.top);
+        for y in -180..=180 {
+            for x in -240..=240 {
+                let (fx, fy) = (f64::from(x), f64::from(y));
+                if scene.sample_color(fx, fy, None) != [255, 255, 255] {
+                    assert!(inside(fx, fy), "pen ink at ({x}, {y}) outside {rects:?}");
+                }
+            }
+        }
+        let area: f64 = rects.iter().map(|r| r.width() * r.height()).sum();
+        small += usize::from(area < 0.5 * 480.0 * 360.0);
+    }
+    assert!(small > 10, "the boxes cover most of the stage in {} of 30 layers", 30 - small);
 }
 
 /// With a pen layer that changes between queries (lines drawn, the layer cleared), the kept

@@ -4,6 +4,7 @@
 //! per band, a diagonal line covers a staircase of thin boxes along itself.
 
 use super::super::Rect;
+use super::super::silhouette::TexelBox;
 use super::{PEN_HEIGHT, PEN_WIDTH};
 
 /// Rows per band.
@@ -95,6 +96,20 @@ impl PenChanges {
     pub(super) fn row_span(&self, r: i64) -> Option<(i64, i64)> {
         let b = self.bands.get(Self::band(r)).copied().flatten()?;
         (b.r0 <= r && r <= b.r1).then_some((b.c0, b.c1))
+    }
+
+    /// The boxes as texel boxes of the layer (rows and columns clamped to it).
+    pub(super) fn texel_boxes(&self) -> Vec<TexelBox> {
+        let (w, h) = (PEN_WIDTH as i64 - 1, PEN_HEIGHT as i64 - 1);
+        self.boxes()
+            .filter(|b| b.c0 <= w && b.c1 >= 0 && b.c0 <= b.c1 && b.r0 <= b.r1)
+            .map(|b| TexelBox {
+                x0: b.c0.clamp(0, w) as u32,
+                x1: b.c1.clamp(0, w) as u32,
+                y0: b.r0.clamp(0, h) as u32,
+                y1: b.r1.clamp(0, h) as u32,
+            })
+            .collect()
     }
 
     /// The stage boxes of the changed pixels (with a margin for how stage points map to pen

@@ -144,7 +144,7 @@ impl PenLayer {
             return s.clone();
         }
         self.work += cost::PEN_SKIN;
-        let s = Arc::new(Skin::pen(PEN_WIDTH, PEN_HEIGHT, self.pixels.clone()));
+        let s = Arc::new(Skin::pen(PEN_WIDTH, PEN_HEIGHT, self.pixels.clone(), self.written.texel_boxes()));
         self.skin = Some(s.clone());
         s
     }
