@@ -46,6 +46,41 @@ pub(crate) struct Layer<'a> {
     pub plane: Option<&'a [[u8; 4]]>,
     /// The texel it shows at every stage pixel, for the pen layer (see `Sampler::texel_map`).
     pub texels: Option<&'a [u32]>,
+    /// Colours already put through `effects`, when any is on (see [`EffectMemo`]).
+    pub memo: Option<Box<EffectMemo>>,
+}
+
+/// Slots of an [`EffectMemo`].
+const MEMO_SLOTS: usize = 256;
+
+/// Sampled colour → the same colour under one drawable's effects, direct-mapped: costumes have
+/// few colours, and the colour effect's RGB → HSV → RGB at every composited pixel of a
+/// recoloured backdrop was a sixth of a colour-sensing game's CPU (`402104589`). A pure
+/// function of the colour, so the answers are as before. Keys are never transparent (those
+/// pass unchanged), so the zeroed slots are empty.
+pub(crate) struct EffectMemo {
+    slots: [([u8; 4], [u8; 4]); MEMO_SLOTS],
+}
+
+impl EffectMemo {
+    /// An empty memo.
+    pub(crate) fn new() -> Box<Self> {
+        Box::new(EffectMemo { slots: [([0; 4], [0; 4]); MEMO_SLOTS] })
+    }
+
+    /// `effects.transform_color(c, !0)`, remembered.
+    #[inline]
+    pub(crate) fn transform(&mut self, effects: &Effects, c: [u8; 4]) -> [u8; 4] {
+        if c[3] == 0 {
+            return c;
+        }
+        let h = usize::from(c[0]) * 7 + usize::from(c[1]) * 13 + usize::from(c[2]) * 31 + usize::from(c[3]);
+        let slot = &mut self.slots[h % MEMO_SLOTS];
+        if slot.0 != c {
+            *slot = (c, effects.transform_color(c, !0));
+        }
+        slot.1
+    }
 }
 
 /// Layers built only when a pixel must be composited (most queries find every pixel cached).
@@ -60,16 +95,16 @@ impl<'a, F: FnOnce() -> Vec<Layer<'a>>> Lazy<'a, F> {
         Lazy { build: Some(build), layers: Vec::new() }
     }
 
-    fn get(&mut self) -> &[Layer<'a>] {
+    fn get(&mut self) -> &mut [Layer<'a>] {
         if let Some(f) = self.build.take() {
             self.layers = f();
         }
-        &self.layers
+        &mut self.layers
     }
 }
 
 /// `sampleColor3b` at (x, y) over `layers` (topmost first), as `render` computes it.
-pub(crate) fn composite(layers: &[Layer<'_>], x: i32, y: i32) -> [u8; 3] {
+pub(crate) fn composite(layers: &mut [Layer<'_>], x: i32, y: i32) -> [u8; 3] {
     let (fx, fy) = (x as f64, y as f64);
     let mut blend = Blend::new();
     for l in layers {
@@ -87,7 +122,10 @@ pub(crate) fn composite(layers: &[Layer<'_>], x: i32, y: i32) -> [u8; 3] {
             _ => l.sampler.color(x, y),
         };
         if l.effects.enabled != 0 {
-            c = l.effects.transform_color(c, !0);
+            c = match &mut l.memo {
+                Some(m) => m.transform(l.effects, c),
+                None => l.effects.transform_color(c, !0),
+            };
         }
         if let Some(done) = blend.over_nothing(c) {
             return done;

@@ -41,7 +41,7 @@ use super::render::{
 };
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;
-use composite::{Composite, Layer, Lazy};
+use composite::{Composite, EffectMemo, Layer, Lazy};
 use index::{SceneIndex, Visible};
 use rows::{EMPTY, ROWS, Row};
 use sampler::{Columns, Sampler};
@@ -242,6 +242,8 @@ pub(crate) struct Accel {
     /// Scratch space of the colour walk, and the boxes where its colour may show.
     walk: distance::WalkScratch,
     match_boxes: Vec<Rect>,
+    /// Scratch: per match box of a `touching color` query, its rows and its columns there.
+    match_rows: Vec<(i32, i32, Row)>,
     /// The pen layer's texel at every stage pixel, with the transform it was computed for.
     pen_texels: Option<(Xform, Rc<Vec<u32>>)>,
     /// Geometry work done so far (rows searched, pixels tested or composited, walk points).
@@ -723,23 +725,36 @@ impl Accel {
             areas.retain(|a| a.intersects(&bounds));
             self.work += cost::CANDIDATE * near.len() as u64;
         }
-        // The rows where the colour may show.
+        let (x0, x1) = (bounds.left as i32, bounds.right as i32);
         let (mut y0, mut y1) = (bounds.bottom as i32, bounds.top as i32);
-        if pruned {
-            let lo = areas.iter().map(|a| a.bottom.ceil()).fold(f64::INFINITY, f64::min);
-            let hi = areas.iter().map(|a| a.top.floor()).fold(f64::NEG_INFINITY, f64::max);
-            y0 = y0.max(lo.max(f64::from(i32::MIN)) as i32);
-            y1 = y1.min(hi.min(f64::from(i32::MAX)) as i32);
+        let cols = rows::range(x0, x1);
+        // Per match box, its rows and its columns among the query's; none when one box holds
+        // every pixel looked at (a recoloured backdrop), then nothing is pruned.
+        let mut boxes = std::mem::take(&mut self.match_rows);
+        boxes.clear();
+        let holds_all = |a: &Rect| {
+            a.left <= f64::from(x0) && f64::from(x1) <= a.right && a.bottom <= f64::from(y0) && f64::from(y1) <= a.top
+        };
+        if pruned && !areas.iter().any(holds_all) {
+            let int = |v: f64| v.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+            boxes.extend(areas.iter().map(|a| {
+                let m = rows::range(int(a.left.ceil()), int(a.right.floor()));
+                (int(a.bottom.ceil()), int(a.top.floor()), std::array::from_fn(|w| m[w] & cols[w]))
+            }));
+            // Only the rows some box meets.
+            y0 = y0.max(boxes.iter().map(|b| b.0).min().unwrap_or(i32::MAX));
+            y1 = y1.min(boxes.iter().map(|b| b.1).max().unwrap_or(i32::MIN));
         }
+        let pruned = !boxes.is_empty();
         if y0 > y1 {
             self.near = near;
             self.match_boxes = areas;
+            self.match_rows = boxes;
             self.asked = levels;
             return false;
         }
         let ci = self.prepare_composite(scene, me, &levels);
         let me_level = levels.of(&scene.drawables[me].skin);
-        let cols = rows::range(bounds.left as i32, bounds.right as i32);
         // `me`'s touching rows first: they come from its row cache, which `layers` below must
         // not be borrowed across.
         let mut touched = std::mem::take(&mut self.touched);
@@ -758,12 +773,10 @@ impl Accel {
             if !pruned {
                 return cols;
             }
-            let fy = f64::from(y);
             let mut r = EMPTY;
-            for a in areas.iter().filter(|a| a.bottom <= fy && fy <= a.top) {
-                let m = rows::range(a.left.ceil() as i32, a.right.floor() as i32);
+            for (_, _, m) in boxes.iter().filter(|b| b.0 <= y && y <= b.1) {
                 for w in 0..r.len() {
-                    r[w] |= m[w] & cols[w];
+                    r[w] |= m[w];
                 }
             }
             r
@@ -806,6 +819,7 @@ impl Accel {
         drop(layers);
         self.near = near;
         self.match_boxes = areas;
+        self.match_rows = boxes;
         self.touched = touched;
         self.work += work;
         self.asked = levels;
@@ -1028,7 +1042,8 @@ fn layers_of<'a>(
             let sampler = Sampler::new(d, info.xf, mip, info.nearest);
             let plane = info.backdrop.then(|| mip.backdrop(&info.xf, || backdrop_colors(&sampler))).flatten();
             let texels = if info.pen && info.finite && !d.effects.changes_shape() { pen } else { None };
-            Layer { sbox: info.sbox, sampler, effects: &d.effects, plane, texels }
+            let memo = (d.effects.enabled != 0).then(EffectMemo::new);
+            Layer { sbox: info.sbox, sampler, effects: &d.effects, plane, texels, memo }
         })
         .collect()
 }

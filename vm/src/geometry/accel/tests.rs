@@ -509,6 +509,28 @@ fn pen_match_boxes_hold_all_its_ink() {
     assert!(small > 10, "the boxes cover most of the stage in {} of 30 layers", 30 - small);
 }
 
+/// The composite's memo of colours under effects gives what transforming each colour does,
+/// also for colours that share a slot (thousands of colours in 256 slots, asked in turn).
+#[test]
+fn effect_memo_equals_transforming_every_colour() {
+    let mut rng = SplitMix64::new(41);
+    for fx in [
+        [25.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [0.0, 0.0, 0.0, 0.0, 0.0, -40.0, 30.0],
+        [70.0, 0.0, 0.0, 0.0, 0.0, 20.0, 50.0],
+    ] {
+        let e = Effects::from_values(fx);
+        assert!(e.enabled != 0);
+        let mut memo = super::composite::EffectMemo::new();
+        let colours: Vec<[u8; 4]> = (0..3000).map(|_| std::array::from_fn(|_| rng.below(256) as u8)).collect();
+        for _ in 0..2 {
+            for &c in &colours {
+                assert_eq!(memo.transform(&e, c), e.transform_color(c, !0), "{c:?} under {fx:?}");
+            }
+        }
+    }
+}
+
 /// With a pen layer that changes between queries (lines drawn, the layer cleared), the kept
 /// composites follow the boxes the pen layer reports.
 #[test]
