@@ -70,6 +70,12 @@ impl Effects {
         }
     }
 
+    /// Whether the ghost effect is at 100: every sampled colour becomes transparent, so the
+    /// drawable adds nothing to a composite (it still touches: shape ignores ghost).
+    pub fn invisible(&self) -> bool {
+        self.enabled & bit::GHOST != 0 && self.ghost == 0.0
+    }
+
     /// Whether any shape-changing effect is on.
     pub fn changes_shape(&self) -> bool {
         self.enabled & bit::SHAPE != 0

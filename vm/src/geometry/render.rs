@@ -623,6 +623,9 @@ impl<'a> ColorSampler<'a> {
         let mut out = Vec::new();
         for (&i, l) in self.ids.iter().zip(&self.layers) {
             let mip = self.ctx.mip(i);
+            if l.effects.invisible() {
+                continue;
+            }
             if let Some(rect) = match_box(l.effects.enabled, &l.xf, mip, l.sbox, key) {
                 let wanted = detail && l.effects.enabled == 0 && rect.width() * rect.height() >= KEY_CELLS_MIN_AREA;
                 let cells = if wanted { mip.key_cells(&l.xf, key) } else { None };
@@ -643,9 +646,13 @@ const KEY_CELLS_MIN_AREA: f64 = 64.0 * 64.0;
 /// [`match_box`], in several boxes where the rendition knows where its ink is
 /// ([`Mip::ink_boxes`]: the pen layer, whose one box would be the stage): appends to `out` the
 /// stage boxes outside which the drawable cannot make a composite show colour `key`.
-pub(crate) fn match_rects(effects: u32, xf: &Xform, mip: &Mip, whole: Rect, key: usize, out: &mut Vec<Rect>) {
+pub(crate) fn match_rects(effects: &Effects, xf: &Xform, mip: &Mip, whole: Rect, key: usize, out: &mut Vec<Rect>) {
+    // Fully ghosted: transparent everywhere.
+    if effects.invisible() {
+        return;
+    }
     if let Some(ink) = mip.ink_boxes()
-        && effects == 0
+        && effects.enabled == 0
         && xf.m.iter().chain(&xf.inv).all(|v| v.is_finite())
     {
         let s = &mip.silhouette;
@@ -657,7 +664,7 @@ pub(crate) fn match_rects(effects: u32, xf: &Xform, mip: &Mip, whole: Rect, key:
         }
         return;
     }
-    out.extend(match_box(effects, xf, mip, whole, key));
+    out.extend(match_box(effects.enabled, xf, mip, whole, key));
 }
 
 /// One drawable's share of [`ColorSampler::match_boxes`]: the stage box outside which it

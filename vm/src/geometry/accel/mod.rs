@@ -720,7 +720,7 @@ impl Accel {
             for &i in &near {
                 let d = &scene.drawables[i];
                 let mip = d.skin.mip_ref(levels.of(&d.skin));
-                match_rects(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key, &mut areas);
+                match_rects(&d.effects, &infos[i].xf, mip, infos[i].sbox, key, &mut areas);
             }
             areas.retain(|a| a.intersects(&bounds));
             self.work += cost::CANDIDATE * near.len() as u64;
@@ -870,7 +870,7 @@ impl Accel {
             for i in others() {
                 let d = &scene.drawables[i];
                 let mip = d.skin.mip_ref(levels.of(&d.skin));
-                match_rects(d.effects.enabled, &infos[i].xf, mip, infos[i].sbox, key, &mut boxes);
+                match_rects(&d.effects, &infos[i].xf, mip, infos[i].sbox, key, &mut boxes);
             }
         }
         self.work += cost::CANDIDATE * others().count() as u64;

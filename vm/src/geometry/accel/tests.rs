@@ -69,6 +69,8 @@ fn effects(rng: &mut SplitMix64) -> Effects {
         3 => fx[2] = 90.0,
         4 => fx[4] = 20.0,
         5 => fx[5] = -40.0,
+        // Fully ghosted: shows nothing, touches all the same.
+        6 => fx[6] = 100.0,
         _ => {}
     }
     Effects::from_values(fx)
@@ -493,7 +495,7 @@ fn pen_match_boxes_hold_all_its_ink() {
         let Some(xf) = scene.xform(0) else { panic!("the pen layer has a transform") };
         let mut rects = Vec::new();
         let mip = scene.drawables[0].skin.mip_ref(0);
-        match_rects(0, &xf, mip, Rect::UNBOUNDED, color_key([255, 0, 0]), &mut rects);
+        match_rects(&Effects::default(), &xf, mip, Rect::UNBOUNDED, color_key([255, 0, 0]), &mut rects);
         let inside = |x: f64, y: f64| rects.iter().any(|r| r.left <= x && x <= r.right && r.bottom <= y && y <= r.top);
         for y in -180..=180 {
             for x in -240..=240 {
