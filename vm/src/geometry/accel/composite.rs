@@ -8,7 +8,7 @@
 
 use super::super::cost;
 use super::super::effects::Effects;
-use super::super::render::Blend;
+use super::super::render::{Blend, ColorMemo};
 use super::super::silhouette::color_key;
 use super::rows::{self, COLS, EMPTY, ROWS, Row, WORDS, X0, X1, Y0, Y1};
 use super::sampler::Sampler;
@@ -46,41 +46,8 @@ pub(crate) struct Layer<'a> {
     pub plane: Option<&'a [[u8; 4]]>,
     /// The texel it shows at every stage pixel, for the pen layer (see `Sampler::texel_map`).
     pub texels: Option<&'a [u32]>,
-    /// Colours already put through `effects`, when any is on (see [`EffectMemo`]).
-    pub memo: Option<Box<EffectMemo>>,
-}
-
-/// Slots of an [`EffectMemo`].
-const MEMO_SLOTS: usize = 256;
-
-/// Sampled colour → the same colour under one drawable's effects, direct-mapped: costumes have
-/// few colours, and the colour effect's RGB → HSV → RGB at every composited pixel of a
-/// recoloured backdrop was a sixth of a colour-sensing game's CPU (`402104589`). A pure
-/// function of the colour, so the answers are as before. Keys are never transparent (those
-/// pass unchanged), so the zeroed slots are empty.
-pub(crate) struct EffectMemo {
-    slots: [([u8; 4], [u8; 4]); MEMO_SLOTS],
-}
-
-impl EffectMemo {
-    /// An empty memo.
-    pub(crate) fn new() -> Box<Self> {
-        Box::new(EffectMemo { slots: [([0; 4], [0; 4]); MEMO_SLOTS] })
-    }
-
-    /// `effects.transform_color(c, !0)`, remembered.
-    #[inline]
-    pub(crate) fn transform(&mut self, effects: &Effects, c: [u8; 4]) -> [u8; 4] {
-        if c[3] == 0 {
-            return c;
-        }
-        let h = usize::from(c[0]) * 7 + usize::from(c[1]) * 13 + usize::from(c[2]) * 31 + usize::from(c[3]);
-        let slot = &mut self.slots[h % MEMO_SLOTS];
-        if slot.0 != c {
-            *slot = (c, effects.transform_color(c, !0));
-        }
-        slot.1
-    }
+    /// Colours already put through `effects`, when any is on (see [`ColorMemo`]).
+    pub memo: Option<ColorMemo>,
 }
 
 /// Layers built only when a pixel must be composited (most queries find every pixel cached).

@@ -37,11 +37,12 @@ use super::distance;
 use super::drawable::{Placement, Xform};
 use super::effects::bit;
 use super::render::{
-    BACKGROUND, Drawable, Scene, mask_matches, match_rects, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
+    BACKGROUND, ColorMemo, Drawable, Scene, mask_matches, match_rects, sample_box_of, skin_key, touching_bounds_of,
+    uses_nearest,
 };
 use super::silhouette::{color_key, colors_match};
 use super::skin::Skin;
-use composite::{Composite, EffectMemo, Layer, Lazy};
+use composite::{Composite, Layer, Lazy};
 use index::{SceneIndex, Visible};
 use rows::{EMPTY, ROWS, Row};
 use sampler::{Columns, Sampler};
@@ -1042,7 +1043,7 @@ fn layers_of<'a>(
             let sampler = Sampler::new(d, info.xf, mip, info.nearest);
             let plane = info.backdrop.then(|| mip.backdrop(&info.xf, || backdrop_colors(&sampler))).flatten();
             let texels = if info.pen && info.finite && !d.effects.changes_shape() { pen } else { None };
-            let memo = (d.effects.enabled != 0).then(EffectMemo::new);
+            let memo = (d.effects.enabled != 0).then(|| ColorMemo::for_effects(&d.effects));
             Layer { sbox: info.sbox, sampler, effects: &d.effects, plane, texels, memo }
         })
         .collect()

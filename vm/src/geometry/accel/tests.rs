@@ -523,7 +523,7 @@ fn effect_memo_equals_transforming_every_colour() {
     ] {
         let e = Effects::from_values(fx);
         assert!(e.enabled != 0);
-        let mut memo = super::composite::EffectMemo::new();
+        let mut memo = crate::geometry::render::ColorMemo::for_effects(&e);
         let colours: Vec<[u8; 4]> = (0..3000).map(|_| std::array::from_fn(|_| rng.below(256) as u8)).collect();
         for _ in 0..2 {
             for &c in &colours {
