@@ -230,6 +230,23 @@ fn fencing_keeps_fifteen_pixels_on_stage_at_each_edge() {
 /// (x, y, direction) with rotation style `style`, running `when flag clicked → if on edge,
 /// bounce`.
 fn bounce_project(x: f64, y: f64, direction: f64, style: &str) -> Vec<u8> {
+    let blocks = json!({
+        "flag": {"opcode": "event_whenflagclicked", "next": "bounce", "parent": null, "inputs": {}, "fields": {},
+                 "shadow": false, "topLevel": true, "x": 0, "y": 0},
+        "bounce": {"opcode": "motion_ifonedgebounce", "next": null, "parent": "flag", "inputs": {}, "fields": {},
+                   "shadow": false, "topLevel": false}
+    });
+    one_sprite_sb3(
+        blocks,
+        &[("square", 80, 80)],
+        json!({"x": x, "y": y, "direction": direction, "rotationStyle": style}),
+    )
+}
+
+/// An sb3 with a white backdrop and one sprite, `Square`, running `blocks`, with opaque red
+/// PNG costumes (name, width, height) at bitmap resolution 2; `pose` sets its fields (`x`,
+/// `y`, `direction`, `rotationStyle`).
+fn one_sprite_sb3(blocks: serde_json::Value, costumes: &[(&str, u32, u32)], pose: serde_json::Value) -> Vec<u8> {
     use std::io::Write as _;
     let costume = |name: &str, w: u32, h: u32| {
         json!({"name": name, "dataFormat": "png", "assetId": name, "md5ext": format!("{name}.png"),
@@ -241,31 +258,98 @@ fn bounce_project(x: f64, y: f64, direction: f64, style: &str) -> Vec<u8> {
         img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("PNG encoding");
         out
     };
-    let blocks = json!({
-        "flag": {"opcode": "event_whenflagclicked", "next": "bounce", "parent": null, "inputs": {}, "fields": {},
-                 "shadow": false, "topLevel": true, "x": 0, "y": 0},
-        "bounce": {"opcode": "motion_ifonedgebounce", "next": null, "parent": "flag", "inputs": {}, "fields": {},
-                   "shadow": false, "topLevel": false}
-    });
     let stage = json!({"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {},
         "blocks": {}, "comments": {}, "currentCostume": 0, "costumes": [costume("backdrop", 960, 720)],
         "sounds": [], "volume": 100, "layerOrder": 0, "tempo": 60});
-    let sprite = json!({"isStage": false, "name": "Square", "variables": {}, "lists": {}, "broadcasts": {},
-        "blocks": blocks, "comments": {}, "currentCostume": 0, "costumes": [costume("square", 80, 80)],
-        "sounds": [], "volume": 100, "layerOrder": 1, "visible": true, "x": x, "y": y, "size": 100,
-        "direction": direction, "draggable": false, "rotationStyle": style});
+    let mut sprite = json!({"isStage": false, "name": "Square", "variables": {}, "lists": {}, "broadcasts": {},
+        "blocks": blocks, "comments": {}, "currentCostume": 0,
+        "costumes": costumes.iter().map(|&(n, w, h)| costume(n, w, h)).collect::<Vec<_>>(),
+        "sounds": [], "volume": 100, "layerOrder": 1, "visible": true, "x": 0, "y": 0, "size": 100,
+        "direction": 90, "draggable": false, "rotationStyle": "all around"});
+    if let (Some(o), Some(p)) = (sprite.as_object_mut(), pose.as_object()) {
+        o.extend(p.clone());
+    }
     let pj = json!({"targets": [stage, sprite], "monitors": [], "extensions": [], "meta": {"semver": "3.0.0"}});
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default();
-    for (name, data) in [
-        ("project.json", serde_json::to_vec(&pj).expect("JSON")),
-        ("backdrop.png", png(960, 720, [255; 4])),
-        ("square.png", png(80, 80, [255, 0, 0, 255])),
-    ] {
+    let mut files = vec![("project.json".to_string(), serde_json::to_vec(&pj).expect("JSON"))];
+    files.push(("backdrop.png".into(), png(960, 720, [255; 4])));
+    files.extend(costumes.iter().map(|&(n, w, h)| (format!("{n}.png"), png(w, h, [255, 0, 0, 255]))));
+    for (name, data) in files {
         zip.start_file(name, opts).expect("zip entry");
         zip.write_all(&data).expect("zip write");
     }
     zip.finish().expect("zip").into_inner()
+}
+
+/// Where a sprite that turns, resizes and changes costume before every `go to` far off stage
+/// ends up after each of 300 frames; with `ask`, a `touching edge?` before each move brings
+/// the geometry's kept scene up to date first (fencing then reads the kept transform;
+/// without it, the transform of the sprite as it is now, from the one kept before it
+/// changed).
+fn fenced_path(ask: bool) -> Vec<(f64, f64)> {
+    let block = |op: &str, next: Option<&str>, parent: &str, inputs: serde_json::Value| {
+        json!({"opcode": op, "next": next, "parent": parent, "inputs": inputs, "fields": {}, "shadow": false,
+               "topLevel": false})
+    };
+    let random = |lo: i32, hi: i32, parent: &str| {
+        block(
+            "operator_random",
+            None,
+            parent,
+            json!({"FROM": [1, [4, lo.to_string()]], "TO": [1, [4, hi.to_string()]]}),
+        )
+    };
+    let goto = if ask { "ask" } else { "goto" };
+    let mut blocks = json!({
+        "flag": {"opcode": "event_whenflagclicked", "next": "loop", "parent": null, "inputs": {}, "fields": {},
+                 "shadow": false, "topLevel": true, "x": 0, "y": 0},
+        "loop": block("control_forever", None, "flag", json!({"SUBSTACK": [2, "size"]})),
+        "size": block("looks_setsizeto", Some("turn"), "loop", json!({"SIZE": [3, "rs", [4, "100"]]})),
+        "rs": random(20, 300, "size"),
+        "turn": block("motion_turnright", Some("next"), "size", json!({"DEGREES": [1, [4, "37"]]})),
+        "next": block("looks_nextcostume", Some(goto), "turn", json!({})),
+        "goto": block("motion_gotoxy", None, if ask { "ask" } else { "next" },
+                      json!({"X": [3, "rx", [4, "0"]], "Y": [3, "ry", [4, "0"]]})),
+        "rx": random(-2000, 2000, "goto"),
+        "ry": random(-2000, 2000, "goto"),
+    });
+    if ask && let Some(o) = blocks.as_object_mut() {
+        o.insert("ask".into(), block("control_if", Some("goto"), "next", json!({"CONDITION": [2, "edge"]})));
+        let menu = json!({"opcode": "sensing_touchingobjectmenu", "next": null, "parent": "edge", "inputs": {},
+                          "fields": {"TOUCHINGOBJECTMENU": ["_edge_", null]}, "shadow": true, "topLevel": false});
+        o.insert(
+            "edge".into(),
+            block("sensing_touchingobject", None, "ask", json!({"TOUCHINGOBJECTMENU": [1, "menu"]})),
+        );
+        o.insert("menu".into(), menu);
+    }
+    let sb3 = one_sprite_sb3(blocks, &[("wide", 160, 40), ("tall", 30, 200), ("square", 80, 80)], json!({}));
+    let project = clowder_vm::project::load(&sb3, "fence.sb3", &LoadLimits::default()).expect("project loads");
+    let mut vm = Vm::new(Arc::new(project), VmOptions { profile: Profile::Default, ..VmOptions::default() });
+    assert_eq!(vm.geometry_mode(), "exact", "the costumes decode");
+    vm.green_flag();
+    (0..300)
+        .map(|_| {
+            vm.step();
+            let t = vm.find_target("Square", 0).and_then(|id| vm.target(id)).expect("the sprite is live");
+            (t.x, t.y)
+        })
+        .collect()
+}
+
+/// Fencing answers from the sprite as it is, whether or not another query brought the kept
+/// scene up to date since it changed (issue 31: a move no longer rebuilds the scene's data).
+#[test]
+fn fencing_reads_the_sprite_as_it_is_now() {
+    let (lazy, synced) = (fenced_path(false), fenced_path(true));
+    assert_eq!(lazy, synced);
+    // The moves were fenced (the targets lie far off stage) at many different places.
+    assert!(lazy.iter().all(|&(x, y)| x.abs() < 400.0 && y.abs() < 400.0), "{lazy:?}");
+    let mut xs: Vec<u64> = lazy.iter().map(|p| p.0.to_bits()).collect();
+    xs.sort_unstable();
+    xs.dedup();
+    assert!(xs.len() > 20, "{} distinct x positions", xs.len());
 }
 
 /// Runs the VM's `if on edge, bounce` (the block scripts execute, in the default profile with

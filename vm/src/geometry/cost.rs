@@ -63,6 +63,9 @@ pub const fn sample_walk(layers: usize) -> u64 {
 pub const MAP_PIXEL: u64 = 5;
 /// A pen pixel visited while drawing a line.
 pub const PEN_PIXEL: u64 = 6;
+/// A pen pixel in the fully covered core of an opaque line, filled without computing its
+/// coverage (a store, where a visited pixel computes a distance and maybe blends).
+pub const PEN_FILL: u64 = 1;
 /// A pen pixel visited while stamping (the drawable's colour under its effects, then the
 /// blend).
 pub const STAMP_PIXEL: u64 = 20;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::accel::{Accel, Candidates, PenChange};
 use super::distance;
-use super::drawable::{Placement, RotationStyle};
+use super::drawable::{Placement, RotationStyle, Xform};
 use super::effects::Effects;
 use super::pen::{PenAttributes, PenLayer};
 use super::render::{self, Drawable, Scene as RenderScene, SilhouetteFloors};
@@ -164,6 +164,11 @@ impl Key {
 
 const STAGE_PLACEMENT: Placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] };
 
+/// Where the drawable of target `t` (with inputs `key`) is drawn.
+fn placement_of(t: &TargetView<'_>, key: &Key) -> Placement {
+    if key.is_stage { STAGE_PLACEMENT } else { Placement::from_target(t.x, t.y, t.direction, t.size, key.rotation) }
+}
+
 impl CpuGeometry {
     /// The geometry for `project`, reusing the costumes decoded for it by earlier VMs.
     pub fn for_project(project: &Arc<Project>) -> CpuGeometry {
@@ -233,11 +238,7 @@ impl CpuGeometry {
         if skin.approximate().is_some() {
             self.approximate.set(true);
         }
-        let placement = if key.is_stage {
-            STAGE_PLACEMENT
-        } else {
-            Placement::from_target(t.x, t.y, t.direction, t.size, key.rotation)
-        };
+        let placement = placement_of(t, key);
         Some(Drawable { skin, placement, visible: t.visible, effects: Effects::from_values(t.effects) })
     }
 
@@ -691,6 +692,32 @@ impl CpuGeometry {
         self.index(me)
     }
 
+    /// Whether the VM changed nothing the kept scene shows since the last sync: no target
+    /// handed out mutably, created, disposed or moved between layers.
+    fn kept_is_current(&self, s: &Scene<'_>) -> bool {
+        match (s.changes(), self.synced) {
+            (Some(c), Some(last)) => {
+                last.seen == c.base + c.log.len() as u64
+                    && last.layers == c.layers
+                    && last.targets == c.targets
+                    && last.pen_layer == self.pen_layer
+            }
+            _ => false,
+        }
+    }
+
+    /// [`Geometry::fenced_position`] with the whole scene brought up to date first (a mover
+    /// the kept scene does not show yet).
+    fn fenced_after_sync(&mut self, scene: &Scene<'_>, me: TargetId, x: f64, y: f64) -> (f64, f64) {
+        match self.scene_with(scene, me) {
+            Some(i) => {
+                let [fx, fy] = self.scene.fenced(i, x, y);
+                (fx, fy)
+            }
+            None => (x, y),
+        }
+    }
+
     fn index(&self, id: TargetId) -> Option<usize> {
         match self.slot_pos.get(id.slot as usize).copied().flatten() {
             Some((gn, pos)) if gn == id.gn => Some(pos),
@@ -809,13 +836,43 @@ impl Geometry for CpuGeometry {
     }
 
     fn fenced_position(&mut self, scene: &Scene, me: TargetId, x: f64, y: f64) -> (f64, f64) {
-        match self.scene_with(scene, me) {
-            Some(i) => {
-                let [fx, fy] = self.scene.fenced(i, x, y);
-                (fx, fy)
-            }
-            None => (x, y),
+        // Fencing reads only the mover's own transform. Where the kept scene has the mover, its
+        // drawable is taken from the target as it is now, and the rest of the scene (with the
+        // accelerated data) is left for the next query that looks at it: a sprite moving step
+        // by step in a warp loop would otherwise rebuild its data twice per step, once for
+        // each move and once for the `touching` question after it (`ball-physics-scroll`).
+        if self.kept_is_current(scene)
+            && let Some(i) = self.index(me)
+        {
+            // Nothing changed since the last sync (the move after a `touching` question).
+            self.work += super::cost::QUERY;
+            let [fx, fy] = self.scene.fenced(i, x, y);
+            return (fx, fy);
         }
+        if let (Some(i), Some(key)) = (self.index(me), scene.raw(me).and_then(Key::of)) {
+            let [fx, fy] = if self.keys.get(i) == Some(&Some(key)) {
+                self.scene.fenced(i, x, y)
+            } else {
+                let (Some(view), Some(skin)) = (scene.target(me), self.costumes.skin_ref(key.sprite, key.costume))
+                else {
+                    return self.fenced_after_sync(scene, me, x, y);
+                };
+                if skin.approximate().is_some() {
+                    self.approximate.set(true);
+                }
+                let p = placement_of(&view, &key);
+                let xf = self.scene.xform_at(i, &p, skin);
+                if cfg!(debug_assertions) {
+                    // Test builds check the transform against one computed from scratch.
+                    let fresh = Xform::new(&p, skin.size(), skin.rotation_center());
+                    assert_eq!(format!("{xf:?}"), format!("{fresh:?}"), "fencing {me:?}");
+                }
+                render::fence(&xf, x, y)
+            };
+            self.work += super::cost::QUERY;
+            return (fx, fy);
+        }
+        self.fenced_after_sync(scene, me, x, y)
     }
 
     fn costume_size(&self, sprite: usize, costume: i64) -> Option<(f64, f64)> {

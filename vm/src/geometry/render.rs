@@ -124,10 +124,24 @@ struct CachedXform {
 
 /// Everything `Xform::new` reads, as exact bit patterns (so -0.0 ≠ 0.0 and NaN = NaN).
 fn xform_key(d: &Drawable) -> [u64; 9] {
-    let p = &d.placement;
-    let [w, h] = d.skin.size();
-    let [cx, cy] = d.skin.rotation_center();
+    key_of(&d.placement, &d.skin)
+}
+
+/// [`xform_key`] of a drawable of `skin` at placement `p`.
+fn key_of(p: &Placement, skin: &Skin) -> [u64; 9] {
+    let [w, h] = skin.size();
+    let [cx, cy] = skin.rotation_center();
     [p.x, p.y, p.direction, p.scale[0], p.scale[1], w, h, cx, cy].map(f64::to_bits)
+}
+
+/// The transform of a drawable of `skin` at `p` (whose [`xform_key`] is `key`), from the one
+/// kept for its position.
+fn transform_from(old: Option<&CachedXform>, key: &[u64; 9], p: &Placement, skin: &Skin) -> Xform {
+    match old {
+        // Only the position changed (the first two inputs): no trigonometry.
+        Some(old) if old.key[2..] == key[2..] => old.xf.moved_to(p),
+        _ => Xform::new(p, skin.size(), skin.rotation_center()),
+    }
 }
 
 impl Scene {
@@ -201,17 +215,20 @@ impl Scene {
     fn refresh_transform(&mut self, i: usize) {
         if let (Some(d), Some(c)) = (self.drawables.get(i), self.xforms.get_mut(i)) {
             let key = xform_key(d);
-            match c {
-                Some(old) if old.key == key => {}
-                // Only the position changed (the first two inputs): no trigonometry.
-                Some(old) if old.key[2..] == key[2..] => {
-                    *c = Some(CachedXform { key, xf: old.xf.moved_to(&d.placement) });
-                }
-                _ => {
-                    let xf = Xform::new(&d.placement, d.skin.size(), d.skin.rotation_center());
-                    *c = Some(CachedXform { key, xf });
-                }
+            if c.as_ref().is_none_or(|old| old.key != key) {
+                *c = Some(CachedXform { key, xf: transform_from(c.as_ref(), &key, &d.placement, &d.skin) });
             }
+        }
+    }
+
+    /// The transform a drawable of `skin` at `p` would have at position `i`, from the
+    /// transform kept there (what [`Scene::refresh_transform`] would compute; the scene is not
+    /// changed).
+    pub fn xform_at(&self, i: usize, p: &Placement, skin: &Skin) -> Xform {
+        let key = key_of(p, skin);
+        match self.xforms.get(i).and_then(Option::as_ref) {
+            Some(old) if old.key == key => old.xf,
+            old => transform_from(old, &key, p, skin),
         }
     }
 
@@ -235,6 +252,28 @@ impl Scene {
         let key = xform_key(&self.drawables[i]);
         (c.key.iter().zip(&key).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0).then_some(&c.xf)
     }
+}
+
+/// `getFencedPositionOfDrawable` for a drawable with transform `xf` ([`Scene::fenced`]).
+pub fn fence(xf: &Xform, x: f64, y: f64) -> [f64; 2] {
+    let pos = xf.position;
+    let (dx, dy) = (x - pos[0], y - pos[1]);
+    let aabb = xf.aabb();
+    let inset = floor_f64(aabb.width().min(aabb.height()) / 2.0);
+    let (mut fx, mut fy) = (x, y);
+    let sx = STAGE_WIDTH / 2.0 - FENCE_WIDTH.min(inset);
+    if aabb.right + dx < -sx {
+        fx = ceil_f64(pos[0] - (sx + aabb.right));
+    } else if aabb.left + dx > sx {
+        fx = floor_f64(pos[0] + (sx - aabb.left));
+    }
+    let sy = STAGE_HEIGHT / 2.0 - FENCE_WIDTH.min(inset);
+    if aabb.top + dy < -sy {
+        fy = ceil_f64(pos[1] - (sy + aabb.top));
+    } else if aabb.bottom + dy > sy {
+        fy = floor_f64(pos[1] + (sy - aabb.bottom));
+    }
+    [fx, fy]
 }
 
 /// Per-query renderer state: transforms not precomputed and the MIP level requested per skin.
@@ -966,33 +1005,10 @@ impl Scene {
     /// at least 15 px (or half its size) stays on the stage. Uses the rough AABB.
     pub fn fenced(&self, me: usize, x: f64, y: f64) -> [f64; 2] {
         // The kept transform is read in place: a copy read back right away stalls (issue 36).
-        let computed;
-        let xf = match self.cached_xform_ref(me) {
-            Some(xf) => xf,
-            None => {
-                let Some(xf) = self.xform(me) else { return [x, y] };
-                computed = xf;
-                &computed
-            }
-        };
-        let pos = xf.position;
-        let (dx, dy) = (x - pos[0], y - pos[1]);
-        let aabb = xf.aabb();
-        let inset = floor_f64(aabb.width().min(aabb.height()) / 2.0);
-        let (mut fx, mut fy) = (x, y);
-        let sx = STAGE_WIDTH / 2.0 - FENCE_WIDTH.min(inset);
-        if aabb.right + dx < -sx {
-            fx = ceil_f64(pos[0] - (sx + aabb.right));
-        } else if aabb.left + dx > sx {
-            fx = floor_f64(pos[0] + (sx - aabb.left));
+        match self.cached_xform_ref(me) {
+            Some(xf) => fence(xf, x, y),
+            None => self.xform(me).map_or([x, y], |xf| fence(&xf, x, y)),
         }
-        let sy = STAGE_HEIGHT / 2.0 - FENCE_WIDTH.min(inset);
-        if aabb.top + dy < -sy {
-            fy = ceil_f64(pos[1] - (sy + aabb.top));
-        } else if aabb.bottom + dy > sy {
-            fy = floor_f64(pos[1] + (sy - aabb.bottom));
-        }
-        [fx, fy]
     }
 
     /// `pick`: the topmost visible, not fully ghosted drawable opaque at the point, if any.
