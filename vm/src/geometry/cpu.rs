@@ -282,7 +282,7 @@ impl CpuGeometry {
                     *k = None;
                 }
             }
-            self.sync_all(s);
+            self.sync_all(s, with_pen);
             // Counted here, not in `sync_all`: test builds run that again as a check.
             self.work += super::cost::MOVE * self.scene.drawables.len() as u64;
         } else if cfg!(debug_assertions) && order_left {
@@ -291,7 +291,7 @@ impl CpuGeometry {
             // Test builds check the log against a full sync: it must find nothing left to do.
             let (rebuilt, len) = (self.changed.len(), self.scene.drawables.len());
             let arranged = self.rearranged.take();
-            self.sync_all(s);
+            self.sync_all(s, with_pen);
             assert_eq!(
                 (self.changed.len(), self.scene.drawables.len(), self.rearranged.is_some()),
                 (rebuilt, len, false),
@@ -582,7 +582,7 @@ impl CpuGeometry {
     /// pixels [`CpuGeometry::sync`] brings up to date when asked to). A drawable whose inputs
     /// are unchanged keeps its data wherever it moved (a layer change shifts every drawable
     /// above it); `rearranged` records where each came from when any moved.
-    fn sync_all(&mut self, s: &Scene<'_>) {
+    fn sync_all(&mut self, s: &Scene<'_>, with_pen: bool) {
         let order = s.layer_order();
         // The lists are the last sync's, reused: a clone swarm re-syncs at most queries.
         let spare = &mut self.spare;
@@ -621,12 +621,10 @@ impl CpuGeometry {
                 let (o, d) = match kept {
                     Some((o, d)) => (Some(o), d),
                     None => {
-                        let d = Drawable {
-                            skin: self.pen.skin(),
-                            placement: STAGE_PLACEMENT,
-                            visible: true,
-                            effects: Effects::default(),
-                        };
+                        // Queries that read no pen pixels do not draw what is recorded.
+                        let skin = if with_pen { self.pen.skin() } else { self.pen.placeholder_skin() };
+                        let d =
+                            Drawable { skin, placement: STAGE_PLACEMENT, visible: true, effects: Effects::default() };
                         (None, d)
                     }
                 };

@@ -36,6 +36,8 @@ pub struct PenLayer {
     pixels: Vec<u8>,
     /// The skin built from the current pixels (rebuilt after drawing).
     skin: Option<Arc<Skin>>,
+    /// A transparent skin ([`PenLayer::placeholder_skin`]), made once.
+    blank: Option<Arc<Skin>>,
     /// Whether anything was ever drawn (an untouched layer is fully transparent).
     dirty: bool,
     /// Pixels changed since [`PenLayer::take_changes`] last ran (see [`PenChanges`]).
@@ -64,6 +66,7 @@ impl Default for PenLayer {
         PenLayer {
             pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize],
             skin: None,
+            blank: None,
             dirty: false,
             changes: PenChanges::default(),
             ink: PenChanges::default(),
@@ -135,6 +138,22 @@ impl PenLayer {
         }
         let o = ((y * PEN_WIDTH + x) * 4) as usize;
         [self.pixels[o], self.pixels[o + 1], self.pixels[o + 2], self.pixels[o + 3]]
+    }
+
+    /// A skin for the pen drawable of a scene that queries which read no pen pixels will use
+    /// (touching sprites, edges, bounds, fencing): the last skin built, else a transparent
+    /// one, without drawing what is recorded. A query that reads the pixels replaces it
+    /// ([`PenLayer::skin`]).
+    pub fn placeholder_skin(&mut self) -> Arc<Skin> {
+        if let Some(s) = &self.skin {
+            return s.clone();
+        }
+        self.blank
+            .get_or_insert_with(|| {
+                let (w, h) = (PEN_WIDTH, PEN_HEIGHT);
+                Arc::new(Skin::pen(w, h, vec![0; (w * h * 4) as usize], Vec::new()))
+            })
+            .clone()
     }
 
     /// The pen layer as a skin (for the pen drawable of a [`Scene`]).
