@@ -36,8 +36,6 @@ pub struct PenLayer {
     pixels: Vec<u8>,
     /// The skin built from the current pixels (rebuilt after drawing).
     skin: Option<Arc<Skin>>,
-    /// A transparent skin ([`PenLayer::placeholder_skin`]), made once.
-    blank: Option<Arc<Skin>>,
     /// Whether anything was ever drawn (an untouched layer is fully transparent).
     dirty: bool,
     /// Pixels changed since [`PenLayer::take_changes`] last ran (see [`PenChanges`]).
@@ -66,7 +64,6 @@ impl Default for PenLayer {
         PenLayer {
             pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize],
             skin: None,
-            blank: None,
             dirty: false,
             changes: PenChanges::default(),
             ink: PenChanges::default(),
@@ -148,8 +145,10 @@ impl PenLayer {
         if let Some(s) = &self.skin {
             return s.clone();
         }
-        self.blank
-            .get_or_insert_with(|| {
+        // One per process: every VM's pen layer starts without a skin.
+        static BLANK: std::sync::OnceLock<Arc<Skin>> = std::sync::OnceLock::new();
+        BLANK
+            .get_or_init(|| {
                 let (w, h) = (PEN_WIDTH, PEN_HEIGHT);
                 Arc::new(Skin::pen(w, h, vec![0; (w * h * 4) as usize], Vec::new()))
             })
