@@ -839,38 +839,40 @@ impl Geometry for CpuGeometry {
         // accelerated data) is left for the next query that looks at it: a sprite moving step
         // by step in a warp loop would otherwise rebuild its data twice per step, once for
         // each move and once for the `touching` question after it (`ball-physics-scroll`).
-        if self.kept_is_current(scene)
-            && let Some(i) = self.index(me)
-        {
-            // Nothing changed since the last sync (the move after a `touching` question).
-            self.work += super::cost::QUERY;
-            let [fx, fy] = self.scene.fenced(i, x, y);
-            return (fx, fy);
-        }
-        if let (Some(i), Some(key)) = (self.index(me), scene.raw(me).and_then(Key::of)) {
-            let [fx, fy] = if self.keys.get(i) == Some(&Some(key)) {
-                self.scene.fenced(i, x, y)
-            } else {
-                let (Some(view), Some(skin)) = (scene.target(me), self.costumes.skin_ref(key.sprite, key.costume))
-                else {
-                    return self.fenced_after_sync(scene, me, x, y);
-                };
-                if skin.approximate().is_some() {
-                    self.approximate.set(true);
+        let Some(i) = self.index(me) else { return self.fenced_after_sync(scene, me, x, y) };
+        // `None`: the kept transform is the mover's (nothing changed since the last sync, the
+        // move after a `touching` question, or at least not the mover).
+        let changed = if self.kept_is_current(scene) {
+            None
+        } else {
+            let Some(key) = scene.raw(me).and_then(Key::of) else { return self.fenced_after_sync(scene, me, x, y) };
+            match self.keys.get(i) == Some(&Some(key)) {
+                true => None,
+                false => {
+                    let (Some(view), Some(skin)) = (scene.target(me), self.costumes.skin_ref(key.sprite, key.costume))
+                    else {
+                        return self.fenced_after_sync(scene, me, x, y);
+                    };
+                    if skin.approximate().is_some() {
+                        self.approximate.set(true);
+                    }
+                    let p = placement_of(&view, &key);
+                    let xf = self.scene.xform_at(i, &p, skin);
+                    if cfg!(debug_assertions) {
+                        // Test builds check the transform against one computed from scratch.
+                        let fresh = Xform::new(&p, skin.size(), skin.rotation_center());
+                        assert_eq!(format!("{xf:?}"), format!("{fresh:?}"), "fencing {me:?}");
+                    }
+                    Some(xf)
                 }
-                let p = placement_of(&view, &key);
-                let xf = self.scene.xform_at(i, &p, skin);
-                if cfg!(debug_assertions) {
-                    // Test builds check the transform against one computed from scratch.
-                    let fresh = Xform::new(&p, skin.size(), skin.rotation_center());
-                    assert_eq!(format!("{xf:?}"), format!("{fresh:?}"), "fencing {me:?}");
-                }
-                render::fence(&xf, x, y)
-            };
-            self.work += super::cost::QUERY;
-            return (fx, fy);
-        }
-        self.fenced_after_sync(scene, me, x, y)
+            }
+        };
+        self.work += super::cost::QUERY;
+        let [fx, fy] = match changed {
+            Some(xf) => render::fence(&xf, x, y),
+            None => self.scene.fenced(i, x, y),
+        };
+        (fx, fy)
     }
 
     fn costume_size(&self, sprite: usize, costume: i64) -> Option<(f64, f64)> {

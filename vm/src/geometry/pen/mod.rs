@@ -198,37 +198,20 @@ impl PenLayer {
         self.skin = None;
         for row in row0..=row1 {
             let Some((c_lo, c_hi)) = l.columns(row) else { continue };
+            // The core's columns (opaque lines only), clipped to the row's: filled; the
+            // columns before and after it: coverage computed pixel by pixel.
             let core = solid.filter(|_| fill).and_then(|_| l.core(row)).map(|(a, b)| (a.max(c_lo), b.min(c_hi)));
-            let mut col = c_lo;
-            while col <= c_hi {
-                if let (Some(c), Some((a, b))) = (solid, core)
-                    && col == a
-                    && a <= b
-                {
-                    let (o, e) =
-                        (((row * PEN_WIDTH as i64 + a) * 4) as usize, ((row * PEN_WIDTH as i64 + b + 1) * 4) as usize);
+            match (solid, core) {
+                (Some(c), Some((a, b))) if a <= b => {
+                    visited += self.raster_columns(l, row, c_lo, a - 1, solid);
+                    let (o, e) = (pixel_offset(a, row), pixel_offset(b + 1, row));
                     if let Some(run) = self.pixels.get_mut(o..e) {
                         run.chunks_exact_mut(4).for_each(|p| p.copy_from_slice(&c));
                     }
                     filled += (b - a + 1) as u64;
-                    col = b + 1;
-                    continue;
+                    visited += self.raster_columns(l, row, b + 1, c_hi, solid);
                 }
-                let alpha = l.alpha(col, row);
-                visited += 1;
-                col += 1;
-                if alpha <= 0.0 {
-                    continue;
-                }
-                if let (Some(c), true) = (solid, alpha >= 1.0) {
-                    let o = ((row * PEN_WIDTH as i64 + col - 1) * 4) as usize;
-                    if let Some(p) = self.pixels.get_mut(o..o + 4) {
-                        p.copy_from_slice(&c);
-                    }
-                    continue;
-                }
-                let src = [premult[0] * alpha, premult[1] * alpha, premult[2] * alpha, premult[3] * alpha];
-                self.blend((col - 1) as u32, row as u32, src);
+                _ => visited += self.raster_columns(l, row, c_lo, c_hi, solid),
             }
             if c_lo <= c_hi {
                 self.inked(c_lo, c_hi, row);
@@ -236,6 +219,27 @@ impl PenLayer {
             }
         }
         self.work += cost::PEN_PIXEL * visited + cost::PEN_FILL * filled + cost::ROW_VISIT * (row1 - row0 + 1) as u64;
+    }
+
+    /// Columns `c0..=c1` of row `row` of line `l`, each pixel's coverage computed (an opaque
+    /// line's fully covered pixels take `solid`, its colour, as they are); returns how many.
+    fn raster_columns(&mut self, l: &Line, row: i64, c0: i64, c1: i64, solid: Option<[u8; 4]>) -> u64 {
+        for col in c0..=c1 {
+            let alpha = l.alpha(col, row);
+            if alpha <= 0.0 {
+                continue;
+            }
+            if let (Some(c), true) = (solid, alpha >= 1.0) {
+                let o = pixel_offset(col, row);
+                if let Some(p) = self.pixels.get_mut(o..o + 4) {
+                    p.copy_from_slice(&c);
+                }
+                continue;
+            }
+            let p = l.premult;
+            self.blend(col as u32, row as u32, [p[0] * alpha, p[1] * alpha, p[2] * alpha, p[3] * alpha]);
+        }
+        (c1 - c0 + 1).max(0) as u64
     }
 
     /// What drawing line `l` would ink, without drawing it.
@@ -413,6 +417,11 @@ fn stamp_columns(own: &OwnColors<'_>, y: f64, cols: (u32, u32)) -> Option<(u32, 
     let first = (lo + half_w - 0.5).ceil().max(f64::from(cols.0));
     let last = (hi + half_w - 0.5).floor().min(f64::from(cols.1) - 1.0);
     (first <= last).then_some((first as u32, last as u32))
+}
+
+/// The byte offset of pen pixel (`col`, `row`) (both inside the layer).
+fn pixel_offset(col: i64, row: i64) -> usize {
+    ((row * PEN_WIDTH as i64 + col) * 4) as usize
 }
 
 /// `(v.clamp(0, 1) * 255).round() as u8`, bit for bit (NaN gives 0), without libm's `round`:
