@@ -257,4 +257,13 @@ pub mod runtime {
 /// (`400189023`, 3 000 steps: 0.35 · 10⁶ units, now 0.04 · 10⁶, the same digest). In the whole
 /// random sample, seed 1, 1 673 of 2 409 runs report other work (median 0.986 of it, 7 runs
 /// more, at most 1.026) and every digest, status and step count is the same.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem31");
+///
+/// `sem32`: a question that reads only the asker's own drawable (`touching edge?`, `touching
+/// mouse-pointer?`, bounds for `if on edge, bounce`, fencing a new clone) no longer brings the
+/// kept scene up to date after clones were created or deleted: the asker's drawable as it is
+/// now stands in for the question alone (`geometry::cpu`, `own_query`), rationed so that such
+/// answers since the last sync cost at most four syncs' worth (`CpuGeometry::lazy`). Answers
+/// are as before; the work count charges a stand-in as a rebuilt drawable instead of a sync
+/// of the whole scene (`500004352`, MIO, paper budget: 0.20 · 10⁹ units, now 0.12 · 10⁹, the
+/// same digest: its clones are created, deleted and asked about the edge every frame).
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem32");

@@ -247,6 +247,16 @@ fn bounce_project(x: f64, y: f64, direction: f64, style: &str) -> Vec<u8> {
 /// PNG costumes (name, width, height) at bitmap resolution 2; `pose` sets its fields (`x`,
 /// `y`, `direction`, `rotationStyle`).
 fn one_sprite_sb3(blocks: serde_json::Value, costumes: &[(&str, u32, u32)], pose: serde_json::Value) -> Vec<u8> {
+    sb3_with_globals(blocks, costumes, pose, &[])
+}
+
+/// [`one_sprite_sb3`] with the stage variables `globals` (each starting at 0).
+fn sb3_with_globals(
+    blocks: serde_json::Value,
+    costumes: &[(&str, u32, u32)],
+    pose: serde_json::Value,
+    globals: &[&str],
+) -> Vec<u8> {
     use std::io::Write as _;
     let costume = |name: &str, w: u32, h: u32| {
         json!({"name": name, "dataFormat": "png", "assetId": name, "md5ext": format!("{name}.png"),
@@ -258,7 +268,9 @@ fn one_sprite_sb3(blocks: serde_json::Value, costumes: &[(&str, u32, u32)], pose
         img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("PNG encoding");
         out
     };
-    let stage = json!({"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {},
+    let variables: serde_json::Map<String, serde_json::Value> =
+        globals.iter().map(|g| (format!("v{g}"), json!([g, 0]))).collect();
+    let stage = json!({"isStage": true, "name": "Stage", "variables": variables, "lists": {}, "broadcasts": {},
         "blocks": {}, "comments": {}, "currentCostume": 0, "costumes": [costume("backdrop", 960, 720)],
         "sounds": [], "volume": 100, "layerOrder": 0, "tempo": 60});
     let mut sprite = json!({"isStage": false, "name": "Square", "variables": {}, "lists": {}, "broadcasts": {},
@@ -283,7 +295,7 @@ fn one_sprite_sb3(blocks: serde_json::Value, costumes: &[(&str, u32, u32)], pose
 }
 
 /// Where a sprite that turns, resizes and changes costume before every `go to` far off stage
-/// ends up after each of 300 frames; with `ask`, a `touching edge?` before each move brings
+/// ends up after each of 300 frames; with `ask`, a `touching Square?` before each move brings
 /// the geometry's kept scene up to date first (fencing then reads the kept transform;
 /// without it, the transform of the sprite as it is now, from the one kept before it
 /// changed).
@@ -317,7 +329,7 @@ fn fenced_path(ask: bool) -> Vec<(f64, f64)> {
     if ask && let Some(o) = blocks.as_object_mut() {
         o.insert("ask".into(), block("control_if", Some("goto"), "next", json!({"CONDITION": [2, "edge"]})));
         let menu = json!({"opcode": "sensing_touchingobjectmenu", "next": null, "parent": "edge", "inputs": {},
-                          "fields": {"TOUCHINGOBJECTMENU": ["_edge_", null]}, "shadow": true, "topLevel": false});
+                          "fields": {"TOUCHINGOBJECTMENU": ["Square", null]}, "shadow": true, "topLevel": false});
         o.insert(
             "edge".into(),
             block("sensing_touchingobject", None, "ask", json!({"TOUCHINGOBJECTMENU": [1, "menu"]})),
@@ -350,6 +362,214 @@ fn fencing_reads_the_sprite_as_it_is_now() {
     xs.sort_unstable();
     xs.dedup();
     assert!(xs.len() > 20, "{} distinct x positions", xs.len());
+}
+
+/// A sprite's blocks under construction (project.json form), for the programs below.
+#[derive(Default)]
+struct Blocks(serde_json::Map<String, serde_json::Value>);
+
+impl Blocks {
+    /// Block `id` running `op` under `parent` (top level when `None`), not linked yet.
+    fn put(&mut self, id: &str, op: &str, parent: Option<&str>, inputs: serde_json::Value, fields: serde_json::Value) {
+        let block = json!({"opcode": op, "next": null, "parent": parent, "inputs": inputs, "fields": fields,
+                           "shadow": op.ends_with("menu"), "topLevel": parent.is_none(), "x": 0, "y": 0});
+        self.0.insert(id.into(), block);
+    }
+
+    /// `touching (what)?` as block `id` (its menu `{id}m`) in an input of `parent`.
+    fn touching(&mut self, id: &str, parent: &str, what: &str) {
+        let menu = format!("{id}m");
+        self.put(id, "sensing_touchingobject", Some(parent), json!({"TOUCHINGOBJECTMENU": [1, menu]}), json!({}));
+        let fields = json!({"TOUCHINGOBJECTMENU": [what, null]});
+        self.put(&menu, "sensing_touchingobjectmenu", Some(id), json!({}), fields);
+    }
+
+    /// `pick random lo to hi` as block `id` in an input of `parent`.
+    fn random(&mut self, id: &str, parent: &str, lo: i32, hi: i32) {
+        let inputs = json!({"FROM": [1, [4, lo.to_string()]], "TO": [1, [4, hi.to_string()]]});
+        self.put(id, "operator_random", Some(parent), inputs, json!({}));
+    }
+
+    /// `create clone of myself` as block `id` (its menu `{id}m`).
+    fn create_clone(&mut self, id: &str) {
+        let menu = format!("{id}m");
+        self.put(id, "control_create_clone_of", None, json!({"CLONE_OPTION": [1, menu]}), json!({}));
+        let fields = json!({"CLONE_OPTION": ["_myself_", null]});
+        self.put(&menu, "control_create_clone_of_menu", Some(id), json!({}), fields);
+    }
+
+    /// Links `ids` into a script, its first block hanging from `under` (a hat's or C block's).
+    fn chain(&mut self, under: Option<&str>, ids: &[String]) {
+        for (k, id) in ids.iter().enumerate() {
+            let parent = if k == 0 { under.map(String::from) } else { ids.get(k - 1).cloned() };
+            if let Some(b) = self.0.get_mut(id).and_then(|b| b.as_object_mut()) {
+                if parent.is_some() {
+                    b.insert("parent".into(), json!(parent));
+                    b.insert("topLevel".into(), json!(false));
+                }
+                b.insert("next".into(), json!(ids.get(k + 1)));
+            }
+        }
+    }
+}
+
+/// The names as owned strings (for [`Blocks::chain`]).
+fn ids(names: &[&str]) -> Vec<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+/// A default-profile VM of a one-sprite project with `blocks`, three costumes and the stage
+/// variables `globals`, its green flag clicked.
+fn started_vm(blocks: Blocks, globals: &[&str]) -> Vm {
+    let costumes = [("wide", 160, 40), ("tall", 30, 200), ("square", 80, 80)];
+    let sb3 = sb3_with_globals(blocks.0.into(), &costumes, json!({}), globals);
+    let project = clowder_vm::project::load(&sb3, "clones.sb3", &LoadLimits::default()).expect("project loads");
+    let mut vm = Vm::new(Arc::new(project), VmOptions { profile: Profile::Default, ..VmOptions::default() });
+    assert_eq!(vm.geometry_mode(), "exact", "the costumes decode");
+    vm.green_flag();
+    vm
+}
+
+/// A stage variable's value, as its debug form (exact for numbers).
+fn global(vm: &Vm, name: &str) -> String {
+    let stage = vm.targets_in_execution_order().find(|(_, t)| t.is_stage).map(|(id, _)| id).expect("the stage");
+    vm.variable(stage, name).map(|v| format!("{v:?}")).unwrap_or_default()
+}
+
+/// What [`swarm_run`] sees after a frame: the two counts and each sprite's position and
+/// direction (bits).
+type Frame = (String, String, Vec<(u64, u64, u64)>);
+
+/// A swarm of clones that resize, turn, change costume and jump, then ask `touching edge?`
+/// and `touching mouse-pointer?` (each counted in a global) and bounce; every third frame
+/// each clone replaces itself by a new one, which asks at once. With `ask`, a `touching
+/// Square?` before each question brings the geometry's kept scene up to date first; without,
+/// the questions read the asker as it is now without it (issue 31). Per frame: the counts and
+/// every sprite's pose.
+fn swarm_run(ask: bool) -> Vec<Frame> {
+    let mut b = Blocks::default();
+    // The body's blocks in order, ids prefixed with `p`.
+    let mut body = |p: &str| {
+        let id = |n: &str| format!("{p}{n}");
+        b.put(&id("size"), "looks_setsizeto", None, json!({"SIZE": [3, id("rs"), [4, "100"]]}), json!({}));
+        b.random(&id("rs"), &id("size"), 20, 300);
+        b.put(&id("turn"), "motion_turnright", None, json!({"DEGREES": [1, [4, "37"]]}), json!({}));
+        b.put(&id("next"), "looks_nextcostume", None, json!({}), json!({}));
+        let xy = json!({"X": [3, id("rx"), [4, "0"]], "Y": [3, id("ry"), [4, "0"]]});
+        b.put(&id("goto"), "motion_gotoxy", None, xy, json!({}));
+        b.random(&id("rx"), &id("goto"), -300, 300);
+        b.random(&id("ry"), &id("goto"), -250, 250);
+        let mut order: Vec<String> = ["size", "turn", "next", "goto"].map(id).to_vec();
+        for (k, (what, count)) in [("_edge_", "edges"), ("_mouse_", "mice")].into_iter().enumerate() {
+            if ask {
+                let (a, t) = (id(&format!("a{k}")), id(&format!("a{k}t")));
+                b.put(&a, "control_if", None, json!({"CONDITION": [2, t]}), json!({}));
+                b.touching(&t, &a, "Square");
+                order.push(a);
+            }
+            let (i, t, c) = (id(&format!("if{k}")), id(&format!("if{k}t")), id(&format!("if{k}c")));
+            b.put(&i, "control_if", None, json!({"CONDITION": [2, t], "SUBSTACK": [2, c]}), json!({}));
+            b.touching(&t, &i, what);
+            let var = json!({"VARIABLE": [count, format!("v{count}")]});
+            b.put(&c, "data_changevariableby", Some(&i), json!({"VALUE": [1, [4, "1"]]}), var);
+            order.push(i);
+        }
+        b.put(&id("bounce"), "motion_ifonedgebounce", None, json!({}), json!({}));
+        order.push(id("bounce"));
+        order
+    };
+    let (main, clone) = (body("m"), body("c"));
+    b.put("flag", "event_whenflagclicked", None, json!({}), json!({}));
+    b.put("make", "control_repeat", None, json!({"TIMES": [1, [6, "4"]], "SUBSTACK": [2, "mk"]}), json!({}));
+    b.create_clone("mk");
+    b.put("loop", "control_forever", None, json!({"SUBSTACK": [2, main[0]]}), json!({}));
+    b.put("hat", "control_start_as_clone", None, json!({}), json!({}));
+    b.put("crep", "control_repeat", None, json!({"TIMES": [1, [6, "3"]], "SUBSTACK": [2, clone[0]]}), json!({}));
+    b.create_clone("again");
+    b.put("del", "control_delete_this_clone", None, json!({}), json!({}));
+    b.chain(Some("loop"), &main);
+    b.chain(Some("crep"), &clone);
+    b.chain(Some("make"), &ids(&["mk"]));
+    b.chain(None, &ids(&["flag", "make", "loop"]));
+    b.chain(None, &ids(&["hat", "crep", "again", "del"]));
+    let mut vm = started_vm(b, &["edges", "mice"]);
+    // The pointer rests where the clones often are.
+    vm.mouse_move(20.0, -10.0);
+    (0..240)
+        .map(|_| {
+            vm.step();
+            let poses = vm
+                .targets_in_execution_order()
+                .filter(|(_, t)| !t.is_stage)
+                .map(|(_, t)| (t.x.to_bits(), t.y.to_bits(), t.direction.to_bits()))
+                .collect();
+            (global(&vm, "edges"), global(&vm, "mice"), poses)
+        })
+        .collect()
+}
+
+/// `touching edge?`, `touching mouse-pointer?` and `if on edge, bounce` answer from the asker
+/// as it is now, whether or not another query brought the kept scene up to date since it
+/// changed, for kept clones and for clones created since the last sync.
+#[test]
+fn own_queries_read_the_asker_as_it_is_now() {
+    let (lazy, synced) = (swarm_run(false), swarm_run(true));
+    let differ = lazy.iter().zip(&synced).position(|(a, b)| a != b);
+    assert_eq!(differ, None, "frames differ from this one on");
+    assert_eq!(lazy.len(), synced.len());
+    // Both questions were answered both ways many times, by a swarm of clones that changed.
+    let last = lazy.last().expect("frames");
+    let count = |s: &str| s.trim_start_matches("Num(").trim_end_matches(')').parse::<f64>().unwrap_or(0.0);
+    assert!(count(&last.0) > 100.0 && count(&last.1) > 5.0, "edges {} mice {}", last.0, last.1);
+    assert!(count(&last.0) < 240.0 * 5.0 - 100.0, "edges {}", last.0);
+    assert!(lazy.iter().skip(3).all(|f| f.2.len() == 5), "five sprites from the fourth frame on");
+}
+
+/// Each frame the sprite turns, resizes, changes costume and makes a clone, which jumps far
+/// off stage (fenced), adds where it landed to two globals and deletes itself; with `ask`,
+/// the clone asks `touching Square?` first, so the kept scene shows it when it is fenced.
+/// The two sums after 200 frames, as exact bits.
+fn clone_fence_sums(ask: bool) -> (String, String) {
+    let mut b = Blocks::default();
+    b.put("flag", "event_whenflagclicked", None, json!({}), json!({}));
+    b.put("loop", "control_forever", None, json!({"SUBSTACK": [2, "turn"]}), json!({}));
+    b.put("turn", "motion_turnright", None, json!({"DEGREES": [1, [4, "37"]]}), json!({}));
+    b.put("size", "looks_setsizeto", None, json!({"SIZE": [3, "rs", [4, "100"]]}), json!({}));
+    b.random("rs", "size", 20, 300);
+    b.put("next", "looks_nextcostume", None, json!({}), json!({}));
+    b.create_clone("mk");
+    b.put("hat", "control_start_as_clone", None, json!({}), json!({}));
+    b.put("ask", "control_if", None, json!({"CONDITION": [2, "askt"]}), json!({}));
+    b.touching("askt", "ask", "Square");
+    b.put("goto", "motion_gotoxy", None, json!({"X": [3, "rx", [4, "0"]], "Y": [3, "ry", [4, "0"]]}), json!({}));
+    b.random("rx", "goto", -2000, 2000);
+    b.random("ry", "goto", -2000, 2000);
+    for (var, reporter, op) in [("sx", "xp", "motion_xposition"), ("sy", "yp", "motion_yposition")] {
+        let fields = json!({"VARIABLE": [var, format!("v{var}")]});
+        b.put(var, "data_changevariableby", None, json!({"VALUE": [3, reporter, [4, "0"]]}), fields);
+        b.put(reporter, op, Some(var), json!({}), json!({}));
+    }
+    b.put("del", "control_delete_this_clone", None, json!({}), json!({}));
+    let clone =
+        if ask { ids(&["hat", "ask", "goto", "sx", "sy", "del"]) } else { ids(&["hat", "goto", "sx", "sy", "del"]) };
+    b.chain(None, &ids(&["flag", "loop"]));
+    b.chain(Some("loop"), &ids(&["turn", "size", "next", "mk"]));
+    b.chain(None, &clone);
+    let mut vm = started_vm(b, &["sx", "sy"]);
+    for _ in 0..200 {
+        vm.step();
+    }
+    (global(&vm, "sx"), global(&vm, "sy"))
+}
+
+/// A new clone is fenced from its own transform whether or not the kept scene shows it yet.
+#[test]
+fn new_clones_are_fenced_as_they_are() {
+    let (lazy, synced) = (clone_fence_sums(false), clone_fence_sums(true));
+    assert_eq!(lazy, synced);
+    // 200 clones landed fenced, far from where they were sent (|x| up to 2000).
+    let x = lazy.0.trim_start_matches("Num(").trim_end_matches(')').parse::<f64>().unwrap_or(f64::NAN);
+    assert!(x.abs() > 1000.0 && x.abs() < 200.0 * 400.0, "{lazy:?}");
 }
 
 /// Runs the VM's `if on edge, bounce` (the block scripts execute, in the default profile with

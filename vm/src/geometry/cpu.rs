@@ -16,7 +16,7 @@ use super::distance;
 use super::drawable::{Placement, RotationStyle, Xform};
 use super::effects::Effects;
 use super::pen::{PenAttributes, PenLayer};
-use super::render::{self, Drawable, Scene as RenderScene, SilhouetteFloors};
+use super::render::{self, Drawable, LooseXform, Scene as RenderScene, SilhouetteFloors, StandIn};
 use super::silhouette::colors_match;
 use super::skin::CostumeSet;
 use super::{Geometry, Rect, Scene, TargetView};
@@ -59,6 +59,14 @@ pub struct CpuGeometry {
     walk: distance::WalkScratch,
     /// Scratch list of candidate positions (test builds' reference checks).
     cands: Vec<usize>,
+    /// The last drawable that stood in for its target's ([`CpuGeometry::own_query`]).
+    stand_in: Option<OwnStandIn>,
+    /// The last transform computed for fencing a target the kept scene does not show.
+    loose: LooseXform,
+    /// Work of stand-ins and loose transforms since the last sync ([`CpuGeometry::lazy`]).
+    lazy_work: u64,
+    /// Work the last sync did (its accelerated data's included).
+    sync_work: u64,
     /// Work of the queries the accelerated ones do not count (fencing, bounds, points, picks).
     work: u64,
     /// Keep the MIPs frames and the program's queries create (`scene.floors`): the `whisker`
@@ -69,6 +77,19 @@ pub struct CpuGeometry {
     /// What the last frame saw of the VM's change log: frames look only at targets changed
     /// since (an unchanged target's texture was created by an earlier frame).
     drawn: Option<Synced>,
+}
+
+/// How many syncs' worth of work lazy answers may do between two syncs
+/// ([`CpuGeometry::lazy`]).
+const LAZY_SYNCS: u64 = 4;
+
+/// The last drawable that stood in for its target's ([`CpuGeometry::own_query`]).
+#[derive(Clone)]
+struct OwnStandIn {
+    me: TargetId,
+    /// The inputs it was built from.
+    key: Key,
+    standing: StandIn,
 }
 
 /// Lists a full sync builds the new scene's data in, kept between syncs (a clone swarm can
@@ -191,6 +212,10 @@ impl CpuGeometry {
             accel: Accel::default(),
             walk: Default::default(),
             cands: Vec::new(),
+            stand_in: None,
+            loose: LooseXform::default(),
+            lazy_work: 0,
+            sync_work: 0,
             work: 0,
             keep_mips: false,
             observing: false,
@@ -268,6 +293,8 @@ impl CpuGeometry {
     /// the same targets for the next query that does (a clone swarm whose members go to the
     /// front and move, each frame, would otherwise reorder the scene before every move).
     fn sync(&mut self, s: &Scene<'_>, with_pen: bool) {
+        let before = self.work + self.accel.work();
+        self.lazy_work = 0;
         self.changed.clear();
         self.rearranged = None;
         let last_layers = self.synced.map(|l| l.layers);
@@ -336,6 +363,7 @@ impl CpuGeometry {
         if cfg!(debug_assertions) && rearranged {
             self.accel.check(&self.scene, &sprite_of);
         }
+        self.sync_work = (self.work + self.accel.work()).saturating_sub(before);
         self.synced = s.changes().map(|c| Synced {
             layers: match (order_left, last_layers) {
                 (true, Some(l)) => l,
@@ -704,6 +732,127 @@ impl CpuGeometry {
         }
     }
 
+    /// Answers a query that reads nothing but the asker's own drawable (touching the edge or
+    /// a point, bounds, fencing a new clone), mostly without bringing the rest of the scene up
+    /// to date: `kept(self, position)` where the kept scene shows the asker as it is now, else
+    /// `fresh(scene, position)` on the kept scene with the asker's drawable as it is now
+    /// standing in for the query alone. A clone swarm whose members each move and then ask
+    /// `touching edge?` would otherwise rebuild the changed drawables and their accelerated
+    /// data before every question, and the whole scene after every clone created or deleted
+    /// (`402092991`). Lazy answers are rationed ([`CpuGeometry::lazy`]): where questions
+    /// come faster than changes (many targets asking after one step), one sync is cheaper.
+    /// `None` where a synced scene would show no drawable for the asker.
+    fn own_query<R: PartialEq + std::fmt::Debug>(
+        &mut self,
+        s: &Scene<'_>,
+        me: TargetId,
+        kept: impl Fn(&mut Self, usize) -> R,
+        fresh: impl FnOnce(&RenderScene, usize) -> R,
+    ) -> Option<R> {
+        let pos = self.index(me);
+        if self.kept_is_current(s) {
+            self.work += super::cost::QUERY;
+            return pos.map(|i| kept(self, i));
+        }
+        let answer = self.own_query_changed(s, me, pos, &kept, fresh);
+        if cfg!(debug_assertions) {
+            // Test builds check the answer against a copy that brings the whole scene up to date.
+            let mut synced = self.clone();
+            let expected = synced.scene_with(s, me).map(|i| kept(&mut synced, i));
+            assert_eq!(answer, expected, "a query on {me:?}'s own drawable differs from one after a sync");
+        }
+        answer
+    }
+
+    /// [`CpuGeometry::own_query`] when the VM changed something since the last sync.
+    fn own_query_changed<R>(
+        &mut self,
+        s: &Scene<'_>,
+        me: TargetId,
+        pos: Option<usize>,
+        kept: &impl Fn(&mut Self, usize) -> R,
+        fresh: impl FnOnce(&RenderScene, usize) -> R,
+    ) -> Option<R> {
+        // A sync shows no drawable for a target without a key or a costume skin.
+        let Some(key) = s.raw(me).and_then(Key::of) else { return self.scene_with(s, me).map(|i| kept(self, i)) };
+        if let Some(i) = pos
+            && self.keys.get(i) == Some(&Some(key))
+        {
+            self.work += super::cost::QUERY;
+            return Some(kept(self, i));
+        }
+        // With the same targets as at the last sync, a sync only rebuilds the changed drawables
+        // (and a `touching color` after `if on edge, bounce` would do it anyway).
+        let same_targets = matches!((s.changes(), self.synced), (Some(c), Some(last)) if c.targets == last.targets);
+        if same_targets {
+            return self.scene_with(s, me).map(|i| kept(self, i));
+        }
+        // The same target asking again, unchanged, finds its stand-in ready.
+        if !matches!(&self.stand_in, Some(o) if o.me == me && o.key == key) {
+            let d = match self.lazy() {
+                true => s.target(me).and_then(|view| self.drawable(&view, &key)),
+                false => None,
+            };
+            let Some(d) = d else { return self.scene_with(s, me).map(|i| kept(self, i)) };
+            let like = self.stand_in.as_ref().map(|l| &l.standing);
+            let standing = self.scene.stand_in(pos.unwrap_or(usize::MAX), d, like);
+            self.stand_in = Some(OwnStandIn { me, key, standing });
+        }
+        let own = self.stand_in.as_mut()?;
+        self.work += super::cost::QUERY;
+        Some(self.scene.with_stand_in(pos.unwrap_or(usize::MAX), &mut own.standing, fresh))
+    }
+
+    /// Whether to answer one more question lazily (a stand-in, a loose transform) instead of
+    /// bringing the kept scene up to date: each is charged as a rebuilt drawable, until the
+    /// lazy answers since the last sync cost [`LAZY_SYNCS`] times what that sync (or a full
+    /// sync of the scene) did. Static clones asking every frame, each a stand-in until a sync,
+    /// then get one sync; a swarm that changes between its questions gets one per few
+    /// scenes' worth of questions.
+    fn lazy(&mut self) -> bool {
+        let full = super::cost::MOVE * self.scene.drawables.len() as u64 + super::cost::REFRESH;
+        if self.lazy_work >= LAZY_SYNCS * full.max(self.sync_work) {
+            return false;
+        }
+        self.lazy_work += super::cost::REFRESH;
+        self.work += super::cost::REFRESH;
+        true
+    }
+
+    /// The bounds of the drawable at `i`, kept with the accelerated data.
+    fn kept_bounds(&mut self, i: usize) -> Rect {
+        let b = self.accel.bounds(&self.scene, i);
+        if cfg!(debug_assertions) {
+            assert_eq!(b, self.scene.bounds(i), "bounds of {i}");
+        }
+        b
+    }
+
+    /// [`Geometry::fenced_position`] of a mover the kept scene does not show (a new clone):
+    /// from its transform alone while [`CpuGeometry::lazy`] allows, else after a sync.
+    fn fenced_loose(&mut self, scene: &Scene<'_>, me: TargetId, x: f64, y: f64) -> (f64, f64) {
+        let Some(key) = scene.raw(me).and_then(Key::of) else { return self.fenced_after_sync(scene, me, x, y) };
+        if !self.lazy() {
+            return self.fenced_after_sync(scene, me, x, y);
+        }
+        let (Some(view), Some(skin)) = (scene.target(me), self.costumes.skin_ref(key.sprite, key.costume)) else {
+            return self.fenced_after_sync(scene, me, x, y);
+        };
+        if skin.approximate().is_some() {
+            self.approximate.set(true);
+        }
+        let p = placement_of(&view, &key);
+        let xf = self.scene.loose_xform(&p, skin, &mut self.loose);
+        if cfg!(debug_assertions) {
+            // Test builds check the transform against one computed from scratch.
+            let fresh = Xform::new(&p, skin.size(), skin.rotation_center());
+            assert_eq!(format!("{xf:?}"), format!("{fresh:?}"), "fencing {me:?}");
+        }
+        self.work += super::cost::QUERY;
+        let [fx, fy] = render::fence(&xf, x, y);
+        (fx, fy)
+    }
+
     /// [`Geometry::fenced_position`] with the whole scene brought up to date first (a mover
     /// the kept scene does not show yet).
     fn fenced_after_sync(&mut self, scene: &Scene<'_>, me: TargetId, x: f64, y: f64) -> (f64, f64) {
@@ -790,17 +939,18 @@ impl Geometry for CpuGeometry {
     }
 
     fn touching_edge(&mut self, scene: &Scene, me: TargetId) -> bool {
-        self.scene_with(scene, me).is_some_and(|i| {
-            let b = self.accel.bounds(&self.scene, i);
-            if cfg!(debug_assertions) {
-                assert_eq!(b, self.scene.bounds(i), "bounds of {i}");
-            }
-            render::touches_edge(&b)
-        })
+        self.own_query(
+            scene,
+            me,
+            |g, i| render::touches_edge(&g.kept_bounds(i)),
+            |s, i| render::touches_edge(&s.bounds(i)),
+        )
+        .unwrap_or(false)
     }
 
     fn touching_point(&mut self, scene: &Scene, me: TargetId, x: f64, y: f64) -> bool {
-        self.scene_with(scene, me).is_some_and(|i| self.scene.touching_point(i, x, y))
+        self.own_query(scene, me, |g, i| g.scene.touching_point(i, x, y), |s, i| s.touching_point(i, x, y))
+            .unwrap_or(false)
     }
 
     fn touching_color(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> bool {
@@ -820,13 +970,7 @@ impl Geometry for CpuGeometry {
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
-        self.scene_with(scene, me).map(|i| {
-            let b = self.accel.bounds(&self.scene, i);
-            if cfg!(debug_assertions) {
-                assert_eq!(b, self.scene.bounds(i), "bounds of {i}");
-            }
-            b
-        })
+        self.own_query(scene, me, |g, i| g.kept_bounds(i), |s, i| s.bounds(i))
     }
 
     fn fences(&self) -> bool {
@@ -839,7 +983,7 @@ impl Geometry for CpuGeometry {
         // accelerated data) is left for the next query that looks at it: a sprite moving step
         // by step in a warp loop would otherwise rebuild its data twice per step, once for
         // each move and once for the `touching` question after it (`ball-physics-scroll`).
-        let Some(i) = self.index(me) else { return self.fenced_after_sync(scene, me, x, y) };
+        let Some(i) = self.index(me) else { return self.fenced_loose(scene, me, x, y) };
         // `None`: the kept transform is the mover's (nothing changed since the last sync, the
         // move after a `touching` question, or at least not the mover).
         let changed = if self.kept_is_current(scene) {

@@ -122,6 +122,18 @@ struct CachedXform {
     xf: Xform,
 }
 
+/// The last transform [`Scene::loose_xform`] computed.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LooseXform(Option<CachedXform>);
+
+/// A drawable standing in for a query on a scene otherwise out of date, with the transform a
+/// refresh would give it ([`Scene::stand_in`], [`Scene::with_stand_in`]).
+#[derive(Clone)]
+pub struct StandIn {
+    d: Drawable,
+    xf: CachedXform,
+}
+
 /// Everything `Xform::new` reads, as exact bit patterns (so -0.0 ≠ 0.0 and NaN = NaN).
 fn xform_key(d: &Drawable) -> [u64; 9] {
     key_of(&d.placement, &d.skin)
@@ -188,6 +200,59 @@ impl Scene {
         let mut gone = std::mem::replace(&mut self.drawables, drawables);
         gone.clear();
         gone
+    }
+
+    /// `d` made ready to stand in for the drawable at `i` (or for a new one past the end): its
+    /// transform is moved from `like`'s (an earlier stand-in) or from the one kept at `i` when
+    /// only the position differs, else computed.
+    pub fn stand_in(&self, i: usize, d: Drawable, like: Option<&StandIn>) -> StandIn {
+        let key = xform_key(&d);
+        let xf = self.xform_like(i, &key, &d.placement, &d.skin, like.map(|l| &l.xf));
+        StandIn { d, xf: CachedXform { key, xf } }
+    }
+
+    /// The transform of a drawable of `skin` at `p` that the scene does not show (a new
+    /// clone being fenced), from `memo`'s (the last one computed so) when only the position
+    /// differs; `memo` then keeps it.
+    pub fn loose_xform(&self, p: &Placement, skin: &Skin, memo: &mut LooseXform) -> Xform {
+        let key = key_of(p, skin);
+        let xf = self.xform_like(usize::MAX, &key, p, skin, memo.0.as_ref());
+        memo.0 = Some(CachedXform { key, xf });
+        xf
+    }
+
+    /// The transform for inputs `key` (of `p` and `skin`): `like`'s or the one kept at `i`
+    /// when equal, moved when only the position differs, else computed.
+    fn xform_like(&self, i: usize, key: &[u64; 9], p: &Placement, skin: &Skin, like: Option<&CachedXform>) -> Xform {
+        match like {
+            Some(c) if c.key == *key => c.xf,
+            Some(c) if c.key[2..] == key[2..] => c.xf.moved_to(p),
+            _ => transform_from(self.xforms.get(i).and_then(Option::as_ref), key, p, skin),
+        }
+    }
+
+    /// `f(self, i)` with `s` standing in for the drawable at `i` (after the last one when `i`
+    /// is past the end); then everything is put back. For queries that read only the
+    /// stand-in itself.
+    pub fn with_stand_in<R>(&mut self, i: usize, s: &mut StandIn, f: impl FnOnce(&Scene, usize) -> R) -> R {
+        let n = self.drawables.len();
+        self.xforms.resize(n, None);
+        let c = Some(s.xf);
+        if i >= n {
+            self.drawables.push(s.d.clone());
+            self.xforms.push(c);
+            let answer = f(self, n);
+            self.drawables.truncate(n);
+            self.xforms.truncate(n);
+            answer
+        } else {
+            std::mem::swap(&mut self.drawables[i], &mut s.d);
+            let kept = std::mem::replace(&mut self.xforms[i], c);
+            let answer = f(self, i);
+            std::mem::swap(&mut self.drawables[i], &mut s.d);
+            self.xforms[i] = kept;
+            answer
+        }
     }
 
     /// Moves the drawable at `a` to `b` with its precomputed transform; those in between
