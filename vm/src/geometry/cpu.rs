@@ -835,22 +835,33 @@ impl CpuGeometry {
         if !self.lazy() {
             return self.fenced_after_sync(scene, me, x, y);
         }
-        let (Some(view), Some(skin)) = (scene.target(me), self.costumes.skin_ref(key.sprite, key.costume)) else {
+        let Some(xf) = self.current_xform(scene, me, &key, None) else {
             return self.fenced_after_sync(scene, me, x, y);
         };
+        self.work += super::cost::QUERY;
+        let [fx, fy] = render::fence(&xf, x, y);
+        (fx, fy)
+    }
+
+    /// The transform target `me` (with inputs `key`) has now, moved from the one kept at `at`
+    /// (or, for a target the kept scene does not show, from the last loose one) when only its
+    /// position changed; `None` without a costume skin.
+    fn current_xform(&mut self, scene: &Scene<'_>, me: TargetId, key: &Key, at: Option<usize>) -> Option<Xform> {
+        let (view, skin) = (scene.target(me)?, self.costumes.skin_ref(key.sprite, key.costume)?);
         if skin.approximate().is_some() {
             self.approximate.set(true);
         }
-        let p = placement_of(&view, &key);
-        let xf = self.scene.loose_xform(&p, skin, &mut self.loose);
+        let p = placement_of(&view, key);
+        let xf = match at {
+            Some(i) => self.scene.xform_at(i, &p, skin),
+            None => self.scene.loose_xform(&p, skin, &mut self.loose),
+        };
         if cfg!(debug_assertions) {
             // Test builds check the transform against one computed from scratch.
             let fresh = Xform::new(&p, skin.size(), skin.rotation_center());
             assert_eq!(format!("{xf:?}"), format!("{fresh:?}"), "fencing {me:?}");
         }
-        self.work += super::cost::QUERY;
-        let [fx, fy] = render::fence(&xf, x, y);
-        (fx, fy)
+        Some(xf)
     }
 
     /// [`Geometry::fenced_position`] with the whole scene brought up to date first (a mover
@@ -992,23 +1003,10 @@ impl Geometry for CpuGeometry {
             let Some(key) = scene.raw(me).and_then(Key::of) else { return self.fenced_after_sync(scene, me, x, y) };
             match self.keys.get(i) == Some(&Some(key)) {
                 true => None,
-                false => {
-                    let (Some(view), Some(skin)) = (scene.target(me), self.costumes.skin_ref(key.sprite, key.costume))
-                    else {
-                        return self.fenced_after_sync(scene, me, x, y);
-                    };
-                    if skin.approximate().is_some() {
-                        self.approximate.set(true);
-                    }
-                    let p = placement_of(&view, &key);
-                    let xf = self.scene.xform_at(i, &p, skin);
-                    if cfg!(debug_assertions) {
-                        // Test builds check the transform against one computed from scratch.
-                        let fresh = Xform::new(&p, skin.size(), skin.rotation_center());
-                        assert_eq!(format!("{xf:?}"), format!("{fresh:?}"), "fencing {me:?}");
-                    }
-                    Some(xf)
-                }
+                false => match self.current_xform(scene, me, &key, Some(i)) {
+                    Some(xf) => Some(xf),
+                    None => return self.fenced_after_sync(scene, me, x, y),
+                },
             }
         };
         self.work += super::cost::QUERY;
