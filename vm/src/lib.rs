@@ -266,4 +266,13 @@ pub mod runtime {
 /// are as before; the work count charges a stand-in as a rebuilt drawable instead of a sync
 /// of the whole scene (`500004352`, MIO, paper budget: 0.20 · 10⁹ units, now 0.12 · 10⁹, the
 /// same digest: its clones are created, deleted and asked about the edge every frame).
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem32");
+///
+/// `sem33`: a warp thread whose block waits (`wait`, `wait until`, Whisker's `play sound until
+/// done`, `say for secs`) re-runs that block at once, and virtual time does not move inside a
+/// step, so it spins until the hang guard trips; each re-run is now a boundary of the fixed-point
+/// search (`engine::fixpoint`), probed from the first, and a spin that changes nothing has the
+/// rest of its passes skipped as a loop's are. Traces, hangs and coverage are as before; the
+/// skipped passes are not done, so the work count drops (`402153740`, Random, paper budget:
+/// 10.30 · 10⁹ units, now 0.027 · 10⁹, the same digest: every test that reaches its warp
+/// `forever { play sound until done }` spun 5 million passes).
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem33");

@@ -6,8 +6,9 @@
 //! steps), every target's state (the fidelity trace's step record), the blocks executed, and
 //! every condition's counts and minimum branch distances. Hand-made projects check a loop that
 //! is skipped (the work must drop, or the skip never happened), one whose state changes and
-//! comes back inside the period (skipped too: its boundaries are equal), and loops that must not
-//! be skipped (a counter, random draws: the work must stay equal). Real projects: the
+//! comes back inside the period (skipped too: its boundaries are equal), blocks that wait inside
+//! warp (their re-runs are the spin's boundaries), and loops that must not be skipped (a
+//! counter, random draws: the work must stay equal). Real projects: the
 //! random-sample projects whose runaway touching loops made studies slow, and every 40th
 //! random-sample project, with the oracle's generic inputs and the green flag again after
 //! every hang (as a test generator's next test would), under the profiles with geometry.
@@ -195,6 +196,58 @@ fn a_state_that_changes_and_comes_back_within_the_period_is_a_fixed_point() {
 }
 
 #[test]
+fn a_block_that_waits_inside_warp_has_its_spin_skipped() {
+    // Virtual time does not move inside a step, so a warp thread that waits re-runs the
+    // waiting block until the hang guard trips: `wait (1)`, `wait until <(v) = -1>`, and under
+    // Whisker's fork `play sound until done` of a sound the sprite lacks (it waits for ever).
+    let wait =
+        warp_project(json!({"loop": block("control_wait", None, json!({"DURATION": [1, [5, "1"]]}), json!({}))}));
+    let until = warp_project(with(
+        json!({"loop": block("control_wait_until", None, json!({"CONDITION": [2, "cond"]}), json!({}))}),
+        json!({
+            "cond": block("operator_equals", None, json!({"OPERAND1": [3, "rv", [10, ""]], "OPERAND2": [1, [10, "-1"]]}), json!({})),
+            "rv": block("data_variable", None, json!({}), var_field()),
+        }),
+    ));
+    let sound = warp_project(with(
+        json!({"loop": block("sound_playuntildone", None, json!({"SOUND_MENU": [1, "menu"]}), json!({}))}),
+        json!({"menu": {"opcode": "sound_sounds_menu", "next": null, "parent": "loop", "inputs": {},
+                        "fields": {"SOUND_MENU": ["none", null]}, "shadow": true, "topLevel": false}}),
+    ));
+    // A spin that ends (`wait 0` runs twice), then a loop that changes nothing: the spin's
+    // probe must not keep the loop's from starting.
+    let then_loop = {
+        // `until_never` names its loop `loop`; here the wait is first and the loop `rep`.
+        let mut body = until_never("move");
+        if let Some(o) = body.as_object_mut()
+            && let Some(rep) = o.remove("loop")
+        {
+            o.insert("rep".to_string(), rep);
+        }
+        warp_project(with(
+            body,
+            json!({
+                "loop": block("control_wait", Some("rep"), json!({"DURATION": [1, [5, "0"]]}), json!({})),
+                "move": block("motion_changeyby", None, json!({"DY": [1, [4, "1"]]}), json!({})),
+            }),
+        ))
+    };
+    for (name, p, profiles) in [
+        ("wait 0, then a loop", &then_loop, &[Profile::Default, Profile::Whisker][..]),
+        ("wait", &wait, &[Profile::Default, Profile::Whisker][..]),
+        ("wait until", &until, &[Profile::Headless, Profile::Whisker][..]),
+        ("play sound until done", &sound, &[Profile::Whisker][..]),
+    ] {
+        for &profile in profiles {
+            let c = compare(p, profile, 5, &flag_at_zero);
+            assert_eq!(c.first_difference, None, "{name} {profile:?}");
+            assert_eq!(c.hangs, 5, "{name} {profile:?}: every step hangs");
+            assert!(c.work_on * 4 < c.work_off, "{name} {profile:?}: {} vs {}", c.work_on, c.work_off);
+        }
+    }
+}
+
+#[test]
 fn loops_that_change_something_are_not_skipped() {
     let counter = warp_project(with(
         until_never("inc"),
@@ -214,7 +267,15 @@ fn loops_that_change_something_are_not_skipped() {
             "move": block("motion_changeyby", None, json!({"DY": [1, [4, "1"]]}), json!({})),
         }),
     ));
-    for (name, p) in [("counter", &counter), ("random", &random), ("pen", &pen)] {
+    // A waiting block whose input draws a random number on every pass.
+    let random_wait = warp_project(with(
+        json!({"loop": block("control_wait_until", None, json!({"CONDITION": [2, "cond"]}), json!({}))}),
+        json!({
+            "cond": block("operator_equals", None, json!({"OPERAND1": [3, "r", [10, ""]], "OPERAND2": [1, [10, "-1"]]}), json!({})),
+            "r": block("operator_random", None, json!({"FROM": [1, [4, "0"]], "TO": [1, [4, "1"]]}), json!({})),
+        }),
+    ));
+    for (name, p) in [("counter", &counter), ("random", &random), ("pen", &pen), ("random wait", &random_wait)] {
         let c = compare(p, Profile::Default, 4, &flag_at_zero);
         assert_eq!(c.first_difference, None, "{name}");
         assert_eq!(c.hangs, 4, "{name}");

@@ -59,39 +59,62 @@ struct Written {
 /// The per-step state of the search for a fixed point (reset at every step).
 #[derive(Clone, Debug)]
 pub(crate) struct FixPoint {
-    /// `budget.ops` from which the next probe starts.
+    /// `budget.ops` from which the next probe starts at a warp loop's boundary.
     pub next: u64,
+    /// The same at a waiting block's re-run ([`State::probe_fixed_point`]).
+    pub next_spin: u64,
+    /// The probe at a loop's boundaries and the one at a waiting block's re-runs, apart: a
+    /// loop probe waits for its own boundary through those of loops nested in it, and a
+    /// spin inside the loop must not take its place.
     probe: Option<Box<Probe>>,
+    spin_probe: Option<Box<Probe>>,
 }
 
 impl FixPoint {
-    /// No probe yet; the first one after `max_ops / 64` blocks (never when off).
+    /// No probe yet; at loops the first one after `max_ops / 64` blocks, at waiting blocks
+    /// from the first re-run (never when off).
     pub(crate) fn new_step(max_ops: u64, on: bool) -> FixPoint {
-        FixPoint { next: if on { (max_ops / FIRST_PROBE_DIVISOR).max(1) } else { u64::MAX }, probe: None }
+        let (next, next_spin) = if on { ((max_ops / FIRST_PROBE_DIVISOR).max(1), 0) } else { (u64::MAX, u64::MAX) };
+        FixPoint { next, next_spin, probe: None, spin_probe: None }
+    }
+
+    fn slot(&mut self, spin: bool) -> &mut Option<Box<Probe>> {
+        if spin { &mut self.spin_probe } else { &mut self.probe }
     }
 }
 
 impl State {
     /// Called at a boundary of a warp loop of thread `t` (its loop frame on top) once
-    /// `budget.ops >= fixpoint.next`.
-    pub(crate) fn probe_fixed_point(&mut self, t: ThRef) {
+    /// `budget.ops >= fixpoint.next`, or, with `spin`, when a warp thread's block yielded
+    /// and runs again at once, once `budget.ops >= fixpoint.next_spin`. Virtual time does
+    /// not move inside a step, so `wait`, `wait until` and Whisker's `play sound until done`
+    /// spin there until the hang guard trips: each re-run is a boundary with a period of one
+    /// block. Those are probed from the first re-run, as their passes are too cheap to make
+    /// a probe worth waiting for; a spin that ends (`wait 0`, a condition that came true)
+    /// leaves its probe to the next spin.
+    pub(crate) fn probe_fixed_point(&mut self, t: ThRef, spin: bool) {
         let th = self.th(t);
         let (depth, block) = match th.stack.last() {
             Some(f) => (th.stack.len(), f.block),
             None => return,
         };
         let ops = self.budget.ops;
+        let waiting = self.fixpoint.slot(spin).take();
         let summary = self.summary(t);
-        let Some(mut p) = self.fixpoint.probe.take() else {
-            self.fixpoint.probe =
-                Some(Box::new(Probe { thread: t, depth, block, summary, full: None, left: BOUNDARIES }));
-            return;
-        };
-        if p.thread != t || p.depth != depth || p.block != block {
+        let mut p = match waiting {
+            Some(p) if p.thread == t && p.depth == depth && p.block == block => p,
             // Another loop's boundary: keep waiting for the probed one.
-            self.fixpoint.probe = Some(p);
-            return;
-        }
+            Some(p) if !spin => {
+                *self.fixpoint.slot(spin) = Some(p);
+                return;
+            }
+            // No probe, or the probed spin has ended.
+            _ => {
+                let p = Probe { thread: t, depth, block, summary, full: None, left: BOUNDARIES };
+                *self.fixpoint.slot(spin) = Some(Box::new(p));
+                return;
+            }
+        };
         p.left -= 1;
         if summary != p.summary {
             p.summary = summary;
@@ -103,15 +126,18 @@ impl State {
                 Some(before) if before.state == full => {
                     self.skip_periods(ops - before.ops, &before.counts, &counts);
                     self.fixpoint.next = u64::MAX;
+                    self.fixpoint.next_spin = u64::MAX;
                     return;
                 }
                 _ => p.full = Some(Written { state: full, ops, counts }),
             }
         }
         if p.left > 0 {
-            self.fixpoint.probe = Some(p);
-        } else {
+            *self.fixpoint.slot(spin) = Some(p);
+        } else if spin {
             // Not a fixed point (yet): look again after twice as many blocks.
+            self.fixpoint.next_spin = ops.saturating_mul(2).max(1);
+        } else {
             self.fixpoint.next = ops.saturating_mul(2);
         }
     }

@@ -159,6 +159,10 @@ impl State {
                     self.thm(t).status = Status::Running;
                     if warp {
                         self.skip_warp_wait(prog, t, cur);
+                        // The block runs again at once: a boundary of its spin.
+                        if self.budget.ops >= self.fixpoint.next_spin {
+                            self.probe_fixed_point(t, true);
+                        }
                         continue;
                     }
                     return;
@@ -197,7 +201,7 @@ impl State {
             let _ = warp;
             // A warp loop's boundary looks for a fixed point once the step has run many blocks.
             if at_warp_loop && self.budget.ops >= self.fixpoint.next {
-                self.probe_fixed_point(t);
+                self.probe_fixed_point(t, false);
             }
         }
     }
