@@ -17,6 +17,11 @@
 //! skipped periods would have added. Traces, coverage, branch distances and
 //! condition counts are as if the loop had spun; the skipped blocks are not done, so the work
 //! meter does not count them (as with [`State::skip_warp_wait`]'s spins).
+//!
+//! A warp thread also spins on a single block: one that waits (`wait`, `wait until`,
+//! Whisker's step timers) yields, runs again at once and never sees its timer end. Each such
+//! re-run is a boundary too (period: one block), probed from the first re-run with a probe
+//! of its own, so that a spin that ends does not hold up a loop's probe.
 
 use std::fmt::Write as _;
 
