@@ -105,22 +105,22 @@ impl State {
         };
         let ops = self.budget.ops;
         let waiting = self.fixpoint.slot(spin).take();
-        let summary = self.summary(t);
         let mut p = match waiting {
             Some(p) if p.thread == t && p.depth == depth && p.block == block => p,
-            // Another loop's boundary: keep waiting for the probed one.
+            // Another loop's boundary: keep waiting for the probed one (no summary needed).
             Some(p) if !spin => {
                 *self.fixpoint.slot(spin) = Some(p);
                 return;
             }
             // No probe, or the probed spin has ended.
             _ => {
-                let p = Probe { thread: t, depth, block, summary, full: None, left: BOUNDARIES };
+                let p = Probe { thread: t, depth, block, summary: self.summary(t), full: None, left: BOUNDARIES };
                 *self.fixpoint.slot(spin) = Some(Box::new(p));
                 return;
             }
         };
         p.left -= 1;
+        let summary = self.summary(t);
         if summary != p.summary {
             p.summary = summary;
             p.full = None;
