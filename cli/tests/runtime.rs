@@ -396,14 +396,18 @@ fn token_is_required_and_tls_round_trip_works() {
 /// that every worker gets runs); adding seeds afterwards runs only the new runs.
 #[test]
 fn three_workers_on_loopback_addresses_then_more_seeds() {
+    const SPREAD_STEPS: u64 = 1_000_000;
     let _g = serial();
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     let cache = t.join("cache");
     // Runs that use their whole budget: with runs of a few milliseconds, a worker that
-    // registers a moment late could find none left.
+    // registers a moment late could find none left. At 20 000 steps the 30 runs were done in
+    // about a second, and one test in three left a worker without any (a worker leases about
+    // a second of runs at once); at 150 000 steps still one in four. At SPREAD_STEPS round
+    // one takes about ten seconds.
     let smoke = endless_smoke(t);
-    let exp3 = experiment(t, "smoke3.toml", "smoke", &smoke, "3", 20_000, &["random", "random-short"]);
+    let exp3 = experiment(t, "smoke3.toml", "smoke", &smoke, "3", SPREAD_STEPS, &["random", "random-short"]);
     let out = t.join("out");
     let results = out.join("smoke");
 
@@ -452,7 +456,7 @@ fn three_workers_on_loopback_addresses_then_more_seeds() {
     assert_eq!(peers, ["127.0.0.3", "127.0.0.4", "127.0.0.5"].iter().map(|s| s.to_string()).collect());
 
     // Same study, seeds 1..=5: only the 20 new runs execute.
-    let exp5 = experiment(t, "smoke5.toml", "smoke", &smoke, "5", 20_000, &["random", "random-short"]);
+    let exp5 = experiment(t, "smoke5.toml", "smoke", &smoke, "5", SPREAD_STEPS, &["random", "random-short"]);
     let second = round(&exp5, "b");
     let new_runs: BTreeSet<&String> = second.iter().map(|l| &l.0).collect();
     assert_eq!(second.len(), 20, "only the new runs were executed: {second:?}");

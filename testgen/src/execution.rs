@@ -42,6 +42,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use clowder_vm::VmOptions;
+use clowder_vm::instrument::Distances;
 use clowder_vm::project::Project;
 
 use crate::config::{Budget, Params};
@@ -118,7 +119,7 @@ struct Live {
     release: Option<(f64, f64)>,
     /// The VM's work parts and unknown-opcode counts when this execution took it over from a
     /// [`Snapshot`]: the execution that made the snapshot charged them already.
-    base: [u64; 4],
+    base: [u64; 5],
     base_unknown: Vec<(String, u64)>,
 }
 
@@ -194,6 +195,9 @@ pub struct Executor<'a> {
     limited: Option<&'static str>,
     /// VMs run without instrumentation and nothing is traced (replays that only observe).
     observe_only: bool,
+    /// How exactly the VMs measure branch distances: exactly for searches that compare
+    /// fitness values, else only whether they are 0 ([`Executor::zero_distances_only`]).
+    distances: Distances,
     /// VMs start with this `VmOptions::whisker_wall_ms` (assertion generation's variants).
     whisker_wall_ms: Option<f64>,
     /// Symbols of the events of every test executed by the search (sequence coverage).
@@ -243,6 +247,7 @@ impl<'a> Executor<'a> {
             work_cap: None,
             limited: None,
             observe_only: false,
+            distances: Distances::Exact,
             whisker_wall_ms: None,
             alphabet: Alphabet::new(),
             snapshot_worth: SNAPSHOT_WORTH,
@@ -255,6 +260,15 @@ impl<'a> Executor<'a> {
     /// execution), such as mutation analysis. Their traces are empty.
     pub fn observe_only(&mut self) {
         self.observe_only = true;
+    }
+
+    /// From now on, VMs measure a branch distance only as zero or not
+    /// ([`Distances::ZeroOnly`]): for phases that ask of a fitness only whether it is 0
+    /// (Random search, minimisation, assertion generation, selection pools). Execution,
+    /// coverage and every fitness that is 0 stay the same; positive fitness values become
+    /// meaningless, and a false `touching color` no longer walks the stage for its distance.
+    pub fn zero_distances_only(&mut self) {
+        self.distances = Distances::ZeroOnly;
     }
 
     /// The real milliseconds per step at which a test's checks must also hold for Whisker
@@ -417,6 +431,7 @@ impl<'a> Executor<'a> {
                 seed: vm_seed,
                 profile: self.ctx.params.profile,
                 instrument: !self.observe_only,
+                distances: self.distances,
                 whisker_wall_ms: self.whisker_wall_ms,
                 whisker_offline_speech: self.ctx.params.whisker_offline_speech,
                 ..VmOptions::default()
@@ -430,7 +445,7 @@ impl<'a> Executor<'a> {
             budgeted,
             cut: false,
             release: None,
-            base: [0; 4],
+            base: [0; 5],
             base_unknown: Vec::new(),
         }
     }
@@ -442,12 +457,14 @@ impl<'a> Executor<'a> {
         if g == "approximate" || self.geometry == "none" {
             self.geometry = g;
         }
-        let [blocks, evals, geometry, scheduler] = live.sut.work_parts();
-        let [b0, e0, g0, s0] = live.base;
+        let [blocks, evals, geometry, scheduler, distances] = live.sut.work_parts();
+        let [b0, e0, g0, s0, d0] = live.base;
         self.add_work(Kind::Vm, blocks.saturating_sub(b0));
         self.add_work(Kind::Eval, evals.saturating_sub(e0));
         self.add_work(Kind::Geometry, geometry.saturating_sub(g0));
         self.add_work(Kind::Scheduler, scheduler.saturating_sub(s0));
+        // Branch distances are measured for the fitness function, not by the program.
+        self.add_work(Kind::Fitness, distances.saturating_sub(d0));
         for (k, v) in live.sut.unknown_opcodes() {
             let before = live.base_unknown.iter().find(|(b, _)| *b == k).map_or(0, |(_, n)| *n);
             if v > before {

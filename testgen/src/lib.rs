@@ -229,6 +229,10 @@ pub fn generate_prepared_with(
         })
     };
     exec.cap_work("search", cap);
+    if cfg.algorithm == Algorithm::Random {
+        // Random search keeps a test exactly when it executes a target (fitness 0).
+        exec.zero_distances_only();
+    }
     let rng = rng::Rng::new(seed, 0x5EA7C4);
     let mut neat: Option<(u32, String)> = None;
     let archive: Vec<Rc<execution::Evaluated>> = {
@@ -250,6 +254,9 @@ pub fn generate_prepared_with(
     let tests_before_min = archive.len() as u32;
     let events_before_min: u32 = archive.iter().map(|e| e.events.len() as u32).sum();
     let mut min_rng = rng::Rng::new(seed, 0x3141);
+    // Minimisation asks of a replay only whether it still covers its target, and assertion
+    // generation reads states, not distances.
+    exec.zero_distances_only();
     exec.cap_work("minimisation", phase_cap(&exec, 1));
     let mut suite: Vec<Test> = if params.minimize {
         minimize::minimize_suite(&mut exec, &mut min_rng, &archive)

@@ -115,8 +115,9 @@ impl Sut {
         self.vm.work()
     }
 
-    /// [`Sut::work`] in parts: block executions, reporter evaluations, geometry, scheduler.
-    pub fn work_parts(&self) -> [u64; 4] {
+    /// [`Sut::work`] in parts: block executions, reporter evaluations, geometry, scheduler,
+    /// and the geometry's work for branch distances ([`clowder_vm::Vm::work_parts`]).
+    pub fn work_parts(&self) -> [u64; 5] {
         self.vm.work_parts()
     }
 

@@ -50,7 +50,8 @@ pub enum Kind {
     Vm,
     /// The VM's own count of reporter evaluations.
     Eval,
-    /// The VM's own count of geometry work (touching, colours, pen, rendering).
+    /// The VM's own count of geometry work (touching, colours, pen, rendering) that the
+    /// program asked for.
     Geometry,
     /// The VM's own count of its scheduler: steps and thread resumptions.
     Scheduler,
@@ -60,7 +61,8 @@ pub enum Kind {
     Step,
     /// Event extraction.
     Extraction,
-    /// Traces and fitness evaluations.
+    /// Traces and fitness evaluations, with the geometry's work for the branch distances the
+    /// VM measured for them (colour walks, sprite distances).
     Fitness,
     /// The algorithms' archives, populations and the minimisation's target scans.
     Search,

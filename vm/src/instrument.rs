@@ -41,6 +41,20 @@
 
 use crate::program::Program;
 
+/// How exactly the instrumentation measures branch distances ([`VmOptions::distances`](crate::VmOptions)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Distances {
+    /// Every recorded minimum is the exact distance: for searches that compare fitness
+    /// values (MIO, MOSA, Neatest).
+    #[default]
+    Exact,
+    /// A recorded minimum is exact where it is 0 and otherwise some positive value: for
+    /// phases that only ask whether a fitness is 0 (Random search, minimisation, assertion
+    /// generation). A positive distance is not searched for, so a `touching color` that
+    /// is false costs no walk over the stage.
+    ZeroOnly,
+}
+
 /// Truth counts and minimum branch distances of one condition block.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CondStats {
@@ -67,16 +81,25 @@ pub struct Instrument {
     loops: Vec<f64>,
     hats: Vec<u64>,
     started: Vec<u32>,
+    /// The largest bound [`Instrument::distance_bounds`] gives (`INFINITY`, or under
+    /// [`Distances::ZeroOnly`] the smallest positive normal double).
+    ceiling: f64,
 }
 
 impl Instrument {
-    pub(crate) fn new(prog: &Program) -> Self {
+    pub(crate) fn new(prog: &Program, distances: Distances) -> Self {
         let n = prog.blocks.len();
         Instrument {
             conds: vec![CondStats::default(); n],
             loops: vec![f64::NAN; n],
             hats: vec![0; n],
             started: Vec::new(),
+            ceiling: match distances {
+                Distances::Exact => f64::INFINITY,
+                // Below it only 0 and subnormal distances, which are answered exactly, so a
+                // distance is recorded as 0 exactly when it is 0 (`eval_distance`'s bounds).
+                Distances::ZeroOnly => f64::MIN_POSITIVE,
+            },
         }
     }
 
@@ -99,10 +122,12 @@ impl Instrument {
     /// so far (`INFINITY` before its first evaluation). A distance at or above its bound cannot
     /// lower the minimum, so the search for it may stop there and answer the bound (a colour
     /// distance is a walk over the stage: issue 33's colour games spent a third of their time
-    /// in walks that could not change what is recorded).
+    /// in walks that could not change what is recorded). Under [`Distances::ZeroOnly`] no
+    /// bound is above the smallest positive double: only whether a distance is 0 is measured.
     #[inline]
     pub(crate) fn distance_bounds(&self, block: u32) -> (f64, f64) {
-        self.conds.get(block as usize).map_or((f64::INFINITY, f64::INFINITY), |c| (c.min_to_true, c.min_to_false))
+        let c = self.ceiling;
+        self.conds.get(block as usize).map_or((c, c), |s| (s.min_to_true.min(c), s.min_to_false.min(c)))
     }
 
     #[inline]
@@ -132,7 +157,7 @@ impl Instrument {
     /// Writes everything but the condition counts (see [`crate::engine::fixpoint`]).
     pub(crate) fn write_fingerprint(&self, s: &mut String) {
         use std::fmt::Write as _;
-        let Instrument { conds, loops, hats, started } = self;
+        let Instrument { conds, loops, hats, started, ceiling: _ } = self;
         for c in conds {
             let _ = write!(s, "{:?}{:?}", c.min_to_true, c.min_to_false);
         }

@@ -42,6 +42,9 @@ pub struct VmOptions {
     pub record_say: bool,
     /// Turn on the instrumentation for test generation (see [`crate::instrument`]).
     pub instrument: bool,
+    /// With [`VmOptions::instrument`]: whether the branch distances are measured exactly or
+    /// only as zero or not ([`crate::instrument::Distances`]; execution is the same).
+    pub distances: crate::instrument::Distances,
     /// Record every move (`setXY`) for [`Vm::take_moves`] (test drivers' `onMoved`).
     pub record_moves: bool,
     /// Record the other events Whisker's listeners get inside a step, in order, for
@@ -73,6 +76,7 @@ impl Default for VmOptions {
             max_ops_per_step: 5_000_000,
             record_say: false,
             instrument: false,
+            distances: crate::instrument::Distances::Exact,
             record_moves: false,
             record_listeners: false,
             whisker_wall_ms: None,
@@ -205,15 +209,18 @@ impl Vm {
     }
 
     /// [`Vm::work`] in its parts: block executions, reporter evaluations (with the random
-    /// draws they make), geometry, and the scheduler (steps and thread resumptions).
-    pub fn work_parts(&self) -> [u64; 4] {
+    /// draws they make), geometry, the scheduler (steps and thread resumptions), and the
+    /// geometry's work for branch distances (instrumentation: the test generator's fitness
+    /// work, not the program's; the third part excludes it).
+    pub fn work_parts(&self) -> [u64; 5] {
         use crate::geometry::cost;
         let b = &self.st.budget;
         [
             (b.ops_total + b.ops).saturating_sub(b.skipped) * cost::BLOCK,
             b.evals.saturating_sub(b.consts) * cost::EVAL + b.consts * cost::CONST + b.draws * cost::RANDOM,
-            self.st.geometry.work(),
+            self.st.geometry.work().saturating_sub(b.distance),
             self.st.clock.steps * cost::STEP + b.resumes * cost::RESUME,
+            b.distance,
         ]
     }
 

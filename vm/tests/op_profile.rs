@@ -72,7 +72,7 @@ fn counts_add_up_to_the_work_meters_blocks_and_reporters() {
     for _ in 0..200 {
         vm.step();
     }
-    let [blocks, reporters, _, _] = vm.work_parts();
+    let [blocks, reporters, ..] = vm.work_parts();
     let rows = op_profile::take(&p, None);
     let count = |kind: &str, name: &str| rows.iter().find(|r| r.kind == kind && r.name == name).map_or(0, |r| r.count);
     let by_kind = |kind: &str| rows.iter().filter(|r| r.kind == kind).map(|r| r.count).sum::<u64>();

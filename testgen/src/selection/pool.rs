@@ -129,6 +129,8 @@ pub fn build_pool(
     let ctx = RunCtx { project: Arc::clone(&project), model, info: &info, params: &params, vm_seed: opts.seed };
     let mut exec = Executor::new(ctx, Budget::Executions(opts.size as u64), &mut sink);
     exec.cap_work("pool generation", Some(opts.work_cap));
+    // A pool keeps each test's covered statements (fitness 0) and its states, no distances.
+    exec.zero_distances_only();
     let mut rng = Rng::new(opts.seed, POOL_PURPOSE);
     let mut tests = Vec::with_capacity(opts.size);
     let mut statements = Vec::with_capacity(opts.size);

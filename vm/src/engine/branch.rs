@@ -150,6 +150,7 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId, below: (f6
                 return (v, 0.0, 0.0);
             }
             let me = st.th(t).target;
+            let before = st.geometry.work();
             let d = match x.rep {
                 Rep::TouchingObject => st.touching_distance(prog, me, &arg),
                 _ => {
@@ -168,6 +169,7 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId, below: (f6
                     d
                 }
             };
+            st.budget.distance += st.geometry.work().saturating_sub(before);
             (v, d, 0.0)
         }
         _ => {

@@ -248,6 +248,7 @@ impl State {
             draws: _,
             resumes: _,
             skipped: _,
+            distance: _,
             hung,
             error,
         } = budget;

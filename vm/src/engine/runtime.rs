@@ -96,6 +96,9 @@ pub(crate) struct Budget {
     /// Block executions the hang guard counted but the VM did not do (warp spins it skips,
     /// `State::skip_warp_wait`): subtracted from the work.
     pub skipped: u64,
+    /// Of the geometry's work, what measuring branch distances did (instrumentation, not the
+    /// program): reported apart ([`crate::Vm::work_parts`]).
+    pub distance: u64,
     /// This step exceeded the operation budget (or a thread's stack limit).
     pub hung: bool,
     /// The JS exception scratch-vm would have thrown in this step (P10).
@@ -166,7 +169,7 @@ impl State {
             observe: Observe {
                 executed: vec![0u64; prog.blocks.len().div_ceil(64)],
                 unknown: BTreeMap::new(),
-                instrument: if opts.instrument { Some(Box::new(Instrument::new(prog))) } else { None },
+                instrument: if opts.instrument { Some(Box::new(Instrument::new(prog, opts.distances))) } else { None },
                 cond_dist: None,
                 say_log: if opts.record_say { Some(Vec::new()) } else { None },
                 move_log: if opts.record_moves { Some(Vec::new()) } else { None },
@@ -224,6 +227,7 @@ impl State {
                 draws: 0,
                 resumes: 0,
                 skipped: 0,
+                distance: 0,
                 consts: 0,
                 hung: false,
                 error: None,
