@@ -13,25 +13,15 @@
 //! random-sample project, with the oracle's generic inputs and the green flag again after
 //! every hang (as a test generator's next test would), under the profiles with geometry.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clowder_vm::project::{LoadLimits, Project, load};
 use clowder_vm::{Profile, StepOutcome, Vm, VmOptions};
 use serde_json::json;
 
-fn corpora() -> Option<PathBuf> {
-    let root = std::env::var_os("CLOWDER_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"));
-    root.is_dir().then_some(root)
-}
-
-fn skip_note(what: &str) {
-    // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
-    use std::io::Write as _;
-    let _ = std::io::stderr().write_fmt(format_args!("SKIP: {what}\n"));
-}
+mod common;
+use common::{corpora, generic, skip_note};
 
 /// A sprite whose green flag calls a warp procedure `spin` forever; `body` is the blocks of
 /// the procedure (a JSON object of blocks, `"loop"` the first), `vars` the stage variables.
@@ -280,28 +270,6 @@ fn loops_that_change_something_are_not_skipped() {
         assert_eq!(c.first_difference, None, "{name}");
         assert_eq!(c.hangs, 4, "{name}");
         assert_eq!(c.work_on, c.work_off, "{name}: nothing may be skipped");
-    }
-}
-
-/// The oracle's generic input script (`test/sanity.py`), over 300 steps.
-fn generic(vm: &mut Vm, k: u64) {
-    match k {
-        0 => vm.green_flag(),
-        30 => vm.key_down("space"),
-        36 => vm.key_up("space"),
-        45 => vm.answer_text("42"),
-        60 => vm.key_down("right arrow"),
-        90 => vm.key_up("right arrow"),
-        100 => vm.key_down("left arrow"),
-        130 => vm.key_up("left arrow"),
-        140 => vm.key_down("up arrow"),
-        150 => vm.key_up("up arrow"),
-        180 => vm.mouse_move(100.0, -50.0),
-        182 => vm.mouse_button(true),
-        184 => vm.mouse_button(false),
-        190 => vm.click_stage(),
-        230 => vm.answer_text("hello"),
-        _ => {}
     }
 }
 

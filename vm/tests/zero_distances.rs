@@ -8,43 +8,19 @@
 //! generic inputs and the mouse swept over the stage, under the profiles with geometry,
 //! compared after every step.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clowder_vm::instrument::{CondStats, Distances};
 use clowder_vm::project::{LoadLimits, Project, load};
 use clowder_vm::{Profile, Vm, VmOptions};
 
-fn corpora() -> Option<PathBuf> {
-    let root = std::env::var_os("CLOWDER_CORPORA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"));
-    root.is_dir().then_some(root)
-}
-
-fn skip_note(what: &str) {
-    // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
-    use std::io::Write as _;
-    let _ = std::io::stderr().write_fmt(format_args!("SKIP: {what}\n"));
-}
+mod common;
+use common::{corpora, generic, skip_note};
 
 /// The oracle's generic inputs, with the mouse moving over the stage (colour games follow it).
 fn inputs(vm: &mut Vm, k: u64) {
-    match k {
-        0 => vm.green_flag(),
-        30 => vm.key_down("space"),
-        36 => vm.key_up("space"),
-        60 => vm.key_down("right arrow"),
-        90 => vm.key_up("right arrow"),
-        100 => vm.key_down("left arrow"),
-        130 => vm.key_up("left arrow"),
-        140 => vm.key_down("up arrow"),
-        150 => vm.key_up("up arrow"),
-        182 => vm.mouse_button(true),
-        184 => vm.mouse_button(false),
-        190 => vm.click_stage(),
-        _ => {}
-    }
+    generic(vm, k);
     if k % 5 == 0 {
         let t = k as f64 / 5.0;
         vm.mouse_move((t * 37.0) % 480.0 - 240.0, (t * 23.0) % 360.0 - 180.0);

@@ -1,0 +1,43 @@
+//! Helpers shared by the integration tests that read the corpora.
+
+use std::path::{Path, PathBuf};
+
+use clowder_vm::Vm;
+
+/// The corpora folder: `$CLOWDER_CORPORA`, else `../shared/corpora` beside the repository;
+/// `None` when it is absent (the tests that need it SKIP).
+pub fn corpora() -> Option<PathBuf> {
+    let root = std::env::var_os("CLOWDER_CORPORA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"));
+    root.is_dir().then_some(root)
+}
+
+/// Prints `SKIP: what` where the test run shows it.
+pub fn skip_note(what: &str) {
+    // Straight to stderr: libtest captures eprintln!, and a SKIP must show.
+    use std::io::Write as _;
+    let _ = std::io::stderr().write_fmt(format_args!("SKIP: {what}\n"));
+}
+
+/// The oracle's generic input script (`test/sanity.py`), over 300 steps.
+pub fn generic(vm: &mut Vm, k: u64) {
+    match k {
+        0 => vm.green_flag(),
+        30 => vm.key_down("space"),
+        36 => vm.key_up("space"),
+        45 => vm.answer_text("42"),
+        60 => vm.key_down("right arrow"),
+        90 => vm.key_up("right arrow"),
+        100 => vm.key_down("left arrow"),
+        130 => vm.key_up("left arrow"),
+        140 => vm.key_down("up arrow"),
+        150 => vm.key_up("up arrow"),
+        180 => vm.mouse_move(100.0, -50.0),
+        182 => vm.mouse_button(true),
+        184 => vm.mouse_button(false),
+        190 => vm.click_stage(),
+        230 => vm.answer_text("hello"),
+        _ => {}
+    }
+}
