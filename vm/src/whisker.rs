@@ -88,6 +88,63 @@ mod tests {
         assert_eq!(instrumented_steps(f64::NAN), 0.0);
         assert_eq!(instrumented_steps(f64::INFINITY), f64::INFINITY);
     }
+
+    /// The list as it was kept before it counted its bubbles and skipped moves to where a
+    /// drawable already is: scans and splices only.
+    fn plain_ops(items: &mut Vec<Drawn>, op: u64, id: TargetId, other: TargetId) {
+        let pos = |v: &Vec<Drawn>, d: Drawn| v.iter().position(|&x| x == d);
+        match op % 6 {
+            0 | 1 => {
+                let b = Drawn::Bubble(id);
+                match (op % 6 == 0, pos(items, b).is_some()) {
+                    (true, false) => items.push(b),
+                    (false, true) => items.retain(|&x| x != b),
+                    _ => {}
+                }
+            }
+            2 | 3 => {
+                if let Some(i) = pos(items, Drawn::Target(id)) {
+                    let d = items.remove(i);
+                    if op % 6 == 2 { items.push(d) } else { items.insert(0, d) }
+                }
+            }
+            4 => items.retain(|&x| matches!(x, Drawn::Target(_))),
+            _ => {
+                items.retain(|&x| x != Drawn::Target(id) && x != Drawn::Bubble(id));
+                match pos(items, Drawn::Target(other)) {
+                    Some(i) => items.insert(i, Drawn::Target(id)),
+                    None => items.push(Drawn::Target(id)),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn draw_list_keeps_the_order_a_plain_list_of_scans_keeps() {
+        let id = |k: u64| TargetId { slot: (k % 7) as u32 + 1, gn: 0 };
+        let mut rng = crate::rng::SplitMix64::new(36);
+        for _ in 0..200 {
+            let mut list = DrawList::new((1..=5).map(id), true);
+            let mut plain = list.items.clone();
+            for _ in 0..60 {
+                let (op, a, b) = (rng.next_u64(), id(rng.next_u64()), id(rng.next_u64()));
+                match op % 6 {
+                    0 | 1 => list.bubble(a, op % 6 == 0),
+                    2 | 3 => list.front_back(a, op % 6 == 2),
+                    4 => list.clear_bubbles(),
+                    _ => {
+                        list.remove(a);
+                        list.add_clone(a, b);
+                    }
+                }
+                plain_ops(&mut plain, op, a, b);
+                assert_eq!(list.items, plain);
+                let bubbles = plain.iter().filter(|x| matches!(x, Drawn::Bubble(_))).count();
+                assert_eq!(list.bubbles, bubbles);
+                assert_eq!(list.layer_order(a), plain.iter().position(|&x| x == Drawn::Target(a)).map(|i| i + 2));
+            }
+        }
+    }
 }
 
 /// One drawable of scratch-render's sprite layer group.
@@ -109,12 +166,15 @@ pub(crate) struct DrawList {
     /// Drawables below the sprite group: the stage, and the pen layer if the pen extension is
     /// loaded (scratch-vm creates it with the extension).
     below: usize,
+    /// How many of `items` are bubbles: a `show` or `hide` of one of hundreds of clones need
+    /// not scan the list when none is.
+    bubbles: usize,
 }
 
 impl DrawList {
     /// The sprites back to front, above the stage and (`pen`) the pen layer.
     pub(crate) fn new(sprites: impl Iterator<Item = TargetId>, pen: bool) -> Self {
-        Self { items: sprites.map(Drawn::Target).collect(), below: 1 + usize::from(pen) }
+        Self { items: sprites.map(Drawn::Target).collect(), below: 1 + usize::from(pen), bubbles: 0 }
     }
 
     fn position(&self, d: Drawn) -> Option<usize> {
@@ -136,12 +196,16 @@ impl DrawList {
 
     /// A target's drawable and its bubble are destroyed.
     pub(crate) fn remove(&mut self, id: TargetId) {
-        self.items.retain(|&x| x != Drawn::Target(id) && x != Drawn::Bubble(id));
+        self.bubble(id, false);
+        self.items.retain(|&x| x != Drawn::Target(id));
     }
 
     /// `setDrawableOrder(id, ±Infinity)`: to the front or the back of the group.
     pub(crate) fn front_back(&mut self, id: TargetId, front: bool) {
         if let Some(i) = self.position(Drawn::Target(id)) {
+            if i == if front { self.items.len() - 1 } else { 0 } {
+                return;
+            }
             let d = self.items.remove(i);
             if front {
                 self.items.push(d);
@@ -166,17 +230,26 @@ impl DrawList {
     /// `_renderBubble`: a bubble is drawn (`shown`: a visible target with text) or destroyed;
     /// a new one goes on top of the group.
     pub(crate) fn bubble(&mut self, id: TargetId, shown: bool) {
+        if !shown && self.bubbles == 0 {
+            return;
+        }
         let b = Drawn::Bubble(id);
-        let has = self.position(b).is_some();
-        if shown && !has {
+        let at = self.position(b);
+        if shown && at.is_none() {
             self.items.push(b);
-        } else if !shown && has {
-            self.items.retain(|&x| x != b);
+            self.bubbles += 1;
+        } else if let (false, Some(i)) = (shown, at) {
+            // A target has at most one bubble.
+            self.items.remove(i);
+            self.bubbles -= 1;
         }
     }
 
     /// `stop all` clears every bubble.
     pub(crate) fn clear_bubbles(&mut self) {
-        self.items.retain(|x| matches!(x, Drawn::Target(_)));
+        if self.bubbles > 0 {
+            self.items.retain(|x| matches!(x, Drawn::Target(_)));
+            self.bubbles = 0;
+        }
     }
 }

@@ -217,25 +217,36 @@ impl State {
     /// `runtime.moveExecutable`.
     pub(crate) fn move_executable(&mut self, id: TargetId, delta: f64) {
         let Some(old) = self.targets.exec.iter().position(|&x| x == id) else { return };
+        self.move_executable_from(old, delta);
+    }
+
+    /// [`Self::move_executable`] of the target at index `old` of the execution order.
+    fn move_executable_from(&mut self, old: usize, delta: f64) {
         self.targets.layer_epoch += 1;
-        self.targets.exec.remove(old);
-        let len = self.targets.exec.len();
+        // The order without the target, as scratch-vm's splice leaves it.
+        let len = self.targets.exec.len() - 1;
         let mut ni = old as f64 + delta;
         if ni > len as f64 {
             ni = len as f64;
         }
         if ni <= 0.0 {
-            let stage_first = self.targets.exec.first().is_some_and(|&x| self.target(x).is_some_and(|t| t.is_stage));
-            ni = if len > 0 && stage_first { 1.0 } else { 0.0 };
+            let first = self.targets.exec.get(usize::from(old == 0)).copied();
+            let stage_first = first.and_then(|x| self.target(x)).is_some_and(|t| t.is_stage);
+            ni = if stage_first { 1.0 } else { 0.0 };
         }
         let idx = crate::value::splice_index(ni, len);
-        self.targets.exec.insert(idx, id);
+        // Removing and inserting at the same place changes nothing: a `go to front` of the
+        // frontmost of hundreds of clones moves no memory.
+        if idx != old {
+            let id = self.targets.exec.remove(old);
+            self.targets.exec.insert(idx, id);
+        }
     }
 
     /// `runtime.setExecutablePosition`.
     pub(crate) fn set_executable_position(&mut self, id: TargetId, new_index: f64) {
         let Some(old) = self.targets.exec.iter().position(|&x| x == id) else { return };
-        self.move_executable(id, new_index - old as f64);
+        self.move_executable_from(old, new_index - old as f64);
     }
 }
 

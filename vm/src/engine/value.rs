@@ -7,7 +7,7 @@ use std::rc::Rc;
 use super::State;
 use crate::program::{Const, LitId, Program};
 use crate::util::cast::{
-    compare_numbers, is_white_space_str, js_string_to_number, num_is_int, str_to_bool, write_number,
+    compare_numbers, is_white_space_str, js_string_to_number, num_is_int, str_to_bool, with_number_str, write_number,
 };
 use crate::util::math::floor_f64;
 use crate::util::string::compare_lower;
@@ -202,9 +202,7 @@ pub(crate) fn with_str<R>(prog: &Program, v: &V, f: impl FnOnce(&str) -> R) -> R
         V::Num(n) => {
             #[cfg(feature = "op-profile")]
             super::profile::count(super::profile::Event::NumToStr);
-            let mut s = String::new();
-            write_number(&mut s, n.get());
-            f(&s)
+            with_number_str(n.get(), f)
         }
     }
 }

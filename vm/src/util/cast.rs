@@ -161,6 +161,21 @@ pub fn number_to_js_string(n: f64) -> String {
     s
 }
 
+/// `n` as an integer when JS `String(n)` is its plain decimal digits: whole and below 10¹⁵
+/// in magnitude (the common case, printed without float formatting). `-0` gives 0 (`"0"`).
+fn small_int(n: f64) -> Option<i64> {
+    (n.fract() == 0.0 && n.abs() < 1e15).then_some(n as i64)
+}
+
+/// `f(String(n))`, JS's text of `n`, without allocating for whole numbers below 10¹⁵ (string
+/// comparisons and joins of numbers ask for it in inner loops).
+pub fn with_number_str<R>(n: f64, f: impl FnOnce(&str) -> R) -> R {
+    match small_int(n) {
+        Some(i) => f(itoa::Buffer::new().format(i)),
+        None => f(&number_to_js_string(n)),
+    }
+}
+
 /// Appends JS `String(n)` to `out`.
 pub fn write_number(out: &mut String, n: f64) {
     if n.is_nan() {
@@ -175,9 +190,8 @@ pub fn write_number(out: &mut String, n: f64) {
         out.push_str(if n > 0.0 { "Infinity" } else { "-Infinity" });
         return;
     }
-    // Small integers: the common case, no float formatting needed.
-    if n.fract() == 0.0 && n.abs() < 1e15 {
-        let _ = write!(out, "{}", n as i64);
+    if let Some(i) = small_int(n) {
+        out.push_str(itoa::Buffer::new().format(i));
         return;
     }
     // Rust's `{:e}` prints the shortest digits that round-trip (closest when
@@ -406,7 +420,14 @@ mod tests {
         ];
         for (v, want) in table {
             assert_eq!(number_to_js_string(*v), *want, "formatting {v:?}");
+            assert_eq!(with_number_str(*v, str::to_owned), *want, "borrowed text of {v:?}");
         }
+        // Around the edge of the integer path (`-999999999999999`, `-1000000000000000`).
+        for v in [-999999999999999.0, -1e15, 999999999999999.0 + 0.5, -1.0, 7.0, 1e15 - 1.0] {
+            assert_eq!(with_number_str(v, str::to_owned), number_to_js_string(v), "{v:?}");
+        }
+        assert_eq!(number_to_js_string(-999999999999999.0), "-999999999999999");
+        assert_eq!(number_to_js_string(-1e15), "-1000000000000000");
     }
 
     #[test]
