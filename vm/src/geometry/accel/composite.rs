@@ -30,7 +30,8 @@ struct Box4 {
 
 impl Box4 {
     fn contains(&self, o: &Box4) -> bool {
-        self.x0 <= o.x0 && o.x1 <= self.x1 && self.y0 <= o.y0 && o.y1 <= self.y1
+        // Without short-circuits: a scan over the noted boxes compiles to vector compares.
+        (self.x0 <= o.x0) & (o.x1 <= self.x1) & (self.y0 <= o.y0) & (o.y1 <= self.y1)
     }
 }
 
@@ -162,7 +163,7 @@ impl Composite {
         let lo = |v: f64, min: i32| if v.is_nan() { min } else { v.floor().max(min as f64) as i32 };
         let hi = |v: f64, max: i32| if v.is_nan() { max } else { v.ceil().min(max as f64) as i32 };
         let b = Box4 { x0: lo(r.left, X0), x1: hi(r.right, X1), y0: lo(r.bottom, Y0), y1: hi(r.top, Y1) };
-        if b.x0 > b.x1 || b.y0 > b.y1 || self.pending.iter().any(|p| p.contains(&b)) {
+        if b.x0 > b.x1 || b.y0 > b.y1 || self.pending.iter().fold(false, |inside, p| inside | p.contains(&b)) {
             return;
         }
         self.pending.retain(|p| !b.contains(p));
