@@ -9,6 +9,7 @@
 //! ([`super::cpu`]), as Whisker's live renderer does. Convex hulls are recomputed, so
 //! `getFastBounds` is the rough AABB.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::Rect;
@@ -350,15 +351,67 @@ struct Ctx<'a> {
     /// Transforms this query computed itself (drawables edited since the precomputation).
     own_xf: Vec<(usize, Xform)>,
     /// Per SVG skin (by [`skin_key`]), the level of its silhouette: the floor, raised by
-    /// the query's requests.
-    levels: Vec<(usize, i32)>,
-    /// MIPs fetched during this query (sized on first use), borrowed from the skins.
-    mips: Vec<Option<&'a Mip>>,
+    /// the query's requests (the scene's floors, borrowed until a request raises one).
+    levels: Cow<'a, [(usize, i32)]>,
+    /// MIPs fetched during this query, borrowed from the skins.
+    mips: MipMemo<'a>,
+}
+
+/// Drawables a query keeps in a list before it keeps a slot per drawable.
+const FEW_MIPS: usize = 4;
+
+/// [`Ctx::mips`]: the MIPs of the first few drawables a query reads in a list, then one slot
+/// per drawable. A slot per drawable for every query cost each clone of a swarm asking about
+/// itself (`touching edge?`, its bounds) an allocation the size of the scene (`402092991`).
+#[derive(Default)]
+struct MipMemo<'a> {
+    few: [(usize, Option<&'a Mip>); FEW_MIPS],
+    /// Entries of `few` in use.
+    n: usize,
+    /// One slot per drawable, once more than [`FEW_MIPS`] were read (else empty).
+    all: Vec<Option<&'a Mip>>,
+}
+
+impl<'a> MipMemo<'a> {
+    /// Forgets every MIP (a level changed).
+    fn clear(&mut self) {
+        self.n = 0;
+        self.all.iter_mut().for_each(|m| *m = None);
+    }
+
+    /// The MIP of drawable `i` (of `len`), fetched by `fetch` the first time.
+    fn get(&mut self, i: usize, len: usize, fetch: impl FnOnce() -> &'a Mip) -> &'a Mip {
+        if !self.all.is_empty() {
+            return match self.all.get_mut(i) {
+                Some(slot) => slot.get_or_insert_with(fetch),
+                None => fetch(),
+            };
+        }
+        if let Some((_, Some(m))) = self.few[..self.n].iter().find(|(j, _)| *j == i) {
+            return m;
+        }
+        let m = fetch();
+        if self.n < FEW_MIPS {
+            self.few[self.n] = (i, Some(m));
+            self.n += 1;
+        } else {
+            self.all.resize(len.max(i + 1), None);
+            for &(j, mip) in &self.few {
+                if let Some(slot) = self.all.get_mut(j) {
+                    *slot = mip;
+                }
+            }
+            if let Some(slot) = self.all.get_mut(i) {
+                *slot = Some(m);
+            }
+        }
+        m
+    }
 }
 
 impl<'a> Ctx<'a> {
     fn new(s: &'a Scene) -> Self {
-        Ctx { s, checked: Vec::new(), own_xf: Vec::new(), levels: s.floors.0.clone(), mips: Vec::new() }
+        Ctx { s, checked: Vec::new(), own_xf: Vec::new(), levels: Cow::Borrowed(&s.floors.0), mips: MipMemo::default() }
     }
 
     fn d(&self, i: usize) -> &'a Drawable {
@@ -393,16 +446,18 @@ impl<'a> Ctx<'a> {
 
     fn request_level(&mut self, skin: &Arc<Skin>, level: i32) {
         let key = skin_key(skin);
-        match self.levels.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, l)) => {
-                if level > *l {
-                    *l = level;
-                    self.mips.iter_mut().for_each(|m| *m = None);
+        match self.levels.iter().position(|(k, _)| *k == key) {
+            Some(p) => {
+                if self.levels.get(p).is_some_and(|&(_, l)| level > l) {
+                    if let Some((_, l)) = self.levels.to_mut().get_mut(p) {
+                        *l = level;
+                    }
+                    self.mips.clear();
                 }
             }
             None => {
-                self.levels.push((key, level));
-                self.mips.iter_mut().for_each(|m| *m = None);
+                self.levels.to_mut().push((key, level));
+                self.mips.clear();
             }
         }
     }
@@ -431,12 +486,9 @@ impl<'a> Ctx<'a> {
     /// [`Ctx::mip`] borrowed for the scene's lifetime (the levels must be settled: a later
     /// request would not reach this borrow).
     fn mip_of(&mut self, i: usize) -> &'a Mip {
-        if self.mips.is_empty() {
-            self.mips.resize(self.s.drawables.len(), None);
-        }
         let d = self.d(i);
         let levels = &self.levels;
-        self.mips[i].get_or_insert_with(|| {
+        self.mips.get(i, self.s.drawables.len(), || {
             let key = skin_key(&d.skin);
             let level = levels.iter().find(|(k, _)| *k == key).map(|(_, l)| *l).unwrap_or(0);
             d.skin.mip_ref(level)
@@ -1186,7 +1238,7 @@ impl Scene {
     /// the effects are the same).
     pub fn own_colors_with(&self, me: usize, mut memo: ColorMemo) -> OwnColors<'_> {
         let mut ctx = Ctx::new(self);
-        ctx.levels.clear();
+        ctx.levels = Cow::Borrowed(&[]);
         ctx.update_cpu(me);
         // Level 0 (no levels requested): the mip is settled, so its borrow lasts the scene's.
         let (xf, d) = (ctx.xf(me), ctx.d(me));

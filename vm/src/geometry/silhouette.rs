@@ -34,6 +34,11 @@ impl Silhouette {
         s
     }
 
+    /// The pixels back (for a buffer to be reused).
+    pub fn into_rgba(self) -> Vec<u8> {
+        self.rgba
+    }
+
     /// A 1×1 transparent silhouette (`setEmptyImageData`).
     pub fn empty_pixel() -> Self {
         Self::from_rgba(1, 1, vec![0; 4])

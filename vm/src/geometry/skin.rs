@@ -499,6 +499,15 @@ impl Skin {
         }
     }
 
+    /// The pixels of a pen skin that no one else holds (`None` for another skin, or one still
+    /// shared): the pen layer reuses the buffer for its next skin.
+    pub fn into_pen_pixels(self) -> Option<Vec<u8>> {
+        match self.kind {
+            Kind::Pen(m) => Arc::try_unwrap(m).ok().map(|m| m.silhouette.into_rgba()),
+            _ => None,
+        }
+    }
+
     /// How collisions sample this skin.
     pub fn sampling(&self) -> Sampling {
         match self.kind {

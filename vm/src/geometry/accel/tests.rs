@@ -461,6 +461,45 @@ fn deferred_drawing_equals_drawing_at_once() {
     assert!(lazy.rgba() == eager.rgba(), "pixels after many records");
 }
 
+/// A pen skin built in the buffer of an older one, copied only where the pixels changed since
+/// that one was built, shows what the layer holds, through stamps, lines and clears; where
+/// something still holds the older skin (a snapshot), the pixels are copied whole.
+#[test]
+fn pen_skins_in_reused_buffers_show_the_layer() {
+    let mut rng = SplitMix64::new(47);
+    let (mut built, mut reused) = (0, 0);
+    for round in 0..30 {
+        let scene = random_scene(&mut rng);
+        let mut pen = PenLayer::new();
+        // What the scene (the newest skin) and now and then a snapshot (an older one) hold.
+        let mut held: Vec<Arc<Skin>> = Vec::new();
+        let (mut newest, mut before): (Option<usize>, Option<usize>) = (None, None);
+        for op in 0..60 {
+            match rng.below(8) {
+                0..=1 => pen.stamp(&scene, rng.below(scene.drawables.len() as u64) as usize),
+                2..=4 => draw(&mut pen, &mut rng),
+                5 => pen.clear(),
+                _ => {
+                    let skin = pen.skin();
+                    let buf = skin.mip_ref(0).silhouette.rgba().as_ptr() as usize;
+                    if newest != Some(buf) {
+                        built += 1;
+                        reused += usize::from(before == Some(buf));
+                        (before, newest) = (newest, Some(buf));
+                    }
+                    assert!(skin.mip_ref(0).silhouette.rgba() == pen.rgba(), "round {round}, op {op}");
+                    held.push(skin);
+                    let keep = if rng.below(5) == 0 { 2 } else { 1 };
+                    while held.len() > keep {
+                        held.remove(0);
+                    }
+                }
+            }
+        }
+    }
+    assert!(reused > 100 && reused + 50 < built, "skins built {built}, in reused buffers {reused}");
+}
+
 /// A random pen line (thick or thin, any colour, partly transparent).
 fn draw(pen: &mut PenLayer, rng: &mut SplitMix64) {
     let c = COLOURS[rng.below(5) as usize];

@@ -36,6 +36,13 @@ pub struct PenLayer {
     pixels: Vec<u8>,
     /// The skin built from the current pixels (rebuilt after drawing).
     skin: Option<Arc<Skin>>,
+    /// The skin built last (current or not), and the one before it with the pixels changed
+    /// between the two builds: that one's buffer, once the scene lets go of it, becomes the
+    /// next skin's (see [`PenLayer::skin_pixels`]).
+    newest: Option<Arc<Skin>>,
+    older: Option<(Arc<Skin>, PenChanges)>,
+    /// Pixels written or zeroed since the newest skin was built.
+    unskinned: PenChanges,
     /// Whether anything was ever drawn (an untouched layer is fully transparent).
     dirty: bool,
     /// Pixels changed since [`PenLayer::take_changes`] last ran (see [`PenChanges`]).
@@ -64,6 +71,9 @@ impl Default for PenLayer {
         PenLayer {
             pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize],
             skin: None,
+            newest: None,
+            older: None,
+            unskinned: PenChanges::default(),
             dirty: false,
             changes: PenChanges::default(),
             ink: PenChanges::default(),
@@ -104,6 +114,7 @@ impl PenLayer {
                     }
                 }
             }
+            self.unskinned.merge(&written);
             // Only recorded drawing, dropped: nothing was zeroed.
             let zeroed = !written.is_empty();
             self.dirty = false;
@@ -162,9 +173,40 @@ impl PenLayer {
             return s.clone();
         }
         self.work += cost::PEN_SKIN;
-        let s = Arc::new(Skin::pen(PEN_WIDTH, PEN_HEIGHT, self.pixels.clone(), self.written.texel_boxes()));
+        let s = Arc::new(Skin::pen(PEN_WIDTH, PEN_HEIGHT, self.skin_pixels(), self.written.texel_boxes()));
         self.skin = Some(s.clone());
+        self.newest = Some(s.clone());
         s
+    }
+
+    /// A copy of the pixels for a new skin. A layer redrawn every frame and read every frame
+    /// copied its whole 480 × 360 pixels per frame (a tenth of `400003367`): the buffer of the
+    /// skin before the newest one, when nothing holds it any more (the scene has moved on to
+    /// the newest), is brought up to date where the pixels changed since it was built instead.
+    fn skin_pixels(&mut self) -> Vec<u8> {
+        let since_newest = std::mem::take(&mut self.unskinned);
+        let reused = self.older.take().and_then(|(old, mut changed)| {
+            let buf = Arc::try_unwrap(old).ok()?.into_pen_pixels()?;
+            changed.merge(&since_newest);
+            Some((buf, changed))
+        });
+        self.older = self.newest.take().map(|n| (n, since_newest));
+        let Some((mut buf, changed)) = reused.filter(|(b, _)| b.len() == self.pixels.len()) else {
+            return self.pixels.clone();
+        };
+        for b in changed.boxes() {
+            let (c0, c1) = (b.c0.clamp(0, PEN_WIDTH as i64 - 1), b.c1.clamp(0, PEN_WIDTH as i64 - 1));
+            for row in b.r0.clamp(0, PEN_HEIGHT as i64 - 1)..=b.r1.clamp(0, PEN_HEIGHT as i64 - 1) {
+                let (o, e) = (pixel_offset(c0, row), pixel_offset(c1 + 1, row));
+                if let (Some(d), Some(src)) = (buf.get_mut(o..e), self.pixels.get(o..e)) {
+                    d.copy_from_slice(src);
+                }
+            }
+        }
+        if cfg!(debug_assertions) {
+            assert!(buf == self.pixels, "a reused pen buffer missed a change");
+        }
+        buf
     }
 
     /// `penPoint`: a dot (a zero-length line).
@@ -215,7 +257,7 @@ impl PenLayer {
             }
             if c_lo <= c_hi {
                 self.inked(c_lo, c_hi, row);
-                self.written.add_row(c_lo, c_hi, row);
+                self.wrote(c_lo, c_hi, row);
             }
         }
         self.work += cost::PEN_PIXEL * visited + cost::PEN_FILL * filled + cost::ROW_VISIT * (row1 - row0 + 1) as u64;
@@ -254,6 +296,13 @@ impl PenLayer {
         self.work += cost::ROW_VISIT * (l.row1 - l.row0 + 1) as u64;
     }
 
+    /// Pixels in columns `c0..=c1` of row `r` were written: what a clear must zero, and what
+    /// the next skin must copy.
+    fn wrote(&mut self, c0: i64, c1: i64, r: i64) {
+        self.written.add_row(c0, c1, r);
+        self.unskinned.add_row(c0, c1, r);
+    }
+
     /// Pixels in columns `c0..=c1` of row `r` got ink: what a clear must erase, and what
     /// queries must forget.
     fn inked(&mut self, c0: i64, c1: i64, r: i64) {
@@ -274,6 +323,7 @@ impl PenLayer {
                 if alpha > 0.0 {
                     let src = l.premult.map(|v| v * alpha);
                     self.blend(col as u32, row as u32, src);
+                    self.wrote(col, col, row);
                 }
             }
         }
@@ -353,7 +403,7 @@ impl PenLayer {
             if drawn0 <= drawn1 {
                 let (d0, d1, r) = (i64::from(drawn0), i64::from(drawn1), i64::from(row));
                 self.inked(d0, d1, r);
-                self.written.add_row(d0, d1, r);
+                self.wrote(d0, d1, r);
             }
         }
         self.memo = own.into_memo();
@@ -382,6 +432,7 @@ impl PenLayer {
                         let src = [c[0] as f64 / 255.0, c[1] as f64 / 255.0, c[2] as f64 / 255.0, c[3] as f64 / 255.0];
                         self.blend(col as u32, row as u32, src);
                         self.changes.add_row(col, col, row);
+                        self.wrote(col, col, row);
                     }
                 }
                 x += 1.0;
