@@ -41,6 +41,18 @@ pub struct Effects {
     pub ghost: f64,
 }
 
+/// The uniforms of no effect (all values +0).
+const NONE: Effects = Effects {
+    enabled: 0,
+    color: 0.0,
+    fisheye: 1.0,
+    whirl: -0.0,
+    pixelate: 0.0,
+    mosaic: 1.0,
+    brightness: 0.0,
+    ghost: 1.0,
+};
+
 impl Default for Effects {
     fn default() -> Self {
         Effects::from_values([0.0; 7])
@@ -50,6 +62,16 @@ impl Default for Effects {
 impl Effects {
     /// Uniforms from the Scratch effect values `[color, fisheye, whirl, pixelate, mosaic, brightness, ghost]`.
     pub fn from_values(v: [f64; 7]) -> Self {
+        // No effect set (every value +0): the uniforms `from_values_computed` gives then, without
+        // its `%` and rounding (every drawable of a swarm is rebuilt through this).
+        if v.iter().all(|x| x.to_bits() == 0) {
+            return NONE;
+        }
+        Self::from_values_computed(v)
+    }
+
+    /// [`Effects::from_values`] computed.
+    fn from_values_computed(v: [f64; 7]) -> Self {
         let mut enabled = 0;
         for (i, x) in v.iter().enumerate() {
             // `if (rawValue)`: zero and NaN disable the effect.
@@ -166,6 +188,21 @@ impl Effects {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The uniforms of no effect are those computed, bit for bit; a `-0` value still computes.
+    #[test]
+    fn no_effect_equals_the_computed_uniforms() {
+        let bits =
+            |e: Effects| [e.color, e.fisheye, e.whirl, e.pixelate, e.mosaic, e.brightness, e.ghost].map(f64::to_bits);
+        let (fast, computed) = (Effects::from_values([0.0; 7]), Effects::from_values_computed([0.0; 7]));
+        assert_eq!((fast.enabled, bits(fast)), (computed.enabled, bits(computed)));
+        for k in 0..7 {
+            let mut v = [0.0; 7];
+            v[k] = -0.0;
+            let (e, c) = (Effects::from_values(v), Effects::from_values_computed(v));
+            assert_eq!((e.enabled, bits(e)), (c.enabled, bits(c)), "-0 at {k}");
+        }
+    }
 
     #[test]
     fn ghost_scales_all_channels() {

@@ -147,12 +147,18 @@ fn key_of(p: &Placement, skin: &Skin) -> [u64; 9] {
     [p.x, p.y, p.direction, p.scale[0], p.scale[1], w, h, cx, cy].map(f64::to_bits)
 }
 
+/// Whether two transform keys (of equal length) hold the same bit patterns, compared without
+/// a `memcmp` call: this runs once per drawable and query, and per stand-in.
+fn same_bits(a: &[u64], b: &[u64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
 /// The transform of a drawable of `skin` at `p` (whose [`xform_key`] is `key`), from the one
 /// kept for its position.
 fn transform_from(old: Option<&CachedXform>, key: &[u64; 9], p: &Placement, skin: &Skin) -> Xform {
     match old {
         // Only the position changed (the first two inputs): no trigonometry.
-        Some(old) if old.key[2..] == key[2..] => old.xf.moved_to(p),
+        Some(old) if same_bits(&old.key[2..], &key[2..]) => old.xf.moved_to(p),
         _ => Xform::new(p, skin.size(), skin.rotation_center()),
     }
 }
@@ -226,8 +232,8 @@ impl Scene {
     /// when equal, moved when only the position differs, else computed.
     fn xform_like(&self, i: usize, key: &[u64; 9], p: &Placement, skin: &Skin, like: Option<&CachedXform>) -> Xform {
         match like {
-            Some(c) if c.key == *key => c.xf,
-            Some(c) if c.key[2..] == key[2..] => c.xf.moved_to(p),
+            Some(c) if same_bits(&c.key, key) => c.xf,
+            Some(c) if same_bits(&c.key[2..], &key[2..]) => c.xf.moved_to(p),
             _ => transform_from(self.xforms.get(i).and_then(Option::as_ref), key, p, skin),
         }
     }
@@ -314,9 +320,8 @@ impl Scene {
     /// 144-byte transform do not pay for copying it (and reading the copy back).
     fn cached_xform_ref(&self, i: usize) -> Option<&Xform> {
         let c = self.xforms.get(i)?.as_ref()?;
-        // Bit patterns compared without a `memcmp` call: this runs once per drawable and query.
         let key = xform_key(&self.drawables[i]);
-        (c.key.iter().zip(&key).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0).then_some(&c.xf)
+        same_bits(&c.key, &key).then_some(&c.xf)
     }
 }
 
