@@ -370,6 +370,8 @@ const FEW_MIPS: usize = 4;
 /// itself (`touching edge?`, its bounds) an allocation the size of the scene (`402092991`).
 #[derive(Default)]
 struct MipMemo<'a> {
+    /// The one asked for last: per-pixel loops ask for the same drawable again and again.
+    last: Option<(usize, &'a Mip)>,
     few: [(usize, Option<&'a Mip>); FEW_MIPS],
     /// Entries of `few` in use.
     n: usize,
@@ -380,12 +382,25 @@ struct MipMemo<'a> {
 impl<'a> MipMemo<'a> {
     /// Forgets every MIP (a level changed).
     fn clear(&mut self) {
+        self.last = None;
         self.n = 0;
         self.all.iter_mut().for_each(|m| *m = None);
     }
 
     /// The MIP of drawable `i` (of `len`), fetched by `fetch` the first time.
     fn get(&mut self, i: usize, len: usize, fetch: impl FnOnce() -> &'a Mip) -> &'a Mip {
+        if let Some((j, m)) = self.last
+            && j == i
+        {
+            return m;
+        }
+        let m = self.get_kept(i, len, fetch);
+        self.last = Some((i, m));
+        m
+    }
+
+    /// [`MipMemo::get`] past the last one asked for.
+    fn get_kept(&mut self, i: usize, len: usize, fetch: impl FnOnce() -> &'a Mip) -> &'a Mip {
         if !self.all.is_empty() {
             return match self.all.get_mut(i) {
                 Some(slot) => slot.get_or_insert_with(fetch),
