@@ -184,12 +184,8 @@ pub fn run(args: BenchWorkArgs) -> anyhow::Result<ExitCode> {
 /// [`LATER_PASSES`] passes, one after the other, each over all of them: their CPU becomes the
 /// median of all their repetitions.
 fn measure_far_again(rows: &mut [(Row, Vec<f64>)], files: &[(String, PathBuf)], args: &BenchWorkArgs) {
-    let mut ratios: Vec<f64> = rows.iter().map(|(r, _)| r.ratio()).collect();
-    ratios.sort_by(f64::total_cmp);
-    let Some(&med) = ratios.get(ratios.len() / 2) else { return };
-    let far: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows.get(i).is_some_and(|(r, _)| r.ratio() > med * FAR || r.ratio() * FAR < med))
-        .collect();
+    let ratios: Vec<f64> = rows.iter().map(|(r, _)| r.ratio()).collect();
+    let Some((med, far)) = far_from_median(&ratios) else { return };
     if far.is_empty() {
         return;
     }
@@ -216,6 +212,16 @@ fn measure_far_again(rows: &mut [(Row, Vec<f64>)], files: &[(String, PathBuf)], 
         }
         eprintln!("bench work: pass {} of {LATER_PASSES} over the far runs done", pass + 1);
     }
+}
+
+/// The median of `ratios` and the indices of those beyond [`FAR`] times it or below it by as
+/// much (`None` without ratios).
+fn far_from_median(ratios: &[f64]) -> Option<(f64, Vec<usize>)> {
+    let mut sorted = ratios.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let med = *sorted.get(sorted.len() / 2)?;
+    let far = ratios.iter().enumerate().filter(|&(_, &r)| r > med * FAR || r * FAR < med).map(|(i, _)| i).collect();
+    Some((med, far))
 }
 
 /// Every algorithm's run of one project (none when it does not load), with the CPU time of
@@ -536,4 +542,20 @@ fn fit(rows: &[Row]) -> Option<Vec<f64>> {
         out[k] = a[i][m] / a[i][i];
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both ends are measured again, and only what lies beyond 1.75× the median either way.
+    #[test]
+    fn runs_far_from_the_median_on_both_sides_are_picked() {
+        let ratios = [1.0, 1.7, 0.6, 3.2, 0.5, 1.1, 0.9, 1.76, 0.57];
+        let (med, far) = far_from_median(&ratios).unwrap();
+        assert_eq!(med, 1.0);
+        assert_eq!(far, vec![3, 4, 7, 8]);
+        assert!(far_from_median(&[]).is_none());
+        assert_eq!(far_from_median(&[2.0]).unwrap().1, Vec::<usize>::new());
+    }
 }
