@@ -453,7 +453,11 @@ fn three_workers_on_loopback_addresses_then_more_seeds() {
         .iter()
         .map(|r| r["peer"].rsplit_once(':').map(|x| x.0.to_string()).unwrap_or_default())
         .collect();
-    assert_eq!(peers, ["127.0.0.3", "127.0.0.4", "127.0.0.5"].iter().map(|s| s.to_string()).collect());
+    // Every run names the address of the worker that ran it. Not necessarily all three: a
+    // worker that registers after the other two have leased every run gets none (seen once
+    // in a loaded `.ci/run`, debug build); that all three registered is checked above.
+    let three: BTreeSet<String> = ["127.0.0.3", "127.0.0.4", "127.0.0.5"].iter().map(|s| s.to_string()).collect();
+    assert!(peers.len() >= 2 && peers.is_subset(&three), "{peers:?}");
 
     // Same study, seeds 1..=5: only the 20 new runs execute.
     let exp5 = experiment(t, "smoke5.toml", "smoke", &smoke, "5", SPREAD_STEPS, &["random", "random-short"]);

@@ -217,11 +217,22 @@ impl Vm {
         let b = &self.st.budget;
         [
             (b.ops_total + b.ops).saturating_sub(b.skipped) * cost::BLOCK,
-            b.evals.saturating_sub(b.consts) * cost::EVAL + b.consts * cost::CONST + b.draws * cost::RANDOM,
+            b.rich * cost::EVAL
+                + b.evals.saturating_sub(b.consts + b.rich) * cost::EVAL_LIGHT
+                + b.consts * cost::CONST
+                + b.draws * cost::RANDOM,
             self.st.geometry.work().saturating_sub(b.distance),
             self.st.clock.steps * cost::STEP + b.resumes * cost::RESUME,
             b.distance,
         ]
+    }
+
+    /// Operations done so far: block executions, evaluations of reporters other than
+    /// constants, and random draws (the same on any VM whose trace agrees; `clowder bench vm`
+    /// divides time by it).
+    pub fn operations(&self) -> u64 {
+        let b = &self.st.budget;
+        (b.ops_total + b.ops).saturating_sub(b.skipped) + b.evals.saturating_sub(b.consts) + b.draws
     }
 
     /// The work of cloning this VM (`Clone` copies its whole state: targets with their

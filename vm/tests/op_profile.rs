@@ -12,6 +12,27 @@ use clowder_vm::project::{LoadLimits, load};
 use clowder_vm::{Vm, VmOptions};
 use serde_json::json;
 
+/// The reporters `Rep::is_light` names, as the profile's rows name them.
+const LIGHT: [&str; 17] = [
+    "Var",
+    "Arg",
+    "LengthOfList",
+    "ItemOfList",
+    "Add",
+    "Sub",
+    "Mul",
+    "Div",
+    "Mod",
+    "Round",
+    "MathOp",
+    "Lt",
+    "Eq",
+    "Gt",
+    "And",
+    "Or",
+    "Not",
+];
+
 /// `when flag clicked: set v to 0, add "3" to L, repeat 50 { step (v) }` with
 /// `define step (x): set v to (x + item 1 of L); if v > 20 then set s to (join v "a")`.
 fn project() -> String {
@@ -77,9 +98,14 @@ fn counts_add_up_to_the_work_meters_blocks_and_reporters() {
     let count = |kind: &str, name: &str| rows.iter().find(|r| r.kind == kind && r.name == name).map_or(0, |r| r.count);
     let by_kind = |kind: &str| rows.iter().filter(|r| r.kind == kind).map(|r| r.count).sum::<u64>();
     assert_eq!(by_kind("command") * cost::BLOCK, blocks, "{rows:#?}");
-    // No random draws here: the reporters' units are evaluations and constants.
+    // No random draws here: the reporters' units are evaluations, light ones and constants.
     let consts = count("reporter", "Const");
-    assert_eq!((by_kind("reporter") - consts) * cost::EVAL + consts * cost::CONST, reporters, "{rows:#?}");
+    let light: u64 =
+        rows.iter().filter(|r| r.kind == "reporter" && LIGHT.contains(&r.name.as_str())).map(|r| r.count).sum();
+    let rich = by_kind("reporter") - consts - light;
+    assert!(light > 0 && rich > 0, "{rows:#?}");
+    assert_eq!(rich * cost::EVAL + light * cost::EVAL_LIGHT + consts * cost::CONST, reporters, "{rows:#?}");
+    assert_eq!(vm.operations(), by_kind("command") + by_kind("reporter") - consts, "{rows:#?}");
     assert_eq!(count("command", "Call"), 50);
     assert_eq!(count("reporter", "Add"), 50);
     assert_eq!(count("reporter", "Arg"), 50);

@@ -181,9 +181,7 @@ pub(super) fn run_ours(
         vm.step();
     }
     let elapsed = t1.elapsed();
-    let [blocks, evals, ..] = vm.work_parts();
-    let ops = blocks / clowder_vm::geometry::cost::BLOCK + evals / clowder_vm::geometry::cost::EVAL;
-    (elapsed, t_new, ops)
+    (elapsed, t_new, vm.operations())
 }
 
 /// The reference's `#stats` for one run.

@@ -51,6 +51,7 @@ fn eval_distance(st: &mut State, prog: &Program, t: ThRef, e: ExprId, below: (f6
     let _node = super::profile::Guard::expr(e);
     st.budget.evals += 1;
     let Some(x) = prog.exprs.get(e as usize) else { return (V::Undef, 1.0, 0.0) };
+    st.budget.rich += u64::from(!x.rep.is_light() && !matches!(x.rep, Rep::Const(_)));
     let truth = |v: &V| if to_bool(prog, v) { (0.0, 1.0) } else { (1.0, 0.0) };
     match x.rep {
         Rep::And | Rep::Or | Rep::Not => {

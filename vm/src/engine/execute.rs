@@ -118,11 +118,14 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
             return V::num(arith(&x.rep, a, b));
         }
         rep if rep.is_operator() && x.args.n <= 2 => {
+            st.budget.rich += u64::from(!rep.is_light());
             let [a0, a1] = eval_two(st, prog, t, &x.args);
             return operators::eval(st, prog, &x.rep, &a0, &a1);
         }
         _ => {}
     }
+    // Constants returned above; the light reporters' fast paths count nothing more.
+    st.budget.rich += u64::from(!x.rep.is_light());
     let base = st.stack.len();
     eval_args(st, prog, t, &x.args, base);
     let v = apply_rep(st, prog, t, &x.rep, base);

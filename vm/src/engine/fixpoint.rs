@@ -245,6 +245,7 @@ impl State {
             ops_total: _,
             evals: _,
             consts: _,
+            rich: _,
             draws: _,
             resumes: _,
             skipped: _,

@@ -54,6 +54,7 @@ fn eval_resumable(st: &mut State, prog: &Program, t: ThRef, e: ExprId, r: &mut R
     let _node = super::profile::Guard::expr(e);
     st.budget.evals += 1;
     let x = prog.exprs.get(e as usize)?;
+    st.budget.rich += u64::from(!x.rep.is_light() && !matches!(x.rep, Rep::Const(_)));
     let is_op = !matches!(x.rep, Rep::Const(_) | Rep::NoFn | Rep::Unknown(_));
     if is_op && let Some(rp) = &r.replay {
         let size = subtree_ops(prog, e);

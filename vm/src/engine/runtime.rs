@@ -89,6 +89,11 @@ pub(crate) struct Budget {
     /// Of these, evaluations of constants (literals and menus): charged less, they only
     /// copy a value.
     pub consts: u64,
+    /// Of these, evaluations of reporters neither constant nor light ([`crate::program::Rep::is_light`]:
+    /// variables, parameters, list items and lengths, arithmetic, comparisons, logic). The
+    /// light ones are what is left, so the interpreter's fast paths, which evaluate only
+    /// light reporters, count nothing more.
+    pub rich: u64,
     /// Draws from the project's random stream so far (work only).
     pub draws: u64,
     /// Threads resumed by the scheduler so far (work only).
@@ -229,6 +234,7 @@ impl State {
                 skipped: 0,
                 distance: 0,
                 consts: 0,
+                rich: 0,
                 hung: false,
                 error: None,
             },

@@ -7,9 +7,15 @@
 /// One block execution (with its share of the scheduler: thread switches, yields, the
 /// frame's hat checks; `clowder bench work` fits these over the corpora).
 pub const BLOCK: u64 = 23;
-/// One reporter evaluation (an input of a block, nested or not: value conversions, variable
-/// and list look-ups included).
+/// One reporter evaluation (an input of a block, nested or not: value conversions, strings,
+/// sensing, look-ups by name) other than a light one or a constant.
 pub const EVAL: u64 = 25;
+/// One evaluation of a light reporter (`program::Rep::is_light`: a variable, a parameter, a
+/// list's item or length, arithmetic, a comparison, `and`/`or`/`not`): no allocation, no
+/// geometry. Charged as [`EVAL`] until engine `+sem35`, scripts that compute (warp procedures
+/// of vector maths over lists, `400011212`) were charged 2.7× their CPU against the corpora's
+/// median.
+pub const EVAL_LIGHT: u64 = 10;
 /// One evaluation of a constant (a literal input or a menu): a copy, charged apart from
 /// [`EVAL`] so that tight loops of constant-argument blocks are not overcharged (issue 31's
 /// calibration: `402153740`'s warp loop was charged four times its CPU).

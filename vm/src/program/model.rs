@@ -436,6 +436,31 @@ pub(crate) enum Rep {
 
 impl Rep {
     /// The `operator_*` reporters ([`crate::blocks::operators`]): at most two inputs.
+    /// The reporters computing scripts are made of, charged [`crate::geometry::cost::EVAL_LIGHT`]
+    /// in the work count: no allocation, no geometry, no string building.
+    pub fn is_light(&self) -> bool {
+        matches!(
+            self,
+            Rep::Var(_)
+                | Rep::Arg(_)
+                | Rep::LengthOfList(_)
+                | Rep::ItemOfList(_)
+                | Rep::Add
+                | Rep::Sub
+                | Rep::Mul
+                | Rep::Div
+                | Rep::Mod
+                | Rep::Round
+                | Rep::MathOp(_)
+                | Rep::Lt
+                | Rep::Eq
+                | Rep::Gt
+                | Rep::And
+                | Rep::Or
+                | Rep::Not
+        )
+    }
+
     pub fn is_operator(&self) -> bool {
         matches!(
             self,
