@@ -435,32 +435,18 @@ pub(crate) enum Rep {
 }
 
 impl Rep {
-    /// The `operator_*` reporters ([`crate::blocks::operators`]): at most two inputs.
     /// The reporters computing scripts are made of, charged [`crate::geometry::cost::EVAL_LIGHT`]
-    /// in the work count: no allocation, no geometry, no string building.
+    /// in the work count: variables, parameters, list items and lengths, and the operators
+    /// that neither draw random numbers nor build or search strings.
     pub fn is_light(&self) -> bool {
-        matches!(
-            self,
-            Rep::Var(_)
-                | Rep::Arg(_)
-                | Rep::LengthOfList(_)
-                | Rep::ItemOfList(_)
-                | Rep::Add
-                | Rep::Sub
-                | Rep::Mul
-                | Rep::Div
-                | Rep::Mod
-                | Rep::Round
-                | Rep::MathOp(_)
-                | Rep::Lt
-                | Rep::Eq
-                | Rep::Gt
-                | Rep::And
-                | Rep::Or
-                | Rep::Not
-        )
+        match self {
+            Rep::Var(_) | Rep::Arg(_) | Rep::LengthOfList(_) | Rep::ItemOfList(_) => true,
+            Rep::Random | Rep::Join | Rep::LetterOf | Rep::Length | Rep::Contains => false,
+            rep => rep.is_operator(),
+        }
     }
 
+    /// The `operator_*` reporters ([`crate::blocks::operators`]): at most two inputs.
     pub fn is_operator(&self) -> bool {
         matches!(
             self,
