@@ -288,6 +288,7 @@ pub mod runtime {
 /// `program::Rep::is_light`) `geometry::cost::EVAL_LIGHT` (10) instead of `EVAL` (25). Scripts
 /// that compute (warp procedures of vector maths over lists) were charged 2.7× their CPU
 /// against the corpora's median (`400011212`: 0.375 CPU-s per 10⁹ units, median 1.023), the
-/// calibration's one outlier; now 0.74 against a median of 1.10. Execution, coverage and every
-/// decision are as before where no cap is reached; the work count drops.
+/// calibration's one outlier; now 0.72 against a median of 1.052. Execution, coverage, suites
+/// and digests are as before where no cap is reached; the work count drops (minimisation's
+/// choice between replaying and cloning reads it, so its path may change, its suite not).
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem35");
