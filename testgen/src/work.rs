@@ -37,6 +37,11 @@ pub mod cost {
     /// A target's value looked at by an algorithm's bookkeeping (archives, coverage counts,
     /// dominance comparisons).
     pub const TARGET: u64 = 5;
+    /// A target's value compared in one of MOSA's sorting scans (preference sorting, dominance,
+    /// sub-vector dominance): a tight loop over two fitness vectors. Charged as [`TARGET`]
+    /// until engine `+sem36`, MOSA on small projects was charged over three times its CPU
+    /// at 10 000 steps (its fronts are sorted every generation, over every target).
+    pub const TARGET_SCAN: u64 = 1;
     /// One property observed or checked on a running program (assertions, mutant verdicts).
     pub const OBSERVE: u64 = 300;
     /// A mutant built from the project, per block copied and compiled.

@@ -90,6 +90,11 @@ impl<'e, 'a> Search<'e, 'a> {
         self.exec.charge(Kind::Search, cost::TARGET.saturating_mul(values));
     }
 
+    /// Charges `values` target values compared by a sorting scan ([`cost::TARGET_SCAN`]).
+    fn charge_scan(&mut self, values: u64) {
+        self.exec.charge(Kind::Search, cost::TARGET_SCAN.saturating_mul(values));
+    }
+
     fn random_test(&mut self) -> Test {
         let c = random_codons(&mut self.rng, &self.p, self.reserved);
         Rc::new(self.exec.execute(c))

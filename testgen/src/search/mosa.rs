@@ -35,11 +35,11 @@ impl Search<'_, '_> {
             // Preference sorting compares every test on every open target, the non-dominated
             // sorting every pair of the rest.
             let (k, o) = (all.len() as u64, open.len() as u64);
-            self.charge(o.saturating_mul(k).saturating_add(k.saturating_mul(k).saturating_mul(o)));
+            self.charge_scan(o.saturating_mul(k).saturating_add(k.saturating_mul(k).saturating_mul(o)));
             let mut next: Vec<Test> = Vec::new();
             for front in fronts {
                 let f = front.len() as u64;
-                self.charge(f.saturating_mul(f).saturating_mul(self.targets as u64));
+                self.charge_scan(f.saturating_mul(f).saturating_mul(self.targets as u64));
                 let sorted = sub_vector_dominance_sort(&all, front);
                 if next.len() + sorted.len() <= n {
                     next.extend(sorted.iter().map(|&i| Rc::clone(&all[i])));
