@@ -8,8 +8,9 @@
 use std::path::Path;
 use std::sync::Once;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
+use plotters::coord::ranged1d::{AsRangedCoord, KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use plotters::prelude::*;
 use plotters::style::{FontStyle, register_font};
 
@@ -102,6 +103,43 @@ fn font(size: u32) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&BLACK)
 }
 
+/// A chart over ranges `X` × `Y`.
+type Chart<'a, DB, X, Y> =
+    ChartContext<'a, DB, Cartesian2d<<X as AsRangedCoord>::CoordDescType, <Y as AsRangedCoord>::CoordDescType>>;
+
+/// A chart on `root` in the house layout (caption, margins, label areas) over `x` × `y`.
+fn chart_on<'a, DB: DrawingBackend, X: AsRangedCoord, Y: AsRangedCoord>(
+    root: &'a DrawingArea<DB, Shift>,
+    caption: &str,
+    x: X,
+    y: Y,
+) -> Result<Chart<'a, DB, X, Y>, String> {
+    ChartBuilder::on(root)
+        .caption(caption, font(TITLE))
+        .margin(16)
+        .margin_right(40)
+        .x_label_area_size(60)
+        .y_label_area_size(80)
+        .build_cartesian_2d(x, y)
+        .map_err(e2s)
+}
+
+/// The house style of a chart's mesh (axis names, fonts, light grid); callers add their
+/// tick formats and draw it.
+fn house_mesh<'m, 'a, 'b, X: Ranged, Y: Ranged, DB: DrawingBackend>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+    x_desc: &str,
+    y_desc: &str,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB> {
+    mesh.x_desc(x_desc)
+        .y_desc(y_desc)
+        .axis_desc_style(font(LABEL))
+        .label_style(font(TICK))
+        .max_light_lines(1)
+        .light_line_style(RGBColor(240, 240, 240))
+        .bold_line_style(RGBColor(210, 210, 210))
+}
+
 /// One line with an optional band.
 #[derive(Debug, Clone)]
 pub struct Series {
@@ -148,25 +186,10 @@ impl Plot for LinePlot {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, raster: bool) -> Result<(), String> {
         root.fill(&WHITE).map_err(e2s)?;
         let x1 = if self.x_range.1 > self.x_range.0 { self.x_range.1 } else { self.x_range.0 + 1.0 };
-        let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, font(TITLE))
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(60)
-            .y_label_area_size(80)
-            .build_cartesian_2d(self.x_range.0..x1, self.y_range.0..self.y_range.1)
-            .map_err(e2s)?;
-        chart
-            .configure_mesh()
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
+        let mut chart = chart_on(root, &self.title, self.x_range.0..x1, self.y_range.0..self.y_range.1)?;
+        house_mesh(&mut chart.configure_mesh(), &self.x_label, &self.y_label)
             .x_label_formatter(&|x| trim_float(*x))
             .y_label_formatter(&|y| trim_float(*y))
-            .axis_desc_style(font(LABEL))
-            .label_style(font(TICK))
-            .max_light_lines(1)
-            .light_line_style(RGBColor(240, 240, 240))
-            .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
         for (i, s) in self.series.iter().enumerate() {
@@ -324,27 +347,11 @@ impl Plot for BoxPlot {
         root.fill(&WHITE).map_err(e2s)?;
         let n = self.boxes.len();
         let labels: Vec<String> = self.boxes.iter().map(|b| b.0.clone()).collect();
-        let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, font(TITLE))
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(60)
-            .y_label_area_size(80)
-            .build_cartesian_2d(category_axis(n), self.y_range.0..self.y_range.1)
-            .map_err(e2s)?;
+        let mut chart = chart_on(root, &self.title, category_axis(n), self.y_range.0..self.y_range.1)?;
         let fmt = |x: &f64| category_label(&labels, *x);
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
+        house_mesh(chart.configure_mesh().disable_x_mesh(), &self.x_label, &self.y_label)
             .x_label_formatter(&fmt)
             .y_label_formatter(&|y| trim_float(*y))
-            .axis_desc_style(font(LABEL))
-            .label_style(font(TICK))
-            .max_light_lines(1)
-            .light_line_style(RGBColor(240, 240, 240))
-            .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
         if let Some(r) = self.reference {
@@ -411,27 +418,11 @@ impl Plot for BarPlot {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, _raster: bool) -> Result<(), String> {
         root.fill(&WHITE).map_err(e2s)?;
         let n = self.categories.len();
-        let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, font(TITLE))
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(60)
-            .y_label_area_size(80)
-            .build_cartesian_2d(category_axis(n), self.y_range.0..self.y_range.1)
-            .map_err(e2s)?;
+        let mut chart = chart_on(root, &self.title, category_axis(n), self.y_range.0..self.y_range.1)?;
         let fmt = |x: &f64| category_label(&self.categories, *x);
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
+        house_mesh(chart.configure_mesh().disable_x_mesh(), &self.x_label, &self.y_label)
             .x_label_formatter(&fmt)
             .y_label_formatter(&|y| trim_float(*y))
-            .axis_desc_style(font(LABEL))
-            .label_style(font(TICK))
-            .max_light_lines(1)
-            .light_line_style(RGBColor(240, 240, 240))
-            .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
         let k = self.series.len().max(1) as f64;
@@ -507,26 +498,10 @@ impl Plot for Histogram {
         let x1 = self.bins.last().map(|b| b.1).unwrap_or(1.0);
         let top = self.bins.iter().map(|b| b.2).max().unwrap_or(1).max(1);
         let ymax = top + top.div_ceil(10); // counts are integers: integer axis, 10 % headroom
-        let mut chart = ChartBuilder::on(root)
-            .caption(&self.title, font(TITLE))
-            .margin(16)
-            .margin_right(40)
-            .x_label_area_size(60)
-            .y_label_area_size(80)
-            .build_cartesian_2d(x0..x1, 0u64..ymax)
-            .map_err(e2s)?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
-            .axis_desc_style(font(LABEL))
-            .label_style(font(TICK))
+        let mut chart = chart_on(root, &self.title, x0..x1, 0u64..ymax)?;
+        house_mesh(chart.configure_mesh().disable_x_mesh(), &self.x_label, &self.y_label)
             .x_label_formatter(&|x| trim_float(*x))
             .y_labels((ymax as usize + 1).min(11))
-            .max_light_lines(1)
-            .light_line_style(RGBColor(240, 240, 240))
-            .bold_line_style(RGBColor(210, 210, 210))
             .draw()
             .map_err(e2s)?;
         let c = color(0);
