@@ -10,6 +10,22 @@ pub(crate) fn comparison_label(c: &Comparison) -> String {
     format!("{} vs {}", c.a, c.b)
 }
 
+/// The columns of [`comparison_cells`] (header, CSV name), in the same order.
+pub(crate) const COMPARISON_COLUMNS: [(&str, &str); 12] = [
+    ("Comparison", "comparison"),
+    ("", "a"),
+    ("", "b"),
+    ("Â12", "mean_a12"),
+    ("Magnitude", "magnitude"),
+    ("Sig better", "sig_better"),
+    ("Better", "better"),
+    ("Equal", "equal"),
+    ("Worse", "worse"),
+    ("Sig worse", "sig_worse"),
+    ("Projects", "projects_compared"),
+    ("Excluded", "projects_excluded"),
+];
+
 /// A Table-6 row after its dataset (and criterion) cells: label, A, B, mean Â12, magnitude,
 /// counts, projects compared and excluded.
 pub(crate) fn comparison_cells(c: &Comparison, th: Thresholds) -> Vec<Cell> {

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::comparison::comparison_cells;
+use super::comparison::{COMPARISON_COLUMNS, comparison_cells};
 use crate::compute::Analysis;
 use crate::load::SEQ_METRICS;
 use crate::table::{self, Table};
@@ -46,22 +46,7 @@ pub fn tables(an: &Analysis) -> SequenceTables {
     let mut table6 = Table::new(
         "sequence_table6",
         "Pairwise comparison of each sequence-coverage criterion (Table 6 on the criterion instead of coverage).",
-        &[
-            ("Dataset", "dataset"),
-            ("Criterion", "criterion"),
-            ("Comparison", "comparison"),
-            ("", "a"),
-            ("", "b"),
-            ("Â12", "mean_a12"),
-            ("Magnitude", "magnitude"),
-            ("Sig better", "sig_better"),
-            ("Better", "better"),
-            ("Equal", "equal"),
-            ("Worse", "worse"),
-            ("Sig worse", "sig_worse"),
-            ("Projects", "projects_compared"),
-            ("Excluded", "projects_excluded"),
-        ],
+        &[[("Dataset", "dataset"), ("Criterion", "criterion")].as_slice(), &COMPARISON_COLUMNS].concat(),
     );
     let mut correlation = Table::new(
         "mutation_correlation",

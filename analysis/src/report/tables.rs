@@ -2,13 +2,26 @@
 //! coverage, suite sizes, mutation, size correlation, sequence coverage), built from an
 //! [`Analysis`]; written as CSV, LaTeX and Markdown by the sibling modules.
 
-use super::comparison::comparison_cells;
+use super::comparison::{COMPARISON_COLUMNS, comparison_cells};
 use super::sequence::{self, SequenceTables};
 use crate::compute::{Analysis, FullCoverageSource};
 use crate::curves::STEPS_PER_SECOND;
 use crate::estimate::Estimate;
 use crate::load::{OPERATORS, Verdicts};
 use crate::table::{Cell, Table};
+
+/// The columns of a mutation-score row after its keys (overall and per operator).
+const SCORE_COLUMNS: [(&str, &str); 9] = [
+    ("Mutants", "mutants"),
+    ("Killed", "killed"),
+    ("Excluded", "excluded"),
+    ("Timeout", "timeout"),
+    ("Kind", "kind"),
+    ("Pooled score %", "score"),
+    ("95 % low", "score_low"),
+    ("95 % high", "score_high"),
+    ("Mean of projects %", "mean_project_score"),
+];
 
 /// All tables of an analysis (each covers every dataset, with a Dataset column).
 pub struct Tables {
@@ -70,21 +83,7 @@ pub fn tables(an: &Analysis) -> Tables {
         "table6",
         "Pairwise comparison of coverage (Whisker Table 6): mean Â12 and the number of projects where the first \
          algorithm is significantly better, better, equal, worse and significantly worse.",
-        &[
-            ("Dataset", "dataset"),
-            ("Comparison", "comparison"),
-            ("", "a"),
-            ("", "b"),
-            ("Â12", "mean_a12"),
-            ("Magnitude", "magnitude"),
-            ("Sig better", "sig_better"),
-            ("Better", "better"),
-            ("Equal", "equal"),
-            ("Worse", "worse"),
-            ("Sig worse", "sig_worse"),
-            ("Projects", "projects_compared"),
-            ("Excluded", "projects_excluded"),
-        ],
+        &[[("Dataset", "dataset")].as_slice(), &COMPARISON_COLUMNS].concat(),
     );
     let mut pairs = Table::new(
         "pairs",
@@ -180,39 +179,14 @@ pub fn tables(an: &Analysis) -> Tables {
          each sampled verdict stands for the mutants of its (run, operator) stratum: the pooled score is then the \
          unbiased stratified estimate with its 95 % interval (\"kind\" says which), and the mutant counts are the \
          analysed ones.",
-        &[
-            ("Dataset", "dataset"),
-            ("Algorithm", "algorithm"),
-            ("Runs", "runs"),
-            ("Mutants", "mutants"),
-            ("Killed", "killed"),
-            ("Excluded", "excluded"),
-            ("Timeout", "timeout"),
-            ("Kind", "kind"),
-            ("Pooled score %", "score"),
-            ("95 % low", "score_low"),
-            ("95 % high", "score_high"),
-            ("Mean of projects %", "mean_project_score"),
-        ],
+        &[[("Dataset", "dataset"), ("Algorithm", "algorithm"), ("Runs", "runs")].as_slice(), &SCORE_COLUMNS].concat(),
     );
     let mut mutation_operators = Table::new(
         "mutation_operators",
         "Mutation score per operator: pooled over all runs' mutants of the operator (estimate and 95 % interval \
          when sampled), and the mean over projects of the per-project mean run score.",
-        &[
-            ("Dataset", "dataset"),
-            ("Algorithm", "algorithm"),
-            ("Operator", "operator"),
-            ("Mutants", "mutants"),
-            ("Killed", "killed"),
-            ("Excluded", "excluded"),
-            ("Timeout", "timeout"),
-            ("Kind", "kind"),
-            ("Pooled score %", "score"),
-            ("95 % low", "score_low"),
-            ("95 % high", "score_high"),
-            ("Mean of projects %", "mean_project_score"),
-        ],
+        &[[("Dataset", "dataset"), ("Algorithm", "algorithm"), ("Operator", "operator")].as_slice(), &SCORE_COLUMNS]
+            .concat(),
     );
     let mut size_correlation = Table::new(
         "size_correlation",
