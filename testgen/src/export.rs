@@ -11,23 +11,33 @@ use std::fmt::Write as _;
 use crate::events::Event;
 use crate::result::Test;
 
-fn quote(s: &str) -> String {
+/// `s` as a JavaScript string literal between `q` quotes: JSON's escaping plus the two line
+/// separators older JavaScript does not accept raw (exported tests and their assertions).
+pub(crate) fn js_literal(s: &str, q: char) -> String {
     let mut out = String::with_capacity(s.len() + 2);
-    out.push('\'');
+    out.push(q);
     for c in s.chars() {
         match c {
             '\\' => out.push_str("\\\\"),
-            '\'' => out.push_str("\\'"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
             c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
             c => out.push(c),
         }
     }
-    out.push('\'');
+    out.push(q);
     out
+}
+
+fn quote(s: &str) -> String {
+    js_literal(s, '\'')
 }
 
 fn num(x: f64) -> String {
@@ -153,6 +163,13 @@ pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, draw_order: &[Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literals_escape_their_own_quote_and_what_javascript_cannot_hold_raw() {
+        let s = "a'b\"c\\d\ne\tf\u{1}g\u{2028}";
+        assert_eq!(js_literal(s, '\''), r#"'a\'b"c\\d\ne\tf\u0001g\u2028'"#);
+        assert_eq!(js_literal(s, '"'), r#""a'b\"c\\d\ne\tf\u0001g\u2028""#);
+    }
 
     #[test]
     fn writes_whisker_statements() {

@@ -55,7 +55,6 @@
 //! scratch-render's drawable order.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use clowder_vm::value::js_round;
 use serde::{Deserialize, Serialize};
@@ -461,26 +460,9 @@ impl Assertion {
     }
 }
 
-/// A JavaScript string literal (JSON's escaping, plus the two line separators
-/// older JavaScript does not accept raw).
+/// A JavaScript string literal in double quotes.
 fn js_str(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{2028}' || c == '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    crate::export::js_literal(s, '"')
 }
 
 /// Everything observable at one point of a test: the value of every
