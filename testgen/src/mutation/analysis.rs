@@ -630,6 +630,11 @@ fn reaches(project: &Project, edit: &Edit, executed: &[u64]) -> bool {
         if marked(x) {
             return true;
         }
+        // A reporter held in two slots may be reached through either holder; its parent is
+        // only the first one.
+        if project.shared.binary_search(&x).is_ok() {
+            return true;
+        }
         let Some(block) = project.blocks.get(x as usize) else { return true };
         let Some(p) = block.parent else { return false };
         let Some(parent) = project.blocks.get(p as usize) else { return true };

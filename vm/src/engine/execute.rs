@@ -109,6 +109,25 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
         }
         Rep::Arg(name) if x.args.list.is_empty() => return procedures::get_param(st, t, *name),
         Rep::LengthOfList(r) if x.args.list.is_empty() => return data::length_of_list(st, prog, t, *r),
+        &Rep::Shared { group, slot } => {
+            // The wrapper is not an evaluation of its own.
+            st.budget.evals -= 1;
+            // scratch-vm builds a block's cached form when the block first runs, before any
+            // of its inputs; every input runs each time, so building here, at the first shared
+            // input the running block evaluates, binds the same way (and costs nothing in
+            // programs without shared reporters).
+            if let (Some(info), Some(cur)) = (prog.shared.as_deref(), st.th(t).peek()) {
+                st.build_shared(info, cur);
+            }
+            let v = match x.args.list.first() {
+                Some(&(_, inner)) => eval(st, prog, t, inner),
+                None => V::Undef,
+            };
+            return match st.shared.as_deref_mut() {
+                Some(sh) => sh.report(group, slot, v),
+                None => v,
+            };
+        }
         Rep::ItemOfList(r) if x.args.n == 1 => {
             let [i, _] = eval_two(st, prog, t, &x.args);
             return data::item_of_list(st, prog, t, *r, &i);

@@ -12,6 +12,7 @@
 //! | timers (`setTimeout`, the frame clock) | [`timers`] |
 //! | test generation's branch distances (no counterpart) | [`branch`] |
 //! | warp spins that change nothing, skipped exactly (no counterpart) | [`fixpoint`] |
+//! | `BlocksExecuteCache` for reporters held in two slots | [`shared`] |
 
 pub(crate) mod branch;
 pub(crate) mod clone;
@@ -23,6 +24,7 @@ pub(crate) mod restore;
 pub(crate) mod resume;
 pub(crate) mod runtime;
 pub(crate) mod sequencer;
+pub(crate) mod shared;
 pub(crate) mod target;
 pub(crate) mod thread;
 pub(crate) mod timers;

@@ -73,6 +73,8 @@ pub(crate) struct State {
     /// Pen drawings so far (clear, dots, lines, stamps): the pen layer's generation, which
     /// [`State::fingerprint`] compares instead of the pixels.
     pub pen_ops: u64,
+    /// Reporters held in more than one input slot ([`super::shared`]), when there are any.
+    pub shared: Option<Box<super::shared::SharedState>>,
 }
 
 /// The step's operation budget and the VM's work counters.
@@ -251,6 +253,7 @@ impl State {
             touch_cache: Vec::new(),
             fixpoint: super::fixpoint::FixPoint::new_step(0, false),
             pen_ops: 0,
+            shared: prog.shared.as_deref().map(|i| Box::new(super::shared::SharedState::new(i))),
         };
         for (d, def) in prog.defs.iter().enumerate() {
             let mut vars = Vec::new();

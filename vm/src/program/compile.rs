@@ -66,6 +66,8 @@ pub(super) struct Compiler<'p> {
     pub(super) definitions: Vec<HashMap<String, (u32, bool)>>,
     /// Per definition: project block indices in JS key order.
     pub(super) order: Vec<Vec<BlockIdx>>,
+    /// Reporters held in more than one input slot (`super::shared`).
+    pub(super) shared: Option<Box<super::model::SharedInfo>>,
 }
 
 /// Compiles a loaded project.
@@ -88,6 +90,7 @@ pub(crate) fn compile(project: &Project) -> Program {
         protos: vec![HashMap::new(); n_defs],
         definitions: vec![HashMap::new(); n_defs],
         order: vec![Vec::new(); n_defs],
+        shared: super::shared::analyse(project, &|op| super::opcodes::rep_of_opcode(op).is_some()).map(Box::new),
     };
     let lit_empty = c.lits.intern("");
     c.order_blocks();
@@ -121,6 +124,7 @@ pub(crate) fn compile(project: &Project) -> Program {
         pen_loaded: ext.pen_loaded,
         edge_order: ext.edge_order,
         lit_empty,
+        shared: c.shared,
     }
 }
 

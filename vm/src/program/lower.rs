@@ -87,11 +87,17 @@ impl Compiler<'_> {
         let mut list = Vec::new();
         let mut has_promise = false;
         let inputs: Vec<(String, Input)> = b.inputs.clone();
+        let target = b.target as usize;
+        let mut nth_block = 0;
         for (name, inp) in inputs {
             if name.starts_with("SUBSTACK") || name == "custom_block" {
                 continue;
             }
-            let Some(e) = self.compile_input(&inp, b.target as usize, depth) else { continue };
+            let Some(e) = self.compile_input(&inp, target, depth) else {
+                nth_block += usize::from(matches!(inp, Input::Block(_)));
+                continue;
+            };
+            let e = self.wrap_shared(bi, &inp, &mut nth_block, e);
             let slot = slots.iter().position(|s| *s == name).map(|p| p as u8).unwrap_or(255);
             if self.expr_has_promise(e) {
                 has_promise = true;
@@ -99,6 +105,24 @@ impl Compiler<'_> {
             list.push((slot, e));
         }
         Args { list: list.into_boxed_slice(), n: slots.len() as u8, has_promise }
+    }
+
+    /// `e`, the compiled input `inp` of block `bi`, wrapped in [`Rep::Shared`] when the input
+    /// holds a reporter other slots hold too (`super::shared`); `nth_block` counts the block
+    /// inputs seen so far, in the order of `SharedInfo::kids`.
+    fn wrap_shared(&mut self, bi: BlockIdx, inp: &Input, nth_block: &mut usize, e: ExprId) -> ExprId {
+        if !matches!(inp, Input::Block(_)) {
+            return e;
+        }
+        *nth_block += 1;
+        let Some(sh) = &self.shared else { return e };
+        let Some(&(_, group, slot)) = sh.kids.get(bi as usize).and_then(|k| k.get(*nth_block - 1)) else { return e };
+        if group == u32::MAX {
+            return e;
+        }
+        let has_promise = self.expr_has_promise(e);
+        let args = Args { list: vec![(0, e)].into_boxed_slice(), n: 1, has_promise };
+        self.push_expr(super::shared::wrapper(group, slot), args)
     }
 
     fn expr_has_promise(&self, e: ExprId) -> bool {
@@ -550,11 +574,16 @@ impl Compiler<'_> {
         let mut list = Vec::new();
         let mut set_names: Vec<(String, u8)> = Vec::new();
         let mut has_promise = false;
+        let mut nth_block = 0;
         for (name, inp) in inputs {
             if name.starts_with("SUBSTACK") || name == "custom_block" {
                 continue;
             }
-            let Some(e) = self.compile_input(&inp, d, 0) else { continue };
+            let Some(e) = self.compile_input(&inp, d, 0) else {
+                nth_block += usize::from(matches!(inp, Input::Block(_)));
+                continue;
+            };
+            let e = self.wrap_shared(bi, &inp, &mut nth_block, e);
             if self.expr_has_promise(e) {
                 has_promise = true;
             }

@@ -15,6 +15,7 @@ mod compile;
 mod lower;
 mod model;
 pub(crate) mod opcodes;
+mod shared;
 
 pub(crate) use compile::compile;
 pub(crate) use model::*;

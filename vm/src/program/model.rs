@@ -432,6 +432,13 @@ pub(crate) enum Rep {
     ViewerLanguage,
     VideoOn,
     Undefined,
+    /// An input holding a reporter that other inputs hold too (`program::shared`): its one
+    /// argument is the reporter; the value is what slot `slot` holds after the reporter
+    /// reported into the slot its `group` is bound to.
+    Shared {
+        group: u32,
+        slot: u32,
+    },
 }
 
 impl Rep {
@@ -531,6 +538,28 @@ pub(crate) const ROT_NAMES: [&str; 3] = ["all around", "left-right", "don't rota
 /// Graphic effects in trace order.
 pub(crate) const EFFECT_NAMES: [&str; 7] = ["color", "fisheye", "whirl", "pixelate", "mosaic", "brightness", "ghost"];
 
+/// What building a block's cached form binds (`program::shared`).
+#[derive(Debug)]
+pub(crate) struct SharedInfo {
+    /// Shared reporters that report a value.
+    pub groups: u32,
+    /// Input slots holding one of them.
+    pub slots: u32,
+    /// Per block, its reporter inputs in input order: `(child, group, slot)`, group and slot
+    /// `u32::MAX` when the child is not a shared reporter.
+    pub kids: Vec<Box<[(u32, u32, u32)]>>,
+    /// Bits of the blocks whose cached form binds something (a shared reporter below them).
+    pub relevant: Vec<u64>,
+}
+
+impl SharedInfo {
+    /// Whether building block `b`'s cached form binds a shared reporter.
+    #[inline]
+    pub fn relevant(&self, b: u32) -> bool {
+        self.relevant.get(b as usize / 64).is_some_and(|w| w & (1 << (b % 64)) != 0)
+    }
+}
+
 /// The compiled project.
 #[derive(Debug)]
 pub(crate) struct Program {
@@ -557,6 +586,8 @@ pub(crate) struct Program {
     /// Edge-activated hats in `runtime._hats` order (evaluated in this order every step).
     pub edge_order: Vec<HatKind>,
     pub lit_empty: LitId,
+    /// Reporters held in more than one input slot, when the project has any.
+    pub shared: Option<Box<SharedInfo>>,
 }
 
 impl Program {

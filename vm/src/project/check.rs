@@ -53,21 +53,31 @@ pub(super) fn link_name(parent: &Block, child: BlockIdx) -> String {
 
 /// Checks that the blocks `base..` of one target form a forest through
 /// `next` and input links (one parent each, no cycles), sets `parent`, and
-/// bounds the input nesting depth.
-pub(super) fn check_tree(blocks: &mut [Block], base: usize, tname: &str, max_depth: usize) -> Result<(), Bad> {
+/// bounds the input nesting depth. A block held in more than one reporter slot is allowed
+/// (its `parent` is the first holder) and returned: scratch-vm runs such files.
+pub(super) fn check_tree(
+    blocks: &mut [Block],
+    base: usize,
+    tname: &str,
+    max_depth: usize,
+) -> Result<Vec<BlockIdx>, Bad> {
     let n = blocks.len() - base;
     let mut parent: Vec<Option<BlockIdx>> = vec![None; n];
+    // Whether the block's (first) link is a reporter slot: an input other than a substack or
+    // a procedure's prototype. A block held in two such slots is shared, as scratch-vm runs it.
+    let mut in_slot = vec![false; n];
+    let mut shared = vec![false; n];
     let mut children: Vec<(BlockIdx, bool)> = Vec::new();
     for local in 0..n {
         let b = &blocks[base + local];
         let me = (base + local) as BlockIdx;
         children.clear();
         children.extend(b.next.map(|c| (c, false)));
-        children.extend(b.inputs.iter().filter_map(|(_, i)| match i {
-            Input::Block(c) => Some((*c, true)),
+        children.extend(b.inputs.iter().filter_map(|(name, i)| match i {
+            Input::Block(c) => Some((*c, !name.starts_with("SUBSTACK") && name != "custom_block")),
             _ => None,
         }));
-        for &(c, _) in &children {
+        for &(c, slot) in &children {
             let cl = c as usize - base;
             if c == me {
                 return Err(Bad::at_block(
@@ -76,6 +86,11 @@ pub(super) fn check_tree(blocks: &mut [Block], base: usize, tname: &str, max_dep
                     &b.id,
                     format!("its {} is itself (a cycle)", link_name(b, c)),
                 ));
+            }
+            if parent[cl].is_some() && slot && in_slot[cl] {
+                // Held in a second reporter slot: the parent stays the first holder.
+                shared[cl] = true;
+                continue;
             }
             if let Some(p) = parent[cl] {
                 let first = &blocks[p as usize];
@@ -93,7 +108,19 @@ pub(super) fn check_tree(blocks: &mut [Block], base: usize, tname: &str, max_dep
                 ));
             }
             parent[cl] = Some(me);
+            in_slot[cl] = slot;
         }
+    }
+    let shared: Vec<BlockIdx> = (0..n).filter(|&l| shared[l]).map(|l| (base + l) as BlockIdx).collect();
+    if !shared.is_empty()
+        && let Some(l) = on_cycle(blocks, base)
+    {
+        return Err(Bad::at_block(
+            LoadErrorKind::BlockGraph,
+            tname,
+            &blocks[base + l].id,
+            "is part of a cycle of next/input links (a stack or reporter that contains itself)",
+        ));
     }
     // Walk down from the roots; whatever is not reached hangs on a cycle.
     let mut depth = vec![usize::MAX; n];
@@ -119,6 +146,11 @@ pub(super) fn check_tree(blocks: &mut [Block], base: usize, tname: &str, max_dep
                 ));
             }
             let cl = c as usize - base;
+            // A shared block is reached once per holder: walk it again only deeper than
+            // before, so the walk is bounded by blocks × depth limit.
+            if depth[cl] != usize::MAX && depth[cl] >= cd {
+                continue;
+            }
             depth[cl] = cd;
             stack.push(cl);
         }
@@ -145,5 +177,50 @@ pub(super) fn check_tree(blocks: &mut [Block], base: usize, tname: &str, max_dep
     for (l, p) in parent.into_iter().enumerate() {
         blocks[base + l].parent = p;
     }
-    Ok(())
+    Ok(shared)
+}
+
+/// Links of `b`: its `next`, then its input blocks in input order.
+fn links(b: &Block) -> impl Iterator<Item = BlockIdx> + '_ {
+    b.next.into_iter().chain(b.inputs.iter().filter_map(|(_, i)| match i {
+        Input::Block(c) => Some(*c),
+        _ => None,
+    }))
+}
+
+/// A block (local index) on a cycle of the links of blocks `base..`, if there is one: with
+/// shared blocks, "not reachable from a root" no longer finds every cycle.
+fn on_cycle(blocks: &[Block], base: usize) -> Option<usize> {
+    let n = blocks.len() - base;
+    // 0: not seen, 1: on the current path, 2: done.
+    let mut state = vec![0u8; n];
+    let mut stack: Vec<(usize, Vec<BlockIdx>)> = Vec::new();
+    for start in 0..n {
+        if state[start] != 0 {
+            continue;
+        }
+        state[start] = 1;
+        stack.push((start, links(&blocks[base + start]).collect()));
+        while let Some((l, todo)) = stack.last_mut() {
+            let l = *l;
+            match todo.pop() {
+                Some(c) => {
+                    let cl = c as usize - base;
+                    match state[cl] {
+                        1 => return Some(cl),
+                        0 => {
+                            state[cl] = 1;
+                            stack.push((cl, links(&blocks[c as usize]).collect()));
+                        }
+                        _ => {}
+                    }
+                }
+                None => {
+                    state[l] = 2;
+                    stack.pop();
+                }
+            }
+        }
+    }
+    None
 }

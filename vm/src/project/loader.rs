@@ -51,6 +51,8 @@ pub(super) struct Loader<'a> {
     pub(super) limits: &'a LoadLimits,
     pub(super) warnings: Vec<String>,
     pub(super) dropped_warnings: usize,
+    /// Blocks held in more than one reporter slot, over the targets loaded so far.
+    pub(super) shared: Vec<BlockIdx>,
 }
 
 /// JS `Number(value)` of a JSON value (`None` = `undefined`).
@@ -213,6 +215,7 @@ impl Loader<'_> {
             monitors,
             meta,
             warnings: Vec::new(),
+            shared: std::mem::take(&mut self.shared),
             compiled: Default::default(),
             geometry_data: Default::default(),
         })
@@ -324,7 +327,7 @@ impl Loader<'_> {
                 return Err(Bad::malformed(tname, format!("`blocks` is {}, not an object", other.type_name())));
             }
         }
-        check_tree(blocks, base, tname, self.limits.max_block_depth)?;
+        self.shared.extend(check_tree(blocks, base, tname, self.limits.max_block_depth)?);
         let scripts: Vec<BlockIdx> =
             (base..blocks.len()).filter(|&i| blocks[i].top_level).map(|i| i as BlockIdx).collect();
         let (procedure_definitions, procedure_prototypes) = procedure_index(blocks, base);

@@ -25,11 +25,13 @@
 //!   (`BlockCached._isShadowBlock`), and skips hat blocks in inputs; the
 //!   interpreter applies those rules because it knows which opcodes exist.
 //! * **Block graph.** Every block has at most one execution parent (the block
-//!   whose `next` or input slot holds it), there are no cycles, and input
-//!   nesting is at most [`LoadLimits::max_block_depth`] deep. So every walk
-//!   terminates and recursion over inputs is bounded. [`Block::parent`] is
-//!   computed from that tree; the file's `parent` fields are not trusted
-//!   (scratch-vm does not use them to execute either).
+//!   whose `next` or input slot holds it), except a reporter held in several
+//!   input slots ([`Project::shared`]: generated files; its parent is the first
+//!   holder); there are no cycles, and input nesting is at most
+//!   [`LoadLimits::max_block_depth`] deep. So every walk terminates and
+//!   recursion over inputs is bounded. [`Block::parent`] is computed from that
+//!   graph; the file's `parent` fields are not trusted (scratch-vm does not use
+//!   them to execute either).
 //! * **Sprite names** are unique, as scratch-vm's `renameSprite` makes them
 //!   at install (`Cat`, `Cat` → `Cat`, `Cat2`; references in blocks are not
 //!   renamed, like upstream). Variable, list and broadcast ids containing
@@ -48,7 +50,8 @@
 //! object, no stage or a stage that is not the first target, a second stage,
 //! a target without a name or without costumes, `blocks` that is not an
 //! object, a block that is neither an object nor an array or has no string
-//! opcode, shared or cyclic block links, and anything over a [`LoadLimits`].
+//! opcode, a block shared through a `next`, a substack or a prototype slot, cyclic block
+//! links, and anything over a [`LoadLimits`].
 //! Scratch 2 (`.sb2`), Scratch 1.4 (`.sb`) and sprite files are rejected with
 //! their own [`LoadErrorKind`].
 //!
@@ -120,7 +123,7 @@ pub fn load(bytes: &[u8], name: &str, limits: &LoadLimits) -> Result<Project, Lo
             format!("project.json is {} bytes, over the limit of {}", json_slice.len(), limits.max_json_bytes),
         ));
     }
-    let mut ld = Loader { file: name, limits, warnings: Vec::new(), dropped_warnings: 0 };
+    let mut ld = Loader { file: name, limits, warnings: Vec::new(), dropped_warnings: 0, shared: Vec::new() };
     let (text, utf8) = json_text(json_slice);
     if let Some(e) = utf8 {
         ld.warn(format!("project.json is not valid UTF-8 ({e}); decoded with replacement characters"));

@@ -332,6 +332,12 @@ pub struct Project {
     /// Fallbacks applied while loading (see the module docs), at most
     /// [`MAX_WARNINGS`] lines plus a final count of the rest.
     pub warnings: Vec<String>,
+    /// Blocks held in more than one reporter slot (the `next` or inputs of two blocks; the
+    /// Scratch editor never writes this, generated files do), ascending. Their
+    /// [`Block::parent`] is the first holder. scratch-vm gives such a reporter's value only
+    /// to one holder at a time (`docs/vm.md`, Known deviations), which the interpreter
+    /// reproduces.
+    pub shared: Vec<BlockIdx>,
     /// The interpreter's compiled form, built on first use and shared by every
     /// VM. A clone of the project starts with an empty cache (it may be edited,
     /// e.g. into a mutant, and must then be compiled afresh).

@@ -607,6 +607,13 @@ fn rejects_cycles_and_shared_blocks() {
             "c",
             "two places",
         ),
+        // A reporter held in two slots is allowed, but not when it contains itself.
+        (
+            json!({"a": stmt(None, json!({"X": [3, "r", [10, ""]]})), "b": stmt(None, json!({"X": [3, "r", [10, ""]]})),
+                   "r": stmt(None, json!({"Y": [3, "q", [10, ""]]})), "q": stmt(None, json!({"Z": [3, "r", [10, ""]]}))}),
+            "",
+            "cycle",
+        ),
     ];
     for (blocks, block, needle) in cases {
         let e = err(&one_sprite(blocks));
@@ -624,6 +631,18 @@ fn rejects_cycles_and_shared_blocks() {
         "sh": {"opcode": "text", "next": null, "parent": "a", "topLevel": false, "shadow": true, "inputs": {}, "fields": {"TEXT": [""]}}
     });
     ok(&one_sprite(shared_shadow));
+    // A reporter in two input slots (generated files): loaded, listed, its parent the first holder.
+    let shared = json!({
+        "a": stmt(None, json!({"X": [3, "r", [10, ""]]})),
+        "b": stmt(None, json!({"Y": [3, "r", [10, ""]], "Z": [3, "r", [10, ""]]})),
+        "r": {"opcode": "operator_add", "next": null, "parent": "a", "topLevel": false, "shadow": false,
+              "inputs": {}, "fields": {}}
+    });
+    let p = ok(&one_sprite(shared));
+    let r = p.blocks.iter().position(|b| b.id == "r").expect("r") as BlockIdx;
+    let a = p.blocks.iter().position(|b| b.id == "a").expect("a") as BlockIdx;
+    assert_eq!(p.shared, vec![r]);
+    assert_eq!(p.blocks[r as usize].parent, Some(a));
 }
 
 #[test]
