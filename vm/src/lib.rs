@@ -309,5 +309,8 @@ pub mod runtime {
 /// draw with fisheye may change; others are as before. Also: a reporter held in two input
 /// slots (generated files; the Scratch editor never writes one) no longer makes the file a
 /// load error: it runs as scratch-vm runs it (`program::shared`; four such files of 56 unseen
-/// ones now trace as scratch-vm does for 1 500 steps).
+/// ones now trace as scratch-vm does for 1 500 steps). And a block that breaks the block rules
+/// of scratch-vm's project schema (an input item that is neither a block id nor a primitive,
+/// a `next` that is a number, …) is a load error, as scratch-vm refuses the file; before, it
+/// loaded with fallbacks.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem37");

@@ -24,6 +24,21 @@ impl Loader<'_> {
         let mut objects: Vec<(&str, &Obj)> = Vec::with_capacity(bj.len());
         let mut prims: Vec<(&str, &[J])> = Vec::new();
         for (id, b) in bj.iter() {
+            let broken = match b {
+                J::Obj(o) => super::schema::block(o),
+                J::Arr(a) if !super::schema::top_level_primitive(a) => {
+                    Some("is an array but not a variable or list reporter `[12|13, name, id, x?, y?]`".into())
+                }
+                _ => None,
+            };
+            if let Some(why) = broken {
+                return Err(Bad::at_block(
+                    LoadErrorKind::Malformed,
+                    tname,
+                    id,
+                    format!("{why}: scratch-vm's project schema rejects the file"),
+                ));
+            }
             match b {
                 J::Obj(o) => {
                     index.insert(id, ((base + objects.len()) as BlockIdx, o));

@@ -42,10 +42,12 @@
 //!
 //! # Fallbacks (documented, never silent for the caller)
 //!
-//! scratch-vm refuses files that fail its JSON schema. We accept a superset:
-//! wherever scratch-vm accepts a file we build what it builds; for values its
-//! schema would reject we apply a fallback and record a line in
-//! [`Project::warnings`]. Structural nonsense is rejected with a
+//! scratch-vm refuses files that fail its JSON schema. A block that breaks the
+//! schema's block rules (property types, input arrays, primitives, top-level
+//! variable and list reporters; `schema.rs`) is a load error here too. For the
+//! other rules we accept a superset: wherever scratch-vm accepts a file we build
+//! what it builds; for values its schema would reject we apply a fallback and
+//! record a line in [`Project::warnings`]. Structural nonsense is rejected with a
 //! [`LoadError`] naming the file, target and block: a root that is not an
 //! object, no stage or a stage that is not the first target, a second stage,
 //! a target without a name or without costumes, `blocks` that is not an
@@ -60,9 +62,8 @@
 //! (x 0, y 0, direction 90, size 100, visible, volume 100, tempo 60, video
 //! transparency 50, video state `on`, rotation style `all around`); a
 //! `null`/missing literal or field value reads as `""`; an unparsable
-//! `argumentids`/`argumentnames`/`argumentdefaults` is empty and a `warp`
-//! string that is not JSON is `false` (scratch-vm would throw when the
-//! procedure is called); a link to a missing block is absent (`next`) or
+//! `argumentids`/`argumentnames`/`argumentdefaults` is empty (scratch-vm
+//! would throw when the procedure is called); a link to a missing block is absent (`next`) or
 //! [`Input::Empty`] (scratch-vm throws a TypeError each time such an input is
 //! evaluated); a sound with a non-positive or non-finite `rate` gets 48 000
 //! and a negative `sampleCount` 0; `currentCostume` is floored and clamped;
@@ -80,6 +81,7 @@ mod error;
 pub mod json;
 mod loader;
 mod model;
+mod schema;
 
 pub use error::{LoadError, LoadErrorKind, LoadLimits};
 pub use model::*;
