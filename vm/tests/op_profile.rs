@@ -12,6 +12,8 @@ use clowder_vm::project::{LoadLimits, load};
 use clowder_vm::{Vm, VmOptions};
 use serde_json::json;
 
+mod common;
+
 /// The reporters `Rep::is_light` names, as the profile's rows name them.
 const LIGHT: [&str; 17] = [
     "Var",
@@ -71,16 +73,10 @@ fn project() -> String {
         "join": b("operator_join", None, Some("sets"), json!({"STRING1": [3, "v3", [10, ""]], "STRING2": [1, [10, "a"]]}), json!({})),
         "v3": b("data_variable", None, Some("join"), json!({}), var("v", "vid"))
     });
-    let costume = json!([{"name": "c", "assetId": "bcf454acf82e4504149f7ffe07081dbc", "dataFormat": "svg",
-                          "rotationCenterX": 0, "rotationCenterY": 0}]);
-    json!({"targets": [
-        {"isStage": true, "name": "Stage", "variables": {"vid": ["v", 0], "sid": ["s", ""]}, "lists": {"lid": ["L", []]},
-         "broadcasts": {}, "blocks": {}, "costumes": costume, "sounds": [], "layerOrder": 0},
-        {"isStage": false, "name": "S", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": blocks,
-         "costumes": costume, "sounds": [], "layerOrder": 1, "x": 0, "y": 0, "size": 100, "direction": 90,
-         "visible": true}
-    ], "meta": {"semver": "3.0.0"}})
-    .to_string()
+    common::stage_and_sprite(
+        json!({"variables": {"vid": ["v", 0], "sid": ["s", ""]}, "lists": {"lid": ["L", []]}}),
+        json!({"blocks": blocks}),
+    )
 }
 
 #[test]

@@ -9,6 +9,8 @@ use clowder_vm::project::{LoadLimits, load};
 use clowder_vm::{Value, Vm, VmOptions};
 use serde_json::json;
 
+mod common;
+
 /// `when flag clicked: p (first) (second)`; `define p (a) (a): set v to (a)`; the second
 /// input omitted from the call when `second` is `None`.
 fn project(second: Option<&str>) -> String {
@@ -40,16 +42,7 @@ fn project(second: Option<&str>) -> String {
         "arg": {"opcode": "argument_reporter_string_number", "next": null, "parent": "set", "inputs": {},
                 "fields": {"VALUE": ["a", null]}, "shadow": false, "topLevel": false}
     });
-    let costume = json!([{"name": "c", "assetId": "bcf454acf82e4504149f7ffe07081dbc", "dataFormat": "svg",
-                          "rotationCenterX": 0, "rotationCenterY": 0}]);
-    json!({"targets": [
-        {"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {},
-         "blocks": {}, "costumes": costume, "sounds": [], "layerOrder": 0},
-        {"isStage": false, "name": "S", "variables": {"vid": ["v", 0]}, "lists": {}, "broadcasts": {},
-         "blocks": blocks, "costumes": costume, "sounds": [], "layerOrder": 1, "x": 0, "y": 0, "size": 100,
-         "direction": 90, "visible": true}
-    ], "meta": {"semver": "3.0.0"}})
-    .to_string()
+    common::stage_and_sprite(json!({}), json!({"blocks": blocks, "variables": {"vid": ["v", 0]}}))
 }
 
 fn v_after_one_step(second: Option<&str>) -> Option<Value> {

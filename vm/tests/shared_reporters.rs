@@ -10,6 +10,8 @@ use clowder_vm::project::{LoadLimits, load};
 use clowder_vm::{Value, Vm, VmOptions};
 use serde_json::{Value as Json, json};
 
+mod common;
+
 fn blk(op: &str, next: Option<&str>, parent: Option<&str>, inputs: Json, fields: Json, top: bool) -> Json {
     json!({"opcode": op, "next": next, "parent": parent, "inputs": inputs, "fields": fields,
            "shadow": false, "topLevel": top})
@@ -40,17 +42,10 @@ fn project() -> String {
         "S": blk("operator_add", None, Some("seta"),
                  json!({"NUM1": [3, [12, "n", "vn"], [4, "0"]], "NUM2": [1, [4, "0"]]}), none, false),
     });
-    let costume = json!([{"name": "c", "assetId": "bcf454acf82e4504149f7ffe07081dbc", "dataFormat": "svg",
-                          "rotationCenterX": 0, "rotationCenterY": 0}]);
-    json!({"targets": [
-        {"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": {},
-         "costumes": costume, "sounds": [], "layerOrder": 0},
-        {"isStage": false, "name": "S", "lists": {}, "broadcasts": {}, "blocks": blocks,
-         "variables": {"vn": ["n", 0], "va": ["a", ""], "vb": ["b", ""], "vc": ["c", ""]},
-         "costumes": costume, "sounds": [], "layerOrder": 1, "x": 0, "y": 0, "size": 100, "direction": 90,
-         "visible": true}
-    ], "meta": {"semver": "3.0.0"}})
-    .to_string()
+    common::stage_and_sprite(
+        json!({}),
+        json!({"blocks": blocks, "variables": {"vn": ["n", 0], "va": ["a", ""], "vb": ["b", ""], "vc": ["c", ""]}}),
+    )
 }
 
 #[test]

@@ -13,6 +13,8 @@ use clowder_vm::project::{LoadLimits, load};
 use clowder_vm::{StepOutcome, Value, Vm, VmOptions};
 use serde_json::json;
 
+mod common;
+
 const CHAIN: u32 = 3000;
 
 fn project() -> String {
@@ -46,16 +48,10 @@ fn project() -> String {
         "recv": b("event_whenbroadcastreceived", Some("incm"), true, json!({}), json!({"BROADCAST_OPTION": ["ping", "pid"]})),
         "incm": b("data_changevariableby", None, false, json!({"VALUE": [1, [4, "1"]]}), json!({"VARIABLE": ["m", "mid"]}))
     });
-    let costume = json!([{"name": "c", "assetId": "bcf454acf82e4504149f7ffe07081dbc", "dataFormat": "svg",
-                          "rotationCenterX": 0, "rotationCenterY": 0}]);
-    json!({"targets": [
-        {"isStage": true, "name": "Stage", "variables": {"nid": ["n", 0], "mid": ["m", 0]}, "lists": {},
-         "broadcasts": {"pid": "ping"}, "blocks": stage, "costumes": costume, "sounds": [], "layerOrder": 0},
-        {"isStage": false, "name": "Chain", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": sprite,
-         "costumes": costume, "sounds": [], "layerOrder": 1, "x": 0, "y": 0, "size": 100, "direction": 90,
-         "visible": true}
-    ], "meta": {"semver": "3.0.0"}})
-    .to_string()
+    common::stage_and_sprite(
+        json!({"variables": {"nid": ["n", 0], "mid": ["m", 0]}, "broadcasts": {"pid": "ping"}, "blocks": stage}),
+        json!({"name": "Chain", "blocks": sprite}),
+    )
 }
 
 #[test]

@@ -1,4 +1,8 @@
-//! Helpers shared by the integration tests that read the corpora.
+//! Helpers shared by the integration tests: the corpora, the oracle's inputs, hand-made
+//! projects.
+
+// Each test crate that includes this module uses some of the helpers.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
@@ -40,4 +44,31 @@ pub fn generic(vm: &mut Vm, k: u64) {
         230 => vm.answer_text("hello"),
         _ => {}
     }
+}
+
+/// A project of the stage and one sprite, each the given JSON object laid over the defaults
+/// (no variables, lists, broadcasts or blocks; one costume; the sprite `S` at the centre),
+/// for tests that build their project by hand.
+pub fn stage_and_sprite(stage: serde_json::Value, sprite: serde_json::Value) -> String {
+    use serde_json::json;
+    let costume = json!([{"name": "c", "assetId": "bcf454acf82e4504149f7ffe07081dbc", "dataFormat": "svg",
+                          "rotationCenterX": 0, "rotationCenterY": 0}]);
+    let over = |mut base: serde_json::Value, with: serde_json::Value| {
+        if let (Some(b), serde_json::Value::Object(w)) = (base.as_object_mut(), with) {
+            b.extend(w);
+        }
+        base
+    };
+    let empty = json!({"variables": {}, "lists": {}, "broadcasts": {}, "blocks": {}, "costumes": costume,
+                       "sounds": []});
+    let stage = over(over(empty.clone(), json!({"isStage": true, "name": "Stage", "layerOrder": 0})), stage);
+    let sprite = over(
+        over(
+            empty,
+            json!({"isStage": false, "name": "S", "layerOrder": 1, "x": 0, "y": 0, "size": 100,
+                           "direction": 90, "visible": true}),
+        ),
+        sprite,
+    );
+    json!({"targets": [stage, sprite], "meta": {"semver": "3.0.0"}}).to_string()
 }
