@@ -90,7 +90,7 @@ pub(crate) fn compile(project: &Project) -> Program {
         protos: vec![HashMap::new(); n_defs],
         definitions: vec![HashMap::new(); n_defs],
         order: vec![Vec::new(); n_defs],
-        shared: super::shared::analyse(project, &|op| super::opcodes::rep_of_opcode(op).is_some()).map(Box::new),
+        shared: super::shared::analyse(project).map(Box::new),
     };
     let lit_empty = c.lits.intern("");
     c.order_blocks();

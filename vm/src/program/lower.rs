@@ -93,11 +93,9 @@ impl Compiler<'_> {
             if name.starts_with("SUBSTACK") || name == "custom_block" {
                 continue;
             }
-            let Some(e) = self.compile_input(&inp, target, depth) else {
-                nth_block += usize::from(matches!(inp, Input::Block(_)));
-                continue;
-            };
-            let e = self.wrap_shared(bi, &inp, &mut nth_block, e);
+            let shared = self.shared_slot(bi, &inp, &mut nth_block);
+            let Some(e) = self.compile_input(&inp, target, depth) else { continue };
+            let e = self.wrap_shared(e, shared);
             let slot = slots.iter().position(|s| *s == name).map(|p| p as u8).unwrap_or(255);
             if self.expr_has_promise(e) {
                 has_promise = true;
@@ -107,22 +105,24 @@ impl Compiler<'_> {
         Args { list: list.into_boxed_slice(), n: slots.len() as u8, has_promise }
     }
 
-    /// `e`, the compiled input `inp` of block `bi`, wrapped in [`Rep::Shared`] when the input
-    /// holds a reporter other slots hold too (`super::shared`); `nth_block` counts the block
-    /// inputs seen so far, in the order of `SharedInfo::kids`.
-    fn wrap_shared(&mut self, bi: BlockIdx, inp: &Input, nth_block: &mut usize, e: ExprId) -> ExprId {
+    /// The shared reporter's group and the slot when input `inp` of block `bi` holds a
+    /// reporter other slots hold too (`super::shared`); `nth_block` counts the block inputs
+    /// seen so far, in the order of `SharedInfo::kids`.
+    fn shared_slot(&self, bi: BlockIdx, inp: &Input, nth_block: &mut usize) -> Option<(u32, u32)> {
         if !matches!(inp, Input::Block(_)) {
-            return e;
+            return None;
         }
         *nth_block += 1;
-        let Some(sh) = &self.shared else { return e };
-        let Some(&(_, group, slot)) = sh.kids.get(bi as usize).and_then(|k| k.get(*nth_block - 1)) else { return e };
-        if group == u32::MAX {
-            return e;
-        }
+        let &(_, group, slot) = self.shared.as_ref()?.kids.get(bi as usize)?.get(*nth_block - 1)?;
+        (group != u32::MAX).then_some((group, slot))
+    }
+
+    /// `e` inside a [`Rep::Shared`] wrapper for `shared`'s group and slot, or `e` itself.
+    fn wrap_shared(&mut self, e: ExprId, shared: Option<(u32, u32)>) -> ExprId {
+        let Some((group, slot)) = shared else { return e };
         let has_promise = self.expr_has_promise(e);
         let args = Args { list: vec![(0, e)].into_boxed_slice(), n: 1, has_promise };
-        self.push_expr(super::shared::wrapper(group, slot), args)
+        self.push_expr(Rep::Shared { group, slot }, args)
     }
 
     fn expr_has_promise(&self, e: ExprId) -> bool {
@@ -579,11 +579,9 @@ impl Compiler<'_> {
             if name.starts_with("SUBSTACK") || name == "custom_block" {
                 continue;
             }
-            let Some(e) = self.compile_input(&inp, d, 0) else {
-                nth_block += usize::from(matches!(inp, Input::Block(_)));
-                continue;
-            };
-            let e = self.wrap_shared(bi, &inp, &mut nth_block, e);
+            let shared = self.shared_slot(bi, &inp, &mut nth_block);
+            let Some(e) = self.compile_input(&inp, d, 0) else { continue };
+            let e = self.wrap_shared(e, shared);
             if self.expr_has_promise(e) {
                 has_promise = true;
             }

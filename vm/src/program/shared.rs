@@ -8,25 +8,21 @@
 //! holder's list), but the value goes to that one slot. Any other holder reads what its own
 //! slot holds: `undefined`, or a value written while it was the last one built.
 //!
-//! The compiler wraps each such input in a [`Rep::Shared`] reporter naming the reporter's
+//! The compiler wraps each such input in a `Rep::Shared` reporter naming the reporter's
 //! group and the slot; [`SharedInfo`] says, per block, what building its cached form binds.
 //! The run-time half is `engine::shared`.
 
-use super::model::{Rep, SharedInfo};
+use super::model::SharedInfo;
+use super::opcodes::rep_of_opcode;
 use crate::project::{BlockIdx, Input, Project};
 
-/// The opcodes whose cached form reports a value: those with an implementation. Shadow-like
-/// blocks (menus, literals) give every holder their value when it is built, and blocks
-/// without an implementation report nothing, so sharing them changes nothing.
-fn reports(project: &Project, b: BlockIdx, rep_of_opcode: &dyn Fn(&str) -> bool) -> bool {
-    project.blocks.get(b as usize).is_some_and(|blk| rep_of_opcode(&blk.opcode))
-}
-
 /// Groups, slots and the build table of `project`; `None` without shared reporters (every
-/// other program pays nothing).
-pub(super) fn analyse(project: &Project, rep_of_opcode: &dyn Fn(&str) -> bool) -> Option<SharedInfo> {
-    let groups: Vec<BlockIdx> =
-        project.shared.iter().copied().filter(|&b| reports(project, b, rep_of_opcode)).collect();
+/// other program pays nothing). Only reporters with an implementation form groups:
+/// shadow-like blocks (menus, literals) give every holder their value when it is built, and
+/// blocks without an implementation report nothing, so sharing them changes nothing.
+pub(super) fn analyse(project: &Project) -> Option<SharedInfo> {
+    let reports = |b: &BlockIdx| project.blocks.get(*b as usize).is_some_and(|k| rep_of_opcode(&k.opcode).is_some());
+    let groups: Vec<BlockIdx> = project.shared.iter().copied().filter(reports).collect();
     if groups.is_empty() {
         return None;
     }
@@ -83,9 +79,4 @@ pub(super) fn analyse(project: &Project, rep_of_opcode: &dyn Fn(&str) -> bool) -
         }
     }
     Some(SharedInfo { groups: groups.len() as u32, slots, kids, relevant })
-}
-
-/// The wrapper for input `slot` of a holder whose input is shared reporter `group`.
-pub(super) fn wrapper(group: u32, slot: u32) -> Rep {
-    Rep::Shared { group, slot }
 }
