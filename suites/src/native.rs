@@ -554,6 +554,13 @@ fn install_looks(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     )?;
     let s = Rc::clone(shared);
     n.set(
+        "resetBlockCache",
+        Func::from(move || {
+            with_vm_mut(&s, |vm| vm.reset_block_cache());
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
         "goFrontBack",
         Func::from(move |h: f64, front: bool| {
             with_vm_mut(&s, |vm| vm.go_front_back(id_of(h), front));

@@ -10,6 +10,7 @@ use clowder_testgen::assertions;
 use clowder_testgen::config::Budget;
 use clowder_testgen::events::{Event, EventInfo};
 use clowder_testgen::execution::{Executor, RunCtx};
+use clowder_testgen::export::Restore;
 use clowder_testgen::result::{Test, TimelinePoint};
 use clowder_testgen::testkit::{Arg, ProjectBuilder};
 use clowder_testgen::{Algorithm, AlgorithmConfig, Params, Prepared};
@@ -87,7 +88,7 @@ fn every_event_kind_replays_in_the_whisker_runner_as_it_was_executed() {
     // The drag's exact position is part of what the test checks.
     assert!(recorded.iter().any(|a| a.contains("10.6")), "{recorded:#?}");
 
-    let js = clowder_testgen::export::whisker_js(&suite, "random", 1, &["Cat".to_string()]);
+    let js = clowder_testgen::export::whisker_js(&suite, "random", 1, &Restore::sprites(&["Cat"]));
     let parsed = Suite::from_source("exported.js", &js).expect("the export parses");
     let result = clowder_suites::run_project(&parsed, &project, "recording", 1, &Limits::default());
     let row = &result.rows[0];
@@ -115,7 +116,7 @@ fn the_exported_prologue_drops_mips_an_earlier_test_drew() {
         Test { events: vec![Event::Wait { steps: 400 }], ..Test::default() },
         Test { events: vec![Event::Wait { steps: 37 }], ..Test::default() },
     ];
-    let order = ["Einhorn".to_string(), "Luftballon".to_string()];
+    let order = Restore::sprites(&["Einhorn", "Luftballon"]);
     let js = clowder_testgen::export::whisker_js(&suite, "mosa", 7, &order);
     let check = "t.assert.ok(t.getSprite(\"Einhorn\").size > 100, \"grown\");\n  t.end();";
     let touch = "t.assert.ok(t.getSprite(\"Einhorn\").isTouchingSprite(\"Luftballon\"), \"touch\");\n  t.end();";
@@ -157,7 +158,7 @@ fn record_export_run(project: &Arc<clowder_vm::Project>, seed: u64, mut suite: V
         RunCtx { project: Arc::clone(project), model: &prepared.model, info: &info, params: &params, vm_seed: seed };
     let mut exec = Executor::new(ctx, Budget::Executions(1), &mut sink);
     assertions::add_to_suite(&mut exec, &mut suite);
-    let order = clowder_testgen::export::draw_order(project);
+    let order = Restore::of(project);
     let js = clowder_testgen::export::whisker_js(&suite, "mosa", seed, &order);
     let statuses = run_js(project, seed, &js);
     (js, statuses)

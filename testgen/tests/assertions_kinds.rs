@@ -301,7 +301,7 @@ fn suite_json_and_javascript_carry_the_assertions() {
     );
     let back: Test = serde_json::from_str(&json).unwrap();
     assert_eq!(back, test);
-    let js = clowder_testgen::export::whisker_js(&[test], "mio", 1, &[]);
+    let js = clowder_testgen::export::whisker_js(&[test], "mio", 1, &clowder_testgen::export::Restore::default());
     assert!(js.contains("  await t.runForSteps(1);\n  t.assert.withinRange(t.getSprite(\"Cat\").x, 10, 5, "), "{js}");
     // Without assertions the JSON is what it was before assertions existed.
     let bare = serde_json::to_string(&Test { events: vec![key("a")], ..Test::default() }).unwrap();

@@ -166,6 +166,17 @@ impl Vm {
         self.st.geometry.reset_mips();
     }
 
+    /// Empties scratch-vm's cache of compiled blocks (`Blocks.resetCache` on every target):
+    /// a reporter held in two input slots reports to the holder whose cached form was built
+    /// last, and the forms are built again in the order blocks run from now on, as after a
+    /// fresh load (what an exported suite's prologue asks for on such a project; a no-op on
+    /// the others, where the cache is invisible).
+    pub fn reset_block_cache(&mut self) {
+        if let Some(info) = self.prog.shared.as_deref() {
+            self.st.shared = Some(Box::new(crate::engine::shared::SharedState::new(info)));
+        }
+    }
+
     /// The renderer's kept MIPs now, to be put back by [`Vm::restore_mips`] (`None` when the
     /// profile keeps none: nothing to restore).
     pub fn mips_checkpoint(&self) -> Option<crate::geometry::render::SilhouetteFloors> {

@@ -16,6 +16,9 @@
 //!   not accelerated) and `when timer >` (the project timer, real time × 10) depend on how fast
 //!   Whisker's machine steps; here they run on the virtual clock unless
 //!   [`crate::VmOptions::whisker_wall_ms`] says how long a step takes ([`uses_wall_clock`]).
+//! * More clones: Whisker loads the project three times into one VM before a test runs, and
+//!   each load disposes every target of the one before, each disposal lowering the clone
+//!   counter that scratch-vm never resets; so [`clone_allowance`] clones more may be alive.
 
 use crate::engine::TargetId;
 use crate::project::Project;
@@ -49,6 +52,16 @@ pub fn uses_wall_clock(project: &Project) -> bool {
         }
         _ => false,
     })
+}
+
+/// Clones Whisker's VM allows beyond `Runtime.MAX_CLONES`, for a project of `targets` targets
+/// (the stage and the sprites). Before a test (or a search) the project is loaded by the file
+/// input, by the run button and by `VMWrapper.setup`; the last two loads start with
+/// `runtime.dispose()`, which disposes the targets of the load before, and `dispose()` lowers
+/// `_cloneCounter` for originals too. Measured in the real Whisker (a sprite cloning itself
+/// every step: counter 16 after 20 clones with 2 targets, 12 with 4).
+pub fn clone_allowance(targets: usize) -> u32 {
+    u32::try_from(targets).unwrap_or(u32::MAX / 4).saturating_mul(2)
 }
 
 /// `Runtime.THREAD_STEP_INTERVAL` = `runtime.currentStepTime` under Whisker: `1000 / 30 / a`.

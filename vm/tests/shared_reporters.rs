@@ -66,3 +66,28 @@ fn a_shared_reporter_reports_into_the_slot_built_last() {
         assert_eq!(var(&vm, "c"), Some(Value::Str(format!("undefined{}", n * 10).into())), "step {n}");
     }
 }
+
+/// `Blocks.resetCache` (what an exported test's prologue calls on such a project): the
+/// cached forms are built again in the order blocks run from then on, as on a fresh load.
+#[test]
+fn emptying_the_block_cache_binds_as_a_fresh_load() {
+    let p = Arc::new(load(project().as_bytes(), "shared.json", &LoadLimits::default()).expect("loads"));
+    let mut vm = Vm::new(Arc::clone(&p), VmOptions::default());
+    vm.green_flag();
+    let sprite = vm.find_target("S", 0).expect("sprite S");
+    for _ in 0..3 {
+        vm.step();
+    }
+    // Without the reset, `set a` would keep reading its stale slot (1): `set b` stays bound.
+    vm.reset_block_cache();
+    vm.green_flag();
+    vm.step();
+    let n = vm.variable(sprite, "n");
+    assert_eq!(n, Some(Value::Num(4.0)));
+    // Fresh binding: `set a` is built first again in this step, `set b` after it.
+    assert_eq!(vm.variable(sprite, "a"), Some(Value::Num(4.0)), "a gets the first value after the reset");
+    assert_eq!(vm.variable(sprite, "b"), Some(Value::Num(4.0)));
+    assert_eq!(vm.variable(sprite, "c"), Some(Value::Str("undefined40".into())));
+    vm.step();
+    assert_eq!(vm.variable(sprite, "a"), Some(Value::Num(4.0)), "and keeps it, as on a fresh load");
+}

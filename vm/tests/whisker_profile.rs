@@ -15,6 +15,8 @@
 //! (`wait 0.7` is 20.999999999999996 steps, so 21), a think bubble cleared in the tick its
 //! timer ends, and the step timer (111 additions of 0.075).
 
+mod common;
+
 use std::sync::Arc;
 
 use clowder_vm::project::{LoadLimits, load};
@@ -400,4 +402,50 @@ fn wall_clock_and_offline_blocks_match_whisker_on_a_pinned_clock() {
         let default = looks_per_step(&project, &inputs, &sprites, steps, (None, false));
         assert_ne!(default, want, "{rel}: the default machine should not give these Whisker looks");
     }
+}
+
+/// A sprite that clones itself every step, beside `extra` other sprites: clones alive after
+/// `steps` steps.
+fn clones_after(profile: Profile, extra: usize, steps: u64) -> usize {
+    use serde_json::json;
+    let forever = json!({
+        "h": {"opcode": "event_whenflagclicked", "next": "f", "parent": null, "inputs": {}, "fields": {},
+              "shadow": false, "topLevel": true, "x": 0, "y": 0},
+        "f": {"opcode": "control_forever", "next": null, "parent": "h", "inputs": {"SUBSTACK": [2, "c"]},
+              "fields": {}, "shadow": false, "topLevel": false},
+        "c": {"opcode": "control_create_clone_of", "next": null, "parent": "f", "inputs": {"CLONE_OPTION": [1, "m"]},
+              "fields": {}, "shadow": false, "topLevel": false},
+        "m": {"opcode": "control_create_clone_of_menu", "next": null, "parent": "c", "inputs": {},
+              "fields": {"CLONE_OPTION": ["_myself_", null]}, "shadow": true, "topLevel": false}
+    });
+    let mut project: serde_json::Value =
+        serde_json::from_str(&common::stage_and_sprite(json!({}), json!({"blocks": forever}))).expect("json");
+    if let Some(targets) = project["targets"].as_array_mut() {
+        let plain = common::stage_and_sprite(json!({}), json!({}));
+        let plain: serde_json::Value = serde_json::from_str(&plain).expect("json");
+        for i in 0..extra {
+            let mut s = plain["targets"][1].clone();
+            s["name"] = json!(format!("T{i}"));
+            s["layerOrder"] = json!(2 + i);
+            targets.push(s);
+        }
+    }
+    let p = load(project.to_string().as_bytes(), "clones.json", &LoadLimits::default()).expect("loads");
+    let mut vm = Vm::new(Arc::new(p), VmOptions { profile, seed: 1, ..VmOptions::default() });
+    vm.green_flag();
+    for _ in 0..steps {
+        vm.step();
+    }
+    vm.targets_in_execution_order().filter(|(_, t)| !t.is_original).count()
+}
+
+/// Whisker loads a project three times before a test, and each load's disposal of the targets
+/// before lowers scratch-vm's clone counter: read in Whisker, the counter was 16 after 20 clones
+/// with 2 targets and 12 with 4, so 304 and 308 clones fit where scratch-vm allows 300.
+#[test]
+fn whisker_allows_two_more_clones_per_target() {
+    assert_eq!(clones_after(Profile::Headless, 0, 20), 20);
+    assert_eq!(clones_after(Profile::Headless, 0, 400), 300);
+    assert_eq!(clones_after(Profile::Whisker, 0, 400), 304);
+    assert_eq!(clones_after(Profile::Whisker, 2, 400), 308);
 }

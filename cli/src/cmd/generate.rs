@@ -157,10 +157,10 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
             }
             None => write("suite.json", serde_json::to_string_pretty(&outcome.suite)?)?,
         }
-        let draw_order = clowder_testgen::export::draw_order(&project);
+        let restore = clowder_testgen::export::Restore::of(&project);
         write(
             "tests.js",
-            clowder_testgen::export::whisker_js(&outcome.suite, cfg.algorithm.name(), args.seed, &draw_order),
+            clowder_testgen::export::whisker_js(&outcome.suite, cfg.algorithm.name(), args.seed, &restore),
         )?;
         let mut csv = String::from("steps,executions,covered,total_targets\n");
         for p in &outcome.timeline {

@@ -76,6 +76,8 @@
 
     /** A stand-in for the renderer's SVG skins: `resetMIPs` drops the MIPs of all of them. */
     const MIP_RESET = {_svgImageLoaded: true, resetMIPs: () => N.resetMips()};
+    /** A stand-in for the runtime's targets: `blocks.resetCache` empties the one block cache. */
+    const CACHE_RESET = {blocks: {resetCache: () => N.resetBlockCache()}};
 
     // The part of scratch-vm's `RenderedTarget` that a Whisker test reaches through a
     // wrapper's `_target`: the getters and the setters that hand a value to the renderer
@@ -101,12 +103,13 @@
             return out;
         }
         get runtime() {
-            // What exported suites use of scratch-vm's runtime: the stage, and the renderer's
+            // What exported suites use of scratch-vm's runtime: the stage, the renderer's
             // skins to drop their MIPs (one stand-in skin drops every skin's, as all of
-            // Whisker's together would).
+            // Whisker's together would), and the targets' block caches to empty (likewise).
             return {
                 getTargetForStage: () => new ScratchTarget(N.stage()),
                 renderer: {_allSkins: [MIP_RESET], _allDrawables: []},
+                targets: [CACHE_RESET],
             };
         }
         getName() { return N.name(this._h); }

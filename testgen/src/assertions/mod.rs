@@ -21,7 +21,7 @@
 //! | size | sprites, clones | size % | ±1 |
 //! | touching | sprites, clones × other sprites | touching any instance of it | exactly |
 //! | touching edge | sprites, clones | touching the stage edge | exactly |
-//! | variable | stage, original sprites | value as a JS string | exactly |
+//! | variable | stage, original sprites | value as a JS string | exactly; a number of 15 or more significant digits within 10⁻⁹ to 10⁻⁸ of it (`value_tolerance`) |
 //! | visibility | sprites, clones | visible | exactly |
 //! | volume | every target | volume % | exactly |
 //!
@@ -82,6 +82,34 @@ pub const POSITION_TOLERANCE: f64 = 5.0;
 pub const DIRECTION_TOLERANCE: f64 = 1.0;
 /// Tolerance of size assertions (percent).
 pub const SIZE_TOLERANCE: f64 = 1.0;
+/// Relative tolerance of a variable holding a computed number ([`computed_number`]): the
+/// check allows [`value_tolerance`], the power of ten at or just above `|x|` times this.
+pub const VALUE_RELATIVE_TOLERANCE: f64 = 1e-9;
+
+/// The tolerance of a check on the computed number `x`: a power of ten (so the exported test
+/// reads `1e-8`), between 1 and 10 times `|x|` × [`VALUE_RELATIVE_TOLERANCE`].
+pub fn value_tolerance(x: f64) -> f64 {
+    let exp = (x.abs() * VALUE_RELATIVE_TOLERANCE).log10().ceil();
+    format!("1e{exp}").parse().unwrap_or(x.abs() * VALUE_RELATIVE_TOLERANCE)
+}
+
+/// The number a variable's value `value` (JS `String(v)`) is, when its last digits depend on
+/// the JavaScript engine that computed it: 15 or more significant digits, as `Math.sin`,
+/// `atan2`, `pow` or `exp` give. Browsers' maths libraries differ from each other and from
+/// Node's in the last bits (Chromium 156 and Node 20 differ on 3 to 23 % of random arguments
+/// of each such function), so a checked position or angle Whisker computes in its browser can
+/// differ from ours by a few units in the last place; such a value is checked within
+/// [`value_tolerance`]. Typed and short decimal values stay exact.
+pub fn computed_number(value: &str) -> Option<f64> {
+    let mantissa = value.strip_prefix('-').unwrap_or(value);
+    let mantissa = mantissa.split(['e', 'E']).next().unwrap_or("");
+    if mantissa.is_empty() || !mantissa.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).skip_while(|&b| b == b'0').count();
+    let x: f64 = value.parse().ok()?;
+    (digits >= 15 && x.is_finite() && x != 0.0).then_some(x)
+}
 
 /// A live target: the stage ([`STAGE`]), a sprite's original (clone 0) or its
 /// `clone`-th clone.
@@ -327,6 +355,13 @@ impl Assertion {
                 near(*ex, *ax, POSITION_TOLERANCE) && near(*ey, *ay, POSITION_TOLERANCE)
             }
             (Assertion::Size { size: e, .. }, Assertion::Size { size: a, .. }) => near(*e, *a, SIZE_TOLERANCE),
+            (
+                Assertion::Variable { target: et, variable: ev, value: e, boolean: false },
+                Assertion::Variable { target: at, variable: av, value: a, boolean: false },
+            ) if et == at && ev == av && e != a => computed_number(e).is_some_and(|e| {
+                // `withinRange` compares `actual` to numbers: JS `Number(actual)`.
+                near(e, clowder_vm::value::js_string_to_number(a), value_tolerance(e))
+            }),
             (e, a) => e == a,
         }
     }
@@ -434,6 +469,16 @@ impl Assertion {
             }
             Assertion::Variable { target, variable, value, boolean } => {
                 let local = if target.is_stage() { ", false" } else { "" };
+                if let Some(x) = computed_number(value).filter(|_| !*boolean) {
+                    let tol = num(value_tolerance(x));
+                    return format!(
+                        "t.assert.withinRange({}.getVariable({}{local}).value, {}, {tol}, {});",
+                        target.accessor(),
+                        js_str(variable),
+                        num(x),
+                        js_str(&format!("Expected {variable} of {} to have value {value} +-{tol}", target.label()))
+                    );
+                }
                 format!(
                     "t.assert.equal({}.getVariable({}{local}).value, {}, {});",
                     target.accessor(),

@@ -50,3 +50,43 @@ fn javascript() {
     let json = serde_json::to_string(&Assertion::TouchingEdge { target: cat(), touching: true }).unwrap();
     assert_eq!(json, r#"{"kind":"touching_edge","target":{"sprite":"Cat","clone":0},"touching":true}"#);
 }
+
+#[test]
+fn computed_numbers_are_checked_within_a_relative_tolerance() {
+    // Values read in the round trip: Whisker's Chromium and clowder differ in the last digits.
+    assert_eq!(computed_number("23.291175050836813"), Some(23.291175050836813));
+    assert_eq!(computed_number("-1.6634016249431547"), Some(-1.6634016249431547));
+    assert_eq!(computed_number("1.2246467991473532e-16"), Some(1.2246467991473532e-16));
+    for exact in ["3", "4.5", "0.30000000000001", "-0", "0", "abc", "1e400", "", "123456789012345x", "true"] {
+        assert_eq!(computed_number(exact), None, "{exact}");
+    }
+    let var = |value: &str| Assertion::Variable {
+        target: TargetRef::stage(),
+        variable: "x".into(),
+        value: value.into(),
+        boolean: false,
+    };
+    let e = var("23.291175050836813");
+    assert!(e.accepts(Some(&var("23.291175050836827"))));
+    assert!(!e.accepts(Some(&var("23.2911755"))));
+    assert!(!e.accepts(Some(&var("abc"))));
+    assert!(!var("4.5").accepts(Some(&var("4.500000000000001"))));
+    let other = Assertion::Variable {
+        target: TargetRef::stage(),
+        variable: "y".into(),
+        value: "23.291175050836827".into(),
+        boolean: false,
+    };
+    assert!(!e.accepts(Some(&other)));
+    let js = e.to_js();
+    assert!(
+        js.starts_with(
+            r#"t.assert.withinRange(t.getStage().getVariable("x", false).value, 23.291175050836813, 1e-7, "#
+        ),
+        "{js}"
+    );
+    assert!(var("3").to_js().starts_with("t.assert.equal("));
+    assert_eq!(value_tolerance(23.29), 1e-7);
+    assert_eq!(value_tolerance(-1.66), 1e-8);
+    assert_eq!(value_tolerance(1e-16), 1e-25);
+}

@@ -11,10 +11,20 @@ pub const MAX_CLONES: u32 = 300;
 impl State {
     // ---------------------------------------------------------------- clones
 
+    /// How many clones may be alive: scratch-vm's limit, and under the `whisker` profile the
+    /// clones Whisker's repeated loads leave room for ([`crate::whisker::clone_allowance`]).
+    fn max_clones(&self, prog: &Program) -> u32 {
+        if self.whisker() {
+            MAX_CLONES.saturating_add(crate::whisker::clone_allowance(prog.layer_order.len()))
+        } else {
+            MAX_CLONES
+        }
+    }
+
     /// `makeClone` + the create-clone block: a clone of `of` placed behind `behind`.
     pub(crate) fn create_clone(&mut self, prog: &Program, of: TargetId) -> Option<TargetId> {
         let src = self.target(of)?;
-        if src.is_stage || self.targets.clone_count >= MAX_CLONES {
+        if src.is_stage || self.targets.clone_count >= self.max_clones(prog) {
             return None;
         }
         let def = src.def as usize;

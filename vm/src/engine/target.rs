@@ -272,7 +272,7 @@ pub(crate) struct Targets {
     pub layer_epoch: u64,
     /// Bumped whenever targets are created or disposed.
     pub target_epoch: u64,
-    /// Clones alive (at most [`super::MAX_CLONES`]).
+    /// Clones alive (at most [`super::MAX_CLONES`], more under the `whisker` profile).
     pub clone_count: u32,
     /// Per sprite: the clone index the next clone gets.
     pub clone_serial: Vec<u32>,
