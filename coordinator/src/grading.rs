@@ -32,8 +32,9 @@ use serde::Deserialize;
 use crate::experiment::{Experiment, ExperimentSpec, Mutation, Run, expand_corpora};
 use crate::table::ProjectSource;
 
-/// Largest suite file (bytes); the worker's suite loader has the same limit.
-pub const MAX_SUITE_BYTES: u64 = 4 << 20;
+/// Largest suite file (bytes); the worker's suite loader has the same limit
+/// (`clowder_suites::MAX_SUITE_BYTES`, which says why it is this large).
+pub const MAX_SUITE_BYTES: u64 = 32 << 20;
 
 /// Default steps per test: 600 000 ms of Scratch time, Whisker's per-test timeout in its
 /// mutation runs (the suites crate's default).

@@ -55,8 +55,10 @@ pub use report::{ProjectResult, Status, TestRow};
 use engine::{Ending, Engine, JsResult};
 use native::Limit;
 
-/// Largest suite file read (bytes): Whisker's largest example is 50 KB.
-pub const MAX_SUITE_BYTES: u64 = 4 << 20;
+/// Largest suite file read (bytes): Whisker's largest example is 50 KB, but clowder's own
+/// exports of games that fill the clone limit check every clone after every event (5 MB for
+/// 300 clones on an unseen game).
+pub const MAX_SUITE_BYTES: u64 = 32 << 20;
 
 /// Why a suite could not be used.
 #[derive(Debug, thiserror::Error)]

@@ -323,6 +323,6 @@ pub mod runtime {
 /// 303). Runs that reach the clone limit change; others are as before. And a variable's number
 /// of 15 or more significant digits (a `sin`, `atan2` or `pow` result) is checked within 10⁻⁹
 /// to 10⁻⁸ of it instead of exactly (`testgen::assertions::computed_number`): Whisker's
-/// Chromium computes such values differently in the last bits (four games of the 55 failed on
+/// Chromium computes such values differently in the last bits (three games of the 55 failed on
 /// them). Suites with such checks change; the VM does not.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem38");
