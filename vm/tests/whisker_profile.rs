@@ -449,3 +449,54 @@ fn whisker_allows_two_more_clones_per_target() {
     assert_eq!(clones_after(Profile::Whisker, 0, 400), 304);
     assert_eq!(clones_after(Profile::Whisker, 2, 400), 308);
 }
+
+/// A project whose sprite `S` (the 40 × 40 ball, centred) is saved at (`x`, `y`).
+fn ball_at(x: f64, y: f64) -> Arc<clowder_vm::Project> {
+    use serde_json::json;
+    use std::io::Write;
+    let costume = |name: &str, c: f64| {
+        json!([{"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
+                "rotationCenterX": c, "rotationCenterY": c}])
+    };
+    let json = common::stage_and_sprite(
+        json!({"costumes": costume("backdrop", 1.0)}),
+        json!({"costumes": costume("ball", 20.0), "x": x, "y": y}),
+    );
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, data) in [("project.json", json.as_str()), ("ball.svg", BALL_SVG), ("backdrop.svg", BACKDROP_SVG)] {
+        zip.start_file(name, opts).expect("zip");
+        zip.write_all(data.as_bytes()).expect("zip");
+    }
+    let bytes = zip.finish().expect("zip").into_inner();
+    Arc::new(load(&bytes, "ball.sb3", &LoadLimits::default()).expect("the test project loads"))
+}
+
+/// Whisker begins every test, the first included, with `loadSaveState`, whose `setXY(x, y,
+/// true)` fences each sprite: one saved beyond the stage's edge starts inside it. Read in
+/// Whisker on a GitHub project (a pipe saved at y −212 starts at −113) and reproduced here with
+/// the ball, whose fence keeps 15 units of it on the stage. The next test fences the saved
+/// position again, so it starts where the first did.
+#[test]
+fn whisker_tests_start_with_sprites_fenced() {
+    let project = ball_at(-300.0, -250.0);
+    let start = |profile| {
+        let vm = Vm::new(Arc::clone(&project), VmOptions { profile, seed: 1, ..VmOptions::default() });
+        let s = vm.find_target("S", 0).expect("the sprite");
+        (vm.target(s).map(|t| (t.x, t.y)), vm)
+    };
+    let (saved, _) = start(Profile::Default);
+    assert_eq!(saved, Some((-300.0, -250.0)), "scratch-vm's load does not fence");
+    let (fenced, fresh) = start(Profile::Whisker);
+    let (x, y) = fenced.expect("a position");
+    // The ball's right edge (x + 19.3) ends 15 units inside the left edge, its top likewise.
+    assert!((x - -244.0).abs() <= 1.0 && (y - -184.0).abs() <= 1.0, "fenced to ({x}, {y})");
+    let (_, mut vm) = start(Profile::Whisker);
+    vm.green_flag();
+    for _ in 0..5 {
+        vm.step();
+    }
+    vm.whisker_next_test(&fresh, false);
+    let s = vm.find_target("S", 0).expect("the sprite");
+    assert_eq!(vm.target(s).map(|t| (t.x, t.y)), fenced, "the second test starts where the first did");
+}

@@ -63,8 +63,9 @@ impl State {
                 stale.visible = Some(shown.2);
             }
             t.stale = (stale != Stale::default()).then(|| Box::new(stale));
-            // `setXY(x, y, true)`: fenced by the renderer as it now is, no pen line.
-            let (x, y) = (init.x, init.y);
+            // `setXY(x, y, true)` of the saved position, the one in the project file (`initial`
+            // holds it fenced): fenced by the renderer as it now is, no pen line.
+            let (x, y) = prog.defs.get(init.def as usize).map_or((init.x, init.y), |d| (d.x, d.y));
             let is_stage = t.is_stage;
             if !is_stage {
                 let (x, y) = self.fenced(prog, id, x, y);

@@ -311,6 +311,17 @@ impl State {
             st.targets.draw = Some(crate::whisker::DrawList::new(sprites, prog.pen_loaded));
             // Whisker's renderer lives as long as the project: the MIPs it creates stay.
             st.geometry.keep_mips(true);
+            // Every Whisker test, the first included, begins with `loadSaveState`, whose
+            // `setXY(x, y, true)` fences each sprite: one saved beyond the stage's edge starts
+            // inside it (see `restore.rs`, which fences the saved position again).
+            for id in st.targets.runtime_order.clone() {
+                let Some(t) = st.target(id).filter(|t| !t.is_stage) else { continue };
+                let (x, y) = st.fenced(prog, id, t.x, t.y);
+                if let Some(t) = st.target_mut(id) {
+                    t.x = x;
+                    t.y = y;
+                }
+            }
         }
         st
     }

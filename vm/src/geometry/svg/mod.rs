@@ -6,10 +6,11 @@
 //! What is reproduced: the string fix-ups, the view box / width / height rules
 //! (a missing view box is measured from the drawing's bounding box plus half the
 //! largest stroke width), pixelated embedded images, and the canvas size
-//! `floor(viewBox size × scale)`, and text in Scratch's own fonts (`vm/fonts/`,
-//! embedded: no system font is read, so silhouettes never depend on the machine;
-//! glyphs are shaped and placed by usvg, which can put an edge pixel elsewhere than
-//! the browser's text engine). What is not: the stroke-width normalisation of paths
+//! `floor(viewBox size × scale)`, and text in Scratch's own fonts where
+//! scratch-svg-renderer inlines them and in the browser's fallback fonts elsewhere
+//! (`vm/fonts/`, embedded: no system font is read, so silhouettes never depend on the
+//! machine; glyphs are shaped and placed by usvg, which can put an edge pixel elsewhere
+//! than the browser's text engine, and a long line's glyphs drift further). What is not: the stroke-width normalisation of paths
 //! under non-uniform transforms (the
 //! browser draws those with a stroke width averaged over both axes). Edge pixels
 //! follow a model of Skia's analytic anti-aliasing (`svg_raster`); SVGs with clip
@@ -19,7 +20,7 @@
 //!
 //! The work is split by concern: `fixup` repairs the source text, `normalise`
 //! rebuilds the document with its width, height and view box (measuring a missing
-//! view box in `measure`), `fonts` holds the usvg options with Scratch's fonts,
+//! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
 //! and `paint` draws the shapes with the browser's edge coverage. This module is
 //! the public face: [`SvgImage`] and the items callers use.
 
@@ -60,7 +61,7 @@ pub struct SvgImage {
     pub view_size: [f64; 2],
     /// `viewBox` x and y (single precision), subtracted from the rotation centre.
     pub view_origin: [f64; 2],
-    /// Whether the document contains text (drawn in Scratch's fonts).
+    /// Whether the document contains text.
     pub has_text: bool,
 }
 
@@ -227,5 +228,38 @@ mod tests {
         let empty =
             SvgImage::load(br##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 0 0"></svg>"##).expect("parses");
         assert!(empty.rasterize(1.0).is_none());
+    }
+
+    /// The alpha of "Hagrid 42" set in `family` (attribute value as written in the file).
+    fn text_alpha(family: &str, also: &str) -> Vec<u8> {
+        let svg = format!(
+            r##"<svg xmlns="http://www.w3.org/2000/svg" width="200" height="60" viewBox="0,0,200,60"><text x="5" y="40" font-family="{family}" font-size="30" fill="#000000">Hagrid 42</text>{also}</svg>"##
+        );
+        let sil = SvgImage::load(svg.as_bytes()).expect("valid svg").rasterize(1.0).expect("non-empty");
+        let (w, h) = (i64::from(sil.width()), i64::from(sil.height()));
+        (0..h).flat_map(|y| (0..w).map(move |x| (x, y))).map(|(x, y)| sil.alpha(x, y)).collect()
+    }
+
+    /// Families as Chromium draws them, read from the render oracle's silhouettes of this
+    /// text: Arial, Helvetica and `sans-serif` are one font (Liberation Sans); an unknown
+    /// family, `serif`, `cursive`, Times New Roman and a list ending in a Scratch font that
+    /// no element names alone are another (the default font, Liberation Serif); a Scratch
+    /// font is Scratch's only where some element's whole `font-family` is its name.
+    #[test]
+    fn text_falls_back_to_the_fonts_the_browser_uses() {
+        let arial = text_alpha("Arial", "");
+        assert_eq!(arial, text_alpha("Liberation Sans", ""));
+        assert_eq!(arial, text_alpha("Helvetica", ""));
+        assert_eq!(arial, text_alpha("sans-serif", ""));
+        let default = text_alpha("Zzzfont", "");
+        for f in ["serif", "cursive", "Times New Roman", "Liberation Serif", "&quot;Roboto-Regular&quot;, Sans Serif"] {
+            assert_eq!(default, text_alpha(f, ""), "{f}");
+        }
+        let scratch = text_alpha("Sans Serif", "");
+        assert_ne!(scratch, arial);
+        assert_ne!(scratch, default);
+        // Another element naming the Scratch font alone makes it available to the list too.
+        let inlined = r#"<text font-family="Sans Serif" x="0" y="-50">x</text>"#;
+        assert_eq!(text_alpha("Zzzfont, Sans Serif", inlined), text_alpha("Sans Serif", inlined));
     }
 }

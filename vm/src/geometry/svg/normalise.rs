@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::fonts::is_scratch_font;
 use super::measure::measure;
 use super::{SVG_NS, XLINK_NS, XML_NS, parse_xml};
 use crate::util::math::f32r;
@@ -29,8 +30,9 @@ pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
     }
     let mut has_text = false;
     let mut body = String::with_capacity(text.len());
+    let inlined = inlined_fonts(&root);
     for child in root.children() {
-        write_node(&child, &mut body, &mut has_text);
+        write_node(&child, &mut body, &mut has_text, &inlined);
     }
     let attr = |name: &str| root.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value());
     let mut width = attr("width").map(str::to_string);
@@ -128,7 +130,7 @@ fn escape_into(out: &mut String, s: &str, attr: bool) {
 
 /// Serialises one node of the source document, keeping SVG and XLink content and
 /// applying `transformImages` (embedded bitmaps are drawn pixelated).
-fn write_node(node: &roxmltree::Node<'_, '_>, out: &mut String, has_text: &mut bool) {
+fn write_node(node: &roxmltree::Node<'_, '_>, out: &mut String, has_text: &mut bool, inlined: &[&str]) {
     if node.is_text() {
         if let Some(t) = node.text() {
             escape_into(out, t, false);
@@ -160,7 +162,12 @@ fn write_node(node: &roxmltree::Node<'_, '_>, out: &mut String, has_text: &mut b
             style = Some(a.value().to_string());
             continue;
         }
-        write_attr(out, &qualified, a.value());
+        let value = match qualified.as_str() {
+            "font-family" => browser_families(a.value(), inlined),
+            "style" if a.value().contains("font-family") => browser_style(a.value(), inlined),
+            _ => None,
+        };
+        write_attr(out, &qualified, value.as_deref().unwrap_or(a.value()));
     }
     if name == "image" {
         let pixelated = "image-rendering: optimizespeed; image-rendering: pixelated;";
@@ -172,7 +179,91 @@ fn write_node(node: &roxmltree::Node<'_, '_>, out: &mut String, has_text: &mut b
     }
     out.push('>');
     for child in node.children() {
-        write_node(&child, out, has_text);
+        write_node(&child, out, has_text, inlined);
     }
     let _ = write!(out, "</{name}>");
+}
+
+/// The Scratch fonts scratch-svg-renderer's `inlineSvgFonts` embeds in this document: each
+/// Scratch font name that is some element's whole `font-family` attribute. The browser has
+/// no other Scratch font.
+fn inlined_fonts<'a>(root: &roxmltree::Node<'a, '_>) -> Vec<&'a str> {
+    let mut out: Vec<&str> = Vec::new();
+    for n in root.descendants() {
+        if let Some(v) = n.attribute("font-family")
+            && is_scratch_font(v)
+            && !out.contains(&v)
+        {
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// A `font-family` list without the Scratch font names that were not inlined (the browser
+/// goes on to the next family for them); `None` when nothing is dropped. A list left empty
+/// is the browser's default font (`serif` here).
+fn browser_families(list: &str, inlined: &[&str]) -> Option<String> {
+    let mut parts = Vec::new();
+    let (mut start, mut quote) = (0, None);
+    for (i, c) in list.char_indices() {
+        match (c, quote) {
+            ('"' | '\'', None) => quote = Some(c),
+            (c, Some(q)) if c == q => quote = None,
+            (',', None) => {
+                parts.push(&list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&list[start..]);
+    let absent = |part: &str| {
+        let name = part.trim().trim_matches(|c| c == '"' || c == '\'');
+        let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+        is_scratch_font(&name) && !inlined.contains(&name.as_str())
+    };
+    if !parts.iter().any(|p| absent(p)) {
+        return None;
+    }
+    let kept: Vec<&str> = parts.into_iter().filter(|p| !absent(p)).collect();
+    Some(if kept.is_empty() { "serif".to_string() } else { kept.join(",") })
+}
+
+/// A `style` attribute with its `font-family` declaration read as [`browser_families`] reads
+/// the attribute; `None` when nothing changes.
+fn browser_style(style: &str, inlined: &[&str]) -> Option<String> {
+    let mut changed = false;
+    let decls: Vec<String> = style
+        .split(';')
+        .map(|d| match d.split_once(':') {
+            Some((k, v)) if k.trim().eq_ignore_ascii_case("font-family") => match browser_families(v, inlined) {
+                Some(nv) => {
+                    changed = true;
+                    format!("{k}:{nv}")
+                }
+                None => d.to_string(),
+            },
+            _ => d.to_string(),
+        })
+        .collect();
+    changed.then(|| decls.join(";"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratch_fonts_not_inlined_leave_the_list() {
+        let l = r#""Roboto-Regular", Sans Serif"#;
+        assert_eq!(browser_families(l, &[]).as_deref(), Some(r#""Roboto-Regular""#));
+        assert_eq!(browser_families(l, &["Sans Serif"]), None);
+        assert_eq!(browser_families("'Sans  Serif'", &[]).as_deref(), Some("serif"));
+        assert_eq!(browser_families("Arial, sans-serif", &[]), None);
+        assert_eq!(
+            browser_style("fill: red; font-family: Marker, Arial", &[]).as_deref(),
+            Some("fill: red; font-family: Arial")
+        );
+    }
 }
