@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""SVG costume silhouettes, pixel by pixel: the real scratch-render in Chromium against clowder.
+
+    scripts/svg-silhouettes.py [--cache DIR] [--show N] FILE...
+
+FILEs are .svg costumes or .sb3 projects (every SVG costume of their sprites). Each costume is
+rasterised at scale 1 as `SVGSkin.createMIP` does, by the render oracle (a copy of
+shared/tools/render-oracle with one more question kind, `silhouette`, which returns the skin's
+collision silhouette) and by clowder (`cargo run -p clowder-vm --example svg_alpha`). The
+report counts, per kind of costume (plain paths, gradients, embedded images, text), the pixels
+whose alpha is zero on one side only — what decides touching, bounds and picking at edges —
+and the mean alpha difference over pixels partly covered on either side; --show lists the
+costumes that differ most.
+
+Chromium's silhouettes are cached per file content under --cache (default
+$CLOWDER_CACHE/svg-silhouettes). Needs node/npm and Chromium (CHROMIUM, default
+/usr/bin/chromium), as scripts/geometry.sh does.
+"""
+import argparse
+import base64
+import collections
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The question the oracle page gets: the silhouette after a MIP at scale 1 was made.
+SILHOUETTE_CASE = """        case 'silhouette': {
+            const d = r._allDrawables[resolve(q.a)];
+            d.skin.updateSilhouette([100, 100]);
+            const sil = d.skin._silhouette;
+            const w = sil._width, h = sil._height, data = sil._colorData;
+            let a = '';
+            if (data) for (let i = 0; i < w * h; i++) a += String.fromCharCode(data[i * 4 + 3]);
+            return {w, h, alpha: btoa(a)};
+        }
+        default:"""
+
+BLANK = b'<svg xmlns="http://www.w3.org/2000/svg" width="2" height="2" viewBox="0 0 2 2"></svg>'
+
+
+def prepare_oracle(cache):
+    """A writable copy of the render oracle with the `silhouette` question."""
+    src = os.environ.get("RENDER_ORACLE", os.path.join(ROOT, "..", "shared", "tools", "render-oracle"))
+    dst = os.path.join(cache, "oracle")
+    page = os.path.join(dst, "oracle-page.js")
+    if not os.path.exists(os.path.join(dst, "node_modules")):
+        os.makedirs(dst, exist_ok=True)
+        for f in os.listdir(src):
+            if f.endswith((".js", ".json", ".py")):
+                shutil.copy(os.path.join(src, f), dst)
+        print("svg-silhouettes: installing the render oracle's packages…", file=sys.stderr)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=dst, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    text = open(page, encoding="utf-8").read()
+    if "case 'silhouette'" not in text:
+        if text.count("        default:") != 1:
+            sys.exit(f"svg-silhouettes: cannot add the silhouette question to {page}")
+        open(page, "w", encoding="utf-8").write(text.replace("        default:", SILHOUETTE_CASE))
+    return dst
+
+
+def collect(files, into):
+    """The SVG costumes of FILEs as (path, bytes), each file content once."""
+    seen, out = set(), []
+    for f in files:
+        if f.endswith(".sb3"):
+            try:
+                z = zipfile.ZipFile(f)
+                pj = json.loads(z.read("project.json"))
+            except (OSError, KeyError, ValueError, zipfile.BadZipFile) as e:
+                print(f"svg-silhouettes: skipping {f}: {e}", file=sys.stderr)
+                continue
+            for t in pj.get("targets", []):
+                for c in t.get("costumes", []) if not t.get("isStage") else []:
+                    if c.get("dataFormat") != "svg":
+                        continue
+                    try:
+                        data = z.read(c.get("md5ext") or c.get("assetId", "") + ".svg")
+                    except KeyError:
+                        continue
+                    out.append(data)
+        else:
+            out.append(open(f, "rb").read())
+    paths = []
+    for data in out:
+        k = hashlib.md5(data).hexdigest()
+        if k in seen:
+            continue
+        seen.add(k)
+        p = os.path.join(into, k + ".svg")
+        if not os.path.exists(p):
+            open(p, "wb").write(data)
+        paths.append(p)
+    return paths
+
+
+def chromium_silhouettes(oracle, cache, paths, chunk=40):
+    """Asks the oracle for every costume not cached yet, `chunk` costumes per browser."""
+    todo = [p for p in paths if not os.path.exists(p[:-4] + ".chromium.json")]
+    for i in range(0, len(todo), chunk):
+        part = todo[i:i + chunk]
+        costumes, files = [], {}
+        for p in part:
+            k = os.path.basename(p)[:-4]
+            files[k + ".svg"] = open(p, "rb").read()
+            costumes.append({"name": k, "assetId": k, "md5ext": k + ".svg", "dataFormat": "svg",
+                             "rotationCenterX": 0, "rotationCenterY": 0})
+        bk = hashlib.md5(BLANK).hexdigest()
+        files[bk + ".svg"] = BLANK
+        common = {"variables": {}, "lists": {}, "broadcasts": {}, "blocks": {}, "comments": {},
+                  "currentCostume": 0, "sounds": [], "volume": 100}
+        stage = dict(common, isStage=True, name="Stage", layerOrder=0,
+                     costumes=[{"name": "b", "assetId": bk, "md5ext": bk + ".svg", "dataFormat": "svg",
+                                "rotationCenterX": 1, "rotationCenterY": 1}])
+        sprite = dict(common, isStage=False, name="S", layerOrder=1, costumes=costumes, visible=True, x=0,
+                      y=0, size=100, direction=90, draggable=False, rotationStyle="all around")
+        sb3 = os.path.join(cache, "chunk.sb3")
+        with zipfile.ZipFile(sb3, "w") as z:
+            z.writestr("project.json", json.dumps({"targets": [stage, sprite], "meta": {"semver": "3.0.0"}}))
+            for n, d in files.items():
+                z.writestr(n, d)
+        scenes = [{"sprites": [{"name": "S", "costume": j, "raw": True}],
+                   "questions": [{"kind": "silhouette", "a": "S"}]} for j in range(len(part))]
+        qf = os.path.join(cache, "questions.json")
+        json.dump(scenes, open(qf, "w"))
+        env = dict(os.environ, CHROMIUM=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+        r = subprocess.run(["node", "query.js", sb3, qf], cwd=oracle, capture_output=True, text=True, env=env,
+                           timeout=1800)
+        got = 0
+        for line in r.stdout.splitlines():
+            if not line.startswith("{"):
+                continue
+            a = json.loads(line)
+            j = a.get("scene")
+            if isinstance(a.get("answer"), dict) and isinstance(j, int) and 0 <= j < len(part):
+                json.dump(a["answer"], open(part[j][:-4] + ".chromium.json", "w"))
+                got += 1
+        if got < len(part):
+            print(f"svg-silhouettes: the oracle answered {got} of {len(part)}: {r.stderr[-300:]}", file=sys.stderr)
+        print(f"svg-silhouettes: oracle {i + len(part)}/{len(todo)}", file=sys.stderr)
+
+
+def kind(svg_text):
+    k = [n for n, pat in (("text", "<text"), ("image", "<image"), ("gradient", "Gradient")) if re.search(pat, svg_text)]
+    return "+".join(k) or "paths"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+")
+    default_cache = os.path.join(os.environ.get("CLOWDER_CACHE", os.path.expanduser("~/.cache/clowder")),
+                                 "svg-silhouettes")
+    ap.add_argument("--cache", default=default_cache)
+    ap.add_argument("--show", type=int, default=10)
+    args = ap.parse_args()
+    cache = os.path.abspath(args.cache)
+    svgdir = os.path.join(cache, "svg")
+    os.makedirs(svgdir, exist_ok=True)
+    paths = collect(args.files, svgdir)
+    oracle = prepare_oracle(cache)
+    chromium_silhouettes(oracle, cache, paths)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "clowder-vm", "--example", "svg_alpha"], cwd=ROOT,
+                   check=True)
+    tool = os.path.join(ROOT, "target", "release", "examples", "svg_alpha")
+    mine = subprocess.run([tool], input="\n".join(paths) + "\n", capture_output=True, text=True).stdout.splitlines()
+    by = collections.defaultdict(collections.Counter)
+    other = collections.Counter()
+    worst = []
+    for p, line in zip(paths, mine):
+        cf = p[:-4] + ".chromium.json"
+        if not os.path.exists(cf):
+            other["no answer from the oracle"] += 1
+            continue
+        o = json.load(open(cf))
+        m = line.split(" ")
+        if len(m) < 5 or m[1] == "ERR":
+            other["clowder could not load"] += 1
+            continue
+        if (o["w"], o["h"]) != (int(m[1]), int(m[2])):
+            other[f"canvas size differs ({o['w']}x{o['h']} / {m[1]}x{m[2]})"] += 1
+            continue
+        oa = base64.b64decode(o["alpha"]) if o["alpha"] else bytes(o["w"] * o["h"])
+        ma = bytes.fromhex(m[4]) if m[4] != "-" else bytes(len(oa))
+        c = by[kind(open(p, encoding="utf-8", errors="replace").read())]
+        c["costumes"] += 1
+        n = 0
+        for x, y in zip(oa, ma):
+            if (x == 0) != (y == 0):
+                n += 1
+                c["chromium only" if x else "clowder only"] += 1
+            if 0 < x < 255 or 0 < y < 255:
+                c["partial"] += 1
+                c["absdiff"] += abs(x - y)
+        worst.append((n, p))
+    print("| costumes | count | pixels non-zero on one side | Chromium only | clowder only | per costume "
+          "| mean alpha difference at partial pixels |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for k, c in sorted(by.items()):
+        d = c["chromium only"] + c["clowder only"]
+        print(f"| {k} | {c['costumes']} | {d} | {c['chromium only']} | {c['clowder only']} | "
+              f"{d / c['costumes']:.1f} | {c['absdiff'] / max(1, c['partial']):.2f} |")
+    for k, n in other.items():
+        print(f"{n} costumes: {k}")
+    for n, p in sorted(worst, reverse=True)[:args.show]:
+        print(f"{n:7d} {p}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,37 @@
+//! The alpha channel of SVG costumes as clowder rasterises them at scale 1, for comparison
+//! with the browser's (`scripts/svg-silhouettes.py`).
+//!
+//! Reads SVG file paths from standard input, one per line, and prints per file
+//! `PATH WIDTH HEIGHT MODELLED ALPHA` (`MODELLED`: 1 when every shape was drawn with the
+//! browser's coverage model; `ALPHA`: two hex digits per pixel, rows top first, `-` for an
+//! empty canvas) or `PATH ERR REASON`.
+//!
+//! `cargo run --release -p clowder-vm --example svg_alpha < list.txt`
+
+use std::io::{BufRead, Write};
+
+use clowder_vm::geometry::svg::SvgImage;
+
+fn main() {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    for line in std::io::stdin().lock().lines() {
+        let Ok(path) = line else { break };
+        let line = match std::fs::read(&path).map_err(|e| e.to_string()).and_then(|b| SvgImage::load(&b)) {
+            Ok(img) => match img.rasterize(1.0) {
+                Some(sil) => {
+                    let (w, h) = (sil.width(), sil.height());
+                    let modelled = u8::from(img.coverage_modelled());
+                    let alpha: String =
+                        sil.into_rgba().chunks(4).filter_map(|px| px.get(3)).map(|a| format!("{a:02x}")).collect();
+                    format!("{path} {w} {h} {modelled} {alpha}")
+                }
+                None => format!("{path} 0 0 0 -"),
+            },
+            Err(e) => format!("{path} ERR {}", e.replace(char::is_whitespace, "_")),
+        };
+        if writeln!(out, "{line}").is_err() {
+            break;
+        }
+    }
+}
