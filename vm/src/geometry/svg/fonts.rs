@@ -61,23 +61,10 @@ fn font_db() -> Arc<usvg::fontdb::Database> {
     DB.get_or_init(|| {
         let mut db = usvg::fontdb::Database::new();
         for (name, data) in FONTS {
-            let mut one = usvg::fontdb::Database::new();
-            one.load_font_data(data.to_vec());
-            for face in one.faces() {
-                let mut info = face.clone();
-                info.families = vec![(name.to_string(), usvg::fontdb::Language::English_UnitedStates)];
-                db.push_face_info(info);
-            }
+            push_named(&mut db, data, &[name]);
         }
         for (names, data) in FALLBACKS {
-            let mut one = usvg::fontdb::Database::new();
-            one.load_font_data(data.to_vec());
-            for face in one.faces() {
-                let mut info = face.clone();
-                info.families =
-                    names.iter().map(|n| (n.to_string(), usvg::fontdb::Language::English_UnitedStates)).collect();
-                db.push_face_info(info);
-            }
+            push_named(&mut db, data, names);
         }
         // usvg ends every list with the serif family: the browser's default font.
         db.set_sans_serif_family("Liberation Sans");
@@ -88,6 +75,17 @@ fn font_db() -> Arc<usvg::fontdb::Database> {
         Arc::new(db)
     })
     .clone()
+}
+
+/// Adds the faces of font file `data` to `db` under the family `names` only.
+fn push_named(db: &mut usvg::fontdb::Database, data: &[u8], names: &[&str]) {
+    let mut one = usvg::fontdb::Database::new();
+    one.load_font_data(data.to_vec());
+    for face in one.faces() {
+        let mut info = face.clone();
+        info.families = names.iter().map(|n| (n.to_string(), usvg::fontdb::Language::English_UnitedStates)).collect();
+        db.push_face_info(info);
+    }
 }
 
 pub(super) fn options() -> usvg::Options<'static> {
