@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """SVG costume silhouettes, pixel by pixel: the real scratch-render in Chromium against clowder.
 
-    scripts/svg-silhouettes.py [--cache DIR] [--show N] FILE...
+    scripts/svg-silhouettes.py [--cache DIR] [--show N] [--scale S] FILE...
 
 FILEs are .svg costumes or .sb3 projects (every SVG costume of their sprites). Each costume is
-rasterised at scale 1 as `SVGSkin.createMIP` does, by the render oracle (a copy of
+rasterised at scale S (default 1; scratch-render's MIP scales are powers of two, as a sprite at
+size 150 % draws from the scale-2 MIP) as `SVGSkin.createMIP` does, by the render oracle (a copy of
 shared/tools/render-oracle with one more question kind, `silhouette`, which returns the skin's
 collision silhouette) and by clowder (`cargo run -p clowder-vm --example svg_alpha`). The
 report counts, per kind of costume (plain paths, gradients, embedded images, text), the pixels
@@ -20,6 +21,7 @@ import argparse
 import base64
 import collections
 import hashlib
+import math
 import json
 import os
 import re
@@ -33,7 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The question the oracle page gets: the silhouette after a MIP at scale 1 was made.
 SILHOUETTE_CASE = """        case 'silhouette': {
             const d = r._allDrawables[resolve(q.a)];
-            d.skin.updateSilhouette([100, 100]);
+            const s = 100 * (q.scale || 1);
+            d.skin.updateSilhouette([s, s]);
             const sil = d.skin._silhouette;
             const w = sil._width, h = sil._height, data = sil._colorData;
             let a = '';
@@ -59,6 +62,10 @@ def prepare_oracle(cache):
         subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=dst, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     text = open(page, encoding="utf-8").read()
+    if "case 'silhouette'" in text and "q.scale" not in text:
+        # A copy patched by an older version of this script: patch it again.
+        start = text.index("        case 'silhouette'")
+        text = text[:start] + "        default:" + text[text.index("        default:", start) + len("        default:"):]
     if "case 'silhouette'" not in text:
         if text.count("        default:") != 1:
             sys.exit(f"svg-silhouettes: cannot add the silhouette question to {page}")
@@ -101,9 +108,14 @@ def collect(files, into):
     return paths
 
 
-def chromium_silhouettes(oracle, cache, paths, chunk=40):
+def answer_file(svg, scale):
+    """Where Chromium's silhouette of `svg` at `scale` is cached."""
+    return svg[:-4] + (".chromium.json" if scale == 1 else f".chromium@{scale:g}.json")
+
+
+def chromium_silhouettes(oracle, cache, paths, scale, chunk=40):
     """Asks the oracle for every costume not cached yet, `chunk` costumes per browser."""
-    todo = [p for p in paths if not os.path.exists(p[:-4] + ".chromium.json")]
+    todo = [p for p in paths if not os.path.exists(answer_file(p, scale))]
     for i in range(0, len(todo), chunk):
         part = todo[i:i + chunk]
         costumes, files = [], {}
@@ -127,7 +139,7 @@ def chromium_silhouettes(oracle, cache, paths, chunk=40):
             for n, d in files.items():
                 z.writestr(n, d)
         scenes = [{"sprites": [{"name": "S", "costume": j, "raw": True}],
-                   "questions": [{"kind": "silhouette", "a": "S"}]} for j in range(len(part))]
+                   "questions": [{"kind": "silhouette", "a": "S", "scale": scale}]} for j in range(len(part))]
         qf = os.path.join(cache, "questions.json")
         json.dump(scenes, open(qf, "w"))
         env = dict(os.environ, CHROMIUM=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -140,7 +152,7 @@ def chromium_silhouettes(oracle, cache, paths, chunk=40):
             a = json.loads(line)
             j = a.get("scene")
             if isinstance(a.get("answer"), dict) and isinstance(j, int) and 0 <= j < len(part):
-                json.dump(a["answer"], open(part[j][:-4] + ".chromium.json", "w"))
+                json.dump(a["answer"], open(answer_file(part[j], scale), "w"))
                 got += 1
         if got < len(part):
             print(f"svg-silhouettes: the oracle answered {got} of {len(part)}: {r.stderr[-300:]}", file=sys.stderr)
@@ -159,22 +171,25 @@ def main():
                                  "svg-silhouettes")
     ap.add_argument("--cache", default=default_cache)
     ap.add_argument("--show", type=int, default=10)
+    ap.add_argument("--scale", type=float, default=1.0, help="MIP scale, a power of two (default 1)")
     args = ap.parse_args()
+    if args.scale <= 0 or args.scale > 8 or math.log2(args.scale) != int(math.log2(args.scale)):
+        sys.exit("svg-silhouettes: --scale must be a power of two between 1/8 and 8")
     cache = os.path.abspath(args.cache)
     svgdir = os.path.join(cache, "svg")
     os.makedirs(svgdir, exist_ok=True)
     paths = collect(args.files, svgdir)
     oracle = prepare_oracle(cache)
-    chromium_silhouettes(oracle, cache, paths)
+    chromium_silhouettes(oracle, cache, paths, args.scale)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "clowder-vm", "--example", "svg_alpha"], cwd=ROOT,
                    check=True)
     tool = os.path.join(ROOT, "target", "release", "examples", "svg_alpha")
-    mine = subprocess.run([tool], input="\n".join(paths) + "\n", capture_output=True, text=True).stdout.splitlines()
+    mine = subprocess.run([tool, "--scale", f"{args.scale:g}"], input="\n".join(paths) + "\n", capture_output=True, text=True).stdout.splitlines()
     by = collections.defaultdict(collections.Counter)
     other = collections.Counter()
     worst = []
     for p, line in zip(paths, mine):
-        cf = p[:-4] + ".chromium.json"
+        cf = answer_file(p, args.scale)
         if not os.path.exists(cf):
             other["no answer from the oracle"] += 1
             continue

@@ -201,8 +201,14 @@ def tnum(v):
 
 
 def values(pairs):
-    # Whisker's dump is JSON.stringify: -0 shows as 0 (equal as floats here), NaN as null.
-    return {n: (num(tnum(v)) if not isinstance(v, list) else [num(tnum(x)) for x in v]) for n, v in pairs}
+    # Whisker's dump is JSON.stringify: -0 shows as 0 (equal as floats here), NaN and ±Infinity
+    # as null, so every non-finite number compares as null.
+    return {n: (finite(num(tnum(v))) if not isinstance(v, list) else [finite(num(tnum(x))) for x in v])
+            for n, v in pairs}
+
+
+def finite(v):
+    return None if isinstance(v, float) and not math.isfinite(v) else v
 
 
 def w_state(w):
