@@ -93,11 +93,8 @@ impl Coverage {
     /// Whether the path's bounds, control points included and rounded out, lie within the
     /// canvas: Skia then builds its edges without clipping them.
     fn contains(&self, path: &Path) -> bool {
-        let b = path.bounds();
-        b.left().floor() >= 0.0
-            && b.top().floor() >= 0.0
-            && b.right().ceil() <= self.width as f32
-            && b.bottom().ceil() <= self.height as f32
+        let [l, t, r, b] = rounded_out(path);
+        l >= 0.0 && t >= 0.0 && r <= self.width as f32 && b <= self.height as f32
     }
 
     /// Rasterises `path` (device pixels) and writes 8-bit coverage into `mask` (canvas-sized,
@@ -261,10 +258,16 @@ fn cell(cells: &mut [f32], xm: f64, d: f64, bw: usize) {
 /// CanHandleRect`): its rounded-out bounds, control points included, are at most 32 pixels
 /// wide and, rows padded to 4 bytes, at most 1 024 bytes.
 fn small_shape(path: &Path) -> bool {
-    let b = path.bounds();
-    let w = (b.right().ceil() - b.left().floor()) as i64;
-    let h = (b.bottom().ceil() - b.top().floor()) as i64;
+    let [l, t, r, b] = rounded_out(path);
+    let (w, h) = ((r - l) as i64, (b - t) as i64);
     w <= 32 && (w + 3) / 4 * 4 * h <= 1024
+}
+
+/// The path's bounds, control points included, rounded out to whole pixels (Skia's `ir`):
+/// left, top, right, bottom.
+fn rounded_out(path: &Path) -> [f32; 4] {
+    let b = path.bounds();
+    [b.left().floor(), b.top().floor(), b.right().ceil(), b.bottom().ceil()]
 }
 
 fn alpha_of(cov: f32, zero_below: f32) -> u8 {
