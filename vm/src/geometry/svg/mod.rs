@@ -35,6 +35,7 @@ mod fixup;
 mod fonts;
 mod measure;
 mod normalise;
+mod oval;
 mod paint;
 
 pub use fixup::fixup_svg_string;
@@ -63,6 +64,8 @@ pub struct SvgImage {
     pub view_origin: [f64; 2],
     /// Whether the document contains text.
     pub has_text: bool,
+    /// Ids of the `<circle>` and `<ellipse>` elements (sorted), drawn as the browser's ovals.
+    oval_ids: Vec<String>,
 }
 
 impl std::fmt::Debug for SvgImage {
@@ -91,6 +94,7 @@ impl SvgImage {
             view_size: normalised.view_size,
             view_origin: normalised.view_origin,
             has_text: normalised.has_text,
+            oval_ids: normalised.oval_ids,
         })
     }
 
@@ -121,7 +125,7 @@ impl SvgImage {
         let ts = tiny_skia::Transform::from_scale(scale as f32, scale as f32);
         // Shapes get the browser's edge coverage (svg_raster); what that model does not cover
         // is drawn by resvg as a whole.
-        if !(modelled && modelled_only(tree.root()) && render_modelled(tree.root(), ts, &mut pixmap)) {
+        if !(modelled && modelled_only(tree.root()) && render_modelled(tree.root(), ts, &self.oval_ids, &mut pixmap)) {
             pixmap.fill(tiny_skia::Color::TRANSPARENT);
             resvg::render(tree, ts, &mut pixmap.as_mut());
         }
@@ -210,6 +214,26 @@ mod tests {
             assert!(px(1, y).1.abs_diff(209) <= 2, "edge alpha {} (the browser: 209)", px(1, y).1);
         }
         assert_eq!(px(4, 5).0, 5, "inside, beside the bottom hairline");
+    }
+
+    /// A `<circle>` is the browser's oval (here, radius 3: one quadratic per quarter through the
+    /// box's corners); a path of arcs tracing the same circle stays usvg's cubics, as the
+    /// browser draws a path as written; so do ellipses drawn as paths (e.g. the paint editor's).
+    #[test]
+    fn circles_draw_as_the_browsers_oval_paths_as_written() {
+        let alpha = |shape: &str| {
+            let svg = format!(
+                r##"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20" viewBox="0,0,20,20">{shape}</svg>"##
+            );
+            let sil = SvgImage::load(svg.as_bytes()).expect("valid svg").rasterize(1.0).expect("non-empty");
+            sil.rgba().iter().skip(3).step_by(4).copied().collect::<Vec<u8>>()
+        };
+        let circle = alpha(r#"<circle cx="10.3" cy="10.2" r="3" id="ball"/>"#);
+        assert_eq!(circle, alpha(r#"<circle cx="10.3" cy="10.2" r="3"/>"#), "an id of its own or a generated one");
+        let quads = "M13.3,10.2 Q13.3,13.2 10.3,13.2 Q7.3,13.2 7.3,10.2 Q7.3,7.2 10.3,7.2 Q13.3,7.2 13.3,10.2 Z";
+        assert_eq!(circle, alpha(&format!(r#"<path d="{quads}"/>"#)));
+        let arcs = "M13.3,10.2 A3,3 0 0 1 10.3,13.2 A3,3 0 0 1 7.3,10.2 A3,3 0 0 1 10.3,7.2 A3,3 0 0 1 13.3,10.2 Z";
+        assert_ne!(circle, alpha(&format!(r#"<path d="{arcs}"/>"#)));
     }
 
     #[test]

@@ -19,6 +19,23 @@ pub(super) struct Normalised {
     pub(super) view_origin: [f64; 2],
     /// Whether the document contains text.
     pub(super) has_text: bool,
+    /// The ids of the document's `<circle>` and `<ellipse>` elements (sorted; elements
+    /// without an id are given a fresh one): usvg turns them into paths, which keep the id,
+    /// and the browser draws them as ovals (`oval`).
+    pub(super) oval_ids: Vec<String>,
+}
+
+/// What serialising the document's nodes collects besides the text.
+struct Writer<'a> {
+    out: String,
+    has_text: bool,
+    /// Scratch fonts inlined in this document.
+    inlined: Vec<&'a str>,
+    /// Every id the source uses, so that generated ones are fresh.
+    taken: std::collections::BTreeSet<&'a str>,
+    oval_ids: Vec<String>,
+    /// Ids generated so far.
+    generated: usize,
 }
 
 /// `loadSvgString` (Scratch 3 path) + `serializeSvgToString`: a clean SVG with width, height and view box.
@@ -28,12 +45,19 @@ pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
     if root.tag_name().name() != "svg" {
         return Err("document does not appear to be SVG".to_string());
     }
-    let mut has_text = false;
-    let mut body = String::with_capacity(text.len());
-    let inlined = inlined_fonts(&root);
+    let mut writer = Writer {
+        out: String::with_capacity(text.len()),
+        has_text: false,
+        inlined: inlined_fonts(&root),
+        taken: root.descendants().filter_map(|n| n.attribute("id")).collect(),
+        oval_ids: Vec::new(),
+        generated: 0,
+    };
     for child in root.children() {
-        write_node(&child, &mut body, &mut has_text, &inlined);
+        writer.node(&child);
     }
+    let Writer { out: body, has_text, mut oval_ids, .. } = writer;
+    oval_ids.sort();
     let attr = |name: &str| root.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value());
     let mut width = attr("width").map(str::to_string);
     let mut height = attr("height").map(str::to_string);
@@ -78,6 +102,7 @@ pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
         view_size: [if w.is_finite() && w > 0.0 { w } else { 0.0 }, if h.is_finite() && h > 0.0 { h } else { 0.0 }],
         view_origin: [vb[0], vb[1]],
         has_text,
+        oval_ids,
     })
 }
 
@@ -128,60 +153,87 @@ fn escape_into(out: &mut String, s: &str, attr: bool) {
     }
 }
 
-/// Serialises one node of the source document, keeping SVG and XLink content and
-/// applying `transformImages` (embedded bitmaps are drawn pixelated).
-fn write_node(node: &roxmltree::Node<'_, '_>, out: &mut String, has_text: &mut bool, inlined: &[&str]) {
-    if node.is_text() {
-        if let Some(t) = node.text() {
-            escape_into(out, t, false);
+impl<'a> Writer<'a> {
+    /// Serialises one node of the source document, keeping SVG and XLink content and
+    /// applying `transformImages` (embedded bitmaps are drawn pixelated).
+    fn node(&mut self, node: &roxmltree::Node<'a, '_>) {
+        if node.is_text() {
+            if let Some(t) = node.text() {
+                escape_into(&mut self.out, t, false);
+            }
+            return;
         }
-        return;
-    }
-    if !node.is_element() {
-        return;
-    }
-    let tag = node.tag_name();
-    if tag.namespace().is_some_and(|ns| ns != SVG_NS) {
-        return;
-    }
-    let name = tag.name();
-    if name == "text" {
-        *has_text = true;
-    }
-    out.push('<');
-    out.push_str(name);
-    let mut style = None;
-    for a in node.attributes() {
-        let qualified = match a.namespace() {
-            None => a.name().to_string(),
-            Some(XLINK_NS) => format!("xlink:{}", a.name()),
-            Some(XML_NS) => format!("xml:{}", a.name()),
-            Some(_) => continue,
-        };
-        if name == "image" && qualified == "style" {
-            style = Some(a.value().to_string());
-            continue;
+        if !node.is_element() {
+            return;
         }
-        let value = match qualified.as_str() {
-            "font-family" => browser_families(a.value(), inlined),
-            "style" if a.value().contains("font-family") => browser_style(a.value(), inlined),
-            _ => None,
+        let tag = node.tag_name();
+        if tag.namespace().is_some_and(|ns| ns != SVG_NS) {
+            return;
+        }
+        let name = tag.name();
+        if name == "text" {
+            self.has_text = true;
+        }
+        self.out.push('<');
+        self.out.push_str(name);
+        let mut style = None;
+        for a in node.attributes() {
+            let qualified = match a.namespace() {
+                None => a.name().to_string(),
+                Some(XLINK_NS) => format!("xlink:{}", a.name()),
+                Some(XML_NS) => format!("xml:{}", a.name()),
+                Some(_) => continue,
+            };
+            if name == "image" && qualified == "style" {
+                style = Some(a.value().to_string());
+                continue;
+            }
+            let value = match qualified.as_str() {
+                "font-family" => browser_families(a.value(), &self.inlined),
+                "style" if a.value().contains("font-family") => browser_style(a.value(), &self.inlined),
+                _ => None,
+            };
+            write_attr(&mut self.out, &qualified, value.as_deref().unwrap_or(a.value()));
+        }
+        if name == "image" {
+            let pixelated = "image-rendering: optimizespeed; image-rendering: pixelated;";
+            let v = match style {
+                Some(s) if !s.is_empty() => format!("{pixelated} {s}"),
+                _ => pixelated.to_string(),
+            };
+            write_attr(&mut self.out, "style", &v);
+        }
+        if matches!(name, "circle" | "ellipse") {
+            self.mark_oval(node);
+        }
+        self.out.push('>');
+        for child in node.children() {
+            self.node(&child);
+        }
+        let _ = write!(self.out, "</{name}>");
+    }
+
+    /// Records an ellipse element's id, giving it a fresh one when it has none.
+    fn mark_oval(&mut self, node: &roxmltree::Node<'a, '_>) {
+        match node.attribute("id") {
+            // An empty id cannot be told apart: that ellipse keeps usvg's outline.
+            Some("") => return,
+            Some(id) => {
+                self.oval_ids.push(id.to_string());
+                return;
+            }
+            None => {}
+        }
+        let id = loop {
+            let id = format!("clowder-oval-{}", self.generated);
+            self.generated += 1;
+            if !self.taken.contains(id.as_str()) {
+                break id;
+            }
         };
-        write_attr(out, &qualified, value.as_deref().unwrap_or(a.value()));
+        write_attr(&mut self.out, "id", &id);
+        self.oval_ids.push(id);
     }
-    if name == "image" {
-        let pixelated = "image-rendering: optimizespeed; image-rendering: pixelated;";
-        let v = match style {
-            Some(s) if !s.is_empty() => format!("{pixelated} {s}"),
-            _ => pixelated.to_string(),
-        };
-        write_attr(out, "style", &v);
-    }
-    out.push('>');
-    for child in node.children() {
-        write_node(&child, out, has_text, inlined);
-    }
-    let _ = write!(out, "</{name}>");
 }
 
 /// The Scratch fonts scratch-svg-renderer's `inlineSvgFonts` embeds in this document: each

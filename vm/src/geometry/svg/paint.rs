@@ -4,6 +4,7 @@
 
 use resvg::{tiny_skia, usvg};
 
+use super::oval::device_oval;
 use crate::geometry::{svg_blend, svg_raster};
 
 /// Whether every node under `g` can be drawn through the modelled coverage: plain groups and
@@ -31,23 +32,32 @@ pub(super) fn modelled_only(g: &usvg::Group) -> bool {
 
 /// Draws the paths under `g` in document order with `svg_raster` coverage; `false` when a
 /// path could not be drawn (the caller starts over with resvg).
-pub(super) fn render_modelled(g: &usvg::Group, base: tiny_skia::Transform, pixmap: &mut tiny_skia::Pixmap) -> bool {
-    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height()) else { return false };
+/// `ovals` are the ids of the paths usvg made from `<circle>` and `<ellipse>` (sorted).
+pub(super) fn render_modelled(
+    g: &usvg::Group,
+    base: tiny_skia::Transform,
+    ovals: &[String],
+    pixmap: &mut tiny_skia::Pixmap,
+) -> bool {
+    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), ovals) else { return false };
     render_group(g, base, pixmap, &mut painter).is_some()
 }
 
 /// Paints shapes through their modelled coverage: the coverage buffer and a canvas-sized mask,
 /// both reused for every shape of one rasterisation.
-struct ShapePainter {
+struct ShapePainter<'a> {
     cov: svg_raster::Coverage,
     mask: tiny_skia::Mask,
     /// Where a hairline is drawn alone, to take its coverage (made on first use).
     layer: Option<tiny_skia::Pixmap>,
+    /// Ids of the paths that are ellipses (sorted).
+    ovals: &'a [String],
 }
 
-impl ShapePainter {
-    fn new(w: u32, h: u32) -> Option<Self> {
-        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask: tiny_skia::Mask::new(w, h)?, layer: None })
+impl<'a> ShapePainter<'a> {
+    fn new(w: u32, h: u32, ovals: &'a [String]) -> Option<Self> {
+        let mask = tiny_skia::Mask::new(w, h)?;
+        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, ovals })
     }
 
     /// Only a shape's box of the mask was written: clears just that for the next shape.
@@ -140,7 +150,7 @@ fn render_group(
     g: &usvg::Group,
     ts: tiny_skia::Transform,
     pixmap: &mut tiny_skia::Pixmap,
-    painter: &mut ShapePainter,
+    painter: &mut ShapePainter<'_>,
 ) -> Option<()> {
     for n in g.children() {
         match n {
@@ -167,18 +177,27 @@ fn draw_path(
     p: &usvg::Path,
     ts: tiny_skia::Transform,
     pixmap: &mut tiny_skia::Pixmap,
-    painter: &mut ShapePainter,
+    painter: &mut ShapePainter<'_>,
 ) -> Option<()> {
     if !p.is_visible() {
         return Some(());
     }
-    let fill = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter| {
+    // An ellipse fills as the browser's oval. Its stroke keeps usvg's cubic outline: Skia
+    // offsets the conics with its own stroker, and stroking the oval's quadratics instead came
+    // out further from Chromium's silhouettes (e.g. 12 → 60 differing pixels on a stroked
+    // target at scale 2).
+    let is_oval = !p.id().is_empty() && painter.ovals.binary_search_by(|id| id.as_str().cmp(p.id())).is_ok();
+    let oval = if is_oval { device_oval(p.data(), ts) } else { None };
+    let fill = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter<'_>| {
         let Some(f) = p.fill() else { return Some(()) };
         let b = p.data().bounds();
         if b.width() == 0.0 || b.height() == 0.0 {
             return Some(());
         }
-        let device = p.data().clone().transform(ts)?;
+        let device = match &oval {
+            Some(o) => o.clone(),
+            None => p.data().clone().transform(ts)?,
+        };
         let even_odd = f.rule() == usvg::FillRule::EvenOdd;
         if let usvg::Paint::Color(c) = f.paint() {
             painter.paint_solid(&device, even_odd, [c.red, c.green, c.blue], f.opacity().to_u8(), pixmap);
@@ -188,7 +207,7 @@ fn draw_path(
         painter.paint(&device, even_odd, &paint, pixmap);
         Some(())
     };
-    let stroke = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter| {
+    let stroke = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter<'_>| {
         let Some(s) = p.stroke() else { return Some(()) };
         let stroke = s.to_tiny_skia();
         if is_hairline(&stroke, ts) {
