@@ -21,7 +21,8 @@
 //! The work is split by concern: `fixup` repairs the source text, `normalise`
 //! rebuilds the document with its width, height and view box (measuring a missing
 //! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
-//! and `paint` draws the shapes with the browser's edge coverage. This module is
+//! `paint` draws the shapes with the browser's edge coverage, and `oval` gives circles and
+//! ellipses the browser's outline. This module is
 //! the public face: [`SvgImage`] and the items callers use.
 
 use std::sync::Arc;
