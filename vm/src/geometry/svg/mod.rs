@@ -21,8 +21,8 @@
 //! The work is split by concern: `fixup` repairs the source text, `normalise`
 //! rebuilds the document with its width, height and view box (measuring a missing
 //! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
-//! `paint` draws the shapes with the browser's edge coverage, and `oval` gives circles and
-//! ellipses the browser's outline. This module is
+//! `paint` draws the shapes with the browser's edge coverage, and `conics` gives circles,
+//! ellipses and rounded rectangles the browser's outline. This module is
 //! the public face: [`SvgImage`] and the items callers use.
 
 use std::sync::Arc;
@@ -32,11 +32,11 @@ use resvg::{tiny_skia, usvg};
 use super::silhouette::Silhouette;
 use crate::util::math::f32r;
 
+mod conics;
 mod fixup;
 mod fonts;
 mod measure;
 mod normalise;
-mod oval;
 mod paint;
 
 pub use fixup::fixup_svg_string;
@@ -65,8 +65,9 @@ pub struct SvgImage {
     pub view_origin: [f64; 2],
     /// Whether the document contains text.
     pub has_text: bool,
-    /// Ids of the `<circle>` and `<ellipse>` elements (sorted), drawn as the browser's ovals.
-    oval_ids: Vec<String>,
+    /// Ids of the `<circle>`, `<ellipse>` and `<rect>` elements (sorted), whose ellipses and
+    /// rounded corners are drawn with the browser's conics.
+    conic_ids: Vec<String>,
 }
 
 impl std::fmt::Debug for SvgImage {
@@ -95,7 +96,7 @@ impl SvgImage {
             view_size: normalised.view_size,
             view_origin: normalised.view_origin,
             has_text: normalised.has_text,
-            oval_ids: normalised.oval_ids,
+            conic_ids: normalised.conic_ids,
         })
     }
 
@@ -126,7 +127,7 @@ impl SvgImage {
         let ts = tiny_skia::Transform::from_scale(scale as f32, scale as f32);
         // Shapes get the browser's edge coverage (svg_raster); what that model does not cover
         // is drawn by resvg as a whole.
-        if !(modelled && modelled_only(tree.root()) && render_modelled(tree.root(), ts, &self.oval_ids, &mut pixmap)) {
+        if !(modelled && modelled_only(tree.root()) && render_modelled(tree.root(), ts, &self.conic_ids, &mut pixmap)) {
             pixmap.fill(tiny_skia::Color::TRANSPARENT);
             resvg::render(tree, ts, &mut pixmap.as_mut());
         }

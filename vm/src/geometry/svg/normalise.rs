@@ -19,10 +19,10 @@ pub(super) struct Normalised {
     pub(super) view_origin: [f64; 2],
     /// Whether the document contains text.
     pub(super) has_text: bool,
-    /// The ids of the document's `<circle>` and `<ellipse>` elements (sorted; elements
-    /// without an id are given a fresh one): usvg turns them into paths, which keep the id,
-    /// and the browser draws them as ovals (`oval`).
-    pub(super) oval_ids: Vec<String>,
+    /// The ids of the document's `<circle>`, `<ellipse>` and `<rect>` elements (sorted;
+    /// elements without an id are given a fresh one): usvg turns them into paths, which keep
+    /// the id, and the browser builds ellipses and rounded corners from conics (`conics`).
+    pub(super) conic_ids: Vec<String>,
 }
 
 /// What serialising the document's nodes collects besides the text.
@@ -33,7 +33,7 @@ struct Writer<'a> {
     inlined: Vec<&'a str>,
     /// Every id the source uses, so that generated ones are fresh.
     taken: std::collections::BTreeSet<&'a str>,
-    oval_ids: Vec<String>,
+    conic_ids: Vec<String>,
     /// Ids generated so far.
     generated: usize,
 }
@@ -50,14 +50,14 @@ pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
         has_text: false,
         inlined: inlined_fonts(&root),
         taken: root.descendants().filter_map(|n| n.attribute("id")).collect(),
-        oval_ids: Vec::new(),
+        conic_ids: Vec::new(),
         generated: 0,
     };
     for child in root.children() {
         writer.node(&child);
     }
-    let Writer { out: body, has_text, mut oval_ids, .. } = writer;
-    oval_ids.sort();
+    let Writer { out: body, has_text, mut conic_ids, .. } = writer;
+    conic_ids.sort();
     let attr = |name: &str| root.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value());
     let mut width = attr("width").map(str::to_string);
     let mut height = attr("height").map(str::to_string);
@@ -102,7 +102,7 @@ pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
         view_size: [if w.is_finite() && w > 0.0 { w } else { 0.0 }, if h.is_finite() && h > 0.0 { h } else { 0.0 }],
         view_origin: [vb[0], vb[1]],
         has_text,
-        oval_ids,
+        conic_ids,
     })
 }
 
@@ -203,8 +203,8 @@ impl<'a> Writer<'a> {
             };
             write_attr(&mut self.out, "style", &v);
         }
-        if matches!(name, "circle" | "ellipse") {
-            self.mark_oval(node);
+        if matches!(name, "circle" | "ellipse" | "rect") {
+            self.mark_conic(node);
         }
         self.out.push('>');
         for child in node.children() {
@@ -213,26 +213,27 @@ impl<'a> Writer<'a> {
         let _ = write!(self.out, "</{name}>");
     }
 
-    /// Records an ellipse element's id, giving it a fresh one when it has none.
-    fn mark_oval(&mut self, node: &roxmltree::Node<'a, '_>) {
+    /// Records the id of an element the browser may build from conics, giving it a fresh one
+    /// when it has none.
+    fn mark_conic(&mut self, node: &roxmltree::Node<'a, '_>) {
         match node.attribute("id") {
-            // An empty id cannot be told apart: that ellipse keeps usvg's outline.
+            // An empty id cannot be told apart: that shape keeps usvg's outline.
             Some("") => return,
             Some(id) => {
-                self.oval_ids.push(id.to_string());
+                self.conic_ids.push(id.to_string());
                 return;
             }
             None => {}
         }
         let id = loop {
-            let id = format!("clowder-oval-{}", self.generated);
+            let id = format!("clowder-conic-{}", self.generated);
             self.generated += 1;
             if !self.taken.contains(id.as_str()) {
                 break id;
             }
         };
         write_attr(&mut self.out, "id", &id);
-        self.oval_ids.push(id);
+        self.conic_ids.push(id);
     }
 }
 

@@ -4,7 +4,7 @@
 
 use resvg::{tiny_skia, usvg};
 
-use super::oval::device_oval;
+use super::conics::device_outline;
 use crate::geometry::{svg_blend, svg_raster};
 
 /// Whether every node under `g` can be drawn through the modelled coverage: plain groups and
@@ -32,14 +32,14 @@ pub(super) fn modelled_only(g: &usvg::Group) -> bool {
 
 /// Draws the paths under `g` in document order with `svg_raster` coverage; `false` when a
 /// path could not be drawn (the caller starts over with resvg).
-/// `ovals` are the ids of the paths usvg made from `<circle>` and `<ellipse>` (sorted).
+/// `conics` are the ids of the paths usvg made from `<circle>`, `<ellipse>` and `<rect>` (sorted).
 pub(super) fn render_modelled(
     g: &usvg::Group,
     base: tiny_skia::Transform,
-    ovals: &[String],
+    conics: &[String],
     pixmap: &mut tiny_skia::Pixmap,
 ) -> bool {
-    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), ovals) else { return false };
+    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), conics) else { return false };
     render_group(g, base, pixmap, &mut painter).is_some()
 }
 
@@ -50,14 +50,14 @@ struct ShapePainter<'a> {
     mask: tiny_skia::Mask,
     /// Where a hairline is drawn alone, to take its coverage (made on first use).
     layer: Option<tiny_skia::Pixmap>,
-    /// Ids of the paths that are ellipses (sorted).
-    ovals: &'a [String],
+    /// Ids of the paths the browser may build from conics (sorted).
+    conics: &'a [String],
 }
 
 impl<'a> ShapePainter<'a> {
-    fn new(w: u32, h: u32, ovals: &'a [String]) -> Option<Self> {
+    fn new(w: u32, h: u32, conics: &'a [String]) -> Option<Self> {
         let mask = tiny_skia::Mask::new(w, h)?;
-        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, ovals })
+        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, conics })
     }
 
     /// Only a shape's box of the mask was written: clears just that for the next shape.
@@ -182,19 +182,19 @@ fn draw_path(
     if !p.is_visible() {
         return Some(());
     }
-    // An ellipse fills as the browser's oval. Its stroke keeps usvg's cubic outline: Skia
-    // offsets the conics with its own stroker, and stroking the oval's quadratics instead came
-    // out further from Chromium's silhouettes (e.g. 12 → 60 differing pixels on a stroked
-    // target at scale 2).
-    let is_oval = !p.id().is_empty() && painter.ovals.binary_search_by(|id| id.as_str().cmp(p.id())).is_ok();
-    let oval = if is_oval { device_oval(p.data(), ts) } else { None };
+    // An ellipse or rounded rectangle fills with the browser's conic outline. Its stroke keeps
+    // usvg's cubic outline: Skia offsets the conics with its own stroker, and stroking the
+    // quadratics instead came out further from Chromium's silhouettes (e.g. 12 → 60 differing
+    // pixels on a stroked target at scale 2).
+    let conic = !p.id().is_empty() && painter.conics.binary_search_by(|id| id.as_str().cmp(p.id())).is_ok();
+    let outline = if conic { device_outline(p.data(), ts) } else { None };
     let fill = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter<'_>| {
         let Some(f) = p.fill() else { return Some(()) };
         let b = p.data().bounds();
         if b.width() == 0.0 || b.height() == 0.0 {
             return Some(());
         }
-        let device = match &oval {
+        let device = match &outline {
             Some(o) => o.clone(),
             None => p.data().clone().transform(ts)?,
         };

@@ -1,16 +1,16 @@
-//! Circles and ellipses as the browser draws them.
+//! Circles, ellipses and rounded rectangles as the browser draws them.
 //!
-//! usvg turns `<circle>` and `<ellipse>` into four elliptical arcs made of cubic Béziers.
-//! Chromium instead draws them with Skia's `drawOval`: an oval path of four conics (weight
-//! √½) that Skia's edge builder cuts, in device space, into `2^k` quadratics within 0.25 px
-//! (`SkAutoConicToQuads`; a small circle is a single quadratic per quarter, whose control point
-//! is the bounding box's corner). The two outlines differ by a fraction of a pixel, enough to
-//! move an edge pixel across the zero line, so an ellipse's fill is redrawn as that quadratic
-//! outline. (tiny-skia's `from_oval` cuts every conic at least once, unlike Skia.)
+//! usvg turns `<circle>` and `<ellipse>`, and the corners of a `<rect>` with `rx`/`ry`, into
+//! elliptical arcs made of cubic Béziers. Chromium instead builds them from conics of weight
+//! √½ (Skia's `addOval` and `addRRect`), which Skia's edge builder cuts, in device space, into
+//! `2^k` quadratics within 0.25 px (`SkAutoConicToQuads`; a small arc is a single quadratic
+//! whose control point is its box's corner). The two outlines differ by a fraction of a pixel,
+//! enough to move an edge pixel across the zero line, so such a shape's fill is redrawn as that
+//! quadratic outline. (tiny-skia's `from_oval` cuts every conic at least once, unlike Skia.)
 //!
-//! Which paths are ellipses is told by id (`normalise` records the ids of `<circle>` and
-//! `<ellipse>` elements): a path that traces an ellipse, as the paint editor writes them, is
-//! drawn by Chromium as written, with cubics.
+//! Which paths are such shapes is told by id (`normalise` records the ids of `<circle>`,
+//! `<ellipse>` and rounded `<rect>` elements): a path that traces an ellipse, as the paint
+//! editor writes them, is drawn by Chromium as written, with cubics.
 
 use resvg::tiny_skia::{Path, PathBuilder, PathSegment, Point, Rect, Transform};
 
@@ -18,16 +18,24 @@ use resvg::tiny_skia::{Path, PathBuilder, PathSegment, Point, Rect, Transform};
 /// usvg's arc end points pass through single precision.
 const ON_CURVE: f32 = 1e-4;
 
-/// The device-space outline Chromium fills for `path` under `ts`, when `path` is an ellipse as
-/// usvg builds one and `ts` keeps axes axis-aligned (no rotation or skew); `None` otherwise,
-/// and the path is drawn as it is.
-pub(super) fn device_oval(path: &Path, ts: Transform) -> Option<Path> {
+/// The device-space outline Chromium fills for `path` under `ts`, when `path` is an ellipse or
+/// a rounded rectangle as usvg builds one and `ts` keeps axes axis-aligned (no rotation or
+/// skew); `None` otherwise, and the path is drawn as it is.
+pub(super) fn device_outline(path: &Path, ts: Transform) -> Option<Path> {
     if ts.kx != 0.0 || ts.ky != 0.0 || ts.sx == 0.0 || ts.sy == 0.0 {
         return None;
     }
-    let r = ellipse_bounds(path)?;
-    let (a, b) = (map(ts, r.left(), r.top()), map(ts, r.right(), r.bottom()));
-    oval(a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y))
+    let device_box = |r: Rect| {
+        let (a, b) = (map(ts, r.left(), r.top()), map(ts, r.right(), r.bottom()));
+        (a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y))
+    };
+    if let Some(r) = ellipse_bounds(path) {
+        let (l, t, r, b) = device_box(r);
+        return oval(l, t, r, b);
+    }
+    let (r, rx, ry) = round_rect(path)?;
+    let (l, t, r, b) = device_box(r);
+    round_rect_outline(l, t, r, b, rx * ts.sx.abs(), ry * ts.sy.abs())
 }
 
 /// Conic tolerance of Skia's edge builder, in device pixels.
@@ -54,6 +62,73 @@ fn oval(l: f32, t: f32, r: f32, b: f32) -> Option<Path> {
     }
     pb.close();
     pb.finish()
+}
+
+/// Skia's rounded rectangle (`SkPath::addRRect`): four corner conics joined by lines, each
+/// conic cut into quadratics as for the oval; radii that fill half the box make the oval.
+fn round_rect_outline(l: f32, t: f32, r: f32, b: f32, rx: f32, ry: f32) -> Option<Path> {
+    if !(l < r && t < b && rx > 0.0 && ry > 0.0) {
+        return None;
+    }
+    // `SkRRect::setRectXY` scales both radii down together when they do not fit.
+    let scale = ((r - l) / (rx + rx)).min((b - t) / (ry + ry)).min(1.0);
+    let (rx, ry) = (rx * scale, ry * scale);
+    let half = |v: f32, side: f32| (v - side * 0.5).abs() <= side * ON_CURVE;
+    if half(rx, r - l) && half(ry, b - t) {
+        return oval(l, t, r, b);
+    }
+    // Clockwise from the top edge's left end: each corner's start, box corner and end.
+    let corners = [
+        [(r - rx, t), (r, t), (r, t + ry)],
+        [(r, b - ry), (r, b), (r - rx, b)],
+        [(l + rx, b), (l, b), (l, b - ry)],
+        [(l, t + ry), (l, t), (l + rx, t)],
+    ];
+    let mut pb = PathBuilder::new();
+    pb.move_to(l + rx, t);
+    for c in corners {
+        pb.line_to(c[0].0, c[0].1);
+        for [_, q1, q2] in conic_quads(c, std::f32::consts::FRAC_1_SQRT_2) {
+            pb.quad_to(q1.0, q1.1, q2.0, q2.1);
+        }
+    }
+    pb.close();
+    pb.finish()
+}
+
+/// The box and radii of the rounded rectangle `path` traces in usvg's form (`convert_rect`):
+/// a move to the top edge's left end, then for each side a line and cubic arcs clockwise
+/// (in y-down space) around the next corner, and a close. The box is read from the move and
+/// line end points, which usvg computes exactly from the element's numbers.
+fn round_rect(path: &Path) -> Option<(Rect, f32, f32)> {
+    let mut segs = path.segments();
+    let PathSegment::MoveTo(start) = segs.next()? else { return None };
+    let mut lines = Vec::with_capacity(4);
+    // Whether the last segment was a line (a corner's arcs must follow it) or an arc.
+    let mut after_line = false;
+    let mut closed = false;
+    for s in segs {
+        match s {
+            PathSegment::LineTo(p) if !closed && !after_line => {
+                lines.push(p);
+                after_line = true;
+            }
+            PathSegment::CubicTo(..) if !closed && !lines.is_empty() => after_line = false,
+            PathSegment::Close if !closed && !after_line => closed = true,
+            _ => return None,
+        }
+    }
+    let &[top_right, right_bottom, bottom_left, left_top] = lines.as_slice() else { return None };
+    if !closed {
+        return None;
+    }
+    let (l, t, r, b) = (left_top.x, start.y, right_bottom.x, bottom_left.y);
+    let (rx, ry) = (start.x - l, left_top.y - t);
+    let sides = top_right.y == t && r - top_right.x == rx && b - right_bottom.y == ry && bottom_left.x == start.x;
+    if !(sides && rx > 0.0 && ry > 0.0) {
+        return None;
+    }
+    Some((Rect::from_ltrb(l, t, r, b)?, rx, ry))
 }
 
 type Pt = (f32, f32);
@@ -170,7 +245,7 @@ mod tests {
         let svg =
             |shape: &str| format!(r#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">{shape}</svg>"#);
         let circle = usvg_path(&svg(r#"<circle cx="40" cy="50" r="30"/>"#));
-        let oval = device_oval(&circle, Transform::from_scale(2.0, 2.0)).unwrap();
+        let oval = device_outline(&circle, Transform::from_scale(2.0, 2.0)).unwrap();
         let b = oval.bounds();
         for (got, want) in [(b.left(), 20.0), (b.top(), 40.0), (b.right(), 140.0), (b.bottom(), 160.0)] {
             // The quadratics' points come from float midpoint arithmetic, as in Skia.
@@ -180,13 +255,34 @@ mod tests {
         assert_eq!(quads(&oval), 16);
         // A small one is one quadratic per quarter, through the bounding box's corners.
         let ellipse = usvg_path(&svg(r#"<ellipse cx="50" cy="50" rx="3" ry="2"/>"#));
-        let small = device_oval(&ellipse, Transform::identity()).unwrap();
+        let small = device_outline(&ellipse, Transform::identity()).unwrap();
         assert_eq!(quads(&small), 4);
         assert!(
             small.segments().any(|s| s == PathSegment::QuadTo(Point::from_xy(53.0, 52.0), Point::from_xy(50.0, 52.0)))
         );
         // Rotated or skewed device transforms keep usvg's outline.
-        assert!(device_oval(&circle, Transform::from_rotate(30.0)).is_none());
+        assert!(device_outline(&circle, Transform::from_rotate(30.0)).is_none());
+    }
+
+    #[test]
+    fn rounded_rectangles_get_conic_corners_joined_by_lines() {
+        let svg =
+            |shape: &str| format!(r#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">{shape}</svg>"#);
+        let rect = usvg_path(&svg(r#"<rect x="10" y="20" width="60" height="30" rx="5"/>"#));
+        let out = device_outline(&rect, Transform::from_scale(2.0, 2.0)).unwrap();
+        let lines = out.segments().filter(|s| matches!(s, PathSegment::LineTo(..))).count();
+        // Radius 10 device pixels: 2^1 quadratics per corner within 0.25 px.
+        assert_eq!((lines, quads(&out)), (4, 8));
+        // The sides are exact; the corners' quadratics come from float midpoints, as in Skia.
+        for (x, y) in [(130.0, 40.0), (140.0, 90.0), (30.0, 100.0), (20.0, 50.0)] {
+            assert!(out.segments().any(|s| s == PathSegment::LineTo(Point::from_xy(x, y))), "({x}, {y})");
+        }
+        // Radii of half the box make Skia's oval; a plain rectangle is left alone.
+        let pill = usvg_path(&svg(r#"<rect x="10" y="20" width="60" height="30" rx="30" ry="15"/>"#));
+        let pill = device_outline(&pill, Transform::identity()).unwrap();
+        assert!(!pill.segments().any(|s| matches!(s, PathSegment::LineTo(..))));
+        let plain = usvg_path(&svg(r#"<rect x="10" y="20" width="60" height="30"/>"#));
+        assert!(device_outline(&plain, Transform::identity()).is_none());
     }
 
     #[test]
@@ -201,10 +297,10 @@ mod tests {
             "M 70 50 A 20 20 0 0 1 50 70 A 20 20 0 0 1 30 50 A 20 20 0 0 1 50 30",
             "M 10 10 H 60 V 60 H 10 Z",
         ] {
-            assert!(device_oval(&usvg_path(&svg(d)), Transform::identity()).is_none(), "{d}");
+            assert!(device_outline(&usvg_path(&svg(d)), Transform::identity()).is_none(), "{d}");
         }
         // The same clockwise arcs from the rightmost point are an ellipse in usvg's form.
         let d = "M 70 50 A 20 20 0 0 1 50 70 A 20 20 0 0 1 30 50 A 20 20 0 0 1 50 30 A 20 20 0 0 1 70 50 Z";
-        assert!(device_oval(&usvg_path(&svg(d)), Transform::identity()).is_some());
+        assert!(device_outline(&usvg_path(&svg(d)), Transform::identity()).is_some());
     }
 }
