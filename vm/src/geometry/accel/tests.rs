@@ -352,57 +352,6 @@ fn accelerated_queries_follow_rearrangements() {
     assert!(counts.iter().all(|&c| c > 20), "positive answers per kind: {counts:?}");
 }
 
-#[test]
-fn out_of_order_leaves_a_longest_ordered_run() {
-    use super::out_of_order;
-    let s = |v: &[usize]| v.iter().map(|&x| Some(x)).collect::<Vec<_>>();
-    let out_of_order = |from: &[Option<usize>]| out_of_order(from, &mut Vec::new());
-    assert_eq!(out_of_order(&s(&[0, 1, 2, 3])), Vec::<usize>::new());
-    assert_eq!(out_of_order(&s(&[0, 2, 3, 1])), vec![1]);
-    assert_eq!(out_of_order(&s(&[0, 3, 1, 2])), vec![3]);
-    assert_eq!(out_of_order(&[Some(0), None, Some(2), Some(1)]).len(), 1);
-    let mut moved = out_of_order(&s(&[3, 2, 1, 0]));
-    moved.sort();
-    assert_eq!(moved.len(), 3);
-}
-
-/// The one-pass answer for a scene changed by one move, insertion, deletion or swap is the
-/// one patience sorting gives (the kept composites forget the same boxes either way).
-#[test]
-fn one_pass_out_of_order_equals_patience_sorting() {
-    use super::{longest_run_leaves, one_out_of_order};
-    let mut rng = SplitMix64::new(7);
-    let mut answered = 0;
-    for _ in 0..4000 {
-        let n = 1 + rng.below(12) as usize;
-        let mut seq: Vec<usize> = (0..n).collect();
-        for _ in 0..rng.below(3) {
-            if seq.is_empty() {
-                break;
-            }
-            let len = seq.len() as u64;
-            let (a, b) = (rng.below(len) as usize, rng.below(len) as usize);
-            match rng.below(3) {
-                0 => {
-                    let v = seq.remove(a);
-                    seq.insert(b.min(seq.len()), v);
-                }
-                1 => {
-                    seq.remove(a);
-                }
-                _ => seq.swap(a, (a + 1).min(len as usize - 1)),
-            }
-        }
-        if let Some(moved) = one_out_of_order(&seq) {
-            answered += 1;
-            assert_eq!(moved, longest_run_leaves(&seq), "{seq:?}");
-        } else {
-            assert!(longest_run_leaves(&seq).len() > 1, "{seq:?}");
-        }
-    }
-    assert!(answered > 2000, "one-pass answers: {answered}");
-}
-
 /// Deferred drawing (records replayed when read, dropped by a clear) leaves what drawing at
 /// once does: the pixels and changed boxes every read sees, and what every clear finds inked.
 #[test]
