@@ -224,9 +224,14 @@ def w_state(w):
     return state, sprites
 
 
+# Positions, directions, sizes and effects compare to 3 decimals unless --exact (then bit for bit:
+# what tells a maths library's last-place differences apart).
+EXACT = False
+
+
 def r3(v):
     v = tnum(v)
-    return round(v, 3) if isinstance(v, float) and math.isfinite(v) else v
+    return round(v, 3) if isinstance(v, float) and math.isfinite(v) and not EXACT else v
 
 
 def c_state(rec):
@@ -331,8 +336,12 @@ def main():
                          "a sound), and clowder runs `speak` the same way (--whisker-offline-speech)")
     ap.add_argument("--detail", action="store_true",
                     help="print both sides' differing values at each project's first differing step")
+    ap.add_argument("--exact", action="store_true",
+                    help="compare positions, directions, sizes and effects bit for bit (default: to 3 decimals)")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
+    global EXACT
+    EXACT = args.exact
     oracle = args.oracle or os.path.join(args.corpora, "..", "tools", "whisker-oracle")
     if args.offline:
         oracle = offline_oracle(oracle, args.out)

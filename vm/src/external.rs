@@ -151,6 +151,9 @@ impl Vm {
         let v = crate::blocks::looks::clamp_effect(e, value);
         if let Some(t) = self.st.target_mut(id) {
             t.effects[index] = v;
+            if crate::blocks::looks::is_shape_effect(e) {
+                t.hull_dirty();
+            }
         }
     }
 
@@ -175,6 +178,12 @@ impl Vm {
         if let Some(info) = self.prog.shared.as_deref() {
             self.st.shared = Some(Box::new(crate::engine::shared::SharedState::new(info)));
         }
+    }
+
+    /// Whether this VM's renderer keeps state between queries (MIPs, convex hulls), as
+    /// Whisker's live renderer does: the `whisker` profile.
+    pub fn renderer_keeps_state(&self) -> bool {
+        self.st.geometry.kept_hulls().is_some()
     }
 
     /// The renderer's kept MIPs now, to be put back by [`Vm::restore_mips`] (`None` when the

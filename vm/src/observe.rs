@@ -113,10 +113,16 @@ impl Vm {
     }
 
     /// Whether a live target touches the stage edge, as `touching edge?` answers.
+    /// An observation unless [`Vm::set_driver_queries_leave_mips`] is on: then, as Whisker's
+    /// `isTouchingEdge`, it leaves the sprite's convex hull in the renderer like the program's
+    /// `touching edge?`, which can narrow its later `touching` answers.
     pub fn touching_edge(&mut self, id: TargetId) -> bool {
         let prog: &Program = &self.prog;
         let scene = crate::geometry::render_scene!(prog, self.st);
-        self.st.geometry.touching_edge(&scene, id)
+        self.st.geometry.set_observing(!self.driver_mips);
+        let answer = self.st.geometry.touching_edge(&scene, id);
+        self.st.geometry.set_observing(false);
+        answer
     }
 
     fn slots(&self, id: TargetId, lists: bool) -> Vec<(&str, usize)> {

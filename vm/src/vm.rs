@@ -532,10 +532,14 @@ impl Vm {
         !self.st.ask.questions.is_empty()
     }
 
-    /// Bounds of a target as drawn, when the geometry knows them.
+    /// Bounds of a target as drawn, when the geometry knows them (an observation: the
+    /// renderer's state stays as it was).
     pub fn bounds(&mut self, id: TargetId) -> Option<crate::geometry::Rect> {
         let scene = crate::geometry::render_scene!(&self.prog, self.st);
-        self.st.geometry.bounds(&scene, id)
+        self.st.geometry.set_observing(true);
+        let answer = self.st.geometry.bounds(&scene, id);
+        self.st.geometry.set_observing(false);
+        answer
     }
 
     /// The target a click at stage point (x, y) reaches: the topmost visible sprite whose

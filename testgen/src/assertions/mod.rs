@@ -317,6 +317,13 @@ impl Assertion {
         }
     }
 
+    /// Whether asking this check in Whisker changes the renderer, and so possibly the
+    /// program's later answers: a touching check leaves the MIPs it creates, a touching-edge
+    /// check the sprite's convex hull.
+    pub fn changes_renderer(&self) -> bool {
+        matches!(self, Assertion::Touching { .. } | Assertion::TouchingEdge { .. })
+    }
+
     /// The property observed.
     pub fn key(&self) -> Key {
         let k = |kind: u8, target: &TargetRef, sub: &str| Key { kind, target: target.clone(), sub: sub.to_string() };
@@ -562,14 +569,29 @@ impl Snapshot {
     /// is not exported, so its MIPs are dropped again; an exported one's stay, as in the
     /// runner. Only then is every exported check's answer what the runner will get. Without
     /// `prev` (the state a test starts from) nothing is exported and every check's MIPs go.
+    ///
+    /// A `touching edge` check changes the renderer too: Whisker's `isTouchingEdge` computes the
+    /// sprite's convex hull, which narrows its later `touching` answers (the `whisker`
+    /// profile's hull model). Its answer is the observation's; an exported one is asked again
+    /// in its place in the test's order, so that the hull is there for the checks after it.
     fn ask_touching(&mut self, sut: &mut Sut, prev: Option<&Snapshot>) {
         // The live targets, listed once: asking changes MIPs, never which targets live.
         let views = probe::Views::of(sut);
         let mut checks = views.touching_checks(sut);
+        if sut.vm().renderer_keeps_state() {
+            checks.extend(views.edge_checks());
+        }
         // Each key built once (a key owns its strings; a comparison sort would build two per
         // comparison). Stable, as `sort_by_key`.
         checks.sort_by_cached_key(Assertion::key);
         for check in checks {
+            if matches!(check, Assertion::TouchingEdge { .. }) {
+                let key = check.key();
+                if prev.is_some_and(|p| p.values.get(&key) != self.values.get(&key)) {
+                    views.ask(sut, &check);
+                }
+                continue;
+            }
             let before = sut.vm().mips_checkpoint();
             let Some(seen) = views.ask(sut, &check) else { continue };
             let key = seen.key();
@@ -580,11 +602,12 @@ impl Snapshot {
         }
     }
 
-    /// Adds the answers of the touching checks among `exported`, asked in their order with
-    /// their MIPs kept: what the runner sees when the test's list for this point is `exported`.
+    /// Adds the answers of the touching and touching-edge checks among `exported`, asked in
+    /// their order with their MIPs and hulls kept: what the runner sees when the test's list
+    /// for this point is `exported`.
     fn ask_exported_touching(&mut self, sut: &mut Sut, exported: &[Assertion]) {
         let views = probe::Views::of(sut);
-        for check in exported.iter().filter(|a| matches!(a, Assertion::Touching { .. })) {
+        for check in exported.iter().filter(|a| a.changes_renderer()) {
             if let Some(seen) = views.ask(sut, check) {
                 self.values.insert(seen.key(), seen);
             }
@@ -677,12 +700,12 @@ pub fn add_to_suite(exec: &mut Executor<'_>, suite: &mut [Test]) -> u64 {
             exec.set_whisker_wall_ms(None);
             let mut cut = None;
             for (e, (list, state)) in per_event.iter_mut().zip(other.iter().skip(1)).enumerate() {
-                let touching = |a: &Assertion| matches!(a, Assertion::Touching { .. });
+                let touching = Assertion::changes_renderer;
                 let before = list.iter().filter(|a| touching(a)).count();
                 let mut dropped = false;
-                // A touching check dropped here is a query the runner will not ask: the
-                // touching answers after it and every later state may then differ from
-                // what the replays saw (its MIPs), so none of them is kept.
+                // A touching (or touching-edge) check dropped here is a query the runner will
+                // not ask: the touching answers after it and every later state may then differ
+                // from what the replays saw (its MIPs or hull), so none of them is kept.
                 list.retain(|a| {
                     let keep = !(dropped && touching(a)) && a.accepts(state.get(&a.key()));
                     dropped |= !keep && touching(a);

@@ -196,6 +196,15 @@ impl Views {
         out
     }
 
+    /// The touching-edge checks [`all`] would observe (their answers not asked: `false`).
+    pub(super) fn edge_checks(&self) -> Vec<Assertion> {
+        self.0
+            .iter()
+            .filter(|v| v.r.sprite != STAGE)
+            .map(|v| Assertion::TouchingEdge { target: v.r.clone(), touching: false })
+            .collect()
+    }
+
     /// [`check`]'s answer to a touching check `a` while these are the live targets.
     pub(super) fn ask(&self, sut: &mut Sut, a: &Assertion) -> Option<Assertion> {
         let key = a.key();
@@ -213,7 +222,7 @@ impl Views {
 ///
 /// [`Vm::set_driver_queries_leave_mips`]: clowder_vm::Vm::set_driver_queries_leave_mips
 pub(super) fn check(sut: &mut Sut, a: &Assertion) -> (Option<Assertion>, usize) {
-    if !matches!(a, Assertion::Touching { .. }) {
+    if !a.changes_renderer() {
         return one(sut, a);
     }
     sut.vm_mut().set_driver_queries_leave_mips(true);

@@ -89,6 +89,9 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let v = clamp_effect(e, change + cur);
             if let Some(x) = st.target_mut(me) {
                 x.effects[e as usize] = v;
+                if is_shape_effect(e) {
+                    x.hull_dirty();
+                }
             }
             st.visual_change(me, true);
         }
@@ -98,12 +101,16 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let v = clamp_effect(e, v);
             if let Some(x) = st.target_mut(me) {
                 x.effects[e as usize] = v;
+                if is_shape_effect(e) {
+                    x.hull_dirty();
+                }
             }
             st.visual_change(me, true);
         }
         Cmd::ClearEffects => {
             if let Some(x) = st.target_mut(me) {
                 x.effects = [0.0; 7];
+                x.hull_dirty();
             }
             st.visual_change(me, true);
         }
@@ -177,6 +184,10 @@ impl State {
         if let Some(x) = self.target_mut(id)
             && !x.is_stage
         {
+            // `updateVisible` marks the hull dirty when the renderer's visibility changes.
+            if x.render_visible() != v {
+                x.hull_dirty();
+            }
             x.visible = v;
             x.visibility_rendered();
         } else {
@@ -196,8 +207,13 @@ impl State {
         if n == 0 {
             return;
         }
+        let shown = x.render_costume();
         x.costume = wrap_clamp(i, 0.0, (n - 1) as f64) as i64;
         x.costume_rendered();
+        // A new skin (`Drawable.skin`'s setter) marks the hull dirty; the same one does not.
+        if x.costume != shown {
+            x.hull_dirty();
+        }
         self.visual_change(id, true);
     }
 
@@ -385,4 +401,10 @@ impl State {
             d.bubble(id, shown);
         }
     }
+}
+
+/// Whether effect `e` (in `EFFECT_NAMES` order) changes the drawable's shape:
+/// fisheye, whirl, pixelate, mosaic (scratch-render's `shapeChanges`).
+pub(crate) fn is_shape_effect(e: u8) -> bool {
+    (1..=4).contains(&e)
 }

@@ -3,7 +3,6 @@
 use crate::engine::value::{to_number, with_str};
 use crate::engine::{Ctx, GlideCtx, State, TargetId, ThRef, V};
 use crate::program::{Cmd, Program, Rep};
-use crate::util::jsmath;
 use crate::value::{js_max, js_round, wrap_clamp};
 
 pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
@@ -13,8 +12,9 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
     match *cmd {
         Cmd::MoveSteps => {
             let steps = st.num_arg(prog, base, 0);
+            let maths = st.maths;
             let (cos, sin) = match st.target_cache_mut(me) {
-                Some(x) => x.move_trig.get(dir),
+                Some(x) => x.move_trig.get(dir, maths),
                 None => return,
             };
             let dx = steps * cos;
@@ -62,7 +62,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             };
             let dx = px - tx;
             let dy = py - ty;
-            let d = 90.0 - rad_to_deg(jsmath::atan2(dy, dx));
+            let d = 90.0 - rad_to_deg(st.maths.atan2(dy, dx));
             st.set_direction(me, d);
         }
         Cmd::Glide => {
@@ -320,8 +320,8 @@ impl State {
         }
         let Some(t) = self.target(me) else { return };
         let radians = deg_to_rad(90.0 - t.direction);
-        let mut dx = jsmath::cos(radians);
-        let mut dy = -jsmath::sin(radians);
+        let mut dx = self.maths.cos(radians);
+        let mut dy = -self.maths.sin(radians);
         match nearest {
             1 => dx = js_max(0.2, dx.abs()),
             2 => dy = js_max(0.2, dy.abs()),
@@ -329,7 +329,7 @@ impl State {
             4 => dy = 0.0 - js_max(0.2, dy.abs()),
             _ => {}
         }
-        let nd = rad_to_deg(jsmath::atan2(dy, dx)) + 90.0;
+        let nd = rad_to_deg(self.maths.atan2(dy, dx)) + 90.0;
         self.set_direction(me, nd);
         // keepInFence with the bounds taken after the turn
         let bounds = {

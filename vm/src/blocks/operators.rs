@@ -6,6 +6,7 @@ use crate::engine::{State, V};
 use crate::program::{MathOp, Program, Rep};
 use crate::util::jsmath;
 use crate::util::math::floor_f64;
+use crate::util::mathlib::MathLib;
 use crate::value::{char_at_utf16, js_round, round10, utf16_len};
 
 /// An operator on its two argument slots (`a1` is `undefined` for the one-input operators).
@@ -71,7 +72,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, rep: &Rep, a0: &V, a1: &V) ->
         Rep::Round => V::num(js_round(to_number(prog, a(0)))),
         Rep::MathOp(op) => {
             let n = to_number(prog, a(0));
-            V::num(mathop(*op, n))
+            V::num(mathop(*op, n, st.maths))
         }
         _ => V::Undef,
     }
@@ -87,16 +88,17 @@ pub(crate) fn js_mod(n: f64, m: f64) -> f64 {
     r
 }
 
-/// `operator_mathop` in degrees, with scratch-vm's 10-decimal rounding of trig results.
-pub(crate) fn mathop(op: MathOp, n: f64) -> f64 {
+/// `operator_mathop` in degrees, with scratch-vm's 10-decimal rounding of trig results, in
+/// the `Math` of `maths`.
+pub(crate) fn mathop(op: MathOp, n: f64, maths: MathLib) -> f64 {
     use std::f64::consts::PI;
     match op {
         MathOp::Abs => n.abs(),
         MathOp::Floor => n.floor(),
         MathOp::Ceiling => n.ceil(),
         MathOp::Sqrt => jsmath::sqrt(n),
-        MathOp::Sin => round10(jsmath::sin((PI * n) / 180.0)),
-        MathOp::Cos => round10(jsmath::cos((PI * n) / 180.0)),
+        MathOp::Sin => round10(maths.sin((PI * n) / 180.0)),
+        MathOp::Cos => round10(maths.cos((PI * n) / 180.0)),
         MathOp::Tan => {
             let a = n % 360.0;
             if a == -270.0 || a == 90.0 {
@@ -104,16 +106,16 @@ pub(crate) fn mathop(op: MathOp, n: f64) -> f64 {
             } else if a == -90.0 || a == 270.0 {
                 f64::NEG_INFINITY
             } else {
-                round10(jsmath::tan((PI * a) / 180.0))
+                round10(maths.tan((PI * a) / 180.0))
             }
         }
-        MathOp::Asin => (jsmath::asin(n) * 180.0) / PI,
-        MathOp::Acos => (jsmath::acos(n) * 180.0) / PI,
-        MathOp::Atan => (jsmath::atan(n) * 180.0) / PI,
-        MathOp::Ln => jsmath::log(n),
-        MathOp::Log => jsmath::log(n) / std::f64::consts::LN_10,
-        MathOp::Exp => jsmath::exp(n),
-        MathOp::Pow10 => jsmath::pow(10.0, n),
+        MathOp::Asin => (maths.asin(n) * 180.0) / PI,
+        MathOp::Acos => (maths.acos(n) * 180.0) / PI,
+        MathOp::Atan => (maths.atan(n) * 180.0) / PI,
+        MathOp::Ln => maths.log(n),
+        MathOp::Log => maths.log(n) / std::f64::consts::LN_10,
+        MathOp::Exp => maths.exp(n),
+        MathOp::Pow10 => maths.pow(10.0, n),
         MathOp::Zero => 0.0,
     }
 }

@@ -72,6 +72,8 @@ impl State {
             // `initDrawable` hands the clone's own fields to its new drawable.
             stale: None,
             move_trig: src.move_trig,
+            // A new drawable: no hull yet (and a new id the geometry knows nothing of).
+            hull_epoch: 0,
         };
         let id = match self.targets.free.pop() {
             Some(slot) => {

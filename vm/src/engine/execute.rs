@@ -134,7 +134,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> V {
         }
         Rep::Add | Rep::Sub | Rep::Mul | Rep::Div | Rep::Mod | Rep::Round | Rep::MathOp(_) if x.args.n <= 2 => {
             let [a, b] = eval_two_num(st, prog, t, &x.args);
-            return V::num(arith(&x.rep, a, b));
+            return V::num(arith(&x.rep, a, b, st.maths));
         }
         rep if rep.is_operator() && x.args.n <= 2 => {
             st.budget.rich += u64::from(!rep.is_light());
@@ -172,7 +172,7 @@ pub(crate) fn eval_num(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> f
         Rep::Add | Rep::Sub | Rep::Mul | Rep::Div | Rep::Mod | Rep::Round | Rep::MathOp(_) if x.args.n <= 2 => {
             st.budget.evals += 1;
             let [a, b] = eval_two_num(st, prog, t, &x.args);
-            arith(&x.rep, a, b)
+            arith(&x.rep, a, b, st.maths)
         }
         Rep::Var(r) if x.args.list.is_empty() => {
             st.budget.evals += 1;
@@ -190,7 +190,7 @@ pub(crate) fn eval_num(st: &mut State, prog: &Program, t: ThRef, e: ExprId) -> f
 
 /// The arithmetic operators on their inputs as numbers (scratch-vm's `operator_*`).
 #[inline]
-fn arith(rep: &Rep, a: f64, b: f64) -> f64 {
+fn arith(rep: &Rep, a: f64, b: f64, maths: crate::util::mathlib::MathLib) -> f64 {
     match rep {
         Rep::Add => a + b,
         Rep::Sub => a - b,
@@ -198,7 +198,7 @@ fn arith(rep: &Rep, a: f64, b: f64) -> f64 {
         Rep::Div => a / b,
         Rep::Mod => operators::js_mod(a, b),
         Rep::Round => crate::value::js_round(a),
-        Rep::MathOp(op) => operators::mathop(*op, a),
+        Rep::MathOp(op) => operators::mathop(*op, a, maths),
         _ => f64::NAN,
     }
 }

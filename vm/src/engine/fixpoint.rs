@@ -223,6 +223,8 @@ impl State {
             fixpoint: _,
             pen_ops,
             shared,
+            // A constant of the VM (its profile's), as `opts`.
+            maths: _,
         } = self;
         let super::target::Targets {
             slots,
@@ -278,6 +280,7 @@ impl State {
             listener_log.as_ref().map(Vec::len),
             geometry.kept_mips(),
         );
+        let _ = write!(s, "{:?}", geometry.kept_hulls());
         if let Some(ins) = instrument {
             ins.write_fingerprint(&mut s);
         }

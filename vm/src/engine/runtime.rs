@@ -75,6 +75,8 @@ pub(crate) struct State {
     pub pen_ops: u64,
     /// Reporters held in more than one input slot ([`super::shared`]), when there are any.
     pub shared: Option<Box<super::shared::SharedState>>,
+    /// The `Math` library the blocks compute with (the profile's engine: Node or Chromium).
+    pub maths: crate::util::mathlib::MathLib,
 }
 
 /// The step's operation budget and the VM's work counters.
@@ -170,6 +172,7 @@ impl State {
 
     pub(crate) fn new(prog: &Program, opts: VmOptions, geometry: Box<dyn Geometry>) -> State {
         let n_defs = prog.defs.len();
+        let maths = crate::util::mathlib::MathLib::for_profile(opts.profile);
         let mut st = State {
             rng: ProjectRng::new(opts.profile, opts.seed),
             uid_base: 0,
@@ -254,6 +257,7 @@ impl State {
             fixpoint: super::fixpoint::FixPoint::new_step(0, false),
             pen_ops: 0,
             shared: prog.shared.as_deref().map(|i| Box::new(super::shared::SharedState::new(i))),
+            maths,
         };
         for (d, def) in prog.defs.iter().enumerate() {
             let mut vars = Vec::new();
@@ -294,7 +298,8 @@ impl State {
                 instrument: 0.0,
                 voice: 0,
                 stale: None,
-                move_trig: super::target::MoveTrig::of(def.direction),
+                move_trig: super::target::MoveTrig::of(def.direction, st.maths),
+                hull_epoch: 0,
             };
             if def.is_stage {
                 st.ext.tempo = def.tempo;
@@ -363,6 +368,8 @@ impl State {
             if let Some(t) = self.target_mut(id) {
                 t.edge.clear();
                 t.effects = [0.0; 7];
+                // `clearEffects` sets every effect in the renderer: the shape ones dirty the hull.
+                t.hull_dirty();
             }
             // `onGreenFlag` clears the effects: a visual change.
             self.visual_change(id, true);
@@ -398,6 +405,7 @@ impl State {
             let is_clone = match self.target_mut(id) {
                 Some(t) => {
                     t.effects = [0.0; 7];
+                    t.hull_dirty();
                     !t.is_original
                 }
                 None => false,

@@ -1,6 +1,7 @@
 //! Targets (scratch-vm's `RenderedTarget`): the live sprites, clones and the stage, and
 //! their layer order (`runtime.executableTargets`).
 
+use crate::util::mathlib::MathLib;
 use std::rc::Rc;
 
 use super::{State, V};
@@ -77,6 +78,11 @@ pub struct Target {
     /// bits, cos, sin): a sprite moves in one direction for many ticks, and the two were a
     /// third of the block's time. A pure function of the direction, so nothing else changes.
     pub(crate) move_trig: MoveTrig,
+    /// Counts the changes that mark the renderer's convex hull of this target dirty (a new
+    /// skin, a visibility change, a shape-changing effect set or cleared: scratch-render's
+    /// `setConvexHullDirty`): the geometry knows a hull computed since as long as this is
+    /// unchanged ([`crate::geometry::Geometry::touching_edge`]).
+    pub(crate) hull_epoch: u32,
 }
 
 /// See [`Target::move_trig`].
@@ -91,17 +97,17 @@ impl MoveTrig {
     /// The values for `direction` (`MathUtil.degToRad(90 - direction)`, then `cos`, `sin`).
     /// Out of line: inlined, it made the hit path of `move` slower than no cache at all.
     #[inline(never)]
-    pub(crate) fn of(direction: f64) -> MoveTrig {
+    pub(crate) fn of(direction: f64, maths: MathLib) -> MoveTrig {
         let r = crate::blocks::motion::deg_to_rad(90.0 - direction);
-        let (sin, cos) = crate::util::jsmath::sin_cos(r);
+        let (sin, cos) = maths.sin_cos(r);
         MoveTrig { dir_bits: direction.to_bits(), cos, sin }
     }
 
     /// Cosine and sine for `direction`, computed again only when it changed.
     #[inline]
-    pub(crate) fn get(&mut self, direction: f64) -> (f64, f64) {
+    pub(crate) fn get(&mut self, direction: f64, maths: MathLib) -> (f64, f64) {
         if self.dir_bits != direction.to_bits() {
-            *self = MoveTrig::of(direction);
+            *self = MoveTrig::of(direction, maths);
         }
         (self.cos, self.sin)
     }
@@ -140,6 +146,11 @@ impl Target {
     #[inline]
     pub(crate) fn render_visible(&self) -> bool {
         self.stale.as_ref().and_then(|s| s.visible).unwrap_or(self.visible)
+    }
+
+    /// The renderer's convex hull of this target is dirty from now on.
+    pub(crate) fn hull_dirty(&mut self) {
+        self.hull_epoch = self.hull_epoch.wrapping_add(1);
     }
 
     /// The program set the costume: the renderer shows it again.

@@ -7,5 +7,6 @@ pub mod cast;
 pub mod color;
 pub mod jsmath;
 pub mod math;
+pub mod mathlib;
 pub mod object;
 pub mod string;

@@ -36,18 +36,22 @@ impl Geometry for CpuGeometry {
             assert_eq!(answer, self.scene.touching_drawables(i, &cands), "touching sprite {sprite} from {i}");
             self.cands = cands;
         }
+        let answer = answer && self.touching_with_hulls(scene, i, sprite);
         self.keep_query_mips(i);
         answer
     }
 
     fn touching_edge(&mut self, scene: &Scene, me: TargetId) -> bool {
-        self.own_query(
-            scene,
-            me,
-            |g, i| render::touches_edge(&g.kept_bounds(i)),
-            |s, i| render::touches_edge(&s.bounds(i)),
-        )
-        .unwrap_or(false)
+        let answer = self
+            .own_query(
+                scene,
+                me,
+                |g, i| render::touches_edge(&g.kept_bounds(i)),
+                |s, i| render::touches_edge(&s.bounds(i)),
+            )
+            .unwrap_or(false);
+        self.note_hull(scene, me);
+        answer
     }
 
     fn touching_point(&mut self, scene: &Scene, me: TargetId, x: f64, y: f64) -> bool {
@@ -57,7 +61,7 @@ impl Geometry for CpuGeometry {
 
     fn touching_color(&mut self, scene: &Scene, me: TargetId, rgb: [u8; 3]) -> bool {
         self.scene_with_pen(scene, me).is_some_and(|i| {
-            let answer = self.accelerated_touching_color(i, rgb, None);
+            let answer = self.accelerated_touching_color(i, rgb, None) && self.color_with_hulls(scene, i, rgb, None);
             self.keep_query_mips(i);
             answer
         })
@@ -65,14 +69,17 @@ impl Geometry for CpuGeometry {
 
     fn color_touching_color(&mut self, scene: &Scene, me: TargetId, target: [u8; 3], mask: [u8; 3]) -> bool {
         self.scene_with_pen(scene, me).is_some_and(|i| {
-            let answer = self.accelerated_touching_color(i, target, Some(mask));
+            let answer = self.accelerated_touching_color(i, target, Some(mask))
+                && self.color_with_hulls(scene, i, target, Some(mask));
             self.keep_query_mips(i);
             answer
         })
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
-        self.own_query(scene, me, |g, i| g.kept_bounds(i), |s, i| s.bounds(i))
+        let answer = self.own_query(scene, me, |g, i| g.kept_bounds(i), |s, i| s.bounds(i));
+        self.note_hull(scene, me);
+        answer
     }
 
     fn fences(&self) -> bool {
@@ -293,6 +300,8 @@ impl Geometry for CpuGeometry {
 
     fn reset_mips(&mut self) {
         self.scene.floors = Default::default();
+        // The exported prologue marks every hull dirty with the MIPs.
+        self.hulls.clear();
         // The next frame draws every visible target anew.
         self.drawn = None;
     }
@@ -305,6 +314,10 @@ impl Geometry for CpuGeometry {
         if self.keep_mips {
             self.scene.floors = mips;
         }
+    }
+
+    fn kept_hulls(&self) -> Option<&[(TargetId, u32)]> {
+        self.keep_mips.then_some(self.hulls.as_slice())
     }
 
     fn frame_drawn(&mut self, scene: &Scene) {

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use super::TargetView;
 use super::accel::Accel;
+use super::cost;
 use super::distance;
 use super::drawable::{Placement, RotationStyle};
 use super::effects::Effects;
@@ -87,7 +88,14 @@ pub struct CpuGeometry {
     /// What the last frame saw of the VM's change log: frames look only at targets changed
     /// since (an unchanged target's texture was created by an earlier frame).
     drawn: Option<Synced>,
+    /// The convex hulls the live renderer holds (`whisker` profile): targets whose hull the
+    /// program's `getBounds` computed, with their [`Target::hull_epoch`] then. See
+    /// [`CpuGeometry::hull_known`].
+    hulls: Vec<(TargetId, u32)>,
 }
+
+/// Hull records kept before the dead ones are dropped (clones come and go).
+const HULL_RECORDS: usize = 256;
 
 /// How many syncs' worth of work lazy answers may do between two syncs
 /// ([`CpuGeometry::lazy`]).
@@ -230,6 +238,7 @@ impl CpuGeometry {
             keep_mips: false,
             observing: false,
             drawn: None,
+            hulls: Vec::new(),
         }
     }
 
@@ -244,6 +253,90 @@ impl CpuGeometry {
             self.scene.floors.raise(&d.skin, d.skin.mip_level([100.0, 100.0]));
         }
         self.scene.floors.raise_all(self.accel.asked().entries());
+    }
+
+    /// The program asked for `me`'s bounds (`touching edge?`, `if on edge, bounce`): the live
+    /// renderer computed its convex hull, if it had none, and keeps it until a change marks it
+    /// dirty ([`Target::hull_epoch`]). Only the `whisker` profile's renderer lives that long.
+    fn note_hull(&mut self, scene: &super::Scene<'_>, me: TargetId) {
+        if !self.keep_mips || self.observing {
+            return;
+        }
+        let Some(t) = scene.raw(me) else { return };
+        let epoch = t.hull_epoch;
+        if let Some(h) = self.hulls.iter_mut().find(|(id, _)| *id == me) {
+            h.1 = epoch;
+            return;
+        }
+        if self.hulls.len() >= HULL_RECORDS {
+            self.hulls.retain(|&(id, e)| scene.raw(id).is_some_and(|t| t.hull_epoch == e));
+        }
+        self.hulls.push((me, epoch));
+    }
+
+    /// Whether the live renderer holds `me`'s convex hull, so that `getFastBounds` is the
+    /// hull's box rather than the rough AABB: computed by the program's bounds queries since
+    /// the last change that marked it dirty, or kept by a say/think bubble, which scratch-vm
+    /// places from the hull whenever the sprite moves or changes.
+    fn hull_known(&self, scene: &super::Scene<'_>, me: TargetId) -> bool {
+        let Some(t) = scene.raw(me) else { return false };
+        self.hulls.iter().any(|&(id, e)| id == me && e == t.hull_epoch)
+            || (t.render_visible() && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()))
+    }
+
+    /// The boxes `getFastBounds` gives instead of the AABB for the drawables at `positions`
+    /// whose hull the renderer holds: their hull's box (`getBounds`).
+    fn hull_boxes(&mut self, scene: &super::Scene<'_>, positions: &[usize]) -> Vec<(usize, super::Rect)> {
+        let mut out = Vec::new();
+        for &pos in positions {
+            let Some(Some(id)) = self.ids.get(pos).copied() else { continue };
+            if self.hull_known(scene, id) {
+                self.work += cost::QUERY;
+                out.push((pos, self.scene.bounds(pos)));
+            }
+        }
+        out
+    }
+
+    /// A `touching (sprite)?` answer of `true` from drawable `i`, asked again as the live
+    /// renderer answers when it holds convex hulls (`whisker` profile): `getFastBounds` is
+    /// then the hull's box, snapped out to whole pixels, where it is otherwise the rough AABB.
+    /// That only narrows the pixels searched, so only a `true` can change: a sprite whose hull
+    /// a `touching edge?` computed no longer touches another by the faint fringe that linear
+    /// sampling finds just outside its hull's box.
+    fn touching_with_hulls(&mut self, scene: &super::Scene<'_>, i: usize, sprite: usize) -> bool {
+        if !self.keep_mips {
+            return true;
+        }
+        let cands: Vec<usize> = scene.instances_of(sprite).filter_map(|t| self.index(t)).collect();
+        let mut positions = cands.clone();
+        positions.push(i);
+        let boxes = self.hull_boxes(scene, &positions);
+        if boxes.is_empty() {
+            return true;
+        }
+        self.work += cost::QUERY;
+        self.scene.hull_bounds = boxes;
+        let answer = self.scene.touching_drawables(i, &cands);
+        self.scene.hull_bounds.clear();
+        answer
+    }
+
+    /// [`CpuGeometry::touching_with_hulls`] for `touching color?` and `color is touching?`.
+    fn color_with_hulls(&mut self, scene: &super::Scene<'_>, i: usize, rgb: [u8; 3], mask: Option<[u8; 3]>) -> bool {
+        if !self.keep_mips {
+            return true;
+        }
+        let positions: Vec<usize> = (0..self.scene.drawables.len()).collect();
+        let boxes = self.hull_boxes(scene, &positions);
+        if boxes.is_empty() {
+            return true;
+        }
+        self.work += cost::QUERY;
+        self.scene.hull_bounds = boxes;
+        let answer = self.scene.touching_color(i, rgb, mask);
+        self.scene.hull_bounds.clear();
+        answer
     }
 
     /// The MIP a frame creates for target `t` (visible, with a costume): its skin's texture at

@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::sampling::Blend;
-use super::{BACKGROUND, Drawable, Scene, sample_box_of, skin_key, touching_bounds_of, uses_nearest};
+use super::{
+    BACKGROUND, Drawable, STAGE_HEIGHT, STAGE_WIDTH, Scene, sample_box_of, skin_key, touching_bounds_of, uses_nearest,
+};
 use crate::geometry::Rect;
 use crate::geometry::drawable::Xform;
 use crate::geometry::effects::bit;
@@ -262,7 +264,19 @@ impl<'a> Ctx<'a> {
     /// `_touchingBounds`: the drawable's rough box clamped to the stage, snapped out to integers.
     pub(super) fn touching_bounds(&mut self, i: usize) -> Option<Rect> {
         self.get_texture_100(i);
-        touching_bounds_of(&self.xf(i))
+        match self.hull_box(i) {
+            Some(mut b) => {
+                b.clamp(-STAGE_WIDTH / 2.0, STAGE_WIDTH / 2.0, -STAGE_HEIGHT / 2.0, STAGE_HEIGHT / 2.0);
+                b.snap_to_int();
+                (b.width() != 0.0 && b.height() != 0.0).then_some(b)
+            }
+            None => touching_bounds_of(&self.xf(i)),
+        }
+    }
+
+    /// `getFastBounds` when the renderer holds drawable `i`'s convex hull: the hull's box.
+    fn hull_box(&self, i: usize) -> Option<Rect> {
+        self.s.hull_bounds.iter().find(|(j, _)| *j == i).map(|&(_, b)| b)
     }
 
     /// `_candidatesTouching`: visible candidates (topmost first) whose snapped box meets `me`'s.
@@ -276,7 +290,10 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             self.update_cpu(id);
-            let mut cb = self.aabb(id);
+            let mut cb = match self.hull_box(id) {
+                Some(b) => b,
+                None => self.aabb(id),
+            };
             cb.snap_to_int();
             if bounds.intersects(&cb) {
                 out.push((id, bounds.intersect(&cb)));

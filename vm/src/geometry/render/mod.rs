@@ -124,6 +124,10 @@ pub struct Scene {
     xforms: Vec<Option<CachedXform>>,
     /// Scratch list of [`Scene::rearrange`].
     spare_xforms: Vec<Option<CachedXform>>,
+    /// Drawables (by position) whose convex hull the live renderer holds, with the hull's box:
+    /// their `getFastBounds` in touching queries (empty: every drawable's is its rough AABB,
+    /// as in a fresh renderer).
+    pub hull_bounds: Vec<(usize, Rect)>,
 }
 
 /// A precomputed transform and the bits of the inputs it is a function of.

@@ -153,3 +153,39 @@ impl Scene {
         Ctx::new(self).touching_bounds(me)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::geometry::drawable::{Placement, RotationStyle};
+    use crate::geometry::effects::Effects;
+    use crate::geometry::render::Drawable;
+    use crate::geometry::skin::Skin;
+
+    fn circle(size: f64, x: f64) -> Drawable {
+        let svg = br##"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20" viewBox="0 0 20 20"><circle cx="10" cy="10" r="8" fill="#f00"/></svg>"##;
+        let skin = Arc::new(Skin::from_svg(svg, None).expect("valid svg"));
+        let placement = Placement::from_target(x, 0.0, 90.0, size, RotationStyle::AllAround);
+        Drawable { skin, placement, visible: true, effects: Effects::default() }
+    }
+
+    /// With the hulls held, `getFastBounds` is the hull's box: the search narrows, so a `true`
+    /// can become `false` (two scaled circles touching only by the fringe that linear sampling
+    /// finds outside the hull's box) and a `false` never becomes `true`.
+    #[test]
+    fn held_hulls_only_narrow_touching() {
+        let mut narrowed = 0;
+        for step in 0..200 {
+            let gap = 14.0 + f64::from(step) * 0.01;
+            let mut scene = Scene::new(vec![circle(75.0, 0.0), circle(90.0, gap)]);
+            let fresh = scene.touching_drawables(0, &[1]);
+            scene.hull_bounds = vec![(0, scene.bounds(0)), (1, scene.bounds(1))];
+            let held = scene.touching_drawables(0, &[1]);
+            assert!(!held || fresh, "gap {gap}: touching only with the hulls held");
+            narrowed += usize::from(fresh && !held);
+        }
+        assert!(narrowed > 0, "no gap where the hulls narrow the answer");
+    }
+}

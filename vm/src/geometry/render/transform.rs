@@ -41,8 +41,13 @@ fn transform_from(old: Option<&CachedXform>, key: &[u64; 9], p: &Placement, skin
 impl Scene {
     /// A scene of `drawables` with every transform computed once up front.
     pub fn new(drawables: Vec<Drawable>) -> Self {
-        let mut s =
-            Scene { drawables, floors: SilhouetteFloors::default(), xforms: Vec::new(), spare_xforms: Vec::new() };
+        let mut s = Scene {
+            drawables,
+            floors: SilhouetteFloors::default(),
+            xforms: Vec::new(),
+            spare_xforms: Vec::new(),
+            hull_bounds: Vec::new(),
+        };
         s.refresh_transforms();
         s
     }

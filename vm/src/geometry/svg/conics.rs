@@ -18,83 +18,111 @@ use resvg::tiny_skia::{Path, PathBuilder, PathSegment, Point, Rect, Transform};
 /// usvg's arc end points pass through single precision.
 const ON_CURVE: f32 = 1e-4;
 
+/// A shape Chromium builds from conics of weight √½, in user space.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Shape {
+    /// `SkPath::addOval` of a box.
+    Oval(Rect),
+    /// `SkPath::addRRect` of a box with corner radii `rx`, `ry` (each at most half a side).
+    RoundRect(Rect, f32, f32),
+}
+
+/// One segment of a [`Shape`]'s contour: a line or a conic of weight √½ (control, end).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Seg {
+    Line(Pt),
+    Conic(Pt, Pt),
+}
+
+/// The weight of every conic of an oval or rounded rectangle (`SK_ScalarRoot2Over2`).
+pub(super) const WEIGHT: f32 = std::f32::consts::FRAC_1_SQRT_2;
+
+impl Shape {
+    /// The shape `path` is, when it is an ellipse or a rounded rectangle as usvg builds one.
+    pub(super) fn of(path: &Path) -> Option<Shape> {
+        if let Some(r) = ellipse_bounds(path) {
+            return Some(Shape::Oval(r));
+        }
+        let (r, rx, ry) = round_rect(path)?;
+        // `SkRRect::setRectXY` scales both radii down together when they do not fit, and
+        // radii that fill half the box make an oval.
+        let (w, h) = (r.width(), r.height());
+        let scale = (w / (rx + rx)).min(h / (ry + ry)).min(1.0);
+        let (rx, ry) = (rx * scale, ry * scale);
+        let half = |v: f32, side: f32| (v - side * 0.5).abs() <= side * ON_CURVE;
+        Some(if half(rx, w) && half(ry, h) { Shape::Oval(r) } else { Shape::RoundRect(r, rx, ry) })
+    }
+
+    /// The contour Skia builds (start point, then segments back to it), clockwise on screen:
+    /// an oval from its rightmost point (`addOval`'s start index 1), a rounded rectangle from
+    /// the lower end of its left side (`addRRect`'s start index 6), up that side first.
+    pub(super) fn contour(&self) -> (Pt, Vec<Seg>) {
+        match *self {
+            Shape::Oval(b) => {
+                let (l, t, r, bo) = (b.left(), b.top(), b.right(), b.bottom());
+                let (cx, cy) = (l * 0.5 + r * 0.5, t * 0.5 + bo * 0.5);
+                let segs = vec![
+                    Seg::Conic((r, bo), (cx, bo)),
+                    Seg::Conic((l, bo), (l, cy)),
+                    Seg::Conic((l, t), (cx, t)),
+                    Seg::Conic((r, t), (r, cy)),
+                ];
+                ((r, cy), segs)
+            }
+            Shape::RoundRect(b, rx, ry) => {
+                let (l, t, r, bo) = (b.left(), b.top(), b.right(), b.bottom());
+                let segs = vec![
+                    Seg::Line((l, t + ry)),
+                    Seg::Conic((l, t), (l + rx, t)),
+                    Seg::Line((r - rx, t)),
+                    Seg::Conic((r, t), (r, t + ry)),
+                    Seg::Line((r, bo - ry)),
+                    Seg::Conic((r, bo), (r - rx, bo)),
+                    Seg::Line((l + rx, bo)),
+                    Seg::Conic((l, bo), (l, bo - ry)),
+                ];
+                ((l, bo - ry), segs)
+            }
+        }
+    }
+}
+
 /// The device-space outline Chromium fills for `path` under `ts`, when `path` is an ellipse or
-/// a rounded rectangle as usvg builds one and `ts` keeps axes axis-aligned (no rotation or
-/// skew); `None` otherwise, and the path is drawn as it is.
+/// a rounded rectangle as usvg builds one; `None` otherwise, and the path is drawn as it is.
+/// Skia maps the conics to the device and cuts them there, so a rotated or skewed shape's
+/// quadratics follow its device-space size.
 pub(super) fn device_outline(path: &Path, ts: Transform) -> Option<Path> {
-    if ts.kx != 0.0 || ts.ky != 0.0 || ts.sx == 0.0 || ts.sy == 0.0 {
-        return None;
-    }
-    let device_box = |r: Rect| {
-        let (a, b) = (map(ts, r.left(), r.top()), map(ts, r.right(), r.bottom()));
-        (a.x.min(b.x), a.y.min(b.y), a.x.max(b.x), a.y.max(b.y))
+    let (start, segs) = Shape::of(path)?.contour();
+    let dev = |p: Pt| {
+        let q = map(ts, p.0, p.1);
+        (q.x, q.y)
     };
-    if let Some(r) = ellipse_bounds(path) {
-        let (l, t, r, b) = device_box(r);
-        return oval(l, t, r, b);
+    let mut pb = PathBuilder::new();
+    let mut at = dev(start);
+    pb.move_to(at.0, at.1);
+    for s in segs {
+        match s {
+            Seg::Line(p) => {
+                at = dev(p);
+                pb.line_to(at.0, at.1);
+            }
+            Seg::Conic(c, p) => {
+                let end = dev(p);
+                for [_, q1, q2] in conic_quads([at, dev(c), end], WEIGHT) {
+                    pb.quad_to(q1.0, q1.1, q2.0, q2.1);
+                }
+                at = end;
+            }
+        }
     }
-    let (r, rx, ry) = round_rect(path)?;
-    let (l, t, r, b) = device_box(r);
-    round_rect_outline(l, t, r, b, rx * ts.sx.abs(), ry * ts.sy.abs())
+    pb.close();
+    pb.finish()
 }
 
 /// Conic tolerance of Skia's edge builder, in device pixels.
 const CONIC_TOLERANCE: f32 = 0.25;
 /// Most halvings of one conic (`kMaxConicToQuadPOW2`).
 const MAX_CONIC_POW2: u32 = 5;
-
-/// Skia's oval (`SkPath::addOval`, clockwise from the rightmost point) with each conic cut into
-/// quadratics as its edge builder does.
-fn oval(l: f32, t: f32, r: f32, b: f32) -> Option<Path> {
-    if !(l < r && t < b) {
-        return None;
-    }
-    let (cx, cy) = (l * 0.5 + r * 0.5, t * 0.5 + b * 0.5);
-    let on = [(r, cy), (cx, b), (l, cy), (cx, t), (r, cy)];
-    let corners = [(r, b), (l, b), (l, t), (r, t)];
-    let mut pb = PathBuilder::new();
-    pb.move_to(r, cy);
-    for (i, &c) in corners.iter().enumerate() {
-        let (p0, p2) = (on[i], on[i + 1]);
-        for [_, q1, q2] in conic_quads([p0, c, p2], std::f32::consts::FRAC_1_SQRT_2) {
-            pb.quad_to(q1.0, q1.1, q2.0, q2.1);
-        }
-    }
-    pb.close();
-    pb.finish()
-}
-
-/// Skia's rounded rectangle (`SkPath::addRRect`): four corner conics joined by lines, each
-/// conic cut into quadratics as for the oval; radii that fill half the box make the oval.
-fn round_rect_outline(l: f32, t: f32, r: f32, b: f32, rx: f32, ry: f32) -> Option<Path> {
-    if !(l < r && t < b && rx > 0.0 && ry > 0.0) {
-        return None;
-    }
-    // `SkRRect::setRectXY` scales both radii down together when they do not fit.
-    let scale = ((r - l) / (rx + rx)).min((b - t) / (ry + ry)).min(1.0);
-    let (rx, ry) = (rx * scale, ry * scale);
-    let half = |v: f32, side: f32| (v - side * 0.5).abs() <= side * ON_CURVE;
-    if half(rx, r - l) && half(ry, b - t) {
-        return oval(l, t, r, b);
-    }
-    // Clockwise from the top edge's left end: each corner's start, box corner and end.
-    let corners = [
-        [(r - rx, t), (r, t), (r, t + ry)],
-        [(r, b - ry), (r, b), (r - rx, b)],
-        [(l + rx, b), (l, b), (l, b - ry)],
-        [(l, t + ry), (l, t), (l + rx, t)],
-    ];
-    let mut pb = PathBuilder::new();
-    pb.move_to(l + rx, t);
-    for c in corners {
-        pb.line_to(c[0].0, c[0].1);
-        for [_, q1, q2] in conic_quads(c, std::f32::consts::FRAC_1_SQRT_2) {
-            pb.quad_to(q1.0, q1.1, q2.0, q2.1);
-        }
-    }
-    pb.close();
-    pb.finish()
-}
 
 /// The box and radii of the rounded rectangle `path` traces in usvg's form (`convert_rect`):
 /// a move to the top edge's left end, then for each side a line and cubic arcs clockwise
@@ -131,7 +159,8 @@ fn round_rect(path: &Path) -> Option<(Rect, f32, f32)> {
     Some((Rect::from_ltrb(l, t, r, b)?, rx, ry))
 }
 
-type Pt = (f32, f32);
+/// A point in single precision, as Skia keeps them.
+pub(super) type Pt = (f32, f32);
 
 /// A conic as `2^k` quadratics: `k` from Floater's error bound against [`CONIC_TOLERANCE`]
 /// (`SkConic::computeQuadPOW2`), each halving at the conic's parametric midpoint.
@@ -260,8 +289,18 @@ mod tests {
         assert!(
             small.segments().any(|s| s == PathSegment::QuadTo(Point::from_xy(53.0, 52.0), Point::from_xy(50.0, 52.0)))
         );
-        // Rotated or skewed device transforms keep usvg's outline.
-        assert!(device_outline(&circle, Transform::from_rotate(30.0)).is_none());
+        // Rotated, the conics are mapped to the device and cut there: the same circle, its
+        // quadratics' end points on it.
+        let turned = device_outline(&circle, Transform::from_rotate(30.0)).unwrap();
+        let (s, c) = 30f32.to_radians().sin_cos();
+        let (cx, cy) = (40.0 * c - 50.0 * s, 40.0 * s + 50.0 * c);
+        for seg in turned.segments() {
+            if let PathSegment::MoveTo(p) | PathSegment::QuadTo(_, p) = seg {
+                let r = ((p.x - cx).powi(2) + (p.y - cy).powi(2)).sqrt();
+                assert!((r - 30.0).abs() < 1e-3, "{r}");
+            }
+        }
+        assert_eq!(quads(&turned), 16);
     }
 
     #[test]

@@ -32,6 +32,7 @@ use resvg::{tiny_skia, usvg};
 use super::silhouette::Silhouette;
 use crate::util::math::f32r;
 
+mod conic_stroke;
 mod conics;
 mod fixup;
 mod fonts;

@@ -4,6 +4,7 @@
 
 use resvg::{tiny_skia, usvg};
 
+use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
 use crate::geometry::{svg_blend, svg_raster};
 
@@ -182,10 +183,10 @@ fn draw_path(
     if !p.is_visible() {
         return Some(());
     }
-    // An ellipse or rounded rectangle fills with the browser's conic outline. Its stroke keeps
-    // usvg's cubic outline: Skia offsets the conics with its own stroker, and stroking the
-    // quadratics instead came out further from Chromium's silhouettes (e.g. 12 → 60 differing
-    // pixels on a stroked target at scale 2).
+    // An ellipse or rounded rectangle fills with the browser's conic outline, and its stroke
+    // is Skia's offset of those conics (`conic_stroke`; offsetting the fill's quadratics
+    // instead came out further from Chromium's silhouettes: 12 → 60 differing pixels on a
+    // stroked target at scale 2).
     let conic = !p.id().is_empty() && painter.conics.binary_search_by(|id| id.as_str().cmp(p.id())).is_ok();
     let outline = if conic { device_outline(p.data(), ts) } else { None };
     let fill = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter<'_>| {
@@ -236,7 +237,11 @@ fn draw_path(
             }
             None => p.data(),
         };
-        let outline = source.stroke(&stroke, res)?.transform(ts)?;
+        let offset = if conic && stroke.dash.is_none() { device_stroke(p.data(), stroke.width, ts) } else { None };
+        let outline = match offset {
+            Some(o) => o,
+            None => source.stroke(&stroke, res)?.transform(ts)?,
+        };
         if let usvg::Paint::Color(c) = s.paint() {
             painter.paint_solid(&outline, false, [c.red, c.green, c.blue], s.opacity().to_u8(), pixmap);
             return Some(());
