@@ -105,13 +105,31 @@ struct Construct {
 }
 
 impl Construct {
-    fn init(&mut self, start: f32, end: f32) -> bool {
+    fn init(&mut self, start: f32, end: f32) {
         self.start_t = start;
         self.mid_t = (start + end) * 0.5;
         self.end_t = end;
         self.start_set = false;
         self.end_set = false;
-        self.start_t < self.mid_t && self.mid_t < self.end_t
+    }
+
+    /// `initWithStart` (`first`) or `initWithEnd`: the first or second half of this range,
+    /// sharing this one's end point and tangent on its outer side. (Skia goes on when a range
+    /// no longer halves; the recursion limit ends it.)
+    fn half(&self, first: bool) -> Construct {
+        let mut h = Construct::default();
+        if first {
+            h.init(self.start_t, self.mid_t);
+            h.quad[0] = self.quad[0];
+            h.tangent_start = self.tangent_start;
+            h.start_set = true;
+        } else {
+            h.init(self.mid_t, self.end_t);
+            h.quad[2] = self.quad[2];
+            h.tangent_end = self.tangent_end;
+            h.end_set = true;
+        }
+        h
     }
 }
 
@@ -203,25 +221,10 @@ impl Stroker {
         if self.depth > RECURSION_LIMIT {
             return false;
         }
-        let mut half = Construct::default();
-        if !half.init(q.start_t, q.mid_t) {
-            return false;
-        }
-        half.quad[0] = q.quad[0];
-        half.tangent_start = q.tangent_start;
-        half.start_set = true;
-        if !self.conic_stroke(conic, side, &mut half) {
-            return false;
-        }
-        let mut half = Construct::default();
-        if !half.init(q.mid_t, q.end_t) {
-            return false;
-        }
-        half.quad[2] = q.quad[2];
-        half.tangent_end = q.tangent_end;
-        half.end_set = true;
-        if !self.conic_stroke(conic, side, &mut half) {
-            return false;
+        for first in [true, false] {
+            if !self.conic_stroke(conic, side, &mut q.half(first)) {
+                return false;
+            }
         }
         self.depth -= 1;
         true
