@@ -725,3 +725,114 @@ fn pen_line_then_touching_color() {
     ]);
     assert!(moved.touching_color(2, [255, 0, 0], None));
 }
+
+/// The circle costume of [`hull_project`]: 20 × 20, radius 8, centred.
+const CIRCLE: &str = r##"<svg xmlns="http://www.w3.org/2000/svg" width="20" height="20" viewBox="0 0 20 20"><circle cx="10" cy="10" r="8" fill="#f00"/></svg>"##;
+
+/// Two sprites wearing [`CIRCLE`], `A` at size 75 on the origin and `B` at size 90 at `(gap,
+/// 0)`. `A` asks `touching B?` into `before`, then `touching edge?` (which makes the live
+/// renderer compute its convex hull), has `B` do the same, then asks `touching B?` again into
+/// `after`.
+fn hull_project(gap: f64) -> Vec<u8> {
+    use std::io::Write as _;
+    let b =
+        |op: &str, next: Option<&str>, parent: Option<&str>, inputs: serde_json::Value, fields: serde_json::Value| {
+            json!({"opcode": op, "next": next, "parent": parent, "inputs": inputs, "fields": fields,
+               "shadow": false, "topLevel": parent.is_none(), "x": 0, "y": 0})
+        };
+    let menu = |id_parent: &str, value: &str| {
+        json!({"opcode": "sensing_touchingobjectmenu", "next": null, "parent": id_parent, "inputs": {},
+               "fields": {"TOUCHINGOBJECTMENU": [value, null]}, "shadow": true, "topLevel": false})
+    };
+    let blocks = json!({
+        "flag": b("event_whenflagclicked", Some("set1"), None, json!({}), json!({})),
+        "set1": b("data_setvariableto", Some("edge"), Some("flag"), json!({"VALUE": [3, "t1", [10, ""]]}),
+                  json!({"VARIABLE": ["before", "vbefore"]})),
+        "t1": b("sensing_touchingobject", None, Some("set1"), json!({"TOUCHINGOBJECTMENU": [1, "m1"]}), json!({})),
+        "m1": menu("t1", "B"),
+        "edge": b("data_setvariableto", Some("go"), Some("set1"), json!({"VALUE": [3, "te", [10, ""]]}),
+                  json!({"VARIABLE": ["edge", "vedge"]})),
+        "te": b("sensing_touchingobject", None, Some("edge"), json!({"TOUCHINGOBJECTMENU": [1, "me"]}), json!({})),
+        "me": menu("te", "_edge_"),
+        "go": b("event_broadcastandwait", Some("set2"), Some("edge"),
+                json!({"BROADCAST_INPUT": [1, [11, "go", "bgo"]]}), json!({})),
+        "set2": b("data_setvariableto", None, Some("go"), json!({"VALUE": [3, "t2", [10, ""]]}),
+                  json!({"VARIABLE": ["after", "vafter"]})),
+        "t2": b("sensing_touchingobject", None, Some("set2"), json!({"TOUCHINGOBJECTMENU": [1, "m2"]}), json!({})),
+        "m2": menu("t2", "B"),
+    });
+    // B, told `go`, asks `touching edge?` too: its hull is then kept as well.
+    let b_blocks = json!({
+        "hat": b("event_whenbroadcastreceived", Some("bset"), None, json!({}),
+                 json!({"BROADCAST_OPTION": ["go", "bgo"]})),
+        "bset": b("data_setvariableto", None, Some("hat"), json!({"VALUE": [3, "bt", [10, ""]]}),
+                  json!({"VARIABLE": ["edge", "vedge"]})),
+        "bt": b("sensing_touchingobject", None, Some("bset"), json!({"TOUCHINGOBJECTMENU": [1, "bm"]}), json!({})),
+        "bm": menu("bt", "_edge_"),
+    });
+    let costume = json!({"name": "circle", "dataFormat": "svg", "assetId": "circle", "md5ext": "circle.svg",
+                         "rotationCenterX": 10, "rotationCenterY": 10});
+    let backdrop = json!({"name": "backdrop", "dataFormat": "svg", "assetId": "backdrop", "md5ext": "backdrop.svg",
+                          "rotationCenterX": 240, "rotationCenterY": 180});
+    let variables = json!({"vbefore": ["before", 0], "vedge": ["edge", 0], "vafter": ["after", 0]});
+    let stage = json!({"isStage": true, "name": "Stage", "variables": variables, "lists": {},
+        "broadcasts": {"bgo": "go"}, "blocks": {}, "comments": {}, "currentCostume": 0, "costumes": [backdrop],
+        "sounds": [], "volume": 100, "layerOrder": 0, "tempo": 60});
+    let sprite = |name: &str, blocks: serde_json::Value, x: f64, size: f64, layer: u32| {
+        json!({"isStage": false, "name": name, "variables": {}, "lists": {}, "broadcasts": {}, "blocks": blocks,
+               "comments": {}, "currentCostume": 0, "costumes": [costume.clone()], "sounds": [], "volume": 100,
+               "layerOrder": layer, "visible": true, "x": x, "y": 0, "size": size, "direction": 90,
+               "draggable": false, "rotationStyle": "all around"})
+    };
+    let pj = json!({"targets": [stage, sprite("A", blocks, 0.0, 75.0, 1), sprite("B", b_blocks, gap, 90.0, 2)],
+                    "monitors": [], "extensions": [], "meta": {"semver": "3.0.0"}});
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    let backdrop_svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"/>"#;
+    for (name, data) in [
+        ("project.json", serde_json::to_vec(&pj).expect("JSON")),
+        ("circle.svg", CIRCLE.as_bytes().to_vec()),
+        ("backdrop.svg", backdrop_svg.as_bytes().to_vec()),
+    ] {
+        zip.start_file(name, opts).expect("zip entry");
+        zip.write_all(&data).expect("zip write");
+    }
+    zip.finish().expect("zip").into_inner()
+}
+
+/// scratch-render keeps a drawable's convex hull once `getBounds` computed it, and touching then
+/// searches the hull's box instead of the rough AABB. The `whisker` profile (a live renderer)
+/// keeps it: after `touching edge?`, a sprite no longer touches another by the fringe linear
+/// sampling finds outside its hull's box. The `default` profile answers as a fresh renderer.
+#[test]
+fn a_kept_hull_narrows_touching_in_the_whisker_profile() {
+    // A gap at which the two circles touch by the fringe alone (scratch-render's own rule,
+    // searched with the renderer's scene).
+    let skin = Arc::new(Skin::from_svg(CIRCLE.as_bytes(), Some([10.0, 10.0])).expect("valid svg"));
+    let gap = (0..400)
+        .map(|i| 13.0 + f64::from(i) * 0.01)
+        .find(|&gap| {
+            let a = sprite_full(&skin, 0.0, 0.0, 90.0, 75.0, RotationStyle::AllAround);
+            let b = sprite_full(&skin, gap, 0.0, 90.0, 90.0, RotationStyle::AllAround);
+            let mut s = scene(vec![a, b]);
+            let fresh = s.touching_drawables(1, &[2]);
+            s.hull_bounds = vec![(1, s.bounds(1)), (2, s.bounds(2))];
+            fresh && !s.touching_drawables(1, &[2])
+        })
+        .expect("a gap where the hull's box narrows the answer");
+    let sb3 = hull_project(gap);
+    let answers = |profile: Profile| {
+        let project = clowder_vm::project::load(&sb3, "hull.sb3", &LoadLimits::default()).expect("project loads");
+        let mut vm = Vm::new(Arc::new(project), VmOptions { profile, ..VmOptions::default() });
+        assert_eq!(vm.geometry_mode(), "exact", "the costumes decode");
+        vm.green_flag();
+        for _ in 0..5 {
+            vm.step();
+        }
+        let stage = vm.stage_id();
+        ["before", "edge", "after"].map(|v| vm.variable(stage, v))
+    };
+    let (t, f) = (Some(clowder_vm::Value::Bool(true)), Some(clowder_vm::Value::Bool(false)));
+    assert_eq!(answers(Profile::Default), [t.clone(), f.clone(), t.clone()], "gap {gap}");
+    assert_eq!(answers(Profile::Whisker), [t, f.clone(), f], "gap {gap}");
+}
