@@ -2,6 +2,7 @@
 """SVG coverage, pixel by pixel: clowder's model of Skia's analytic anti-aliasing against Skia.
 
     scripts/coverage-vs-skia.py [--count N] [--seed S] [--kind fill|stroke|alpha] [--show]
+    scripts/coverage-vs-skia.py --paths KIND [--count N] [--seed S] [--size PX] [--outside] [--show]
 
 Chromium rasterises a costume's shapes with Skia on the CPU. skia-python (`pip install
 skia-python`; tested with 144.1) is that library: its `drawOval` of a filled, stroked or
@@ -16,6 +17,14 @@ either side is partly covered. `--show` lists the differing pixels per shape as
 
 Unlike scripts/svg-silhouettes.py it needs no browser, and it isolates single shapes: a
 difference here is clowder's outline or coverage model, never a costume's other content.
+
+--paths checks the scan converter alone (`geometry::aaa`, through `cargo run --example
+aaa_fill`): N seeded random paths of one KIND, drawn filled and opaque on canvases up to
+--size px (default 70), with --outside reaching up to 40 % beyond the canvas (so Skia clips
+their edges first), are compared byte for byte with Skia's `drawPath` (`rect`: `drawRect`,
+as Chromium fills `<rect>`). KIND: convex, poly (self-crossing polygons), quad, cubic,
+multi (several contours), open (unclosed), stairs (axis-aligned zigzags), rect, or all.
+Printed: per kind the shapes whose coverage is identical in every byte.
 """
 import argparse
 import os
@@ -48,8 +57,94 @@ def svg_text(w, h, cx, cy, rx, ry, stroke, opacity):
             f'<ellipse cx="{cx}" cy="{cy}" rx="{rx}" ry="{ry}" {paint} opacity="{opacity}"/></svg>')
 
 
+PATH_KINDS = ["convex", "poly", "quad", "cubic", "multi", "open", "stairs", "rect"]
+
+
+def random_path(rng, kind, w, h, outside):
+    """One seeded path as (verb, point...) tuples, in float32 values."""
+    import math
+    import numpy as np
+    f32 = lambda v: float(np.float32(v))
+
+    def pt():
+        if outside:
+            return f32(rng.uniform(-0.4 * w, 1.4 * w)), f32(rng.uniform(-0.4 * h, 1.4 * h))
+        return f32(rng.uniform(2, w - 2)), f32(rng.uniform(2, h - 2))
+    n = rng.randint(3, 7)
+    if kind == "convex":
+        r = rng.uniform(3, min(w, h) / 2 - 2)
+        angles = sorted(rng.uniform(0, 2 * math.pi) for _ in range(n))
+        ps = [(f32(w / 2 + r * math.cos(a)), f32(h / 2 + r * math.sin(a))) for a in angles]
+        return [("M", ps[0])] + [("L", p) for p in ps[1:]] + [("Z",)]
+    if kind == "poly":
+        ps = [pt() for _ in range(n)]
+        return [("M", ps[0])] + [("L", p) for p in ps[1:]] + [("Z",)]
+    if kind == "quad":
+        return [("M", pt())] + [("Q", pt(), pt()) for _ in range(n - 1)] + [("Z",)]
+    if kind == "cubic":
+        return [("M", pt())] + [("C", pt(), pt(), pt()) for _ in range(n - 1)] + [("Z",)]
+    if kind == "open":
+        return [("M", pt())] + [rng.choice([("L", pt()), ("Q", pt(), pt()), ("C", pt(), pt(), pt())])
+                                for _ in range(n - 1)]
+    if kind == "stairs":
+        x, y = pt()
+        segs = [("M", (x, y))]
+        for k in range(2 * n):
+            x, y = (x, pt()[1]) if k % 2 else (pt()[0], y)
+            segs.append(("L", (x, y)))
+        return segs + [("Z",)]
+    if kind == "multi":
+        return [s for _ in range(rng.randint(2, 3))
+                for s in random_path(rng, rng.choice(["poly", "quad", "cubic", "convex"]), w, h, outside)]
+    (x0, y0), (x1, y1) = pt(), pt()
+    return [("R", (min(x0, x1), min(y0, y1)), (max(x0, x1), max(y0, y1)))]
+
+
+def check_paths(args):
+    import numpy as np
+    import skia
+    kinds = PATH_KINDS if args.paths == "all" else [args.paths]
+    for kind in kinds:
+        rng = random.Random(args.seed)
+        cases = []
+        for _ in range(args.count):
+            w, h = rng.randint(8, args.size), rng.randint(8, args.size)
+            cases.append((w, h, rng.random() < 0.3, random_path(rng, kind, w, h, args.outside)))
+        lines = [" ".join([str(w), str(h), "1" if eo else "0"] + [t for s in segs for t in
+                          [s[0]] + [repr(v) for p in s[1:] for v in p]]) for w, h, eo, segs in cases]
+        out = subprocess.run(["cargo", "run", "-q", "--release", "-p", "clowder-vm", "--example", "aaa_fill"],
+                             cwd=ROOT, input="\n".join(lines) + "\n", check=True, capture_output=True,
+                             text=True).stdout.splitlines()
+        same = 0
+        for (w, h, eo, segs), line, text in zip(cases, out, lines):
+            ours = np.frombuffer(bytes.fromhex(line), dtype=np.uint8).reshape(h, w)
+            surface = skia.Surface(w, h)
+            canvas = surface.getCanvas()
+            canvas.clear(skia.Color4f(0, 0, 0, 0))
+            paint = skia.Paint(AntiAlias=True, Color=skia.Color4f(0, 0, 0, 1))
+            if segs[0][0] == "R":
+                canvas.drawRect(skia.Rect.MakeLTRB(*segs[0][1], *segs[0][2]), paint)
+            else:
+                path = skia.Path()
+                for s in segs:
+                    {"M": path.moveTo, "L": path.lineTo, "Q": path.quadTo, "C": path.cubicTo,
+                     "Z": lambda: path.close()}[s[0]](*[v for p in s[1:] for v in p])
+                path.setFillType(skia.PathFillType.kEvenOdd if eo else skia.PathFillType.kWinding)
+                canvas.drawPath(path, paint)
+            theirs = surface.makeImageSnapshot().toarray()[:, :, 3]
+            if (ours == theirs).all():
+                same += 1
+            elif args.show:
+                ys, xs = (ours != theirs).nonzero()
+                print(f"  {text}\n    {[(int(x), int(y), int(ours[y, x]), int(theirs[y, x])) for x, y in zip(xs, ys)][:8]}")
+        print(f"{kind}: {same} of {len(cases)} shapes identical to Skia in every byte")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--paths", choices=PATH_KINDS + ["all"])
+    ap.add_argument("--size", type=int, default=70)
+    ap.add_argument("--outside", action="store_true")
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kind", choices=["fill", "stroke", "alpha"], default="fill")
@@ -60,6 +155,8 @@ def main():
         import skia
     except ImportError:
         sys.exit("coverage-vs-skia: needs skia-python and numpy (pip install skia-python)")
+    if args.paths:
+        return check_paths(args)
     cases = list(shapes(args.count, args.seed, args.kind))
     with tempfile.TemporaryDirectory() as tmp:
         paths = []

@@ -376,4 +376,17 @@ pub mod runtime {
 /// runner's hulls are the recorded ones. The `default` and `headless` profiles keep Node's maths
 /// and a fresh renderer per query; (2) changes their SVG silhouettes only where such shapes are
 /// stroked or rotated.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem42");
+///
+/// `sem43`: SVG shapes are rasterised by a port of the scan converters Chromium's Skia uses
+/// (`geometry::aaa`: analytic anti-aliasing for paths, the rectangle filler for `<rect>`
+/// elements that stay axis-aligned) instead of a model of them fitted with thresholds
+/// (`sem40`). Checked against Skia itself (skia-python 144, `scripts/coverage-vs-skia.py
+/// --paths`), the coverage is byte-identical on every one of thousands of seeded random
+/// polygons, quadratic and cubic paths, clipped or not, and rectangles. An oval's or rounded
+/// rectangle's path keeps what Skia knows of its conics: it is convex, and its bounds are the
+/// conics' points, and the conics are cut into quadratics with Skia's monotonicity fixes.
+/// Against Chromium's silhouettes the pixels whose alpha is zero on one side only fell from
+/// 16 257 to 10 973 on 454 GitHub costumes, from 12 644 to 7 811 on the 387 of the corpora
+/// (scale 1) and from 5 454 to 4 787 on the 707 of the collection games. Silhouettes change
+/// wherever a faint edge pixel did, so runs that ask touching questions may change.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem43");

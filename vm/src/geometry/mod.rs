@@ -23,6 +23,7 @@
 
 // The CPU renderer (helper `geometry`, issue 7): costume decoding, silhouettes,
 // transforms and scratch-render's queries; `cpu` puts it behind the trait below.
+pub mod aaa;
 pub(crate) mod accel;
 pub mod cost;
 pub mod cpu;

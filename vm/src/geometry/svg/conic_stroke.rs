@@ -13,6 +13,7 @@
 use resvg::tiny_skia::{Path, PathBuilder, Transform};
 
 use super::conics::{Pt, Seg, Shape, WEIGHT};
+use crate::geometry::aaa::valid_unit_divide;
 
 /// The user-space outline of `shape`'s stroke of width `width` (not a hairline, not dashed),
 /// for a device transform whose resolution scale is `res_scale`: the outer contour and the
@@ -454,7 +455,7 @@ fn intersect_quad_ray(ray: [Pt; 2], q: &[Pt; 3]) -> Option<f32> {
 fn unit_quad_roots(a: f32, b: f32, c: f32) -> Vec<f32> {
     let mut roots = Vec::with_capacity(2);
     if a == 0.0 {
-        roots.extend(unit_divide(-c, b));
+        roots.extend(valid_unit_divide(-c, b));
         return roots;
     }
     let dr = f64::from(b) * f64::from(b) - 4.0 * f64::from(a) * f64::from(c);
@@ -466,8 +467,8 @@ fn unit_quad_roots(a: f32, b: f32, c: f32) -> Vec<f32> {
         return roots;
     }
     let q = if b < 0.0 { -(b - r) / 2.0 } else { -(b + r) / 2.0 };
-    roots.extend(unit_divide(q, a));
-    roots.extend(unit_divide(c, q));
+    roots.extend(valid_unit_divide(q, a));
+    roots.extend(valid_unit_divide(c, q));
     if let [x, y] = roots[..] {
         if x > y {
             roots.swap(0, 1);
@@ -476,19 +477,6 @@ fn unit_quad_roots(a: f32, b: f32, c: f32) -> Vec<f32> {
         }
     }
     roots
-}
-
-/// `valid_unit_divide`: `numer / denom` when it lies in (0, 1).
-fn unit_divide(mut numer: f32, mut denom: f32) -> Option<f32> {
-    if numer < 0.0 {
-        numer = -numer;
-        denom = -denom;
-    }
-    if denom == 0.0 || numer == 0.0 || numer >= denom {
-        return None;
-    }
-    let r = numer / denom;
-    (r.is_finite() && r != 0.0).then_some(r)
 }
 
 #[cfg(test)]

@@ -91,10 +91,14 @@ impl Shape {
 /// a rounded rectangle as usvg builds one; `None` otherwise, and the path is drawn as it is.
 /// Skia maps the conics to the device and cuts them there, so a rotated or skewed shape's
 /// quadratics follow its device-space size.
-pub(super) fn device_outline(path: &Path, ts: Transform) -> Option<Path> {
+/// With the outline, the bounds of its conics' device points (left, top, right, bottom).
+pub(super) fn device_outline(path: &Path, ts: Transform) -> Option<(Path, [f32; 4])> {
     let (start, segs) = Shape::of(path)?.contour();
+    let bounds = std::cell::Cell::new([f32::INFINITY, f32::INFINITY, f32::NEG_INFINITY, f32::NEG_INFINITY]);
     let dev = |p: Pt| {
         let q = map(ts, p.0, p.1);
+        let [l, t, r, b] = bounds.get();
+        bounds.set([l.min(q.x), t.min(q.y), r.max(q.x), b.max(q.y)]);
         (q.x, q.y)
     };
     let mut pb = PathBuilder::new();
@@ -116,7 +120,7 @@ pub(super) fn device_outline(path: &Path, ts: Transform) -> Option<Path> {
         }
     }
     pb.close();
-    pb.finish()
+    Some((pb.finish()?, bounds.get()))
 }
 
 /// Conic tolerance of Skia's edge builder, in device pixels.
@@ -174,11 +178,38 @@ fn conic_quads(p: [Pt; 3], w: f32) -> Vec<[Pt; 3]> {
         error *= 0.25;
         pow2 += 1;
     }
-    let mut conics = vec![(p, w)];
-    for _ in 0..pow2 {
-        conics = conics.into_iter().flat_map(|(c, w)| halve(c, w)).collect();
+    let mut out = Vec::with_capacity(1 << pow2);
+    subdivide(p, w, pow2, &mut out);
+    out
+}
+
+/// `subdivide` of `SkConic::chopIntoQuadsPOW2`: halves down to `level`, keeping each half's
+/// y order where the conic is y-monotonic (Skia moves a control point that the halving left a
+/// hair outside its ends onto the nearer end, which flattens the quadratic at an extremum).
+fn subdivide(p: [Pt; 3], w: f32, level: u32, out: &mut Vec<[Pt; 3]>) {
+    if level == 0 {
+        out.push(p);
+        return;
     }
-    conics.into_iter().map(|(c, _)| c).collect()
+    let [(mut a, aw), (mut b, bw)] = halve(p, w);
+    let between = |a: f32, b: f32, c: f32| (a - b) * (c - b) <= 0.0;
+    let (start_y, end_y) = (p[0].1, p[2].1);
+    if between(start_y, p[1].1, end_y) {
+        let mid_y = a[2].1;
+        if !between(start_y, mid_y, end_y) {
+            let closer = if (mid_y - start_y).abs() < (mid_y - end_y).abs() { start_y } else { end_y };
+            a[2].1 = closer;
+            b[0].1 = closer;
+        }
+        if !between(start_y, a[1].1, a[2].1) {
+            a[1].1 = start_y;
+        }
+        if !between(b[0].1, b[1].1, end_y) {
+            b[1].1 = end_y;
+        }
+    }
+    subdivide(a, aw, level - 1, out);
+    subdivide(b, bw, level - 1, out);
 }
 
 /// Splits a conic at t = ½ into two conics of weight `√((1 + w) / 2)`.
@@ -274,7 +305,7 @@ mod tests {
         let svg =
             |shape: &str| format!(r#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">{shape}</svg>"#);
         let circle = usvg_path(&svg(r#"<circle cx="40" cy="50" r="30"/>"#));
-        let oval = device_outline(&circle, Transform::from_scale(2.0, 2.0)).unwrap();
+        let oval = device_outline(&circle, Transform::from_scale(2.0, 2.0)).unwrap().0;
         let b = oval.bounds();
         for (got, want) in [(b.left(), 20.0), (b.top(), 40.0), (b.right(), 140.0), (b.bottom(), 160.0)] {
             // The quadratics' points come from float midpoint arithmetic, as in Skia.
@@ -284,14 +315,14 @@ mod tests {
         assert_eq!(quads(&oval), 16);
         // A small one is one quadratic per quarter, through the bounding box's corners.
         let ellipse = usvg_path(&svg(r#"<ellipse cx="50" cy="50" rx="3" ry="2"/>"#));
-        let small = device_outline(&ellipse, Transform::identity()).unwrap();
+        let small = device_outline(&ellipse, Transform::identity()).unwrap().0;
         assert_eq!(quads(&small), 4);
         assert!(
             small.segments().any(|s| s == PathSegment::QuadTo(Point::from_xy(53.0, 52.0), Point::from_xy(50.0, 52.0)))
         );
         // Rotated, the conics are mapped to the device and cut there: the same circle, its
         // quadratics' end points on it.
-        let turned = device_outline(&circle, Transform::from_rotate(30.0)).unwrap();
+        let turned = device_outline(&circle, Transform::from_rotate(30.0)).unwrap().0;
         let (s, c) = 30f32.to_radians().sin_cos();
         let (cx, cy) = (40.0 * c - 50.0 * s, 40.0 * s + 50.0 * c);
         for seg in turned.segments() {
@@ -308,7 +339,7 @@ mod tests {
         let svg =
             |shape: &str| format!(r#"<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100">{shape}</svg>"#);
         let rect = usvg_path(&svg(r#"<rect x="10" y="20" width="60" height="30" rx="5"/>"#));
-        let out = device_outline(&rect, Transform::from_scale(2.0, 2.0)).unwrap();
+        let out = device_outline(&rect, Transform::from_scale(2.0, 2.0)).unwrap().0;
         let lines = out.segments().filter(|s| matches!(s, PathSegment::LineTo(..))).count();
         // Radius 10 device pixels: 2^1 quadratics per corner within 0.25 px.
         assert_eq!((lines, quads(&out)), (4, 8));
@@ -318,7 +349,7 @@ mod tests {
         }
         // Radii of half the box make Skia's oval; a plain rectangle is left alone.
         let pill = usvg_path(&svg(r#"<rect x="10" y="20" width="60" height="30" rx="30" ry="15"/>"#));
-        let pill = device_outline(&pill, Transform::identity()).unwrap();
+        let pill = device_outline(&pill, Transform::identity()).unwrap().0;
         assert!(!pill.segments().any(|s| matches!(s, PathSegment::LineTo(..))));
         let plain = usvg_path(&svg(r#"<rect x="10" y="20" width="60" height="30"/>"#));
         assert!(device_outline(&plain, Transform::identity()).is_none());

@@ -13,7 +13,7 @@
 //! than the browser's text engine, and a long line's glyphs drift further). What is not: the stroke-width normalisation of paths
 //! under non-uniform transforms (the
 //! browser draws those with a stroke width averaged over both axes). Edge pixels
-//! follow a model of Skia's analytic anti-aliasing (`svg_raster`); SVGs with clip
+//! come from a port of Skia's scan converters (`svg_raster`, `aaa`); SVGs with clip
 //! paths, masks, filters, blend modes, images, text or patterns are drawn by resvg
 //! with tiny-skia's supersampled edges. Either way a pixel that is only partly
 //! covered can still differ from the browser's.
@@ -108,12 +108,12 @@ impl SvgImage {
     }
 
     /// Like [`SvgImage::rasterize`] but with tiny-skia's own 4 × 4 supersampled edges
-    /// throughout (the rasteriser before the browser's coverage model; for comparisons).
+    /// throughout (the rasteriser before the browser's coverage; for comparisons).
     pub fn rasterize_reference(&self, scale: f64) -> Option<Silhouette> {
         self.draw(scale, false)
     }
 
-    /// Whether [`SvgImage::rasterize`] draws every shape with the browser's coverage model
+    /// Whether [`SvgImage::rasterize`] draws every shape with the browser's coverage
     /// (false: clip paths, masks, filters, blend modes, images, text or patterns, which resvg
     /// draws with its own anti-aliasing).
     pub fn coverage_modelled(&self) -> bool {
@@ -126,7 +126,7 @@ impl SvgImage {
         let h = canvas_side(self.view_size[1] * scale)?;
         let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
         let ts = tiny_skia::Transform::from_scale(scale as f32, scale as f32);
-        // Shapes get the browser's edge coverage (svg_raster); what that model does not cover
+        // Shapes get the browser's edge coverage (svg_raster); what that does not cover
         // is drawn by resvg as a whole.
         if !(modelled && modelled_only(tree.root()) && render_modelled(tree.root(), ts, &self.conic_ids, &mut pixmap)) {
             pixmap.fill(tiny_skia::Color::TRANSPARENT);

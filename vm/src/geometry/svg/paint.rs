@@ -1,12 +1,12 @@
 //! Drawing a parsed SVG with the browser's edge coverage: groups and paths are painted
-//! through `svg_raster`'s coverage model, solid colours blended with `svg_blend`'s
-//! arithmetic and gradients by tiny-skia; anything the model does not cover is left to resvg.
+//! through `svg_raster`'s coverage (Skia's scan converters), solid colours blended with
+//! `svg_blend`'s arithmetic and gradients by tiny-skia; anything else is left to resvg.
 
 use resvg::{tiny_skia, usvg};
 
 use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
-use crate::geometry::{svg_blend, svg_raster};
+use crate::geometry::{aaa, svg_blend, svg_raster};
 
 /// Whether every node under `g` can be drawn through the modelled coverage: plain groups and
 /// anti-aliased paths with colour or gradient paint.
@@ -31,7 +31,7 @@ pub(super) fn modelled_only(g: &usvg::Group) -> bool {
     })
 }
 
-/// Draws the paths under `g` in document order with `svg_raster` coverage; `false` when a
+/// Draws the paths under `g` in document order with `svg_raster`'s coverage; `false` when a
 /// path could not be drawn (the caller starts over with resvg).
 /// `conics` are the ids of the paths usvg made from `<circle>`, `<ellipse>` and `<rect>` (sorted).
 pub(super) fn render_modelled(
@@ -55,7 +55,22 @@ struct ShapePainter<'a> {
     conics: &'a [String],
 }
 
+/// What the browser rasterises for one fill or stroke.
+enum Outline<'p> {
+    /// A device-space path, with its fill rule and what Skia knows of it as conics.
+    Path { path: &'p tiny_skia::Path, even_odd: bool, conics: Option<aaa::Conics> },
+    /// A `<rect>` element that stays axis-aligned on the device (left, top, right, bottom).
+    Rect([f32; 4]),
+}
+
 impl<'a> ShapePainter<'a> {
+    fn coverage(&mut self, o: &Outline) -> Option<svg_raster::PixelBox> {
+        match *o {
+            Outline::Path { path, even_odd, conics } => self.cov.fill(path, even_odd, conics, self.mask.data_mut()),
+            Outline::Rect(r) => self.cov.fill_rect(r, self.mask.data_mut()),
+        }
+    }
+
     fn new(w: u32, h: u32, conics: &'a [String]) -> Option<Self> {
         let mask = tiny_skia::Mask::new(w, h)?;
         Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, conics })
@@ -68,18 +83,11 @@ impl<'a> ShapePainter<'a> {
         }
     }
 
-    /// Paints a solid colour through the modelled coverage of `device` with the browser's
-    /// truncating arithmetic (`svg_blend`).
-    fn paint_solid(
-        &mut self,
-        device: &tiny_skia::Path,
-        even_odd: bool,
-        rgb: [u8; 3],
-        alpha: u8,
-        pixmap: &mut tiny_skia::Pixmap,
-    ) {
+    /// Paints a solid colour through the coverage of `outline` with the browser's truncating
+    /// arithmetic (`svg_blend`).
+    fn paint_solid(&mut self, outline: &Outline, rgb: [u8; 3], alpha: u8, pixmap: &mut tiny_skia::Pixmap) {
         let w = pixmap.width() as usize;
-        if let Some(b) = self.cov.fill(device, even_odd, self.mask.data_mut()) {
+        if let Some(b) = self.coverage(outline) {
             svg_blend::src_over_solid(pixmap.data_mut(), w, b, self.mask.data(), rgb, alpha);
             self.clear_mask(b, w);
         }
@@ -128,16 +136,10 @@ impl<'a> ShapePainter<'a> {
         Some(())
     }
 
-    /// Paints `paint` through the modelled coverage of `device` (a device-space outline).
-    fn paint(
-        &mut self,
-        device: &tiny_skia::Path,
-        even_odd: bool,
-        paint: &tiny_skia::Paint<'_>,
-        pixmap: &mut tiny_skia::Pixmap,
-    ) {
+    /// Paints `paint` through the coverage of `outline`.
+    fn paint(&mut self, outline: &Outline, paint: &tiny_skia::Paint<'_>, pixmap: &mut tiny_skia::Pixmap) {
         let w = pixmap.width() as usize;
-        if let Some(b) = self.cov.fill(device, even_odd, self.mask.data_mut()) {
+        if let Some(b) = self.coverage(outline) {
             if let Some(r) = b.rect() {
                 pixmap.fill_rect(r, paint, tiny_skia::Transform::identity(), Some(&self.mask));
             }
@@ -196,16 +198,24 @@ fn draw_path(
             return Some(());
         }
         let device = match &outline {
-            Some(o) => o.clone(),
+            Some((o, _)) => o.clone(),
             None => p.data().clone().transform(ts)?,
         };
         let even_odd = f.rule() == usvg::FillRule::EvenOdd;
+        let conics = outline.as_ref().map(|&(_, bounds)| aaa::Conics { bounds });
+        // A plain `<rect>` that stays a rectangle on the device is filled by Chromium's
+        // rectangle filler, not as a path.
+        let rect = if conic && outline.is_none() { svg_raster::axis_rect(&device) } else { None };
+        let shape = match rect {
+            Some(r) => Outline::Rect(r),
+            None => Outline::Path { path: &device, even_odd, conics },
+        };
         if let usvg::Paint::Color(c) = f.paint() {
-            painter.paint_solid(&device, even_odd, [c.red, c.green, c.blue], f.opacity().to_u8(), pixmap);
+            painter.paint_solid(&shape, [c.red, c.green, c.blue], f.opacity().to_u8(), pixmap);
             return Some(());
         }
         let paint = device_paint(f.paint(), f.opacity(), ts)?;
-        painter.paint(&device, even_odd, &paint, pixmap);
+        painter.paint(&shape, &paint, pixmap);
         Some(())
     };
     let stroke = |pixmap: &mut tiny_skia::Pixmap, painter: &mut ShapePainter<'_>| {
@@ -242,12 +252,13 @@ fn draw_path(
             Some(o) => o,
             None => source.stroke(&stroke, res)?.transform(ts)?,
         };
+        let shape = Outline::Path { path: &outline, even_odd: false, conics: None };
         if let usvg::Paint::Color(c) = s.paint() {
-            painter.paint_solid(&outline, false, [c.red, c.green, c.blue], s.opacity().to_u8(), pixmap);
+            painter.paint_solid(&shape, [c.red, c.green, c.blue], s.opacity().to_u8(), pixmap);
             return Some(());
         }
         let paint = device_paint(s.paint(), s.opacity(), ts)?;
-        painter.paint(&outline, false, &paint, pixmap);
+        painter.paint(&shape, &paint, pixmap);
         Some(())
     };
     if p.paint_order() == usvg::PaintOrder::FillAndStroke {
