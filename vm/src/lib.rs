@@ -383,10 +383,14 @@ pub mod runtime {
 /// (`sem40`). Checked against Skia itself (skia-python 144, `scripts/coverage-vs-skia.py
 /// --paths`), the coverage is byte-identical on every one of thousands of seeded random
 /// polygons, quadratic and cubic paths, clipped or not, and rectangles. An oval's or rounded
-/// rectangle's path keeps what Skia knows of its conics: it is convex, and its bounds are the
-/// conics' points, and the conics are cut into quadratics with Skia's monotonicity fixes.
-/// Against Chromium's silhouettes the pixels whose alpha is zero on one side only fell from
-/// 16 257 to 10 973 on 454 GitHub costumes, from 12 644 to 7 811 on the 387 of the corpora
-/// (scale 1) and from 5 454 to 4 787 on the 707 of the collection games. Silhouettes change
-/// wherever a faint edge pixel did, so runs that ask touching questions may change.
+/// rectangle's path keeps what Skia knows of its conics (convex, bounded by the conics'
+/// points), and its conics are cut into quadratics with Skia's monotonicity fixes. The strokes
+/// of such shapes (`conic_stroke`) now keep the stroke's tangents as vectors, as Skia's
+/// stroker does (the outline was up to 3·10⁻⁵ px off; stroked ellipses now equal Skia's in
+/// every pixel). And SVGs with text no longer go wholly to resvg: their shapes get this
+/// coverage and their glyph outlines too. Against Chromium's silhouettes the pixels whose
+/// alpha is zero on one side only fell from 16 257 to 10 006 on 454 GitHub costumes, from
+/// 12 644 to 7 618 on the 387 of the corpora (scale 1) and from 5 454 to 3 362 on the 707 of
+/// the collection games. Silhouettes change wherever a faint edge pixel did, so runs that ask
+/// touching questions may change.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem43");

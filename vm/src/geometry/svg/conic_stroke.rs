@@ -96,6 +96,7 @@ enum Side {
 #[derive(Debug, Clone, Copy, Default)]
 struct Construct {
     quad: [Pt; 3],
+    /// The stroke's direction at the start and end, scaled to the radius.
     tangent_start: Pt,
     tangent_end: Pt,
     start_t: f32,
@@ -263,7 +264,7 @@ impl Stroker {
     }
 
     /// `conicPerpRay`/`setRayPts`: the conic's point at `t`, the point `radius` away on
-    /// `side`, and that point moved along the tangent (the tangent line's second point).
+    /// `side`, and the tangent there scaled to the radius (Skia keeps it as a vector).
     fn perp_ray(&self, conic: &[Pt; 3], t: f32, side: Side) -> (Pt, Pt, Pt) {
         let pt = conic_eval(conic, t);
         let mut d = conic_tangent(conic, t);
@@ -273,15 +274,14 @@ impl Stroker {
         let d = set_length(d, self.radius).unwrap_or((self.radius, 0.0));
         let flip = if side == Side::Outer { 1.0 } else { -1.0 };
         let on = (pt.0 + flip * d.1, pt.1 - flip * d.0);
-        (pt, on, (on.0 + d.0, on.1 + d.1))
+        (pt, on, d)
     }
 
     /// `intersectRay` (control point kind): the quadratic's control point where the tangents
     /// at its ends meet.
     fn intersect_ray(&self, q: &mut Construct) -> Fit {
         let (start, end) = (q.quad[0], q.quad[2]);
-        let a = sub(q.tangent_start, start);
-        let b = sub(q.tangent_end, end);
+        let (a, b) = (q.tangent_start, q.tangent_end);
         let denom = cross(a, b);
         if denom == 0.0 || !denom.is_finite() {
             return Fit::Degenerate;
@@ -291,16 +291,13 @@ impl Stroker {
         let numer_b = cross(a, ab0);
         if (numer_a >= 0.0) == (numer_b >= 0.0) {
             // The control point would lie outside the ends: a line if they are close.
-            let d1 = pt_to_line(start, end, q.tangent_end);
-            let d2 = pt_to_line(end, start, q.tangent_start);
+            let d1 = pt_to_tangent_line(start, end, b);
+            let d2 = pt_to_tangent_line(end, start, a);
             return if d1.max(d2) <= self.inv_res_scale_sq { Fit::Degenerate } else { Fit::Split };
         }
         numer_a /= denom;
         if numer_a > numer_a - 1.0 {
-            q.quad[1] = (
-                start.0 * (1.0 - numer_a) + q.tangent_start.0 * numer_a,
-                start.1 * (1.0 - numer_a) + q.tangent_start.1 * numer_a,
-            );
+            q.quad[1] = (start.0 + a.0 * numer_a, start.1 + a.1 * numer_a);
             return Fit::Quad;
         }
         Fit::Degenerate
@@ -371,12 +368,12 @@ fn degenerate(v: Pt) -> bool {
     !(v.0.is_finite() && v.1.is_finite() && (v.0 != 0.0 || v.1 != 0.0))
 }
 
-/// `pt_to_line`: the squared distance from `p` to the segment (its nearest end beyond it).
-fn pt_to_line(p: Pt, start: Pt, end: Pt) -> f32 {
-    let d = sub(end, start);
-    let t = dot(d, sub(p, start)) / dot(d, d);
+/// `pt_to_tangent_line`: the squared distance from `p` to the segment from `start` along
+/// `tangent` (its start when the foot lies beyond it).
+fn pt_to_tangent_line(p: Pt, start: Pt, tangent: Pt) -> f32 {
+    let t = dot(tangent, sub(p, start)) / dot(tangent, tangent);
     if (0.0..=1.0).contains(&t) {
-        dist_sq((start.0 * (1.0 - t) + end.0 * t, start.1 * (1.0 - t) + end.1 * t), p)
+        dist_sq((start.0 + tangent.0 * t, start.1 + tangent.1 * t), p)
     } else {
         dist_sq(p, start)
     }

@@ -8,27 +8,30 @@ use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
 use crate::geometry::{aaa, svg_blend, svg_raster};
 
-/// Whether every node under `g` can be drawn through the modelled coverage: plain groups and
-/// anti-aliased paths with colour or gradient paint.
+/// Whether every node under `g` can be drawn through the modelled coverage: plain groups,
+/// anti-aliased paths with colour or gradient paint, and text (its glyph outlines).
 pub(super) fn modelled_only(g: &usvg::Group) -> bool {
     g.children().iter().all(|n| match n {
-        usvg::Node::Group(c) => {
-            // A group isolated only for its opacity is drawn as a layer; clips, masks,
-            // filters and blend modes are resvg's.
-            let plain_layer = c.clip_path().is_none()
-                && c.mask().is_none()
-                && c.filters().is_empty()
-                && c.blend_mode() == usvg::BlendMode::Normal;
-            (!c.should_isolate() || plain_layer) && modelled_only(c)
-        }
+        usvg::Node::Group(c) => group_modelled(c),
+        usvg::Node::Text(t) => group_modelled(t.flattened()),
         usvg::Node::Path(p) => {
             let plain = |paint: &usvg::Paint| !matches!(paint, usvg::Paint::Pattern(_));
             p.rendering_mode().use_shape_antialiasing()
                 && p.fill().is_none_or(|f| plain(f.paint()))
                 && p.stroke().is_none_or(|s| plain(s.paint()))
         }
-        usvg::Node::Image(_) | usvg::Node::Text(_) => false,
+        usvg::Node::Image(_) => false,
     })
+}
+
+/// A child group: one isolated only for its opacity is drawn as a layer; clips, masks,
+/// filters and blend modes are resvg's.
+fn group_modelled(c: &usvg::Group) -> bool {
+    let plain_layer = c.clip_path().is_none()
+        && c.mask().is_none()
+        && c.filters().is_empty()
+        && c.blend_mode() == usvg::BlendMode::Normal;
+    (!c.should_isolate() || plain_layer) && modelled_only(c)
 }
 
 /// Draws the paths under `g` in document order with `svg_raster`'s coverage; `false` when a
@@ -157,22 +160,33 @@ fn render_group(
 ) -> Option<()> {
     for n in g.children() {
         match n {
-            usvg::Node::Group(c) => {
-                let ts = ts.pre_concat(c.transform());
-                if c.should_isolate() {
-                    let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
-                    render_group(c, ts, &mut layer, painter)?;
-                    let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
-                    pixmap.draw_pixmap(0, 0, layer.as_ref(), &paint, tiny_skia::Transform::identity(), None);
-                } else {
-                    render_group(c, ts, pixmap, painter)?;
-                }
-            }
+            usvg::Node::Group(c) => render_child(c, ts, pixmap, painter)?,
+            // Text is drawn as resvg draws it, from its glyph outlines.
+            usvg::Node::Text(t) => render_child(t.flattened(), ts, pixmap, painter)?,
             usvg::Node::Path(p) => draw_path(p, ts, pixmap, painter)?,
-            usvg::Node::Image(_) | usvg::Node::Text(_) => return None,
+            usvg::Node::Image(_) => return None,
         }
     }
     Some(())
+}
+
+/// A child group under its transform; a translucent one through a layer.
+fn render_child(
+    c: &usvg::Group,
+    ts: tiny_skia::Transform,
+    pixmap: &mut tiny_skia::Pixmap,
+    painter: &mut ShapePainter<'_>,
+) -> Option<()> {
+    let ts = ts.pre_concat(c.transform());
+    if c.should_isolate() {
+        let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
+        render_group(c, ts, &mut layer, painter)?;
+        let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
+        pixmap.draw_pixmap(0, 0, layer.as_ref(), &paint, tiny_skia::Transform::identity(), None);
+        Some(())
+    } else {
+        render_group(c, ts, pixmap, painter)
+    }
 }
 
 /// One path as resvg draws it (paint order, fill rule, hairline strokes), with modelled coverage.
