@@ -232,7 +232,7 @@ fn mix_pt(a: Pt, b: Pt, t: f32) -> Pt {
     (mix(a.0, b.0, t), mix(a.1, b.1, t))
 }
 
-/// `SkFindUnitQuadRoots`.
+/// `SkFindUnitQuadRoots`: the roots of `a t² + b t + c` in (0, 1), ascending, a double root once.
 pub fn unit_quad_roots(a: f32, b: f32, c: f32) -> Vec<f32> {
     if a == 0.0 {
         return valid_unit_divide(-c, b).into_iter().collect();

@@ -20,7 +20,7 @@ mod fixed;
 mod rows;
 mod walk;
 
-pub(crate) use build::valid_unit_divide;
+pub(crate) use build::unit_quad_roots;
 
 use blit::{Blitter, Device, IRect, Mode};
 use edge::Edge;

@@ -13,7 +13,7 @@
 use resvg::tiny_skia::{Path, PathBuilder, Transform};
 
 use super::conics::{Pt, Seg, Shape, WEIGHT};
-use crate::geometry::aaa::valid_unit_divide;
+use crate::geometry::aaa::unit_quad_roots;
 
 /// The user-space outline of `shape`'s stroke of width `width` (not a hairline, not dashed),
 /// for a device transform whose resolution scale is `res_scale`: the outer contour and the
@@ -446,34 +446,6 @@ fn intersect_quad_ray(ray: [Pt; 2], q: &[Pt; 3]) -> Option<f32> {
         [t] => Some(*t),
         _ => None,
     }
-}
-
-/// `SkFindUnitQuadRoots`: the roots of `a t² + b t + c` in (0, 1), ascending, a double root once.
-fn unit_quad_roots(a: f32, b: f32, c: f32) -> Vec<f32> {
-    let mut roots = Vec::with_capacity(2);
-    if a == 0.0 {
-        roots.extend(valid_unit_divide(-c, b));
-        return roots;
-    }
-    let dr = f64::from(b) * f64::from(b) - 4.0 * f64::from(a) * f64::from(c);
-    if dr < 0.0 {
-        return roots;
-    }
-    let r = dr.sqrt() as f32;
-    if !r.is_finite() {
-        return roots;
-    }
-    let q = if b < 0.0 { -(b - r) / 2.0 } else { -(b + r) / 2.0 };
-    roots.extend(valid_unit_divide(q, a));
-    roots.extend(valid_unit_divide(c, q));
-    if let [x, y] = roots[..] {
-        if x > y {
-            roots.swap(0, 1);
-        } else if x == y {
-            roots.pop();
-        }
-    }
-    roots
 }
 
 #[cfg(test)]
