@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SVG costume silhouettes, pixel by pixel: the real scratch-render in Chromium against clowder.
 
-    scripts/svg-silhouettes.py [--cache DIR] [--show N] [--scale S] FILE...
+    scripts/svg-silhouettes.py [--cache DIR] [--show N] [--scale S] [--text-samples] FILE...
 
 FILEs are .svg costumes or .sb3 projects (every SVG costume of their sprites). Each costume is
 rasterised at scale S (default 1; scratch-render's MIP scales are powers of two, as a sprite at
@@ -159,6 +159,56 @@ def chromium_silhouettes(oracle, cache, paths, scale, chunk=40):
         print(f"svg-silhouettes: oracle {i + len(part)}/{len(todo)}", file=sys.stderr)
 
 
+TEXT_FONTS = ["Sans Serif", "Serif", "Handwriting", "Marker", "Curly", "Pixel"]
+TEXT_STRINGS = ["O", "H", "a", "g", "Hello", "Score: 12"]
+TEXT_COLOURS = ["#FFFFFF", "#FF0000", "#00FF00", "#0000FF", "#7F7F7F", "#D03535", "#404040", "#FFCC00", "#4C97FF",
+                "#9966FF", "#202020", "#C0C0C0"]
+
+
+def text_samples(into, seed=5):
+    """Seeded text costumes as the paint editor writes them (a `<text>` in each Scratch font at
+    sizes 12-48, at a fractional position, under a text scale of 1, 0.73 or 0.5; then single
+    glyphs in twelve colours): the instrument for glyph placement and glyph masks
+    (`geometry/svg/glyphs.rs`)."""
+    import random
+    rng = random.Random(seed)
+    paths = []
+    for f in TEXT_FONTS:
+        for t in TEXT_STRINGS:
+            for k in range(4):
+                size = rng.choice([12, 16, 20, 24, 30, 40, 48])
+                x, y = round(rng.uniform(2, 8), 3), round(rng.uniform(size, size + 6), 3)
+                w, h = int(size * len(t) * 0.9 + 20), int(size * 1.6 + 10)
+                sc = rng.choice([None, None, 0.5, 0.73])
+                tr = f"translate({x},{y})" + (f" scale({sc},{sc})" if sc else "")
+                fs = f"{size / sc:g}" if sc else f"{size}"
+                svg = (f'<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+                       f'viewBox="0,0,{w},{h}"><g fill="#000000" stroke="none" font-family="{f}" font-size="{fs}" '
+                       f'text-anchor="start"><text transform="{tr}" xml:space="preserve" font-family="{f}" '
+                       f'font-size="{fs}">{t}</text></g></svg>').encode()
+                paths.append(keep(into, svg))
+    # Colours: the gamma pre-blend's table depends on the text colour's luminance.
+    rng = random.Random(11)
+    for c in TEXT_COLOURS:
+        for t in ["O", "a", "H"]:
+            size = rng.choice([16, 24, 30])
+            x, y = round(rng.uniform(2, 8), 3), round(rng.uniform(size, size + 6), 3)
+            w, h = int(size * 0.9 + 20), int(size * 1.6 + 10)
+            svg = (f'<svg version="1.1" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
+                   f'viewBox="0,0,{w},{h}"><text transform="translate({x},{y})" xml:space="preserve" '
+                   f'font-family="Sans Serif" font-size="{size}" fill="{c}">{t}</text></svg>').encode()
+            paths.append(keep(into, svg))
+    return paths
+
+
+def keep(into, svg):
+    """Writes `svg` under its MD5 in `into` (once) and returns the path."""
+    p = os.path.join(into, hashlib.md5(svg).hexdigest() + ".svg")
+    if not os.path.exists(p):
+        open(p, "wb").write(svg)
+    return p
+
+
 def kind(svg_text):
     k = [n for n, pat in (("text", "<text"), ("image", "<image"), ("gradient", "Gradient")) if re.search(pat, svg_text)]
     return "+".join(k) or "paths"
@@ -166,7 +216,9 @@ def kind(svg_text):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("files", nargs="+")
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--text-samples", action="store_true",
+                    help="also 180 seeded text costumes: the six Scratch fonts, twelve colours (glyph masks)")
     default_cache = os.path.join(os.environ.get("CLOWDER_CACHE", os.path.expanduser("~/.cache/clowder")),
                                  "svg-silhouettes")
     ap.add_argument("--cache", default=default_cache)
@@ -178,7 +230,9 @@ def main():
     cache = os.path.abspath(args.cache)
     svgdir = os.path.join(cache, "svg")
     os.makedirs(svgdir, exist_ok=True)
-    paths = collect(args.files, svgdir)
+    paths = collect(args.files, svgdir) + (text_samples(svgdir) if args.text_samples else [])
+    if not paths:
+        sys.exit("svg-silhouettes: no costumes (give FILEs or --text-samples)")
     oracle = prepare_oracle(cache)
     chromium_silhouettes(oracle, cache, paths, args.scale)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "clowder-vm", "--example", "svg_alpha"], cwd=ROOT,
@@ -205,6 +259,7 @@ def main():
         ma = bytes.fromhex(m[4]) if m[4] != "-" else bytes(len(oa))
         c = by[kind(open(p, encoding="utf-8", errors="replace").read())]
         c["costumes"] += 1
+        c["identical"] += oa == ma
         n = 0
         for x, y in zip(oa, ma):
             if (x == 0) != (y == 0):
@@ -214,12 +269,12 @@ def main():
                 c["partial"] += 1
                 c["absdiff"] += abs(x - y)
         worst.append((n, p))
-    print("| costumes | count | pixels non-zero on one side | Chromium only | clowder only | per costume "
-          "| mean alpha difference at partial pixels |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| costumes | count | byte-identical | pixels non-zero on one side | Chromium only | clowder only "
+          "| per costume | mean alpha difference at partial pixels |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for k, c in sorted(by.items()):
         d = c["chromium only"] + c["clowder only"]
-        print(f"| {k} | {c['costumes']} | {d} | {c['chromium only']} | {c['clowder only']} | "
+        print(f"| {k} | {c['costumes']} | {c['identical']} | {d} | {c['chromium only']} | {c['clowder only']} | "
               f"{d / c['costumes']:.1f} | {c['absdiff'] / max(1, c['partial']):.2f} |")
     for k, n in other.items():
         print(f"{n} costumes: {k}")

@@ -12,6 +12,8 @@
 //! fantasy, Times, Georgia, Verdana, Impact, any name the machine lacks) is the browser's
 //! default font, Times New Roman, which is Liberation Serif. Approximated: `monospace`
 //! (Chromium: DejaVu Sans Mono; here Liberation Mono). Another machine's fonts can differ.
+//! The Scratch name `Serif` unquoted is CSS's keyword `serif` (Liberation Serif), though it
+//! is inlined: only a quoted `'Serif'` is drawn in Source Serif ([`super::normalise`]).
 
 use std::sync::Arc;
 

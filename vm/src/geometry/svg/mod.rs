@@ -9,19 +9,19 @@
 //! `floor(viewBox size × scale)`, and text in Scratch's own fonts where
 //! scratch-svg-renderer inlines them and in the browser's fallback fonts elsewhere
 //! (`vm/fonts/`, embedded: no system font is read, so silhouettes never depend on the
-//! machine; glyphs are shaped and placed by usvg, which can put an edge pixel elsewhere
-//! than the browser's text engine, and a long line's glyphs drift further). What is not: the stroke-width normalisation of paths
-//! under non-uniform transforms (the
-//! browser draws those with a stroke width averaged over both axes). Edge pixels
-//! come from a port of Skia's scan converters (`svg_raster`, `aaa`); SVGs with clip
-//! paths, masks, filters, blend modes, images, text or patterns are drawn by resvg
-//! with tiny-skia's supersampled edges. Either way a pixel that is only partly
-//! covered can still differ from the browser's.
+//! machine). Glyphs are shaped and placed by usvg and drawn as Chromium's glyph masks
+//! (`glyphs`); a glyph's position can still fall in another quarter pixel than the
+//! browser's text engine puts it. What is not: the stroke-width normalisation of paths
+//! under non-uniform transforms (the browser draws those with a stroke width averaged
+//! over both axes), and glyphs the embedded fonts lack. Edge pixels come from a port of
+//! Skia's scan converters (`svg_raster`, `aaa`); SVGs with clip paths, masks, filters,
+//! blend modes or patterns are drawn by resvg with tiny-skia's supersampled edges.
+//! Either way a pixel that is only partly covered can still differ from the browser's.
 //!
 //! The work is split by concern: `fixup` repairs the source text, `normalise`
 //! rebuilds the document with its width, height and view box (measuring a missing
 //! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
-//! `paint` draws the shapes with the browser's edge coverage, and `conics` gives circles,
+//! `paint` draws the shapes with the browser's edge coverage, `glyphs` makes glyph masks, and `conics` gives circles,
 //! ellipses and rounded rectangles the browser's outline. This module is
 //! the public face: [`SvgImage`] and the items callers use.
 
@@ -36,6 +36,7 @@ mod conic_stroke;
 mod conics;
 mod fixup;
 mod fonts;
+mod glyphs;
 mod measure;
 mod normalise;
 mod paint;
@@ -128,7 +129,10 @@ impl SvgImage {
         let ts = tiny_skia::Transform::from_scale(scale as f32, scale as f32);
         // Shapes get the browser's edge coverage (svg_raster); what that does not cover
         // is drawn by resvg as a whole.
-        if !(modelled && modelled_only(tree.root()) && render_modelled(tree.root(), ts, &self.conic_ids, &mut pixmap)) {
+        if !(modelled
+            && modelled_only(tree.root())
+            && render_modelled(tree.root(), ts, &self.conic_ids, tree.fontdb(), &mut pixmap))
+        {
             pixmap.fill(tiny_skia::Color::TRANSPARENT);
             resvg::render(tree, ts, &mut pixmap.as_mut());
         }

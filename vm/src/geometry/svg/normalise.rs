@@ -188,6 +188,11 @@ impl<'a> Writer<'a> {
                 style = Some(a.value().to_string());
                 continue;
             }
+            // `alignment-baseline` does not apply to a `<text>` element and is not inherited:
+            // Chromium ignores it there (Scratch 2's text-before-edge), usvg would apply it.
+            if name == "text" && qualified == "alignment-baseline" {
+                continue;
+            }
             let value = match qualified.as_str() {
                 "font-family" => browser_families(a.value(), &self.inlined),
                 "style" if a.value().contains("font-family") => browser_style(a.value(), &self.inlined),
@@ -272,16 +277,29 @@ fn browser_families(list: &str, inlined: &[&str]) -> Option<String> {
     }
     parts.push(&list[start..]);
     let absent = |part: &str| {
+        if GENERIC_FAMILIES.iter().any(|g| part.trim().eq_ignore_ascii_case(g)) {
+            return false;
+        }
         let name = part.trim().trim_matches(|c| c == '"' || c == '\'');
         let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
         is_scratch_font(&name) && !inlined.contains(&name.as_str())
     };
-    if !parts.iter().any(|p| absent(p)) {
+    // CSS's generic family keywords are case-insensitive when unquoted: the Scratch name
+    // `Serif` as a whole attribute is the browser's default serif font, not the inlined
+    // Source Serif (seen in Chromium's silhouettes); usvg matches keywords in lower case only.
+    let generic = |part: &str| {
+        let p = part.trim();
+        GENERIC_FAMILIES.iter().find(|g| p.eq_ignore_ascii_case(g) && p != **g).copied()
+    };
+    if !parts.iter().any(|p| absent(p) || generic(p).is_some()) {
         return None;
     }
-    let kept: Vec<&str> = parts.into_iter().filter(|p| !absent(p)).collect();
+    let kept: Vec<&str> = parts.into_iter().filter(|p| !absent(p)).map(|p| generic(p).unwrap_or(p)).collect();
     Some(if kept.is_empty() { "serif".to_string() } else { kept.join(",") })
 }
+
+/// CSS's generic font families, as usvg knows them.
+const GENERIC_FAMILIES: [&str; 5] = ["serif", "sans-serif", "cursive", "fantasy", "monospace"];
 
 /// A `style` attribute with its `font-family` declaration read as [`browser_families`] reads
 /// the attribute; `None` when nothing changes.
@@ -314,6 +332,10 @@ mod tests {
         assert_eq!(browser_families(l, &["Sans Serif"]), None);
         assert_eq!(browser_families("'Sans  Serif'", &[]).as_deref(), Some("serif"));
         assert_eq!(browser_families("Arial, sans-serif", &[]), None);
+        // Unquoted, a generic family in any case is the keyword; quoted, a font's name.
+        assert_eq!(browser_families("Serif", &["Serif"]).as_deref(), Some("serif"));
+        assert_eq!(browser_families("Arial, SANS-SERIF", &[]).as_deref(), Some("Arial,sans-serif"));
+        assert_eq!(browser_families("'Serif'", &["Serif"]), None);
         assert_eq!(
             browser_style("fill: red; font-family: Marker, Arial", &[]).as_deref(),
             Some("fill: red; font-family: Arial")

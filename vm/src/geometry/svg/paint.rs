@@ -1,11 +1,13 @@
 //! Drawing a parsed SVG with the browser's edge coverage: groups and paths are painted
 //! through `svg_raster`'s coverage (Skia's scan converters), solid colours blended with
-//! `svg_blend`'s arithmetic and gradients by tiny-skia; anything else is left to resvg.
+//! `svg_blend`'s arithmetic and gradients by tiny-skia, text as Chromium's glyph masks
+//! (`glyphs`), embedded images by resvg in their place; anything else is left to resvg.
 
 use resvg::{tiny_skia, usvg};
 
 use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
+use super::glyphs::glyph_masks;
 use crate::geometry::{aaa, svg_blend, svg_raster};
 
 /// Whether every node under `g` can be drawn through the modelled coverage: plain groups,
@@ -20,7 +22,9 @@ pub(super) fn modelled_only(g: &usvg::Group) -> bool {
                 && p.fill().is_none_or(|f| plain(f.paint()))
                 && p.stroke().is_none_or(|s| plain(s.paint()))
         }
-        usvg::Node::Image(_) => false,
+        // Embedded images are drawn by resvg in their place; the shapes around them keep
+        // the browser's coverage.
+        usvg::Node::Image(_) => true,
     })
 }
 
@@ -41,9 +45,10 @@ pub(super) fn render_modelled(
     g: &usvg::Group,
     base: tiny_skia::Transform,
     conics: &[String],
+    fontdb: &usvg::fontdb::Database,
     pixmap: &mut tiny_skia::Pixmap,
 ) -> bool {
-    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), conics) else { return false };
+    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), conics, fontdb) else { return false };
     render_group(g, base, pixmap, &mut painter).is_some()
 }
 
@@ -56,6 +61,8 @@ struct ShapePainter<'a> {
     layer: Option<tiny_skia::Pixmap>,
     /// Ids of the paths the browser may build from conics (sorted).
     conics: &'a [String],
+    /// The fonts text is drawn in.
+    fontdb: &'a usvg::fontdb::Database,
 }
 
 /// What the browser rasterises for one fill or stroke.
@@ -74,9 +81,9 @@ impl<'a> ShapePainter<'a> {
         }
     }
 
-    fn new(w: u32, h: u32, conics: &'a [String]) -> Option<Self> {
+    fn new(w: u32, h: u32, conics: &'a [String], fontdb: &'a usvg::fontdb::Database) -> Option<Self> {
         let mask = tiny_skia::Mask::new(w, h)?;
-        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, conics })
+        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, conics, fontdb })
     }
 
     /// Only a shape's box of the mask was written: clears just that for the next shape.
@@ -161,12 +168,76 @@ fn render_group(
     for n in g.children() {
         match n {
             usvg::Node::Group(c) => render_child(c, ts, pixmap, painter)?,
-            // Text is drawn as resvg draws it, from its glyph outlines.
-            usvg::Node::Text(t) => render_child(t.flattened(), ts, pixmap, painter)?,
+            // Text as Chromium's glyph masks where Skia makes them, else from its outlines.
+            usvg::Node::Text(t) => {
+                if draw_glyph_masks(t, ts, pixmap, painter).is_none() {
+                    render_child(t.flattened(), ts, pixmap, painter)?
+                }
+            }
             usvg::Node::Path(p) => draw_path(p, ts, pixmap, painter)?,
-            usvg::Node::Image(_) => return None,
+            usvg::Node::Image(_) => draw_image(n, ts, pixmap)?,
         }
     }
+    Some(())
+}
+
+/// Draws text as Chromium's glyph masks (`glyphs`), span by span and glyph by glyph;
+/// `None`, with nothing drawn, when some span is not drawn that way (strokes, decorations,
+/// gradients, rotated or huge glyphs).
+fn draw_glyph_masks(
+    t: &usvg::Text,
+    ts: tiny_skia::Transform,
+    pixmap: &mut tiny_skia::Pixmap,
+    painter: &mut ShapePainter<'_>,
+) -> Option<()> {
+    // `text-rendering: optimizeSpeed` asks for aliased glyphs, which are not modelled.
+    if t.rendering_mode() == usvg::TextRendering::OptimizeSpeed {
+        return None;
+    }
+    let mut spans = Vec::new();
+    for span in t.layouted() {
+        if span.stroke.is_some() || span.underline.is_some() || span.overline.is_some() || span.line_through.is_some() {
+            return None;
+        }
+        let Some(fill) = span.fill.as_ref().filter(|_| span.visible) else { continue };
+        let usvg::Paint::Color(c) = fill.paint() else { return None };
+        let rgb = [c.red, c.green, c.blue];
+        spans.push((glyph_masks(span, ts, painter.fontdb, rgb)?, rgb, fill.opacity().to_u8()));
+    }
+    let (w, h) = (pixmap.width(), pixmap.height());
+    for (masks, rgb, alpha) in spans {
+        for m in masks {
+            // The mask's part on the canvas, blended as a path's coverage is.
+            let clamp = |v: i64, hi: u32| v.clamp(0, i64::from(hi)) as u32;
+            let b = svg_raster::PixelBox {
+                x0: clamp(i64::from(m.x), w),
+                y0: clamp(i64::from(m.y), h),
+                x1: clamp(i64::from(m.x) + i64::from(m.w), w),
+                y1: clamp(i64::from(m.y) + i64::from(m.h), h),
+            };
+            if b.x0 >= b.x1 || b.y0 >= b.y1 {
+                continue;
+            }
+            let data = painter.mask.data_mut();
+            for y in b.y0..b.y1 {
+                let src = ((i64::from(y) - i64::from(m.y)) * i64::from(m.w) - i64::from(m.x)) as usize;
+                let row = (y * w) as usize;
+                for x in b.x0..b.x1 {
+                    data[row + x as usize] = m.coverage.get(src + x as usize).copied().unwrap_or(0);
+                }
+            }
+            svg_blend::src_over_solid(pixmap.data_mut(), w as usize, b, painter.mask.data(), rgb, alpha);
+            painter.clear_mask(b, w as usize);
+        }
+    }
+    Some(())
+}
+
+/// An embedded image, as resvg draws it, under `ts`.
+fn draw_image(n: &usvg::Node, ts: tiny_skia::Transform, pixmap: &mut tiny_skia::Pixmap) -> Option<()> {
+    // `render_node` draws a node at its own bounding box's corner: undo that offset.
+    let Some(b) = n.abs_layer_bounding_box() else { return Some(()) };
+    resvg::render_node(n, ts.pre_translate(b.x(), b.y()), &mut pixmap.as_mut())?;
     Some(())
 }
 
