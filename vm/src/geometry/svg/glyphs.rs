@@ -16,6 +16,10 @@
 //! Checked against Chromium's silhouettes of single glyphs in all six Scratch fonts at sizes
 //! 12–48 and text scales 0.5–1: byte for byte (`scripts/svg-silhouettes.py --text-samples`).
 //!
+//! Stroked glyphs: the hinted outline stroked as `SkScalerContext` strokes it (in the canvas's
+//! units before its scale), with tiny-skia's stroker standing in for Skia's (an approximation:
+//! the two place curve joins differently).
+//!
 //! Where Skia does something else, [`glyph_masks`] declines and the caller draws outlines:
 //! rotated, skewed or unevenly scaled text, glyphs over 256 device pixels per em (Skia draws
 //! those as paths), colour glyphs.
@@ -52,13 +56,21 @@ pub(super) struct GlyphMask {
     pub coverage: Vec<u8>,
 }
 
-/// The masks of a span's glyphs under `ts` (user space to device), in drawing order, for a
-/// fill of colour `rgb`; `None` when Skia would not draw them as hinted masks (see the module).
+/// How a span's glyphs are painted: filled, or stroked with `stroke` (user units) on a canvas
+/// drawn at `mip_scale`.
+pub(super) enum GlyphPaint<'a> {
+    Fill,
+    Stroke { stroke: &'a tiny_skia::Stroke, mip_scale: f32 },
+}
+
+/// The masks of a span's glyphs under `ts` (user space to device), in drawing order, painted
+/// with colour `rgb`; `None` when Skia would not draw them as hinted masks (see the module).
 pub(super) fn glyph_masks(
     span: &usvg::layout::Span,
     ts: tiny_skia::Transform,
     fontdb: &usvg::fontdb::Database,
     rgb: [u8; 3],
+    paint: GlyphPaint<'_>,
 ) -> Option<Vec<GlyphMask>> {
     let lut = &pre_blend_tables()[luminance_index(rgb)];
     let mut masks = Vec::new();
@@ -84,6 +96,18 @@ pub(super) fn glyph_masks(
         }
         let path = hinted_outline(fontdb, g.font, g.id, ppem, sub)?;
         let Some(path) = path else { continue };
+        let path = match paint {
+            GlyphPaint::Fill => path,
+            // `SkScalerContext::internalGetPath` with a frame width: the device outline taken
+            // back through the canvas matrix, stroked there (Blink's stroke width is in the
+            // scaled font's units: the user width times the text's own scale), and mapped back.
+            GlyphPaint::Stroke { stroke, mip_scale } => {
+                let text_scale = ppem / g.font_size() / mip_scale;
+                let local_stroke = tiny_skia::Stroke { width: stroke.width * text_scale, ..stroke.clone() };
+                let local = path.transform(tiny_skia::Transform::from_scale(1.0 / mip_scale, 1.0 / mip_scale))?;
+                local.stroke(&local_stroke, 1.0)?.transform(tiny_skia::Transform::from_scale(mip_scale, mip_scale))?
+            }
+        };
         let b = path.bounds();
         let (l, t) = (b.left().floor(), b.top().floor());
         let (w, h) = ((b.right().ceil() - l) as u32, (b.bottom().ceil() - t) as u32);

@@ -7,7 +7,7 @@ use resvg::{tiny_skia, usvg};
 
 use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
-use super::glyphs::glyph_masks;
+use super::glyphs::{GlyphPaint, glyph_masks};
 use crate::geometry::{aaa, svg_blend, svg_raster};
 
 /// Whether every node under `g` can be drawn through the modelled coverage: plain groups,
@@ -48,7 +48,10 @@ pub(super) fn render_modelled(
     fontdb: &usvg::fontdb::Database,
     pixmap: &mut tiny_skia::Pixmap,
 ) -> bool {
-    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), conics, fontdb) else { return false };
+    // `base` is the canvas's scale alone (`SvgImage::draw`).
+    let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), conics, fontdb, base.sy) else {
+        return false;
+    };
     render_group(g, base, pixmap, &mut painter).is_some()
 }
 
@@ -63,6 +66,8 @@ struct ShapePainter<'a> {
     conics: &'a [String],
     /// The fonts text is drawn in.
     fontdb: &'a usvg::fontdb::Database,
+    /// The canvas's scale (the MIP scale): glyph strokes are made before it.
+    mip_scale: f32,
 }
 
 /// What the browser rasterises for one fill or stroke.
@@ -81,9 +86,9 @@ impl<'a> ShapePainter<'a> {
         }
     }
 
-    fn new(w: u32, h: u32, conics: &'a [String], fontdb: &'a usvg::fontdb::Database) -> Option<Self> {
+    fn new(w: u32, h: u32, conics: &'a [String], fontdb: &'a usvg::fontdb::Database, mip_scale: f32) -> Option<Self> {
         let mask = tiny_skia::Mask::new(w, h)?;
-        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, conics, fontdb })
+        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, conics, fontdb, mip_scale })
     }
 
     /// Only a shape's box of the mask was written: clears just that for the next shape.
@@ -181,9 +186,9 @@ fn render_group(
     Some(())
 }
 
-/// Draws text as Chromium's glyph masks (`glyphs`), span by span and glyph by glyph;
-/// `None`, with nothing drawn, when some span is not drawn that way (strokes, decorations,
-/// gradients, rotated or huge glyphs).
+/// Draws text as Chromium's glyph masks (`glyphs`), span by span (fill and stroke in paint
+/// order) and glyph by glyph; `None`, with nothing drawn, when some span is not drawn that way
+/// (decorations, dashes, gradients, rotated or huge glyphs).
 fn draw_glyph_masks(
     t: &usvg::Text,
     ts: tiny_skia::Transform,
@@ -196,13 +201,38 @@ fn draw_glyph_masks(
     }
     let mut spans = Vec::new();
     for span in t.layouted() {
-        if span.stroke.is_some() || span.underline.is_some() || span.overline.is_some() || span.line_through.is_some() {
+        if span.underline.is_some() || span.overline.is_some() || span.line_through.is_some() {
             return None;
         }
-        let Some(fill) = span.fill.as_ref().filter(|_| span.visible) else { continue };
-        let usvg::Paint::Color(c) = fill.paint() else { return None };
-        let rgb = [c.red, c.green, c.blue];
-        spans.push((glyph_masks(span, ts, painter.fontdb, rgb)?, rgb, fill.opacity().to_u8()));
+        if !span.visible {
+            continue;
+        }
+        let fill = |spans: &mut Vec<_>| {
+            let Some(fill) = span.fill.as_ref() else { return Some(()) };
+            let usvg::Paint::Color(c) = fill.paint() else { return None };
+            let rgb = [c.red, c.green, c.blue];
+            spans.push((glyph_masks(span, ts, painter.fontdb, rgb, GlyphPaint::Fill)?, rgb, fill.opacity().to_u8()));
+            Some(())
+        };
+        let stroke = |spans: &mut Vec<_>| {
+            let Some(s) = span.stroke.as_ref() else { return Some(()) };
+            let usvg::Paint::Color(c) = s.paint() else { return None };
+            let st = s.to_tiny_skia();
+            if st.dash.is_some() || st.width <= 0.0 {
+                return None;
+            }
+            let rgb = [c.red, c.green, c.blue];
+            let paint = GlyphPaint::Stroke { stroke: &st, mip_scale: painter.mip_scale };
+            spans.push((glyph_masks(span, ts, painter.fontdb, rgb, paint)?, rgb, s.opacity().to_u8()));
+            Some(())
+        };
+        if span.paint_order == usvg::PaintOrder::FillAndStroke {
+            fill(&mut spans)?;
+            stroke(&mut spans)?;
+        } else {
+            stroke(&mut spans)?;
+            fill(&mut spans)?;
+        }
     }
     let (w, h) = (pixmap.width(), pixmap.height());
     for (masks, rgb, alpha) in spans {
