@@ -250,10 +250,12 @@ fn draw_glyph_masks(
             }
             let data = painter.mask.data_mut();
             for y in b.y0..b.y1 {
-                let src = ((i64::from(y) - i64::from(m.y)) * i64::from(m.w) - i64::from(m.x)) as usize;
+                // The box lies inside the mask, so these offsets are not negative.
+                let src_row = (i64::from(y) - i64::from(m.y)) * i64::from(m.w);
                 let row = (y * w) as usize;
                 for x in b.x0..b.x1 {
-                    data[row + x as usize] = m.coverage.get(src + x as usize).copied().unwrap_or(0);
+                    let src = usize::try_from(src_row + i64::from(x) - i64::from(m.x)).ok();
+                    data[row + x as usize] = src.and_then(|i| m.coverage.get(i)).copied().unwrap_or(0);
                 }
             }
             svg_blend::src_over_solid(pixmap.data_mut(), w as usize, b, painter.mask.data(), rgb, alpha);
