@@ -34,7 +34,7 @@ fn main() {
         }
         let mut cov = vec![0u8; (w * h) as usize];
         let res = if t.get(3) == Some(&"R") {
-            aaa::fill_rect([num(4), num(5), num(6), num(7)], &mut cov, w, h)
+            aaa::fill_rect([num(4), num(5), num(6), num(7)], [0, 0, w, h], &mut cov, w, h)
         } else {
             pb.finish().and_then(|p| aaa::fill(&p, eo, None, &mut cov, w, h))
         };

@@ -409,4 +409,17 @@ pub mod runtime {
 /// corpora from 64 945 to 34 602 at scale 1 and from 222 166 to 119 605 at scale 2, none worse;
 /// on the 348 of the collection games from 3 600 to 1 525. The Whisker round trip of those
 /// games passes 320 of 321 tests (from 319).
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem44");
+///
+/// `sem45`: clip paths as the browser applies them (`geometry::svg`'s `clip` and `pushdown`).
+/// scratch-svg-renderer pushes every container's transform down to the leaves before the
+/// browser draws (`transformStrokeWidths`), so a clip path or mask on a transformed group, or on
+/// a path whose data it transforms, is drawn in the root's user space: the paint editor's
+/// layer clip on a `translate(120,90)` group cuts the drawing at 600 × 450, not at the canvas
+/// (checked on twelve seeded clip costumes, all now byte-identical with Chromium's
+/// silhouettes). A clip of one shape is also drawn with the ported coverage instead of sending
+/// the costume to resvg: a hard clip for a rectangle within 1/8 px of whole pixels, else an
+/// anti-aliased clip filled with run-length rows, under which shapes are scanned with
+/// run-length rows and cut at the clip's bounds, their coverage multiplied by the clip's. Of
+/// the 1 215 distinct SVG costumes of the corpora and the collection games, the 7 with a clip
+/// path or mask change: pixels zero on one side only fell from 33 413 to 643.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem45");

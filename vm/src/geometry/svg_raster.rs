@@ -50,22 +50,44 @@ impl Coverage {
 
     /// Rasterises `path` (device pixels) and writes 8-bit coverage into `mask` (canvas-sized,
     /// zero outside the returned box, which the caller clears after use). `None`: nothing
-    /// covered. `conics`: what Skia knows of a path drawn as conics (`aaa::Conics`).
+    /// covered. `conics`: what Skia knows of a path drawn as conics (`aaa::Conics`). `clip`:
+    /// the clip Skia scans the path under, if any.
     pub fn fill(
         &mut self,
         path: &Path,
         even_odd: bool,
         conics: Option<aaa::Conics>,
+        clip: Option<ScanClip>,
         mask: &mut [u8],
     ) -> Option<PixelBox> {
-        PixelBox::of(aaa::fill(path, even_odd, conics, mask, self.width, self.height)?)
+        let (bounds, runs) = self.under(clip);
+        PixelBox::of(aaa::fill_with(path, even_odd, conics, runs, bounds, mask, self.width, self.height)?)
     }
 
     /// Fills the axis-aligned rectangle `rect` (left, top, right, bottom in device pixels) as
     /// Chromium fills a `<rect>` element, into `mask` as [`Coverage::fill`] does.
-    pub fn fill_rect(&mut self, rect: [f32; 4], mask: &mut [u8]) -> Option<PixelBox> {
-        PixelBox::of(aaa::fill_rect(rect, mask, self.width, self.height)?)
+    pub fn fill_rect(&mut self, rect: [f32; 4], clip: Option<ScanClip>, mask: &mut [u8]) -> Option<PixelBox> {
+        let (bounds, _) = self.under(clip);
+        PixelBox::of(aaa::fill_rect(rect, bounds, mask, self.width, self.height)?)
     }
+
+    /// The bounds Skia cuts a shape to, and whether it scans with run-length rows.
+    fn under(&self, clip: Option<ScanClip>) -> ([u32; 4], bool) {
+        match clip {
+            Some(c) => (c.bounds, c.anti_aliased),
+            None => ([0, 0, self.width, self.height], false),
+        }
+    }
+}
+
+/// The clip a shape is scanned under: Skia cuts the shape's edges at the clip's bounds, and
+/// under an anti-aliased clip scans with run-length rows (its `forceRLE`).
+#[derive(Clone, Copy, Debug)]
+pub struct ScanClip {
+    /// Left, top, right, bottom in device pixels.
+    pub bounds: [u32; 4],
+    /// Whether the clip is anti-aliased rather than hard.
+    pub anti_aliased: bool,
 }
 
 /// The rectangle `path` traces, if it is one (left, top, right, bottom).
@@ -86,10 +108,10 @@ mod tests {
         let p = b.finish().unwrap();
         let mut c = Coverage::new(4, 4);
         let mut nz = vec![0u8; 16];
-        c.fill(&p, false, None, &mut nz);
+        c.fill(&p, false, None, None, &mut nz);
         assert!(nz.iter().all(|&a| a == 255));
         let mut eo = vec![0u8; 16];
-        c.fill(&p, true, None, &mut eo);
+        c.fill(&p, true, None, None, &mut eo);
         assert_eq!(eo[5], 0);
         assert_eq!(eo[0], 255);
     }
@@ -98,7 +120,7 @@ mod tests {
     fn a_rect_element_covers_its_area_in_256ths() {
         let mut c = Coverage::new(6, 4);
         let mut m = vec![0u8; 24];
-        let b = c.fill_rect([1.25, 1.0, 3.75, 3.0], &mut m).unwrap();
+        let b = c.fill_rect([1.25, 1.0, 3.75, 3.0], None, &mut m).unwrap();
         assert_eq!(b, PixelBox { x0: 1, y0: 1, x1: 4, y1: 3 });
         assert_eq!(&m[6..12], &[0, 192, 255, 192, 0, 0]);
         assert_eq!(&m[12..18], &[0, 192, 255, 192, 0, 0]);

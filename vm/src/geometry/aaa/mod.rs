@@ -47,6 +47,24 @@ pub fn fill(
     width: u32,
     height: u32,
 ) -> Option<[u32; 4]> {
+    fill_with(path, even_odd, conics, false, [0, 0, width, height], out, width, height)
+}
+
+/// [`fill`] within the clip bounds `clip` (left, top, right, bottom; within the canvas), where
+/// Skia cuts the path's edges, with run-length rows even for a small path when `force_runs`
+/// is set: Skia's `forceRLE`, which it sets where the rows go through an anti-aliased clip
+/// (building one, or drawing under one).
+#[allow(clippy::too_many_arguments)]
+pub fn fill_with(
+    path: &Path,
+    even_odd: bool,
+    conics: Option<Conics>,
+    force_runs: bool,
+    clip: [u32; 4],
+    out: &mut [u8],
+    width: u32,
+    height: u32,
+) -> Option<[u32; 4]> {
     let b = path.bounds();
     let [l, t, r, bo] = conics.map_or([b.left(), b.top(), b.right(), b.bottom()], |c| c.bounds);
     let ir = IRect { left: l.floor() as i32, top: t.floor() as i32, right: r.ceil() as i32, bottom: bo.ceil() as i32 };
@@ -54,11 +72,20 @@ pub fn fill(
     if ir.width() <= 0 || ir.height() <= 0 {
         return NOTHING;
     }
-    let clip_rect = IRect { left: 0, top: 0, right: width as i32, bottom: height as i32 };
-    let contained = ir.left >= 0 && ir.top >= 0 && ir.right <= clip_rect.right && ir.bottom <= clip_rect.bottom;
+    let side = |v: u32, hi: u32| v.min(hi) as i32;
+    let clip_rect = IRect {
+        left: side(clip[0], width),
+        top: side(clip[1], height),
+        right: side(clip[2], width),
+        bottom: side(clip[3], height),
+    };
+    let contained = ir.left >= clip_rect.left
+        && ir.top >= clip_rect.top
+        && ir.right <= clip_rect.right
+        && ir.bottom <= clip_rect.bottom;
     let sect = IRect {
-        left: ir.left.max(0),
-        top: ir.top.max(0),
+        left: ir.left.max(clip_rect.left),
+        top: ir.top.max(clip_rect.top),
         right: ir.right.min(clip_rect.right),
         bottom: ir.bottom.min(clip_rect.bottom),
     };
@@ -70,7 +97,7 @@ pub fn fill(
         return None;
     }
     let convex = conics.is_some() || is_convex(path);
-    let mode = if blit::mask_fits(ir) {
+    let mode = if !force_runs && blit::mask_fits(ir) {
         Mode::Mask
     } else if convex {
         Mode::Runs
@@ -80,7 +107,8 @@ pub fn fill(
     if mode == Mode::Mask {
         if let Some(r) = as_rect(path) {
             // `try_blit_fat_anti_rect`: a small rectangle at least 3 px wide is blitted whole.
-            let r = [r[0].max(0.0), r[1].max(0.0), r[2].min(width as f32), r[3].min(height as f32)];
+            let c = [clip_rect.left as f32, clip_rect.top as f32, clip_rect.right as f32, clip_rect.bottom as f32];
+            let r = [r[0].max(c[0]), r[1].max(c[1]), r[2].min(c[2]), r[3].min(c[3])];
             if !(r[0] < r[2] && r[1] < r[3]) {
                 return Some([sect.left as u32, sect.top as u32, sect.right as u32, sect.bottom as u32]);
             }
@@ -99,10 +127,10 @@ pub fn fill(
     }
     let mut edges = vec![Edge::sentinel(fixed::MIN, fixed::MIN), Edge::sentinel(fixed::MAX, fixed::MAX)];
     let clip = (!contained).then_some(clip::Clip {
-        left: 0.0,
-        top: 0.0,
-        right: width as f32,
-        bottom: height as f32,
+        left: clip_rect.left as f32,
+        top: clip_rect.top as f32,
+        right: clip_rect.right as f32,
+        bottom: clip_rect.bottom as f32,
         cull_right: !convex,
     });
     let built = build::edges(path, clip.as_ref());
@@ -122,7 +150,7 @@ pub fn fill(
     edges[walk::TAIL].prev = edges.len() - 1;
     let dev = Device { out, width: width as i32, height: height as i32 };
     let mut blitter = Blitter::new(mode, dev, ir, sect);
-    let (mut left_bound, mut right_bound) = (0, fixed::from_int(width as i32));
+    let (mut left_bound, mut right_bound) = (fixed::from_int(clip_rect.left), fixed::from_int(clip_rect.right));
     if mode == Mode::Mask {
         left_bound = left_bound.max(fixed::from_int(ir.left));
         right_bound = right_bound.min(fixed::from_int(ir.right));
@@ -451,12 +479,14 @@ impl Convexicator {
 /// `SkScan::AntiFillRect`, how Chromium fills an SVG `<rect>` whose device shape is still an
 /// axis-aligned rectangle: the covered share of each edge pixel in 1/256 px steps, no
 /// snapping. Writes into `out` as [`fill`] does; `rect` is left, top, right, bottom.
-pub fn fill_rect(rect: [f32; 4], out: &mut [u8], width: u32, height: u32) -> Option<[u32; 4]> {
+pub fn fill_rect(rect: [f32; 4], clip: [u32; 4], out: &mut [u8], width: u32, height: u32) -> Option<[u32; 4]> {
     if out.len() < width as usize * height as usize || width > 8191 || height > 8191 {
         return None;
     }
-    // Skia first cuts the rectangle to the canvas.
-    let rect = [rect[0].max(0.0), rect[1].max(0.0), rect[2].min(width as f32), rect[3].min(height as f32)];
+    // Skia first cuts the rectangle to the clip's bounds (the canvas, without a clip).
+    let c =
+        [clip[0].min(width) as f32, clip[1].min(height) as f32, clip[2].min(width) as f32, clip[3].min(height) as f32];
+    let rect = [rect[0].max(c[0]), rect[1].max(c[1]), rect[2].min(c[2]), rect[3].min(c[3])];
     if !(rect[0] < rect[2] && rect[1] < rect[3]) {
         return Some([0, 0, 0, 0]);
     }
@@ -643,7 +673,7 @@ mod tests {
     #[test]
     fn rect_elements_cover_256ths_and_are_cut_to_the_canvas() {
         let mut out = vec![0u8; 8];
-        let b = fill_rect([-1.0, 0.5, 2.5, 5.0], &mut out, 4, 2).unwrap();
+        let b = fill_rect([-1.0, 0.5, 2.5, 5.0], [0, 0, 4, 2], &mut out, 4, 2).unwrap();
         assert_eq!(b, [0, 0, 3, 2]);
         assert_eq!(out, vec![128, 128, 64, 0, 255, 255, 128, 0], "skia-python's drawRect");
     }

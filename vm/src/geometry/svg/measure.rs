@@ -5,6 +5,7 @@
 use resvg::usvg;
 
 use super::fonts::options;
+use super::pushdown::{CONTAINERS, GRAPHICS, IDENTITY, Matrix, StrokeWidth, compose, parse_transform};
 use super::{SVG_NS, XLINK_NS, parse_xml};
 use crate::util::math::f32r;
 
@@ -18,7 +19,7 @@ pub(super) fn measure(root: &roxmltree::Node<'_, '_>, body: &str) -> Result<([f6
             stroke = stroke.max(1.0);
         }
     }
-    largest_stroke_width(root, [1.0, 0.0, 0.0, 1.0, 0.0, 0.0], StrokeWidth::Default, &mut stroke);
+    largest_stroke_width(root, IDENTITY, StrokeWidth::Default, &mut stroke);
     // An identity user space; usvg's bounding boxes are not clipped by the viewport.
     let probe = format!(
         "<svg xmlns=\"{SVG_NS}\" xmlns:xlink=\"{XLINK_NS}\" width=\"100\" height=\"100\" viewBox=\"0 0 100 100\">{body}</svg>"
@@ -38,51 +39,9 @@ fn attr_of<'a>(n: &roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> {
     n.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value())
 }
 
-/// The stroke width `transformStrokeWidths` pushes down: the SVG default (1) or an attribute's text.
-#[derive(Clone, Copy)]
-enum StrokeWidth<'a> {
-    Default,
-    Attr(&'a str),
-}
-
-impl StrokeWidth<'_> {
-    /// JavaScript's `Number(value)` (NaN → 0 as `|| 0` does).
-    fn number(self) -> f64 {
-        match self {
-            StrokeWidth::Default => 1.0,
-            StrokeWidth::Attr(s) => {
-                let v = crate::value::js_string_to_number(s);
-                if v.is_nan() { 0.0 } else { v }
-            }
-        }
-    }
-}
-
-fn parse_transform(s: Option<&str>) -> [f64; 6] {
-    match s.and_then(|t| t.parse::<svgtypes::Transform>().ok()) {
-        Some(t) => [t.a, t.b, t.c, t.d, t.e, t.f],
-        None => [1.0, 0.0, 0.0, 1.0, 0.0, 0.0],
-    }
-}
-
-fn compose(m: [f64; 6], n: [f64; 6]) -> [f64; 6] {
-    [
-        m[0] * n[0] + m[2] * n[1],
-        m[1] * n[0] + m[3] * n[1],
-        m[0] * n[2] + m[2] * n[3],
-        m[1] * n[2] + m[3] * n[3],
-        m[0] * n[4] + m[2] * n[5] + m[4],
-        m[1] * n[4] + m[3] * n[5] + m[5],
-    ]
-}
-
 /// The stroke widths `transformStrokeWidths` leaves on elements: paths under a transform get the
 /// quadratic mean of the transform's scale factors times their width; other shapes inherit.
-fn largest_stroke_width(node: &roxmltree::Node<'_, '_>, m: [f64; 6], sw: StrokeWidth<'_>, largest: &mut f64) {
-    const CONTAINERS: [&str; 10] =
-        ["a", "defs", "g", "marker", "glyph", "missing-glyph", "pattern", "svg", "switch", "symbol"];
-    const GRAPHICS: [&str; 10] =
-        ["circle", "ellipse", "image", "line", "path", "polygon", "polyline", "rect", "text", "use"];
+fn largest_stroke_width(node: &roxmltree::Node<'_, '_>, m: Matrix, sw: StrokeWidth<'_>, largest: &mut f64) {
     if !node.is_element() {
         return;
     }
@@ -104,7 +63,7 @@ fn largest_stroke_width(node: &roxmltree::Node<'_, '_>, m: [f64; 6], sw: StrokeW
     let width = own.map(StrokeWidth::Attr).unwrap_or(sw);
     if name == "path" && width.number() != 0.0 && attr_of(node, "d").is_some_and(|d| !d.is_empty()) {
         let m = compose(m, parse_transform(attr_of(node, "transform")));
-        if m == [1.0, 0.0, 0.0, 1.0, 0.0, 0.0] {
+        if m == IDENTITY {
             note(width.number());
         } else {
             let (a, b, c, d) = (m[0], m[1], m[2], m[3]);

@@ -13,15 +13,19 @@
 //! (`glyphs`); a glyph's position can still fall in another quarter pixel than the
 //! browser's text engine puts it. What is not: the stroke-width normalisation of paths
 //! under non-uniform transforms (the browser draws those with a stroke width averaged
-//! over both axes), and glyphs the embedded fonts lack. Edge pixels come from a port of
-//! Skia's scan converters (`svg_raster`, `aaa`); SVGs with clip paths, masks, filters,
-//! blend modes or patterns are drawn by resvg with tiny-skia's supersampled edges.
+//! over both axes), and glyphs the embedded fonts lack. Clip paths and masks are evaluated
+//! where the browser evaluates them after `transformStrokeWidths` pushed the containers'
+//! transforms down (`pushdown`). Edge pixels come from a port of Skia's scan converters
+//! (`svg_raster`, `aaa`), through single-shape clip paths as Skia clips (`clip`); SVGs with
+//! other clip paths, masks, filters, blend modes or patterns are drawn by resvg with
+//! tiny-skia's supersampled edges.
 //! Either way a pixel that is only partly covered can still differ from the browser's.
 //!
 //! The work is split by concern: `fixup` repairs the source text, `normalise`
 //! rebuilds the document with its width, height and view box (measuring a missing
 //! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
-//! `paint` draws the shapes with the browser's edge coverage, `glyphs` makes glyph masks, and `conics` gives circles,
+//! `paint` draws the shapes with the browser's edge coverage, `clip` makes their clips,
+//! `pushdown` models scratch-svg-renderer's transform push-down, `glyphs` makes glyph masks, and `conics` gives circles,
 //! ellipses and rounded rectangles the browser's outline. This module is
 //! the public face: [`SvgImage`] and the items callers use.
 
@@ -32,6 +36,7 @@ use resvg::{tiny_skia, usvg};
 use super::silhouette::Silhouette;
 use crate::util::math::f32r;
 
+mod clip;
 mod conic_stroke;
 mod conics;
 mod fixup;
@@ -40,6 +45,7 @@ mod glyphs;
 mod measure;
 mod normalise;
 mod paint;
+mod pushdown;
 
 pub use fixup::fixup_svg_string;
 use fonts::options;
@@ -115,8 +121,8 @@ impl SvgImage {
     }
 
     /// Whether [`SvgImage::rasterize`] draws every shape with the browser's coverage
-    /// (false: clip paths, masks, filters, blend modes, images, text or patterns, which resvg
-    /// draws with its own anti-aliasing).
+    /// (false: masks, filters, blend modes, patterns and clip paths of more than one shape,
+    /// which resvg draws with its own anti-aliasing).
     pub fn coverage_modelled(&self) -> bool {
         self.tree.as_ref().is_some_and(|t| modelled_only(t.root()))
     }

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::fonts::is_scratch_font;
 use super::measure::measure;
+use super::pushdown::{Matrix, Pushed, StrokeWidth, invert, step};
 use super::{SVG_NS, XLINK_NS, XML_NS, parse_xml};
 use crate::util::math::f32r;
 
@@ -36,7 +37,18 @@ struct Writer<'a> {
     conic_ids: Vec<String>,
     /// Ids generated so far.
     generated: usize,
+    /// The clip paths and masks (by id) whose content is in user space units, which
+    /// [`Writer::reroot`] can re-express.
+    rerootable: std::collections::BTreeSet<&'a str>,
+    /// Copies of clip paths and masks to write after the drawing: the source's id, the
+    /// correction put before the content, the copy's id.
+    copies: Vec<(String, Matrix, String)>,
+    /// Writing a copy: ids are left out (they would be duplicates).
+    copying: bool,
 }
+
+/// At most this many clip path and mask copies per document (each is at most the source's size).
+const MAX_COPIES: usize = 256;
 
 /// `loadSvgString` (Scratch 3 path) + `serializeSvgToString`: a clean SVG with width, height and view box.
 pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
@@ -52,10 +64,16 @@ pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
         taken: root.descendants().filter_map(|n| n.attribute("id")).collect(),
         conic_ids: Vec::new(),
         generated: 0,
+        rerootable: rerootable(&root),
+        copies: Vec::new(),
+        copying: false,
     };
+    // transformStrokeWidths starts at the root: a container, whose stroke width passes down.
+    let root_width = root.attribute("stroke-width").map_or(StrokeWidth::Default, StrokeWidth::Attr);
     for child in root.children() {
-        writer.node(&child);
+        writer.node(&child, Pushed::Reached(super::pushdown::IDENTITY, root_width));
     }
+    writer.write_copies(&root);
     let Writer { out: body, has_text, mut conic_ids, .. } = writer;
     conic_ids.sort();
     let attr = |name: &str| root.attributes().find(|a| a.namespace().is_none() && a.name() == name).map(|a| a.value());
@@ -156,7 +174,8 @@ fn escape_into(out: &mut String, s: &str, attr: bool) {
 impl<'a> Writer<'a> {
     /// Serialises one node of the source document, keeping SVG and XLink content and
     /// applying `transformImages` (embedded bitmaps are drawn pixelated).
-    fn node(&mut self, node: &roxmltree::Node<'a, '_>) {
+    /// `at` is where `transformStrokeWidths` left the node's parent (`pushdown`).
+    fn node(&mut self, node: &roxmltree::Node<'a, '_>, at: Pushed<'a>) {
         if node.is_text() {
             if let Some(t) = node.text() {
                 escape_into(&mut self.out, t, false);
@@ -174,6 +193,7 @@ impl<'a> Writer<'a> {
         if name == "text" {
             self.has_text = true;
         }
+        let pushed = step(node, at);
         self.out.push('<');
         self.out.push_str(name);
         let mut style = None;
@@ -193,9 +213,13 @@ impl<'a> Writer<'a> {
             if name == "text" && qualified == "alignment-baseline" {
                 continue;
             }
+            if self.copying && qualified == "id" {
+                continue;
+            }
             let value = match qualified.as_str() {
                 "font-family" => browser_families(a.value(), &self.inlined),
                 "style" if a.value().contains("font-family") => browser_style(a.value(), &self.inlined),
+                "clip-path" | "mask" => pushed.lost.and_then(|m| self.reroot(a.value(), m)),
                 _ => None,
             };
             write_attr(&mut self.out, &qualified, value.as_deref().unwrap_or(a.value()));
@@ -213,15 +237,95 @@ impl<'a> Writer<'a> {
         }
         self.out.push('>');
         for child in node.children() {
-            self.node(&child);
+            self.node(&child, pushed.children);
         }
         let _ = write!(self.out, "</{name}>");
+    }
+
+    /// The reference `url(#id)` of an element whose user space `transformStrokeWidths` took
+    /// `lost` from, pointed at a copy of the clip path or mask drawn in the root's user space,
+    /// as the browser draws it; `None` to keep the reference as written.
+    fn reroot(&mut self, value: &str, lost: Matrix) -> Option<String> {
+        let id = value.trim().strip_prefix("url(")?.strip_suffix(')')?.trim().trim_matches(|c| c == '"' || c == '\'');
+        let id = id.strip_prefix('#')?;
+        if !self.rerootable.contains(id) {
+            return None;
+        }
+        let fix = invert(lost)?;
+        if let Some((_, _, copy)) = self.copies.iter().find(|(src, m, _)| src == id && *m == fix) {
+            return Some(format!("url(#{copy})"));
+        }
+        if self.copies.len() >= MAX_COPIES {
+            return None;
+        }
+        let copy = self.fresh_id("clowder-rerooted");
+        self.copies.push((id.to_string(), fix, copy.clone()));
+        Some(format!("url(#{copy})"))
+    }
+
+    /// The clip paths and masks [`Writer::reroot`] asked for, in a `<defs>` after the drawing:
+    /// the source's content under the correction (a clip path's own `transform` goes first,
+    /// a mask's content is wrapped in a group).
+    fn write_copies(&mut self, root: &roxmltree::Node<'a, '_>) {
+        if self.copies.is_empty() {
+            return;
+        }
+        let copies = std::mem::take(&mut self.copies);
+        self.out.push_str("<defs>");
+        self.copying = true;
+        for (src, fix, copy) in &copies {
+            // The browser resolves a duplicate id to its first element.
+            let Some(def) = root.descendants().find(|n| n.attribute("id") == Some(src.as_str())) else { continue };
+            let name = def.tag_name().name();
+            // `+ 0.0` writes a negative zero as 0.
+            let [a, b, c, d, e, f] = fix.map(|v| v + 0.0);
+            let matrix = format!("matrix({a} {b} {c} {d} {e} {f})");
+            let _ = write!(self.out, "<{name}");
+            write_attr(&mut self.out, "id", copy);
+            for a in def.attributes().filter(|a| a.namespace().is_none() && a.name() != "id") {
+                if name == "clipPath" && a.name() == "transform" {
+                    continue;
+                }
+                write_attr(&mut self.out, a.name(), a.value());
+            }
+            if name == "clipPath" {
+                let t = match def.attribute("transform") {
+                    Some(t) => format!("{matrix} {t}"),
+                    None => matrix.clone(),
+                };
+                write_attr(&mut self.out, "transform", &t);
+                self.out.push('>');
+            } else {
+                self.out.push('>');
+                let _ = write!(self.out, "<g transform=\"{matrix}\">");
+            }
+            for child in def.children() {
+                self.node(&child, Pushed::Untouched);
+            }
+            if name != "clipPath" {
+                self.out.push_str("</g>");
+            }
+            let _ = write!(self.out, "</{name}>");
+        }
+        self.copying = false;
+        self.out.push_str("</defs>");
+    }
+
+    /// An id no element of the source uses and none generated before.
+    fn fresh_id(&mut self, prefix: &str) -> String {
+        loop {
+            let id = format!("{prefix}-{}", self.generated);
+            self.generated += 1;
+            if !self.taken.contains(id.as_str()) {
+                return id;
+            }
+        }
     }
 
     /// Records the id of an element the browser may build from conics, giving it a fresh one
     /// when it has none.
     fn mark_conic(&mut self, node: &roxmltree::Node<'a, '_>) {
-        match node.attribute("id") {
+        match node.attribute("id").filter(|_| !self.copying) {
             // An empty id cannot be told apart: that shape keeps usvg's outline.
             Some("") => return,
             Some(id) => {
@@ -230,16 +334,30 @@ impl<'a> Writer<'a> {
             }
             None => {}
         }
-        let id = loop {
-            let id = format!("clowder-conic-{}", self.generated);
-            self.generated += 1;
-            if !self.taken.contains(id.as_str()) {
-                break id;
-            }
-        };
+        let id = self.fresh_id("clowder-conic");
         write_attr(&mut self.out, "id", &id);
         self.conic_ids.push(id);
     }
+}
+
+/// The ids of the clip paths and masks whose content is drawn in the referring
+/// element's user space, the only ones [`Writer::reroot`] re-expresses (content in bounding
+/// box units would need the browser's bounding box after the push-down).
+fn rerootable<'a>(root: &roxmltree::Node<'a, '_>) -> std::collections::BTreeSet<&'a str> {
+    let mut out = std::collections::BTreeSet::new();
+    for n in root.descendants().filter(|n| n.is_element()) {
+        let units = match n.tag_name().name() {
+            "clipPath" => n.attribute("clipPathUnits"),
+            "mask" => n.attribute("maskContentUnits"),
+            _ => continue,
+        };
+        if let Some(id) = n.attribute("id")
+            && units.is_none_or(|u| u.trim() != "objectBoundingBox")
+        {
+            out.insert(id);
+        }
+    }
+    out
 }
 
 /// The Scratch fonts scratch-svg-renderer's `inlineSvgFonts` embeds in this document: each
@@ -324,6 +442,23 @@ fn browser_style(style: &str, inlined: &[&str]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clips_of_pushed_down_containers_are_rerooted() {
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><defs><clipPath id="c" transform="scale(2)"><rect width="3" height="3"/></clipPath></defs><g transform="translate(2,3)"><g clip-path="url(#c)"><rect width="9" height="9"/></g><rect clip-path="url(#c)" width="1" height="1"/></g></svg>"#;
+        let Ok(n) = normalise(svg) else { panic!("normalises") };
+        // The group's clip now undoes the translation the browser no longer applies to it; the
+        // rect keeps the translation as its own transform, and so its clip.
+        assert!(n.text.contains(r#"<g clip-path="url(#clowder-rerooted-1)">"#), "{}", n.text);
+        assert!(n.text.contains(r#"<rect clip-path="url(#c)""#), "{}", n.text);
+        assert!(
+            n.text.contains(r#"<clipPath id="clowder-rerooted-1" transform="matrix(1 0 0 1 -2 -3) scale(2)">"#),
+            "{}",
+            n.text
+        );
+        // The copy's shapes have fresh ids (and are drawn as conics like the original's).
+        assert_eq!(n.conic_ids.len(), 4, "{:?}", n.conic_ids);
+    }
 
     #[test]
     fn scratch_fonts_not_inlined_leave_the_list() {

@@ -5,6 +5,7 @@
 
 use resvg::{tiny_skia, usvg};
 
+use super::clip::{self, ClipMask};
 use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
 use super::glyphs::{GlyphPaint, glyph_masks};
@@ -28,14 +29,14 @@ pub(super) fn modelled_only(g: &usvg::Group) -> bool {
     })
 }
 
-/// A child group: one isolated only for its opacity is drawn as a layer; clips, masks,
-/// filters and blend modes are resvg's.
+/// A child group: one isolated for its opacity is drawn as a layer, a clip of one shape is
+/// modelled (`clip`); masks, filters, blend modes and other clips are resvg's.
 fn group_modelled(c: &usvg::Group) -> bool {
-    let plain_layer = c.clip_path().is_none()
+    let plain = c.clip_path().is_none_or(clip::modelled)
         && c.mask().is_none()
         && c.filters().is_empty()
         && c.blend_mode() == usvg::BlendMode::Normal;
-    (!c.should_isolate() || plain_layer) && modelled_only(c)
+    plain && modelled_only(c)
 }
 
 /// Draws the paths under `g` in document order with `svg_raster`'s coverage; `false` when a
@@ -68,6 +69,8 @@ struct ShapePainter<'a> {
     fontdb: &'a usvg::fontdb::Database,
     /// The canvas's scale (the MIP scale): glyph strokes are made before it.
     mip_scale: f32,
+    /// The clip of the groups being drawn, if any.
+    clip: Option<ClipMask>,
 }
 
 /// What the browser rasterises for one fill or stroke.
@@ -80,15 +83,35 @@ enum Outline<'p> {
 
 impl<'a> ShapePainter<'a> {
     fn coverage(&mut self, o: &Outline) -> Option<svg_raster::PixelBox> {
+        let clip = self.clip.as_ref().map(ClipMask::scan);
         match *o {
-            Outline::Path { path, even_odd, conics } => self.cov.fill(path, even_odd, conics, self.mask.data_mut()),
-            Outline::Rect(r) => self.cov.fill_rect(r, self.mask.data_mut()),
+            Outline::Path { path, even_odd, conics } => {
+                self.cov.fill(path, even_odd, conics, clip, self.mask.data_mut())
+            }
+            Outline::Rect(r) => self.cov.fill_rect(r, clip, self.mask.data_mut()),
         }
     }
 
     fn new(w: u32, h: u32, conics: &'a [String], fontdb: &'a usvg::fontdb::Database, mip_scale: f32) -> Option<Self> {
         let mask = tiny_skia::Mask::new(w, h)?;
-        Some(ShapePainter { cov: svg_raster::Coverage::new(w, h), mask, layer: None, conics, fontdb, mip_scale })
+        Some(ShapePainter {
+            cov: svg_raster::Coverage::new(w, h),
+            mask,
+            layer: None,
+            conics,
+            fontdb,
+            mip_scale,
+            clip: None,
+        })
+    }
+
+    /// The coverage just written in `b` of the mask, through the clip: the part of `b` left to
+    /// draw (the caller still clears all of `b`).
+    fn clipped(&mut self, b: svg_raster::PixelBox, w: usize) -> Option<svg_raster::PixelBox> {
+        match &self.clip {
+            Some(c) => c.apply(self.mask.data_mut(), w, b),
+            None => Some(b),
+        }
     }
 
     /// Only a shape's box of the mask was written: clears just that for the next shape.
@@ -103,7 +126,9 @@ impl<'a> ShapePainter<'a> {
     fn paint_solid(&mut self, outline: &Outline, rgb: [u8; 3], alpha: u8, pixmap: &mut tiny_skia::Pixmap) {
         let w = pixmap.width() as usize;
         if let Some(b) = self.coverage(outline) {
-            svg_blend::src_over_solid(pixmap.data_mut(), w, b, self.mask.data(), rgb, alpha);
+            if let Some(s) = self.clipped(b, w) {
+                svg_blend::src_over_solid(pixmap.data_mut(), w, s, self.mask.data(), rgb, alpha);
+            }
             self.clear_mask(b, w);
         }
     }
@@ -146,7 +171,9 @@ impl<'a> ShapePainter<'a> {
                 data[i * 4..i * 4 + 4].fill(0);
             }
         }
-        svg_blend::src_over_solid(pixmap.data_mut(), wu, b, self.mask.data(), rgb, 255);
+        if let Some(s) = self.clipped(b, wu) {
+            svg_blend::src_over_solid(pixmap.data_mut(), wu, s, self.mask.data(), rgb, 255);
+        }
         self.clear_mask(b, wu);
         Some(())
     }
@@ -155,7 +182,7 @@ impl<'a> ShapePainter<'a> {
     fn paint(&mut self, outline: &Outline, paint: &tiny_skia::Paint<'_>, pixmap: &mut tiny_skia::Pixmap) {
         let w = pixmap.width() as usize;
         if let Some(b) = self.coverage(outline) {
-            if let Some(r) = b.rect() {
+            if let Some(r) = self.clipped(b, w).and_then(|s| s.rect()) {
                 pixmap.fill_rect(r, paint, tiny_skia::Transform::identity(), Some(&self.mask));
             }
             self.clear_mask(b, w);
@@ -180,6 +207,8 @@ fn render_group(
                 }
             }
             usvg::Node::Path(p) => draw_path(p, ts, pixmap, painter)?,
+            // resvg draws an image; not through a clip.
+            usvg::Node::Image(_) if painter.clip.is_some() => return None,
             usvg::Node::Image(_) => draw_image(n, ts, pixmap)?,
         }
     }
@@ -258,7 +287,9 @@ fn draw_glyph_masks(
                     data[row + x as usize] = src.and_then(|i| m.coverage.get(i)).copied().unwrap_or(0);
                 }
             }
-            svg_blend::src_over_solid(pixmap.data_mut(), w as usize, b, painter.mask.data(), rgb, alpha);
+            if let Some(s) = painter.clipped(b, w as usize) {
+                svg_blend::src_over_solid(pixmap.data_mut(), w as usize, s, painter.mask.data(), rgb, alpha);
+            }
             painter.clear_mask(b, w as usize);
         }
     }
@@ -273,7 +304,7 @@ fn draw_image(n: &usvg::Node, ts: tiny_skia::Transform, pixmap: &mut tiny_skia::
     Some(())
 }
 
-/// A child group under its transform; a translucent one through a layer.
+/// A child group under its transform and clip; a translucent one through a layer.
 fn render_child(
     c: &usvg::Group,
     ts: tiny_skia::Transform,
@@ -281,7 +312,25 @@ fn render_child(
     painter: &mut ShapePainter<'_>,
 ) -> Option<()> {
     let ts = ts.pre_concat(c.transform());
-    if c.should_isolate() {
+    let Some(cp) = c.clip_path() else { return render_layer(c, ts, pixmap, painter) };
+    let size = (pixmap.width(), pixmap.height());
+    let inner = ClipMask::new(cp, ts, size, painter.conics, painter.clip.as_ref())?;
+    let outer = std::mem::replace(&mut painter.clip, inner);
+    let drawn = render_layer(c, ts, pixmap, painter);
+    painter.clip = outer;
+    drawn
+}
+
+/// A group's children, through a layer when it is translucent or isolated. A clip applies to
+/// what the layer holds (the layer itself is composited unclipped, which differs from the
+/// browser only at an anti-aliased clip's edge).
+fn render_layer(
+    c: &usvg::Group,
+    ts: tiny_skia::Transform,
+    pixmap: &mut tiny_skia::Pixmap,
+    painter: &mut ShapePainter<'_>,
+) -> Option<()> {
+    if c.isolate() || c.opacity() != usvg::Opacity::ONE {
         let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
         render_group(c, ts, &mut layer, painter)?;
         let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
@@ -350,7 +399,11 @@ fn draw_path(
                 );
             }
             // Thin strokes are modulated hairlines in Skia too; tiny-skia ports that path
-            // (its stroke_path maps the user-space shader itself, hence the identity).
+            // (its stroke_path maps the user-space shader itself, hence the identity). It
+            // draws straight onto the canvas, so not under a clip.
+            if painter.clip.is_some() {
+                return None;
+            }
             let paint = device_paint(s.paint(), s.opacity(), tiny_skia::Transform::identity())?;
             pixmap.stroke_path(p.data(), &paint, &stroke, ts, None);
             return Some(());
