@@ -2,7 +2,7 @@
 """SVG coverage, pixel by pixel: clowder's model of Skia's analytic anti-aliasing against Skia.
 
     scripts/coverage-vs-skia.py [--count N] [--seed S] [--kind fill|stroke|alpha] [--show]
-    scripts/coverage-vs-skia.py --paths KIND [--count N] [--seed S] [--size PX] [--outside] [--show]
+    scripts/coverage-vs-skia.py --paths KIND [--count N] [--seed S] [--size PX] [--outside] [--colour RRGGBB] [--show]
 
 Chromium rasterises a costume's shapes with Skia on the CPU. skia-python (`pip install
 skia-python`; tested with 144.1) is that library: its `drawOval` of a filled, stroked or
@@ -24,7 +24,10 @@ aaa_fill`): N seeded random paths of one KIND, drawn filled and opaque on canvas
 their edges first), are compared byte for byte with Skia's `drawPath` (`rect`: `drawRect`,
 as Chromium fills `<rect>`). KIND: convex, poly (self-crossing polygons), quad, cubic,
 multi (several contours), open (unclosed), stairs (axis-aligned zigzags), rect, or all.
-Printed: per kind the shapes whose coverage is identical in every byte.
+Printed: per kind the shapes whose coverage is identical in every byte. Skia draws in black,
+whose blitter keeps the coverage as it is; --colour RRGGBB draws in that opaque colour
+instead and compares the alpha after painting (Skia's blitter for other colours writes some
+pixels with its own interpolation, which `svg_blend` models).
 """
 import argparse
 import os
@@ -112,7 +115,9 @@ def check_paths(args):
             cases.append((w, h, rng.random() < 0.3, random_path(rng, kind, w, h, args.outside)))
         lines = [" ".join([str(w), str(h), "1" if eo else "0"] + [t for s in segs for t in
                           [s[0]] + [repr(v) for p in s[1:] for v in p]]) for w, h, eo, segs in cases]
-        out = subprocess.run(["cargo", "run", "-q", "--release", "-p", "clowder-vm", "--example", "aaa_fill"],
+        colour = ["--colour", args.colour] if args.colour else []
+        out = subprocess.run(["cargo", "run", "-q", "--release", "-p", "clowder-vm", "--example", "aaa_fill", "--"]
+                             + colour,
                              cwd=ROOT, input="\n".join(lines) + "\n", check=True, capture_output=True,
                              text=True).stdout.splitlines()
         same = 0
@@ -121,7 +126,8 @@ def check_paths(args):
             surface = skia.Surface(w, h)
             canvas = surface.getCanvas()
             canvas.clear(skia.Color4f(0, 0, 0, 0))
-            paint = skia.Paint(AntiAlias=True, Color=skia.Color4f(0, 0, 0, 1))
+            rgb = int(args.colour, 16) if args.colour else 0
+            paint = skia.Paint(AntiAlias=True, Color=skia.ColorSetARGB(255, rgb >> 16, (rgb >> 8) & 255, rgb & 255))
             if segs[0][0] == "R":
                 canvas.drawRect(skia.Rect.MakeLTRB(*segs[0][1], *segs[0][2]), paint)
             else:
@@ -145,6 +151,7 @@ def main():
     ap.add_argument("--paths", choices=PATH_KINDS + ["all"])
     ap.add_argument("--size", type=int, default=70)
     ap.add_argument("--outside", action="store_true")
+    ap.add_argument("--colour", help="with --paths: an opaque colour RRGGBB to draw in (default black)")
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--kind", choices=["fill", "stroke", "alpha"], default="fill")

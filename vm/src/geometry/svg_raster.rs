@@ -51,7 +51,8 @@ impl Coverage {
     /// Rasterises `path` (device pixels) and writes 8-bit coverage into `mask` (canvas-sized,
     /// zero outside the returned box, which the caller clears after use). `None`: nothing
     /// covered. `conics`: what Skia knows of a path drawn as conics (`aaa::Conics`). `clip`:
-    /// the clip Skia scans the path under, if any.
+    /// the clip Skia scans the path under, if any. `marks`: where to mark the pixels Skia
+    /// writes with `blitAntiH2` (`aaa::H2_ONLY`; cleared with the mask).
     pub fn fill(
         &mut self,
         path: &Path,
@@ -59,9 +60,11 @@ impl Coverage {
         conics: Option<aaa::Conics>,
         clip: Option<ScanClip>,
         mask: &mut [u8],
+        marks: Option<&mut [u8]>,
     ) -> Option<PixelBox> {
-        let (bounds, runs) = self.under(clip);
-        PixelBox::of(aaa::fill_with(path, even_odd, conics, runs, bounds, mask, self.width, self.height)?)
+        let (clip, force_runs) = self.under(clip);
+        let scan = aaa::Scan { force_runs, clip };
+        PixelBox::of(aaa::fill_with(path, even_odd, conics, scan, mask, marks, self.width, self.height)?)
     }
 
     /// Fills the axis-aligned rectangle `rect` (left, top, right, bottom in device pixels) as
@@ -108,10 +111,10 @@ mod tests {
         let p = b.finish().unwrap();
         let mut c = Coverage::new(4, 4);
         let mut nz = vec![0u8; 16];
-        c.fill(&p, false, None, None, &mut nz);
+        c.fill(&p, false, None, None, &mut nz, None);
         assert!(nz.iter().all(|&a| a == 255));
         let mut eo = vec![0u8; 16];
-        c.fill(&p, true, None, None, &mut eo);
+        c.fill(&p, true, None, None, &mut eo, None);
         assert_eq!(eo[5], 0);
         assert_eq!(eo[0], 255);
     }

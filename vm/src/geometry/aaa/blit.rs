@@ -41,19 +41,40 @@ pub fn mask_fits(ir: IRect) -> bool {
 /// The device's coverage, composited as each blit arrives.
 pub struct Device<'a> {
     pub out: &'a mut [u8],
+    /// Canvas-sized marks, if wanted: 1 where a pixel's only write was the real blitter's
+    /// `blitAntiH2` (see [`super::H2_ONLY`]), 2 where it was written again after one.
+    pub marks: Option<&'a mut [u8]>,
     pub width: i32,
     pub height: i32,
 }
 
 impl Device<'_> {
     pub fn put(&mut self, x: i32, y: i32, a: u8) {
+        self.put_from(x, y, a, false);
+    }
+
+    /// `blitAntiH2`'s write of one pixel: the same coverage, marked.
+    pub fn put_h2(&mut self, x: i32, y: i32, a: u8) {
+        self.put_from(x, y, a, true);
+    }
+
+    fn put_from(&mut self, x: i32, y: i32, a: u8, h2: bool) {
         if a == 0 || x < 0 || y < 0 || x >= self.width || y >= self.height {
             return;
         }
-        let d = &mut self.out[(y * self.width + x) as usize];
+        let i = (y * self.width + x) as usize;
+        let Some(d) = self.out.get_mut(i) else { return };
+        let first = *d == 0;
         // A pixel blitted twice (where a self-overlapping shape's rows meet) is composited
         // as Skia's 32-bit blitter does it for an opaque colour.
-        *d = if *d == 0 || a == 255 { a } else { (a as u32 + ((*d as u32 * (256 - a as u32)) >> 8)) as u8 };
+        *d = if first || a == 255 { a } else { (a as u32 + ((*d as u32 * (256 - a as u32)) >> 8)) as u8 };
+        if let Some(m) = self.marks.as_deref_mut().and_then(|m| m.get_mut(i)) {
+            *m = match (first, h2, *m) {
+                (true, true, _) => super::H2_ONLY,
+                (_, _, 0) if !h2 => 0,
+                _ => super::H2_MIXED,
+            };
+        }
     }
 }
 
@@ -230,6 +251,12 @@ impl<'a> Blitter<'a> {
         for i in 0..len {
             self.dev.put(x + i, y, 255);
         }
+    }
+
+    /// The device's `blitAntiH2`: two neighbouring pixels (runs only).
+    pub fn real_anti_h2(&mut self, x: i32, y: i32, a1: u8, a2: u8) {
+        self.dev.put_h2(x, y, a1);
+        self.dev.put_h2(x + 1, y, a2);
     }
 
     /// The device's `blitAntiH` of one alpha per pixel (runs only).

@@ -22,6 +22,16 @@ mod walk;
 
 pub(crate) use build::unit_quad_roots;
 
+/// A mark of [`fill_with`]'s: the pixel's only write was the real blitter's `blitAntiH2`.
+/// Skia's blitter for an opaque colour other than black writes those two pixels with
+/// `SkFastFourByteInterp`, whose weight `a + (a >> 7)` falls one 256th short below 128
+/// (`svg_blend::src_over_solid` applies it); its black blitter and every other write keep
+/// the coverage as it is.
+pub const H2_ONLY: u8 = 1;
+/// A mark of [`fill_with`]'s: a pixel written by `blitAntiH2` and again after (drawn as
+/// the composited coverage, an approximation for a colour other than black).
+pub const H2_MIXED: u8 = 2;
+
 use blit::{Blitter, Device, IRect, Mode};
 use edge::Edge;
 use resvg::tiny_skia::{Path, PathSegment};
@@ -47,24 +57,34 @@ pub fn fill(
     width: u32,
     height: u32,
 ) -> Option<[u32; 4]> {
-    fill_with(path, even_odd, conics, false, [0, 0, width, height], out, width, height)
+    fill_with(path, even_odd, conics, Scan { force_runs: false, clip: [0, 0, width, height] }, out, None, width, height)
 }
 
-/// [`fill`] within the clip bounds `clip` (left, top, right, bottom; within the canvas), where
-/// Skia cuts the path's edges, with run-length rows even for a small path when `force_runs`
-/// is set: Skia's `forceRLE`, which it sets where the rows go through an anti-aliased clip
-/// (building one, or drawing under one).
+/// How Skia scans a path: its clip's bounds and whether the rows go through an anti-aliased
+/// clip.
+#[derive(Clone, Copy, Debug)]
+pub struct Scan {
+    /// Run-length rows even for a small path: Skia's `forceRLE`, which it sets where the rows
+    /// go through an anti-aliased clip (building one, or drawing under one).
+    pub force_runs: bool,
+    /// Left, top, right, bottom (within the canvas), where Skia cuts the path's edges.
+    pub clip: [u32; 4],
+}
+
+/// [`fill`] as `scan` says, marking in `marks` (canvas-sized, zero outside the returned box
+/// after use, like `out`) the pixels written by `blitAntiH2` ([`H2_ONLY`], [`H2_MIXED`]).
 #[allow(clippy::too_many_arguments)]
 pub fn fill_with(
     path: &Path,
     even_odd: bool,
     conics: Option<Conics>,
-    force_runs: bool,
-    clip: [u32; 4],
+    scan: Scan,
     out: &mut [u8],
+    marks: Option<&mut [u8]>,
     width: u32,
     height: u32,
 ) -> Option<[u32; 4]> {
+    let Scan { force_runs, clip } = scan;
     let b = path.bounds();
     let [l, t, r, bo] = conics.map_or([b.left(), b.top(), b.right(), b.bottom()], |c| c.bounds);
     let ir = IRect { left: l.floor() as i32, top: t.floor() as i32, right: r.ceil() as i32, bottom: bo.ceil() as i32 };
@@ -119,7 +139,7 @@ pub fn fill_with(
                 bottom: r[3].ceil() as i32,
             };
             if rb.width() >= 3 {
-                let mut dev = Device { out, width: width as i32, height: height as i32 };
+                let mut dev = Device { out, marks: None, width: width as i32, height: height as i32 };
                 fat_anti_rect(&mut dev, r, rb);
                 return Some([sect.left as u32, sect.top as u32, sect.right as u32, sect.bottom as u32]);
             }
@@ -148,7 +168,12 @@ pub fn fill_with(
     }
     edges[walk::HEAD].next = 2;
     edges[walk::TAIL].prev = edges.len() - 1;
-    let dev = Device { out, width: width as i32, height: height as i32 };
+    // A path cut at the clip's left or right goes through Skia's `SkRectClipBlitter`, which
+    // hands `blitAntiH2` on as plain `blitAntiH` (`SkScanClipper`: "only need a wrapper
+    // blitter if we're horizontally clipped").
+    let wrapped = ir.left < clip_rect.left || ir.right > clip_rect.right;
+    let marks = marks.filter(|m| !wrapped && m.len() >= width as usize * height as usize);
+    let dev = Device { out, marks, width: width as i32, height: height as i32 };
     let mut blitter = Blitter::new(mode, dev, ir, sect);
     let (mut left_bound, mut right_bound) = (fixed::from_int(clip_rect.left), fixed::from_int(clip_rect.right));
     if mode == Mode::Mask {
@@ -490,7 +515,7 @@ pub fn fill_rect(rect: [f32; 4], clip: [u32; 4], out: &mut [u8], width: u32, hei
     if !(rect[0] < rect[2] && rect[1] < rect[3]) {
         return Some([0, 0, 0, 0]);
     }
-    let mut dev = Device { out, width: width as i32, height: height as i32 };
+    let mut dev = Device { out, marks: None, width: width as i32, height: height as i32 };
     // SkScalarToFixed, then SkFixedToFDot8 (round to 1/256).
     let dot8 = |v: f32| {
         let f = (v * 65536.0) as i32;

@@ -103,7 +103,7 @@ fn blit_two(b: &mut Blitter, y: i32, x: i32, a1: u8, a2: u8, full: u8, no_real: 
         b.mask_add(x, y, a1);
         b.mask_add(x + 1, y, a2);
     } else if full == 0xFF && !no_real {
-        b.real_anti_h(x, y, &[a1, a2]);
+        b.real_anti_h2(x, y, a1, a2);
     } else {
         b.anti_h1(x, y, a1);
         b.anti_h1(x + 1, y, a2);

@@ -102,7 +102,8 @@ impl ClipMask {
             }
             None => {
                 let mut full = vec![0u8; w as usize * h as usize];
-                let [x0, y0, x1, y1] = aaa::fill_with(&device, even_odd, conics, true, [0, 0, w, h], &mut full, w, h)?;
+                let scan = aaa::Scan { force_runs: true, clip: [0, 0, w, h] };
+                let [x0, y0, x1, y1] = aaa::fill_with(&device, even_odd, conics, scan, &mut full, None, w, h)?;
                 let b = PixelBox { x0, y0, x1, y1 };
                 ClipMask { b, cov: Vec::new(), aa: true }
                     .filled(|x, y| full.get(y as usize * w as usize + x as usize).copied().unwrap_or(0))

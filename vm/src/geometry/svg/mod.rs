@@ -194,6 +194,32 @@ pub type SharedSvg = Arc<SvgImage>;
 mod tests {
     use super::*;
 
+    /// A long thin ray of BoatRace's: in a colour other than black, Skia's opaque blitter
+    /// writes the two-pixel steps along its edges (`blitAntiH2`) one 256th short, so coverage 1
+    /// there is alpha 0. Chromium's silhouette (render oracle): FNV-1a of the alpha bytes and
+    /// the non-zero pixels; drawn in black, 26 more pixels would be non-zero.
+    #[test]
+    fn opaque_colours_interpolate_two_pixel_steps() {
+        let ray = |fill: &str| {
+            format!(
+                "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"480\" height=\"360\" \
+                 viewBox=\"0,0,480,360\"><path d=\"M237.11801,174.872l-126.367,-312.361l8.139,-2.963z\" \
+                 fill=\"{fill}\" fill-rule=\"evenodd\" stroke-width=\"1\"/></svg>"
+            )
+        };
+        let alpha = |svg: String| -> Vec<u8> {
+            let sil = SvgImage::load(svg.as_bytes()).expect("valid svg").rasterize(1.0).expect("non-empty");
+            sil.into_rgba().chunks(4).map(|p| p[3]).collect()
+        };
+        let fnv = |b: &[u8]| {
+            b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &v| (h ^ u64::from(v)).wrapping_mul(0x100_0000_01b3))
+        };
+        let coloured = alpha(ray("#cbc39d"));
+        assert_eq!((fnv(&coloured), coloured.iter().filter(|&&a| a != 0).count()), (0x94d3_52d4_44e5_e309, 664));
+        let black = alpha(ray("#000000"));
+        assert_eq!(black.iter().filter(|&&a| a != 0).count(), 690);
+    }
+
     #[test]
     fn rect_rasterises_with_exact_coverage() {
         let svg = br##"<svg xmlns="http://www.w3.org/2000/svg" width="10.5" height="10.5" viewBox="0 0 10.5 10.5"><rect x="1.25" y="1.25" width="8" height="8" fill="#ff0000"/></svg>"##;

@@ -61,6 +61,8 @@ pub(super) fn render_modelled(
 struct ShapePainter<'a> {
     cov: svg_raster::Coverage,
     mask: tiny_skia::Mask,
+    /// Which pixels of the mask Skia writes with `blitAntiH2` (`aaa::H2_ONLY`), canvas-sized.
+    marks: Vec<u8>,
     /// Where a hairline is drawn alone, to take its coverage (made on first use).
     layer: Option<tiny_skia::Pixmap>,
     /// Ids of the paths the browser may build from conics (sorted).
@@ -71,6 +73,9 @@ struct ShapePainter<'a> {
     mip_scale: f32,
     /// The clip of the groups being drawn, if any.
     clip: Option<ClipMask>,
+    /// Whether Skia draws an opaque colour here with its opaque-colour blitter (whose
+    /// `blitAntiH2` interpolates: `svg_blend::src_over_solid_marked`); not in a layer.
+    opaque_blitter: bool,
 }
 
 /// What the browser rasterises for one fill or stroke.
@@ -86,7 +91,10 @@ impl<'a> ShapePainter<'a> {
         let clip = self.clip.as_ref().map(ClipMask::scan);
         match *o {
             Outline::Path { path, even_odd, conics } => {
-                self.cov.fill(path, even_odd, conics, clip, self.mask.data_mut())
+                // Under an anti-aliased clip `blitAntiH2` reaches the device as `blitAntiH`.
+                let plain = self.opaque_blitter && !clip.is_some_and(|c| c.anti_aliased);
+                let marks = if plain { Some(&mut self.marks[..]) } else { None };
+                self.cov.fill(path, even_odd, conics, clip, self.mask.data_mut(), marks)
             }
             Outline::Rect(r) => self.cov.fill_rect(r, clip, self.mask.data_mut()),
         }
@@ -97,11 +105,13 @@ impl<'a> ShapePainter<'a> {
         Some(ShapePainter {
             cov: svg_raster::Coverage::new(w, h),
             mask,
+            marks: vec![0; w as usize * h as usize],
             layer: None,
             conics,
             fontdb,
             mip_scale,
             clip: None,
+            opaque_blitter: true,
         })
     }
 
@@ -114,10 +124,17 @@ impl<'a> ShapePainter<'a> {
         }
     }
 
-    /// Only a shape's box of the mask was written: clears just that for the next shape.
+    /// Only a shape's box of the mask (and marks) was written: clears just that for the next
+    /// shape.
     fn clear_mask(&mut self, b: svg_raster::PixelBox, w: usize) {
         for y in b.y0 as usize..b.y1 as usize {
-            self.mask.data_mut()[y * w + b.x0 as usize..y * w + b.x1 as usize].fill(0);
+            let row = y * w + b.x0 as usize..y * w + b.x1 as usize;
+            if let Some(m) = self.mask.data_mut().get_mut(row.clone()) {
+                m.fill(0);
+            }
+            if let Some(m) = self.marks.get_mut(row) {
+                m.fill(0);
+            }
         }
     }
 
@@ -127,7 +144,8 @@ impl<'a> ShapePainter<'a> {
         let w = pixmap.width() as usize;
         if let Some(b) = self.coverage(outline) {
             if let Some(s) = self.clipped(b, w) {
-                svg_blend::src_over_solid(pixmap.data_mut(), w, s, self.mask.data(), rgb, alpha);
+                let (mask, marks) = (self.mask.data(), &self.marks);
+                svg_blend::src_over_solid_marked(pixmap.data_mut(), w, s, mask, marks, rgb, alpha);
             }
             self.clear_mask(b, w);
         }
@@ -332,7 +350,13 @@ fn render_layer(
 ) -> Option<()> {
     if c.isolate() || c.opacity() != usvg::Opacity::ONE {
         let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
-        render_group(c, ts, &mut layer, painter)?;
+        // Chromium folds a translucent element of one shape into its paint's alpha, and draws
+        // it with the translucent-colour blitter, which has no `blitAntiH2` interpolation; a
+        // layer of several shapes would keep it (not told apart here).
+        let outer = std::mem::replace(&mut painter.opaque_blitter, false);
+        let drawn = render_group(c, ts, &mut layer, painter);
+        painter.opaque_blitter = outer;
+        drawn?;
         let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
         pixmap.draw_pixmap(0, 0, layer.as_ref(), &paint, tiny_skia::Transform::identity(), None);
         Some(())
