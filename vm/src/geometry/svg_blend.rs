@@ -22,14 +22,8 @@ fn div255_floor(x: u32) -> u32 {
 /// `data` (rows of `width` pixels) inside `b`, each pixel weighted by its byte of `coverage`
 /// (same layout as `data`, one byte per pixel).
 pub fn src_over_solid(data: &mut [u8], width: usize, b: PixelBox, coverage: &[u8], rgb: [u8; 3], alpha: u8) {
-    for y in b.y0 as usize..b.y1 as usize {
-        for x in b.x0 as usize..b.x1 as usize {
-            let i = y * width + x;
-            if let (Some(&m), Some(px)) = (coverage.get(i), data.get_mut(i * 4..i * 4 + 4)) {
-                blend(px, m, rgb, alpha);
-            }
-        }
-    }
+    // No marks: every pixel blends as `blitAntiH` writes it.
+    src_over_solid_marked(data, width, b, coverage, &[], rgb, alpha);
 }
 
 /// [`src_over_solid`] for a path's coverage with the scan converter's `marks`: where Skia's
