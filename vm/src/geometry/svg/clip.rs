@@ -199,7 +199,7 @@ impl ClipMask {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::svg::SvgImage;
+    use crate::geometry::svg::test_support::{alpha, fnv};
 
     /// A 200 × 160 costume: `clip` as the clip path `c`, `body` the drawing.
     fn costume(clip: &str, body: &str) -> String {
@@ -209,19 +209,7 @@ mod tests {
         )
     }
 
-    /// The alpha channel at scale 1, and whether the ported coverage drew it (not resvg).
-    fn alpha(svg: &str) -> (Vec<u8>, bool) {
-        let Ok(img) = SvgImage::load(svg.as_bytes()) else { panic!("a valid SVG") };
-        let Some(sil) = img.rasterize(1.0) else { panic!("a canvas") };
-        (sil.into_rgba().chunks(4).map(|p| p[3]).collect(), img.coverage_modelled())
-    }
-
-    /// FNV-1a of the alpha bytes, to compare with Chromium's silhouette without storing it.
-    fn fnv(bytes: &[u8]) -> u64 {
-        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-    }
-
-    /// Chromium's silhouettes (render oracle, Chromium 156) of four seeded clip costumes, as
+    /// Chromium's silhouettes (render oracle, Chromium 148) of four seeded clip costumes, as
     /// (FNV-1a of the alpha bytes, non-zero pixels).
     #[test]
     fn clips_as_chromium_draws_them() {
@@ -266,7 +254,7 @@ mod tests {
             ),
         ];
         for (svg, hash, nonzero) in cases {
-            let (a, modelled) = alpha(&svg);
+            let (a, modelled) = alpha(&svg, 1.0);
             assert!(modelled, "drawn with the ported coverage: {svg}");
             assert_eq!((fnv(&a), a.iter().filter(|&&v| v != 0).count()), (hash, nonzero), "{svg}");
         }

@@ -10,14 +10,16 @@
 //! ([`super::normalise`] drops the others from lists); Arial, Helvetica and `sans-serif` are
 //! Liberation Sans, Courier New is Liberation Mono, and every other family (serif, cursive,
 //! fantasy, Times, Georgia, Verdana, Impact, any name the machine lacks) is the browser's
-//! default font, Times New Roman, which is Liberation Serif. Approximated: `monospace`
-//! (Chromium: DejaVu Sans Mono; here Liberation Mono). Another machine's fonts can differ.
+//! default font, Times New Roman, which is Liberation Serif; `monospace` is DejaVu Sans Mono.
+//! A character no font of the list has is drawn in DejaVu Sans ([`fallback_face`]). Another
+//! machine's fonts can differ.
 //! The Scratch name `Serif` unquoted is CSS's keyword `serif` (Liberation Serif), though it
 //! is inlined: only a quoted `'Serif'` is drawn in Source Serif ([`super::normalise`]).
 
 use std::sync::Arc;
 
 use resvg::usvg;
+use skrifa::MetadataProvider;
 
 /// Scratch's costume fonts, under the names Scratch 3 SVGs use (`scratch-render-fonts`
 /// inlines exactly these into every SVG before the browser draws it).
@@ -31,9 +33,9 @@ const FONTS: [(&str, &[u8]); 7] = [
     ("Scratch", include_bytes!("../../../fonts/Scratch.ttf")),
 ];
 
-/// The browser's fallback fonts (fonts-liberation 1.07.4, as Debian ships it), each under its
-/// own family name and the names fontconfig's metric aliases give it.
-const FALLBACKS: [(&[&str], &[u8]); 12] = [
+/// The browser's fallback fonts (fonts-liberation 1.07.4 and fonts-dejavu-core 2.37, as Debian
+/// ships them), each under its own family name and the names fontconfig's metric aliases give it.
+const FALLBACKS: [(&[&str], &[u8]); 16] = [
     (SANS, include_bytes!("../../../fonts/LiberationSans-Regular.ttf")),
     (SANS, include_bytes!("../../../fonts/LiberationSans-Bold.ttf")),
     (SANS, include_bytes!("../../../fonts/LiberationSans-Italic.ttf")),
@@ -46,10 +48,16 @@ const FALLBACKS: [(&[&str], &[u8]); 12] = [
     (MONO, include_bytes!("../../../fonts/LiberationMono-Bold.ttf")),
     (MONO, include_bytes!("../../../fonts/LiberationMono-Italic.ttf")),
     (MONO, include_bytes!("../../../fonts/LiberationMono-BoldItalic.ttf")),
+    (DEJAVU_SANS, include_bytes!("../../../fonts/DejaVuSans.ttf")),
+    (DEJAVU_SANS, include_bytes!("../../../fonts/DejaVuSans-Bold.ttf")),
+    (DEJAVU_MONO, include_bytes!("../../../fonts/DejaVuSansMono.ttf")),
+    (DEJAVU_MONO, include_bytes!("../../../fonts/DejaVuSansMono-Bold.ttf")),
 ];
 const SANS: &[&str] = &["Liberation Sans", "Arial", "Helvetica"];
 const SERIF: &[&str] = &["Liberation Serif", "Times New Roman", "Times"];
 const MONO: &[&str] = &["Liberation Mono", "Courier New", "Courier"];
+const DEJAVU_SANS: &[&str] = &["DejaVu Sans"];
+const DEJAVU_MONO: &[&str] = &["DejaVu Sans Mono"];
 
 /// Whether `family` is one of Scratch's costume font names.
 pub(super) fn is_scratch_font(family: &str) -> bool {
@@ -73,7 +81,7 @@ fn font_db() -> Arc<usvg::fontdb::Database> {
         db.set_serif_family("Liberation Serif");
         db.set_cursive_family("Liberation Serif");
         db.set_fantasy_family("Liberation Serif");
-        db.set_monospace_family("Liberation Mono");
+        db.set_monospace_family("DejaVu Sans Mono");
         Arc::new(db)
     })
     .clone()
@@ -107,5 +115,54 @@ pub(super) fn options() -> usvg::Options<'static> {
         }),
         resolve_string: Box::new(|_, _| None),
     };
+    opt.font_resolver.select_fallback = Box::new(fallback_face);
     opt
+}
+
+/// The face a character missing from every font of its family list is drawn in: what
+/// fontconfig sorts first for it on the oracles' machine, DejaVu Sans Mono after a monospaced
+/// face and DejaVu Sans after any other (approximated for serif faces, which fontconfig sends
+/// to DejaVu Serif), in the base face's weight; none when DejaVu lacks the character too (the
+/// browser then draws nothing there either, as here).
+fn fallback_face(c: char, used: &[usvg::fontdb::ID], db: &mut Arc<usvg::fontdb::Database>) -> Option<usvg::fontdb::ID> {
+    let base = db.face(*used.first()?)?;
+    let family = if base.monospaced { "DejaVu Sans Mono" } else { "DejaVu Sans" };
+    let query = usvg::fontdb::Query {
+        families: &[usvg::fontdb::Family::Name(family)],
+        weight: if base.weight.0 >= 600 { usvg::fontdb::Weight::BOLD } else { usvg::fontdb::Weight::NORMAL },
+        ..Default::default()
+    };
+    let id = db.query(&query)?;
+    let has_char = db.with_face_data(id, |data, index| {
+        let font = skrifa::FontRef::from_index(data, index).ok()?;
+        font.charmap().map(c)
+    });
+    (!used.contains(&id) && matches!(has_char, Some(Some(_)))).then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::geometry::svg::test_support::{alpha, fnv};
+
+    /// Chromium's silhouettes (render oracle, Chromium 148) of seeded text costumes, FNV-1a of
+    /// the alpha bytes and the non-zero pixels: `monospace` is DejaVu Sans Mono, and symbols
+    /// the family lacks come from DejaVu (Sans, or Sans Mono after a monospaced face).
+    #[test]
+    fn fallback_fonts_as_chromium_picks_them() {
+        let text = |w: u32, attrs: &str, s: &str| {
+            format!(
+                "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"20\" \
+                 viewBox=\"0,0,{w},20\"><text x=\"2\" y=\"15\" {attrs} font-size=\"12\">{s}</text></svg>"
+            )
+        };
+        let cases = [
+            (text(60, "font-family=\"monospace\"", "Mono 12"), 0xcc94_6dfe_5597_5937, 212),
+            (text(60, "font-family=\"monospace\" font-weight=\"bold\"", "Bold \u{2764}"), 0x12a5_4ea8_91a7_4087, 218),
+            (text(40, "font-family=\"Arial\"", "\u{2764}\u{26a1}"), 0xb9bf_dc8c_8495_a503, 83),
+        ];
+        for (svg, hash, nonzero) in cases {
+            let (a, _) = alpha(&svg, 1.0);
+            assert_eq!((fnv(&a), a.iter().filter(|&&v| v != 0).count()), (hash, nonzero), "{svg}");
+        }
+    }
 }

@@ -13,7 +13,7 @@
 //! (`glyphs`); a glyph's position can still fall in another quarter pixel than the
 //! browser's text engine puts it. What is not: the stroke-width normalisation of paths
 //! under non-uniform transforms (the browser draws those with a stroke width averaged
-//! over both axes), and glyphs the embedded fonts lack. Clip paths and masks are evaluated
+//! over both axes), and glyphs DejaVu lacks too. Clip paths and masks are evaluated
 //! where the browser evaluates them after `transformStrokeWidths` pushed the containers'
 //! transforms down (`pushdown`). Edge pixels come from a port of Skia's scan converters
 //! (`svg_raster`, `aaa`), through single-shape clip paths as Skia clips (`clip`); SVGs with
@@ -24,7 +24,8 @@
 //! The work is split by concern: `fixup` repairs the source text, `normalise`
 //! rebuilds the document with its width, height and view box (measuring a missing
 //! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
-//! `paint` draws the shapes with the browser's edge coverage, `clip` makes their clips,
+//! `paint` draws the shapes with the browser's edge coverage, `bitmap` embedded images as
+//! Skia samples them, `clip` makes their clips,
 //! `pushdown` models scratch-svg-renderer's transform push-down, `glyphs` makes glyph masks, and `conics` gives circles,
 //! ellipses and rounded rectangles the browser's outline. This module is
 //! the public face: [`SvgImage`] and the items callers use.
@@ -36,6 +37,7 @@ use resvg::{tiny_skia, usvg};
 use super::silhouette::Silhouette;
 use crate::util::math::f32r;
 
+mod bitmap;
 mod clip;
 mod conic_stroke;
 mod conics;
@@ -190,6 +192,25 @@ pub fn svg_rotation_center(img: &SvgImage, center: Option<[f64; 2]>) -> [f64; 2]
 /// Shared handle to a loaded SVG.
 pub type SharedSvg = Arc<SvgImage>;
 
+/// What the tests that compare rasterisations with Chromium's silhouettes share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::SvgImage;
+
+    /// The alpha channel of `svg` at `scale`, and whether the ported coverage drew it (not
+    /// resvg).
+    pub(crate) fn alpha(svg: &str, scale: f64) -> (Vec<u8>, bool) {
+        let Ok(img) = SvgImage::load(svg.as_bytes()) else { panic!("a valid SVG: {svg}") };
+        let Some(sil) = img.rasterize(scale) else { panic!("a canvas: {svg}") };
+        (sil.into_rgba().chunks(4).filter_map(|p| p.get(3).copied()).collect(), img.coverage_modelled())
+    }
+
+    /// FNV-1a of the alpha bytes, to compare with a Chromium silhouette without storing it.
+    pub(crate) fn fnv(bytes: &[u8]) -> u64 {
+        bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -207,13 +228,8 @@ mod tests {
                  fill=\"{fill}\" fill-rule=\"evenodd\" stroke-width=\"1\"/></svg>"
             )
         };
-        let alpha = |svg: String| -> Vec<u8> {
-            let sil = SvgImage::load(svg.as_bytes()).expect("valid svg").rasterize(1.0).expect("non-empty");
-            sil.into_rgba().chunks(4).map(|p| p[3]).collect()
-        };
-        let fnv = |b: &[u8]| {
-            b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &v| (h ^ u64::from(v)).wrapping_mul(0x100_0000_01b3))
-        };
+        let alpha = |svg: String| test_support::alpha(&svg, 1.0).0;
+        let fnv = test_support::fnv;
         let coloured = alpha(ray("#cbc39d"));
         assert_eq!((fnv(&coloured), coloured.iter().filter(|&&a| a != 0).count()), (0x94d3_52d4_44e5_e309, 664));
         let black = alpha(ray("#000000"));

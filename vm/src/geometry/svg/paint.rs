@@ -1,10 +1,12 @@
 //! Drawing a parsed SVG with the browser's edge coverage: groups and paths are painted
 //! through `svg_raster`'s coverage (Skia's scan converters), solid colours blended with
 //! `svg_blend`'s arithmetic and gradients by tiny-skia, text as Chromium's glyph masks
-//! (`glyphs`), embedded images by resvg in their place; anything else is left to resvg.
+//! (`glyphs`), embedded PNG images as Skia samples them (`bitmap`); anything else is left to
+//! resvg.
 
 use resvg::{tiny_skia, usvg};
 
+use super::bitmap::Bitmap;
 use super::clip::{self, ClipMask};
 use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
@@ -23,8 +25,8 @@ pub(super) fn modelled_only(g: &usvg::Group) -> bool {
                 && p.fill().is_none_or(|f| plain(f.paint()))
                 && p.stroke().is_none_or(|s| plain(s.paint()))
         }
-        // Embedded images are drawn by resvg in their place; the shapes around them keep
-        // the browser's coverage.
+        // Embedded images are drawn in their place (`bitmap`; formats other than PNG by
+        // resvg); the shapes around them keep the browser's coverage.
         usvg::Node::Image(_) => true,
     })
 }
@@ -196,6 +198,34 @@ impl<'a> ShapePainter<'a> {
         Some(())
     }
 
+    /// Paints an embedded image (`ts`: its pixels → device) through the coverage of its
+    /// device outline, as Skia draws an image rectangle (`bitmap`).
+    fn paint_bitmap(
+        &mut self,
+        bitmap: &Bitmap,
+        ts: tiny_skia::Transform,
+        pixmap: &mut tiny_skia::Pixmap,
+    ) -> Option<()> {
+        let (iw, ih) = bitmap.size();
+        let rect = tiny_skia::Rect::from_xywh(0.0, 0.0, iw as f32, ih as f32)?;
+        let path = tiny_skia::PathBuilder::from_rect(rect).transform(ts)?;
+        let outline = match (bitmap.axis_aligned(), path.bounds()) {
+            (true, r) => Outline::Rect([r.left(), r.top(), r.right(), r.bottom()]),
+            (false, _) => Outline::Path { path: &path, even_odd: false, conics: None },
+        };
+        // An image is drawn by Skia's shader blitter: no `blitAntiH2` marks.
+        let opaque = std::mem::replace(&mut self.opaque_blitter, false);
+        let w = pixmap.width() as usize;
+        if let Some(b) = self.coverage(&outline) {
+            if let Some(s) = self.clipped(b, w) {
+                bitmap.src_over(pixmap.data_mut(), w, s, self.mask.data());
+            }
+            self.clear_mask(b, w);
+        }
+        self.opaque_blitter = opaque;
+        Some(())
+    }
+
     /// Paints `paint` through the coverage of `outline`.
     fn paint(&mut self, outline: &Outline, paint: &tiny_skia::Paint<'_>, pixmap: &mut tiny_skia::Pixmap) {
         let w = pixmap.width() as usize;
@@ -225,9 +255,13 @@ fn render_group(
                 }
             }
             usvg::Node::Path(p) => draw_path(p, ts, pixmap, painter)?,
-            // resvg draws an image; not through a clip.
-            usvg::Node::Image(_) if painter.clip.is_some() => return None,
-            usvg::Node::Image(_) => draw_image(n, ts, pixmap)?,
+            usvg::Node::Image(i) if !i.is_visible() => {}
+            usvg::Node::Image(i) => match Bitmap::new(i, ts) {
+                Some(bitmap) => painter.paint_bitmap(&bitmap, ts, pixmap)?,
+                // Other formats are resvg's; not through a clip.
+                None if painter.clip.is_some() => return None,
+                None => draw_image(n, ts, pixmap)?,
+            },
         }
     }
     Some(())
@@ -314,7 +348,7 @@ fn draw_glyph_masks(
     Some(())
 }
 
-/// An embedded image, as resvg draws it, under `ts`.
+/// An embedded image other than PNG, as resvg draws it, under `ts`.
 fn draw_image(n: &usvg::Node, ts: tiny_skia::Transform, pixmap: &mut tiny_skia::Pixmap) -> Option<()> {
     // `render_node` draws a node at its own bounding box's corner: undo that offset.
     let Some(b) = n.abs_layer_bounding_box() else { return Some(()) };
