@@ -39,9 +39,10 @@ SILHOUETTE_CASE = """        case 'silhouette': {
             d.skin.updateSilhouette([s, s]);
             const sil = d.skin._silhouette;
             const w = sil._width, h = sil._height, data = sil._colorData;
-            let a = '';
+            let a = '', c = '';
             if (data) for (let i = 0; i < w * h; i++) a += String.fromCharCode(data[i * 4 + 3]);
-            return {w, h, alpha: btoa(a)};
+            if (data && q.rgb) for (let i = 0; i < w * h * 4; i++) if (i % 4 !== 3) c += String.fromCharCode(data[i]);
+            return q.rgb ? {w, h, alpha: btoa(a), rgb: btoa(c)} : {w, h, alpha: btoa(a)};
         }
         default:"""
 
@@ -62,7 +63,7 @@ def prepare_oracle(cache):
         subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=dst, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     text = open(page, encoding="utf-8").read()
-    if "case 'silhouette'" in text and "q.scale" not in text:
+    if "case 'silhouette'" in text and "q.rgb" not in text:
         # A copy patched by an older version of this script: patch it again.
         start = text.index("        case 'silhouette'")
         text = text[:start] + "        default:" + text[text.index("        default:", start) + len("        default:"):]
@@ -108,14 +109,15 @@ def collect(files, into):
     return paths
 
 
-def answer_file(svg, scale):
-    """Where Chromium's silhouette of `svg` at `scale` is cached."""
-    return svg[:-4] + (".chromium.json" if scale == 1 else f".chromium@{scale:g}.json")
+def answer_file(svg, scale, colour=False):
+    """Where Chromium's silhouette of `svg` at `scale` is cached (with its colours: `colour`)."""
+    stem = ".chromium-rgb" if colour else ".chromium"
+    return svg[:-4] + (f"{stem}.json" if scale == 1 else f"{stem}@{scale:g}.json")
 
 
-def chromium_silhouettes(oracle, cache, paths, scale, chunk=40):
+def chromium_silhouettes(oracle, cache, paths, scale, colour=False, chunk=40):
     """Asks the oracle for every costume not cached yet, `chunk` costumes per browser."""
-    todo = [p for p in paths if not os.path.exists(answer_file(p, scale))]
+    todo = [p for p in paths if not os.path.exists(answer_file(p, scale, colour))]
     for i in range(0, len(todo), chunk):
         part = todo[i:i + chunk]
         costumes, files = [], {}
@@ -139,7 +141,8 @@ def chromium_silhouettes(oracle, cache, paths, scale, chunk=40):
             for n, d in files.items():
                 z.writestr(n, d)
         scenes = [{"sprites": [{"name": "S", "costume": j, "raw": True}],
-                   "questions": [{"kind": "silhouette", "a": "S", "scale": scale}]} for j in range(len(part))]
+                   "questions": [{"kind": "silhouette", "a": "S", "scale": scale, "rgb": colour}]}
+                  for j in range(len(part))]
         qf = os.path.join(cache, "questions.json")
         json.dump(scenes, open(qf, "w"))
         env = dict(os.environ, CHROMIUM=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -152,7 +155,7 @@ def chromium_silhouettes(oracle, cache, paths, scale, chunk=40):
             a = json.loads(line)
             j = a.get("scene")
             if isinstance(a.get("answer"), dict) and isinstance(j, int) and 0 <= j < len(part):
-                json.dump(a["answer"], open(answer_file(part[j], scale), "w"))
+                json.dump(a["answer"], open(answer_file(part[j], scale, colour), "w"))
                 got += 1
         if got < len(part):
             print(f"svg-silhouettes: the oracle answered {got} of {len(part)}: {r.stderr[-300:]}", file=sys.stderr)
@@ -224,6 +227,9 @@ def main():
     ap.add_argument("--cache", default=default_cache)
     ap.add_argument("--show", type=int, default=10)
     ap.add_argument("--scale", type=float, default=1.0, help="MIP scale, a power of two (default 1)")
+    ap.add_argument("--colour", action="store_true",
+                    help="compare colours too: pixels non-zero on both sides whose colour differs in the bits "
+                         "colour sensing compares (scratch-render's colorMatches: 5, 5 and 4 bits)")
     args = ap.parse_args()
     if args.scale <= 0 or args.scale > 8 or math.log2(args.scale) != int(math.log2(args.scale)):
         sys.exit("svg-silhouettes: --scale must be a power of two between 1/8 and 8")
@@ -234,16 +240,17 @@ def main():
     if not paths:
         sys.exit("svg-silhouettes: no costumes (give FILEs or --text-samples)")
     oracle = prepare_oracle(cache)
-    chromium_silhouettes(oracle, cache, paths, args.scale)
+    chromium_silhouettes(oracle, cache, paths, args.scale, args.colour)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "clowder-vm", "--example", "svg_alpha"], cwd=ROOT,
                    check=True)
     tool = os.path.join(ROOT, "target", "release", "examples", "svg_alpha")
-    mine = subprocess.run([tool, "--scale", f"{args.scale:g}"], input="\n".join(paths) + "\n", capture_output=True, text=True).stdout.splitlines()
+    flags = ["--scale", f"{args.scale:g}"] + (["--rgba"] if args.colour else [])
+    mine = subprocess.run([tool] + flags, input="\n".join(paths) + "\n", capture_output=True, text=True).stdout.splitlines()
     by = collections.defaultdict(collections.Counter)
     other = collections.Counter()
     worst = []
     for p, line in zip(paths, mine):
-        cf = answer_file(p, args.scale)
+        cf = answer_file(p, args.scale, args.colour)
         if not os.path.exists(cf):
             other["no answer from the oracle"] += 1
             continue
@@ -256,7 +263,15 @@ def main():
             other[f"canvas size differs ({o['w']}x{o['h']} / {m[1]}x{m[2]})"] += 1
             continue
         oa = base64.b64decode(o["alpha"]) if o["alpha"] else bytes(o["w"] * o["h"])
-        ma = bytes.fromhex(m[4]) if m[4] != "-" else bytes(len(oa))
+        ma = bytes.fromhex(m[4]) if m[4] != "-" else bytes(len(oa) * (4 if args.colour else 1))
+        if args.colour:
+            # Straight colours of the pixels both sides draw, masked as colorMatches compares them.
+            orgb = base64.b64decode(o.get("rgb") or "") or bytes(3 * len(oa))
+            mrgb, ma = bytes(b for i, b in enumerate(ma) if i % 4 != 3), ma[3::4]
+            colour = sum(1 for i in range(len(oa)) if oa[i] and ma[i] and any(
+                (orgb[3 * i + k] ^ mrgb[3 * i + k]) & mask for k, mask in enumerate((0xF8, 0xF8, 0xF0))))
+        else:
+            colour = 0
         c = by[kind(open(p, encoding="utf-8", errors="replace").read())]
         c["costumes"] += 1
         c["identical"] += oa == ma
@@ -268,14 +283,16 @@ def main():
             if 0 < x < 255 or 0 < y < 255:
                 c["partial"] += 1
                 c["absdiff"] += abs(x - y)
-        worst.append((n, p))
+        c["colour"] += colour
+        worst.append((n + colour, p))
     print("| costumes | count | byte-identical | pixels non-zero on one side | Chromium only | clowder only "
-          "| per costume | mean alpha difference at partial pixels |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| per costume | mean alpha difference at partial pixels |" + (" colour differs |" if args.colour else ""))
+    print("|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|" if args.colour else ""))
     for k, c in sorted(by.items()):
         d = c["chromium only"] + c["clowder only"]
         print(f"| {k} | {c['costumes']} | {c['identical']} | {d} | {c['chromium only']} | {c['clowder only']} | "
-              f"{d / c['costumes']:.1f} | {c['absdiff'] / max(1, c['partial']):.2f} |")
+              f"{d / c['costumes']:.1f} | {c['absdiff'] / max(1, c['partial']):.2f} |"
+              + (f" {c['colour']} |" if args.colour else ""))
     for k, n in other.items():
         print(f"{n} costumes: {k}")
     for n, p in sorted(worst, reverse=True)[:args.show]:

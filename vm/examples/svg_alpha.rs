@@ -4,21 +4,24 @@
 //! Reads SVG file paths from standard input, one per line, and prints per file
 //! `PATH WIDTH HEIGHT MODELLED ALPHA` (`MODELLED`: 1 when every shape was drawn with the
 //! browser's coverage model; `ALPHA`: two hex digits per pixel, rows top first, `-` for an
-//! empty canvas) or `PATH ERR REASON`.
+//! empty canvas) or `PATH ERR REASON`. With `--rgba`, `ALPHA` holds each pixel's straight
+//! red, green, blue and alpha (what `getImageData` reads).
 //!
-//! `cargo run --release -p clowder-vm --example svg_alpha [-- --scale S] < list.txt`
+//! `cargo run --release -p clowder-vm --example svg_alpha [-- --scale S] [--rgba] < list.txt`
 
 use std::io::{BufRead, Write};
 
 use clowder_vm::geometry::svg::SvgImage;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let scale = match (args.next().as_deref(), args.next().map(|s| s.parse::<f64>())) {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let rgba = args.iter().any(|a| a == "--rgba");
+    args.retain(|a| a != "--rgba");
+    let scale = match (args.first().map(String::as_str), args.get(1).map(|s| s.parse::<f64>())) {
         (None, _) => 1.0,
-        (Some("--scale"), Some(Ok(s))) if s > 0.0 && s <= 16.0 => s,
+        (Some("--scale"), Some(Ok(s))) if s > 0.0 && s <= 16.0 && args.len() == 2 => s,
         _ => {
-            eprintln!("usage: svg_alpha [--scale S] < list-of-svg-paths (0 < S <= 16)");
+            eprintln!("usage: svg_alpha [--scale S] [--rgba] < list-of-svg-paths (0 < S <= 16)");
             std::process::exit(2);
         }
     };
@@ -31,8 +34,12 @@ fn main() {
                 Some(sil) => {
                     let (w, h) = (sil.width(), sil.height());
                     let modelled = u8::from(img.coverage_modelled());
-                    let alpha: String =
-                        sil.into_rgba().chunks(4).filter_map(|px| px.get(3)).map(|a| format!("{a:02x}")).collect();
+                    let data = sil.into_rgba();
+                    let alpha: String = if rgba {
+                        data.iter().map(|v| format!("{v:02x}")).collect()
+                    } else {
+                        data.chunks(4).filter_map(|px| px.get(3)).map(|a| format!("{a:02x}")).collect()
+                    };
                     format!("{path} {w} {h} {modelled} {alpha}")
                 }
                 None => format!("{path} 0 0 0 -"),
