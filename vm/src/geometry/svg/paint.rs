@@ -78,6 +78,9 @@ struct ShapePainter<'a> {
     /// Whether Skia draws an opaque colour here with its opaque-colour blitter (whose
     /// `blitAntiH2` interpolates: `svg_blend::src_over_solid_marked`); not in a layer.
     opaque_blitter: bool,
+    /// The opacity of enclosing groups folded into the paint's alpha instead of a layer
+    /// ([`folds_into_paint`]); 1 elsewhere.
+    fold: f32,
 }
 
 /// What the browser rasterises for one fill or stroke.
@@ -114,7 +117,14 @@ impl<'a> ShapePainter<'a> {
             mip_scale,
             clip: None,
             opaque_blitter: true,
+            fold: 1.0,
         })
+    }
+
+    /// A solid paint's alpha: its opacity times the opacity folded into it, rounded as Skia
+    /// converts a float alpha to 8 bits.
+    fn alpha(&self, opacity: usvg::Opacity) -> u8 {
+        (opacity.get() * self.fold * 255.0 + 0.5).clamp(0.0, 255.0) as u8
     }
 
     /// The coverage just written in `b` of the mask, through the clip: the part of `b` left to
@@ -382,21 +392,43 @@ fn render_layer(
     pixmap: &mut tiny_skia::Pixmap,
     painter: &mut ShapePainter<'_>,
 ) -> Option<()> {
+    if c.opacity() != usvg::Opacity::ONE && !c.isolate() && folds_into_paint(c) {
+        let outer = painter.fold;
+        painter.fold = outer * c.opacity().get();
+        let drawn = render_group(c, ts, pixmap, painter);
+        painter.fold = outer;
+        return drawn;
+    }
     if c.isolate() || c.opacity() != usvg::Opacity::ONE {
         let mut layer = tiny_skia::Pixmap::new(pixmap.width(), pixmap.height())?;
-        // Chromium folds a translucent element of one shape into its paint's alpha, and draws
-        // it with the translucent-colour blitter, which has no `blitAntiH2` interpolation; a
-        // layer of several shapes would keep it (not told apart here).
+        // In a layer Skia draws with the layer's own blitters: no `blitAntiH2` interpolation
+        // was seen there.
         let outer = std::mem::replace(&mut painter.opaque_blitter, false);
         let drawn = render_group(c, ts, &mut layer, painter);
         painter.opaque_blitter = outer;
         drawn?;
-        let paint = tiny_skia::PixmapPaint { opacity: c.opacity().get(), ..Default::default() };
-        pixmap.draw_pixmap(0, 0, layer.as_ref(), &paint, tiny_skia::Transform::identity(), None);
+        let alpha = (c.opacity().get() * 255.0 + 0.5) as u8;
+        svg_blend::layer_over(pixmap.data_mut(), layer.data(), alpha);
         Some(())
     } else {
         render_group(c, ts, pixmap, painter)
     }
+}
+
+/// Whether Chromium draws a translucent group without a layer: its compositor folds a layer
+/// that holds a single draw into that draw's alpha (`SaveLayerAlpha`, one draw, `Restore`). A
+/// group of one path with only a fill or only a stroke in a solid colour is one draw; a path
+/// with both, text or several children keep the layer.
+fn folds_into_paint(c: &usvg::Group) -> bool {
+    let plain = c.mask().is_none() && c.filters().is_empty() && c.blend_mode() == usvg::BlendMode::Normal;
+    let solid = |p: &usvg::Paint| matches!(p, usvg::Paint::Color(_));
+    plain
+        && matches!(c.children(), [usvg::Node::Path(p)] if p.is_visible()
+        && match (p.fill(), p.stroke()) {
+            (Some(f), None) => solid(f.paint()),
+            (None, Some(s)) => solid(s.paint()),
+            _ => false,
+        })
 }
 
 /// One path as resvg draws it (paint order, fill rule, hairline strokes), with modelled coverage.
@@ -435,7 +467,8 @@ fn draw_path(
             None => Outline::Path { path: &device, even_odd, conics },
         };
         if let usvg::Paint::Color(c) = f.paint() {
-            painter.paint_solid(&shape, [c.red, c.green, c.blue], f.opacity().to_u8(), pixmap);
+            let alpha = painter.alpha(f.opacity());
+            painter.paint_solid(&shape, [c.red, c.green, c.blue], alpha, pixmap);
             return Some(());
         }
         let paint = device_paint(f.paint(), f.opacity(), ts)?;
@@ -447,14 +480,8 @@ fn draw_path(
         let stroke = s.to_tiny_skia();
         if is_hairline(&stroke, ts) {
             if let usvg::Paint::Color(c) = s.paint() {
-                return painter.hairline_solid(
-                    p.data(),
-                    &stroke,
-                    ts,
-                    [c.red, c.green, c.blue],
-                    s.opacity().to_u8(),
-                    pixmap,
-                );
+                let alpha = painter.alpha(s.opacity());
+                return painter.hairline_solid(p.data(), &stroke, ts, [c.red, c.green, c.blue], alpha, pixmap);
             }
             // Thin strokes are modulated hairlines in Skia too; tiny-skia ports that path
             // (its stroke_path maps the user-space shader itself, hence the identity). It
@@ -482,7 +509,8 @@ fn draw_path(
         };
         let shape = Outline::Path { path: &outline, even_odd: false, conics: None };
         if let usvg::Paint::Color(c) = s.paint() {
-            painter.paint_solid(&shape, [c.red, c.green, c.blue], s.opacity().to_u8(), pixmap);
+            let alpha = painter.alpha(s.opacity());
+            painter.paint_solid(&shape, [c.red, c.green, c.blue], alpha, pixmap);
             return Some(());
         }
         let paint = device_paint(s.paint(), s.opacity(), ts)?;
