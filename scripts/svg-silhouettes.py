@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """SVG costume silhouettes, pixel by pixel: the real scratch-render in Chromium against clowder.
 
-    scripts/svg-silhouettes.py [--cache DIR] [--show N] [--scale S] [--text-samples] FILE...
+    scripts/svg-silhouettes.py [--cache DIR] [--show N] [--scale S] [--text-samples] [--colour] FILE...
 
 FILEs are .svg costumes or .sb3 projects (every SVG costume of their sprites). Each costume is
 rasterised at scale S (default 1; scratch-render's MIP scales are powers of two, as a sprite at
@@ -11,7 +11,9 @@ collision silhouette) and by clowder (`cargo run -p clowder-vm --example svg_alp
 report counts, per kind of costume (plain paths, gradients, embedded images, text), the pixels
 whose alpha is zero on one side only — what decides touching, bounds and picking at edges —
 and the mean alpha difference over pixels partly covered on either side; --show lists the
-costumes that differ most.
+costumes that differ most. --colour also asks for the silhouettes' colours (what colour sensing
+reads) and counts the pixels drawn on both sides whose straight colour differs in the bits
+scratch-render's colorMatches compares (5, 5 and 4).
 
 Chromium's silhouettes are cached per file content under --cache (default
 $CLOWDER_CACHE/svg-silhouettes). Needs node/npm and Chromium (CHROMIUM, default
