@@ -122,8 +122,8 @@ pub(super) fn options() -> usvg::Options<'static> {
 /// The face a character missing from every font of its family list is drawn in: what
 /// fontconfig sorts first for it on the oracles' machine, DejaVu Sans Mono after a monospaced
 /// face and DejaVu Sans after any other (approximated for serif faces, which fontconfig sends
-/// to DejaVu Serif), in the base face's weight; none when DejaVu lacks the character too (the
-/// browser then draws nothing there either, as here).
+/// to DejaVu Serif), in the base face's weight; none when DejaVu lacks the character too (an
+/// emoji: what Chromium draws for it then is not modelled).
 fn fallback_face(c: char, used: &[usvg::fontdb::ID], db: &mut Arc<usvg::fontdb::Database>) -> Option<usvg::fontdb::ID> {
     let base = db.face(*used.first()?)?;
     let family = if base.monospaced { "DejaVu Sans Mono" } else { "DejaVu Sans" };
