@@ -69,10 +69,7 @@ fn blend(px: &mut [u8], m: u8, rgb: [u8; 3], alpha: u8) {
     }
     if alpha < 255 || px.get(3) == Some(&0) {
         // `SkPreMultiplyColor`: rounded.
-        let pm = |c: u8| {
-            let p = u32::from(c) * u32::from(alpha) + 128;
-            (p + (p >> 8)) >> 8
-        };
+        let pm = |c: u8| u32::from(mul_div_255_round(c, alpha));
         let scale = if m == 255 { 256 } else { u32::from(m) + 1 };
         let sc = [pm(rgb[0]), pm(rgb[1]), pm(rgb[2]), u32::from(alpha)].map(|c| (c * scale) >> 8);
         color32(px, sc);
@@ -90,6 +87,13 @@ fn blend(px: &mut [u8], m: u8, rgb: [u8; 3], alpha: u8) {
     if let Some(a) = px.get_mut(3) {
         *a = (sa + div255_floor(*a as u32 * keep)).min(255) as u8;
     }
+}
+
+/// `SkMulDiv255Round`: `a × b / 255`, rounded.
+#[inline]
+pub fn mul_div_255_round(a: u8, b: u8) -> u8 {
+    let prod = u32::from(a) * u32::from(b) + 128;
+    ((prod + (prod >> 8)) >> 8) as u8
 }
 
 /// `SkBlitRow::Color32`: the premultiplied colour `sc` over `px`, what is below kept with

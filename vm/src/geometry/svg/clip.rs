@@ -14,6 +14,7 @@ use resvg::{tiny_skia, usvg};
 
 use super::conics::device_outline;
 use crate::geometry::aaa;
+use crate::geometry::svg_blend::mul_div_255_round;
 use crate::geometry::svg_raster::{PixelBox, ScanClip, axis_rect};
 
 /// The coverage a clip leaves to what is drawn under it.
@@ -54,12 +55,6 @@ fn single_path(g: &usvg::Group, ts: tiny_skia::Transform) -> Option<(&usvg::Path
 fn nearly_integral(v: f32) -> Option<i64> {
     let shifted = v + 0.125;
     (shifted - shifted.floor() < 0.25).then(|| (v + 0.5).floor() as i64)
-}
-
-/// `SkMulDiv255Round`.
-pub(super) fn mul_div_255_round(a: u8, b: u8) -> u8 {
-    let prod = u32::from(a) * u32::from(b) + 128;
-    ((prod + (prod >> 8)) >> 8) as u8
 }
 
 impl ClipMask {
