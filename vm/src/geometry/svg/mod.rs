@@ -44,6 +44,7 @@ mod conics;
 mod fixup;
 mod fonts;
 mod glyphs;
+mod gradient;
 mod measure;
 mod normalise;
 mod paint;
@@ -203,6 +204,19 @@ pub(crate) mod test_support {
         let Ok(img) = SvgImage::load(svg.as_bytes()) else { panic!("a valid SVG: {svg}") };
         let Some(sil) = img.rasterize(scale) else { panic!("a canvas: {svg}") };
         (sil.into_rgba().chunks(4).filter_map(|p| p.get(3).copied()).collect(), img.coverage_modelled())
+    }
+
+    /// The straight-alpha RGBA of `svg` at scale 1 and its width.
+    pub(crate) fn rgba(svg: &str) -> (Vec<u8>, usize) {
+        let Ok(img) = SvgImage::load(svg.as_bytes()) else { panic!("a valid SVG: {svg}") };
+        let Some(sil) = img.rasterize(1.0) else { panic!("a canvas: {svg}") };
+        let w = sil.width() as usize;
+        (sil.into_rgba(), w)
+    }
+
+    /// The bytes of rows `y0..y1`, columns `x0..x1` of a `width`-pixel RGBA image.
+    pub(crate) fn region(rgba: &[u8], width: usize, [x0, y0, x1, y1]: [usize; 4]) -> Vec<u8> {
+        (y0..y1).flat_map(|y| rgba.get((y * width + x0) * 4..(y * width + x1) * 4).unwrap_or(&[]).to_vec()).collect()
     }
 
     /// FNV-1a of the alpha bytes, to compare with a Chromium silhouette without storing it.

@@ -11,6 +11,7 @@ use super::clip::{self, ClipMask};
 use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
 use super::glyphs::{GlyphPaint, glyph_masks};
+use super::gradient::Gradient;
 use crate::geometry::{aaa, svg_blend, svg_raster};
 
 /// Whether every node under `g` can be drawn through the modelled coverage: plain groups,
@@ -234,6 +235,17 @@ impl<'a> ShapePainter<'a> {
         }
         self.opaque_blitter = opaque;
         Some(())
+    }
+
+    /// Paints a gradient through the coverage of `outline` as Skia's pipeline does (`gradient`).
+    fn paint_gradient(&mut self, outline: &Outline, gradient: &Gradient, pixmap: &mut tiny_skia::Pixmap) {
+        let w = pixmap.width() as usize;
+        if let Some(b) = self.coverage(outline) {
+            if let Some(s) = self.clipped(b, w) {
+                gradient.paint(pixmap.data_mut(), w, s, self.mask.data());
+            }
+            self.clear_mask(b, w);
+        }
     }
 
     /// Paints `paint` through the coverage of `outline`.
@@ -472,6 +484,10 @@ fn draw_path(
             painter.paint_solid(&shape, [c.red, c.green, c.blue], alpha, pixmap);
             return Some(());
         }
+        if let Some(g) = Gradient::new(f.paint(), painter.alpha(f.opacity()), ts) {
+            painter.paint_gradient(&shape, &g, pixmap);
+            return Some(());
+        }
         let paint = device_paint(f.paint(), f.opacity(), ts)?;
         painter.paint(&shape, &paint, pixmap);
         Some(())
@@ -512,6 +528,10 @@ fn draw_path(
         if let usvg::Paint::Color(c) = s.paint() {
             let alpha = painter.alpha(s.opacity());
             painter.paint_solid(&shape, [c.red, c.green, c.blue], alpha, pixmap);
+            return Some(());
+        }
+        if let Some(g) = Gradient::new(s.paint(), painter.alpha(s.opacity()), ts) {
+            painter.paint_gradient(&shape, &g, pixmap);
             return Some(());
         }
         let paint = device_paint(s.paint(), s.opacity(), ts)?;
