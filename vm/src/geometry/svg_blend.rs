@@ -1,22 +1,16 @@
 //! Solid colours painted through a coverage mask with the browser's 8-bit arithmetic.
 //!
-//! Chromium's canvas truncates where tiny-skia's blending rounds up: a #060000 fill at 70 %
-//! coverage is stored as premultiplied red 4 there (6 × 0.7 = 4.2) and 5 in tiny-skia, and a
-//! hairline drawn over it scales it down, truncated again. Colour sensing compares
-//! unpremultiplied colours with a tolerance of 2, so such edge pixels of dark fills decide
-//! answers (Snake's `color #060000 is touching`). Measured on costumes read back from the
-//! real scratch-render (the render oracle): the premultiplied values at partly covered
-//! pixels are `floor(c × a / 255)`, and source-over keeps `floor(d × (255 − a) / 255)` of
-//! what is below.
+//! Chromium's canvas writes a solid colour as Skia's legacy 32-bit blitters do, where
+//! tiny-skia's pipeline rounds differently: a #060000 fill at 70 % coverage is stored as
+//! premultiplied red 4 there (6 × 180 / 256) and 5 in tiny-skia, and a hairline drawn over it
+//! keeps `d × (256 − a) / 256` of it, truncated. Colour sensing compares unpremultiplied
+//! colours with a tolerance of 2, so such edge pixels of dark fills decide answers (Snake's
+//! `color #060000 is touching`). Checked on costumes read back from the real scratch-render
+//! (the render oracle, `scripts/svg-silhouettes.py --colour`): the premultiplied colour is
+//! scaled by `coverage + 1` in 256ths and put over what is below by `SkBlitRow::Color32`.
 
 use super::aaa;
 use super::svg_raster::PixelBox;
-
-/// `floor(x / 255)` for the products of two bytes.
-#[inline]
-fn div255_floor(x: u32) -> u32 {
-    x / 255
-}
 
 /// Paints the straight colour `rgb` with alpha `alpha` source-over onto premultiplied RGBA8
 /// `data` (rows of `width` pixels) inside `b`, each pixel weighted by its byte of `coverage`
@@ -56,37 +50,20 @@ pub fn src_over_solid_marked(
     }
 }
 
-/// One premultiplied pixel `px` under `rgb` at `alpha`, weighted by coverage `m`. A
-/// translucent colour, and any colour over an empty pixel, as Skia's colour blitters write a
-/// run (`SkARGB32_Blitter::blitAntiH`): the premultiplied colour (rounded) scaled by `m + 1`
-/// in 256ths, then `SkBlitRow::Color32` over what is below. An opaque colour
-/// over paint keeps the truncating blend measured on read-back costumes (Skia's other
-/// blitters, `blitV` and the black one, round that case differently; not told apart).
+/// One premultiplied pixel `px` under `rgb` at `alpha`, weighted by coverage `m`, as Skia's
+/// colour blitters write a run (`SkARGB32_Blitter::blitAntiH`, and `blitV` alike): the
+/// premultiplied colour (rounded) scaled by `m + 1` in 256ths, then `SkBlitRow::Color32`
+/// over what is below.
 #[inline]
 fn blend(px: &mut [u8], m: u8, rgb: [u8; 3], alpha: u8) {
     if m == 0 || alpha == 0 {
         return;
     }
-    if alpha < 255 || px.get(3) == Some(&0) {
-        // `SkPreMultiplyColor`: rounded.
-        let pm = |c: u8| u32::from(mul_div_255_round(c, alpha));
-        let scale = if m == 255 { 256 } else { u32::from(m) + 1 };
-        let sc = [pm(rgb[0]), pm(rgb[1]), pm(rgb[2]), u32::from(alpha)].map(|c| (c * scale) >> 8);
-        color32(px, sc);
-        return;
-    }
-    let sa = div255_floor(alpha as u32 * m as u32);
-    if sa == 0 {
-        return;
-    }
-    let keep = 255 - sa;
-    for (c, d) in rgb.iter().zip(px.iter_mut()) {
-        let s = div255_floor(*c as u32 * sa);
-        *d = (s + div255_floor(*d as u32 * keep)).min(255) as u8;
-    }
-    if let Some(a) = px.get_mut(3) {
-        *a = (sa + div255_floor(*a as u32 * keep)).min(255) as u8;
-    }
+    // `SkPreMultiplyColor`: rounded.
+    let pm = |c: u8| u32::from(mul_div_255_round(c, alpha));
+    let scale = if m == 255 { 256 } else { u32::from(m) + 1 };
+    let sc = [pm(rgb[0]), pm(rgb[1]), pm(rgb[2]), u32::from(alpha)].map(|c| (c * scale) >> 8);
+    color32(px, sc);
 }
 
 /// `SkMulDiv255Round`: `a × b / 255`, rounded.
