@@ -19,7 +19,6 @@
 use std::sync::Arc;
 
 use resvg::usvg;
-use skrifa::MetadataProvider;
 
 /// Scratch's costume fonts, under the names Scratch 3 SVGs use (`scratch-render-fonts`
 /// inlines exactly these into every SVG before the browser draws it).
@@ -119,12 +118,15 @@ pub(super) fn options() -> usvg::Options<'static> {
     opt
 }
 
-/// The face a character missing from every font of its family list is drawn in: what
-/// fontconfig sorts first for it on the oracles' machine, DejaVu Sans Mono after a monospaced
-/// face and DejaVu Sans after any other (approximated for serif faces, which fontconfig sends
-/// to DejaVu Serif), in the base face's weight; none when DejaVu lacks the character too (an
-/// emoji: what Chromium draws for it then is not modelled).
-fn fallback_face(c: char, used: &[usvg::fontdb::ID], db: &mut Arc<usvg::fontdb::Database>) -> Option<usvg::fontdb::ID> {
+/// The face characters missing from every font of their family list are drawn in: what
+/// fontconfig sorts first for them on the oracles' machine, DejaVu Sans Mono after a
+/// monospaced face and DejaVu Sans after any other (approximated for serif faces, which
+/// fontconfig sends to DejaVu Serif), in the base face's weight. usvg asks for the span's first
+/// missing character only and stops at the first `None`, so DejaVu is offered even when it
+/// lacks that one: it then supplies the span's other missing characters it has (a `▶` after
+/// Hangul, which no font here has and both draw as the base face's empty box), as Chromium
+/// falls back character by character. What Chromium draws for an emoji is not modelled.
+fn fallback_face(_: char, used: &[usvg::fontdb::ID], db: &mut Arc<usvg::fontdb::Database>) -> Option<usvg::fontdb::ID> {
     let base = db.face(*used.first()?)?;
     let family = if base.monospaced { "DejaVu Sans Mono" } else { "DejaVu Sans" };
     let query = usvg::fontdb::Query {
@@ -133,11 +135,7 @@ fn fallback_face(c: char, used: &[usvg::fontdb::ID], db: &mut Arc<usvg::fontdb::
         ..Default::default()
     };
     let id = db.query(&query)?;
-    let has_char = db.with_face_data(id, |data, index| {
-        let font = skrifa::FontRef::from_index(data, index).ok()?;
-        font.charmap().map(c)
-    });
-    (!used.contains(&id) && matches!(has_char, Some(Some(_)))).then_some(id)
+    (!used.contains(&id)).then_some(id)
 }
 
 #[cfg(test)]
@@ -146,7 +144,8 @@ mod tests {
 
     /// Chromium's silhouettes (render oracle, Chromium 148) of seeded text costumes, FNV-1a of
     /// the alpha bytes and the non-zero pixels: `monospace` is DejaVu Sans Mono, and symbols
-    /// the family lacks come from DejaVu (Sans, or Sans Mono after a monospaced face).
+    /// the family lacks come from DejaVu (Sans, or Sans Mono after a monospaced face), also
+    /// after a character no font has.
     #[test]
     fn fallback_fonts_as_chromium_picks_them() {
         let text = |w: u32, attrs: &str, s: &str| {
@@ -159,6 +158,12 @@ mod tests {
             (text(60, "font-family=\"monospace\"", "Mono 12"), 0xcc94_6dfe_5597_5937, 212),
             (text(60, "font-family=\"monospace\" font-weight=\"bold\"", "Bold \u{2764}"), 0x12a5_4ea8_91a7_4087, 218),
             (text(40, "font-family=\"Arial\"", "\u{2764}\u{26a1}"), 0xb9bf_dc8c_8495_a503, 83),
+            // Hangul, which no font has (empty boxes), before a `▶` DejaVu Sans has.
+            (
+                text(80, "font-family=\"Arial\"", "\u{cd08}\u{b85d}(\u{25b6}) \u{c2dc}\u{c791}"),
+                0xcfbf_a618_ec81_d068,
+                223,
+            ),
         ];
         for (svg, hash, nonzero) in cases {
             let (a, _) = alpha(&svg, 1.0);
