@@ -54,7 +54,7 @@ const NEARLY_ZERO: f32 = 1.0 / 4096.0;
 impl Gradient {
     /// The gradient of `paint` drawn under `ts` with the paint's `alpha`; `None` for a solid
     /// colour, a pattern, a focal radial gradient or a degenerate one (left to tiny-skia).
-    pub(super) fn new(paint: &usvg::Paint, alpha: u8, ts: tiny_skia::Transform) -> Option<Gradient> {
+    pub(super) fn new(paint: &usvg::Paint, alpha: f32, ts: tiny_skia::Transform) -> Option<Gradient> {
         let (base, unit, radial) = match paint {
             usvg::Paint::LinearGradient(g) => {
                 let (x0, y0) = (g.x1(), g.y1());
@@ -115,7 +115,7 @@ impl Gradient {
             factor: Vec::new(),
             bias: Vec::new(),
             opaque,
-            alpha: f32::from(alpha) / 255.0,
+            alpha,
         };
         g.intervals(stops);
         Some(g)
@@ -340,7 +340,14 @@ mod tests {
   </radialGradient></defs>
   <rect x="3" y="3" width="54" height="44" fill="#8a5a2b"/>
   <circle cx="28" cy="26" r="19.5" fill="url(#r)"/></svg>"##;
-        let cases: [(&str, [usize; 4], u64, &str); 5] = [
+        let fold = r##"<svg xmlns="http://www.w3.org/2000/svg" width="48" height="40" viewBox="0 0 48 40">
+  <defs>
+    <radialGradient id="f" cx="0.5" cy="0.5" r="0.7"><stop offset="0" stop-color="#1b5e20"/><stop offset="1" stop-color="#0b2f10"/></radialGradient>
+    <linearGradient id="h" x1="0" y1="0" x2="0" y2="1"><stop offset="0" stop-color="#0d1b0f"/><stop offset="1" stop-color="#c8e65e"/></linearGradient>
+  </defs>
+  <rect width="48" height="40" fill="url(#f)"/>
+  <rect x="0" y="0" width="48" height="24" fill="url(#h)" opacity="0.92"/></svg>"##;
+        let cases: [(&str, [usize; 4], u64, &str); 6] = [
             // Three stops, not evenly spaced: the general interval search, dithered rows.
             (linear, [0, 0, 64, 11], 0xe5e6_b29c_32d0_b8e5, "linear"),
             (spread, [1, 1, 20, 10], 0x2d96_6009_0ac1_ace6, "reflect"),
@@ -350,6 +357,8 @@ mod tests {
             (spread, [45, 20, 60, 28], 0xd8a6_ea03_9875_aff0, "repeat at 70 %"),
             // Translucent stops: premultiplied after interpolating, source-over.
             (radial, [18, 16, 36, 36], 0x1e32_02d4_3aca_6a99, "radial"),
+            // A gradient under `opacity` is one draw: its layer folds into the paint's alpha.
+            (fold, [0, 0, 48, 40], 0xb2cc_b48d_ef27_ead3, "folded opacity"),
         ];
         for (svg, r, chromium, what) in cases {
             let (px, w) = rgba(svg);

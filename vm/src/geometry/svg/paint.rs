@@ -122,10 +122,16 @@ impl<'a> ShapePainter<'a> {
         })
     }
 
-    /// A solid paint's alpha: its opacity times the opacity folded into it, rounded as Skia
-    /// converts a float alpha to 8 bits.
+    /// A paint's alpha: its opacity in 8 bits (as Blink sets a paint's colour) times the
+    /// opacity folded into it (the compositor multiplies the layer's alpha in floats).
+    fn alpha_f(&self, opacity: usvg::Opacity) -> f32 {
+        f32::from(opacity.to_u8()) / 255.0 * self.fold
+    }
+
+    /// A solid paint's alpha ([`Self::alpha_f`]), rounded as Skia converts a float alpha to
+    /// 8 bits.
     fn alpha(&self, opacity: usvg::Opacity) -> u8 {
-        (opacity.get() * self.fold * 255.0 + 0.5).clamp(0.0, 255.0) as u8
+        (self.alpha_f(opacity) * 255.0 + 0.5).clamp(0.0, 255.0) as u8
     }
 
     /// The coverage just written in `b` of the mask, through the clip: the part of `b` left to
@@ -429,12 +435,13 @@ fn render_layer(
 }
 
 /// Whether Chromium draws a translucent group without a layer: its compositor folds a layer
-/// that holds a single draw into that draw's alpha (`SaveLayerAlpha`, one draw, `Restore`). A
-/// group of one path with only a fill or only a stroke in a solid colour is one draw; a path
-/// with both, text or several children keep the layer.
+/// that holds a single draw into that draw's alpha (`SaveLayerAlpha`, one draw, `Restore`),
+/// multiplied in floats. A group of one path with only a fill or only a stroke in a colour or
+/// a gradient is one draw; a path with both, a pattern, text or several children keep the
+/// layer.
 fn folds_into_paint(c: &usvg::Group) -> bool {
     let plain = c.mask().is_none() && c.filters().is_empty() && c.blend_mode() == usvg::BlendMode::Normal;
-    let solid = |p: &usvg::Paint| matches!(p, usvg::Paint::Color(_));
+    let solid = |p: &usvg::Paint| !matches!(p, usvg::Paint::Pattern(_));
     plain
         && matches!(c.children(), [usvg::Node::Path(p)] if p.is_visible()
         && match (p.fill(), p.stroke()) {
@@ -484,11 +491,11 @@ fn draw_path(
             painter.paint_solid(&shape, [c.red, c.green, c.blue], alpha, pixmap);
             return Some(());
         }
-        if let Some(g) = Gradient::new(f.paint(), painter.alpha(f.opacity()), ts) {
+        if let Some(g) = Gradient::new(f.paint(), painter.alpha_f(f.opacity()), ts) {
             painter.paint_gradient(&shape, &g, pixmap);
             return Some(());
         }
-        let paint = device_paint(f.paint(), f.opacity(), ts)?;
+        let paint = device_paint(f.paint(), usvg::Opacity::new_clamped(f.opacity().get() * painter.fold), ts)?;
         painter.paint(&shape, &paint, pixmap);
         Some(())
     };
@@ -506,7 +513,11 @@ fn draw_path(
             if painter.clip.is_some() {
                 return None;
             }
-            let paint = device_paint(s.paint(), s.opacity(), tiny_skia::Transform::identity())?;
+            let paint = device_paint(
+                s.paint(),
+                usvg::Opacity::new_clamped(s.opacity().get() * painter.fold),
+                tiny_skia::Transform::identity(),
+            )?;
             pixmap.stroke_path(p.data(), &paint, &stroke, ts, None);
             return Some(());
         }
@@ -530,11 +541,11 @@ fn draw_path(
             painter.paint_solid(&shape, [c.red, c.green, c.blue], alpha, pixmap);
             return Some(());
         }
-        if let Some(g) = Gradient::new(s.paint(), painter.alpha(s.opacity()), ts) {
+        if let Some(g) = Gradient::new(s.paint(), painter.alpha_f(s.opacity()), ts) {
             painter.paint_gradient(&shape, &g, pixmap);
             return Some(());
         }
-        let paint = device_paint(s.paint(), s.opacity(), ts)?;
+        let paint = device_paint(s.paint(), usvg::Opacity::new_clamped(s.opacity().get() * painter.fold), ts)?;
         painter.paint(&shape, &paint, pixmap);
         Some(())
     };
