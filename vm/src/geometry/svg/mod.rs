@@ -24,8 +24,8 @@
 //! The work is split by concern: `fixup` repairs the source text, `normalise`
 //! rebuilds the document with its width, height and view box (measuring a missing
 //! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
-//! `paint` draws the shapes with the browser's edge coverage, `bitmap` embedded images as
-//! Skia samples them, `clip` makes their clips,
+//! `paint` draws the shapes with the browser's edge coverage, `gradient` their gradients as
+//! Skia's dithered pipeline does, `bitmap` embedded images as Skia samples them, `clip` makes their clips,
 //! `pushdown` models scratch-svg-renderer's transform push-down, `glyphs` makes glyph masks, and `conics` gives circles,
 //! ellipses and rounded rectangles the browser's outline. This module is
 //! the public face: [`SvgImage`] and the items callers use.

@@ -1,6 +1,7 @@
 //! Drawing a parsed SVG with the browser's edge coverage: groups and paths are painted
 //! through `svg_raster`'s coverage (Skia's scan converters), solid colours blended with
-//! `svg_blend`'s arithmetic and gradients by tiny-skia, text as Chromium's glyph masks
+//! `svg_blend`'s arithmetic, gradients as Skia's pipeline paints them (`gradient`; focal
+//! radial ones and hairlines by tiny-skia), text as Chromium's glyph masks
 //! (`glyphs`), embedded PNG images as Skia samples them (`bitmap`); anything else is left to
 //! resvg.
 
