@@ -451,16 +451,20 @@ pub mod runtime {
 /// to 338 153 (274 costumes better, 7 worse, all over gradients); alpha zero on one side only
 /// from 1 948 to 1 884 at scale 1 and from 9 141 to 8 986 at scale 2 (none worse).
 ///
-/// `sem47`: gradients, colours over paint and fallback glyphs as Chromium draws them
-/// (`geometry::svg`'s `gradient`, `geometry::svg_blend`, `fonts`). Gradients are Skia's
+/// `sem47`: gradients, colours over paint, fallback glyphs and the layout container as
+/// Chromium draws them (`geometry::svg`'s `gradient`, `container`, `text_layout`, `fonts`,
+/// and `geometry::svg_blend`). Gradients are Skia's
 /// dithered float pipeline (`t` per pixel centre, `factor × t + bias` per interval, an 8 × 8
 /// ordered dither of less than half a step) instead of tiny-skia's undithered fill;
 /// `SkBlitRow::Color32` keeps `256 − a` of what is below, truncated, and an opaque colour
 /// over paint is written through it too; a translucent group of one gradient draw folds into
 /// the paint's alpha; and DejaVu supplies a span's missing characters even after one that no
-/// font has. On the 626 costumes with cached Chromium colours the pixels differing in the
-/// bits colour sensing compares fell from 338 153 to 72 727 (none of the four steps made more
-/// than 2 costumes worse, by at most 12 pixels); alpha zero on one side only is unchanged
-/// (1 884 at scale 1, 8 986 at scale 2) and byte-identical alpha rose from 259 to 378
-/// costumes.
+/// font has. And a costume off the 1/64 px layout grid is drawn where Blink's `LayoutUnit`
+/// container and `drawImage`'s stretch put it (`container`), its text laid out in Blink's
+/// scaled font (size floored to 1/100 px, advances in 16.16; `text_layout`). On the 626
+/// costumes with cached Chromium colours the pixels differing in the bits colour sensing
+/// compares fell from 338 153 to 56 587 (no step made more than 2 costumes worse, by at most
+/// 12 pixels); alpha zero on one side only from 1 884 to 659 at scale 1 (14 better, 2 worse
+/// by one pixel) and from 8 986 to 3 461 at scale 2; byte-identical alpha rose from 259 to
+/// 405 costumes.
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem47");

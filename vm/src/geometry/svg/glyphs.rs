@@ -4,9 +4,10 @@
 //! - The outline is skrifa's at the device size, light-hinted (Skia's `kSlight`, Blink's
 //!   default on Linux): the automatic hinter for TrueType outlines, the font's own hints for
 //!   CFF ones, as `make_hinting_instance` chooses. skrifa is the crate Chromium runs.
-//! - Its origin: x rounded down to a quarter pixel after adding an eighth (subpixel
-//!   positioning, on for horizontal text), y to the nearest whole pixel; the quarter is added
-//!   to the outline, the whole pixels place the mask.
+//! - Its origin: where Blink's layout puts it (`text_layout`), x rounded down to a quarter
+//!   pixel after adding an eighth (subpixel positioning, on for horizontal text), y to the
+//!   nearest whole pixel; the quarter is added to the outline, the whole pixels place the
+//!   mask.
 //! - Its mask: the outline filled by Skia's scan converter (our port, [`aaa`]) into a mask of
 //!   the outline's bounds rounded out, then Skia's A8 gamma pre-blend
 //!   (`SkTMaskGamma_build_correcting_lut`) with Chromium's text contrast 0.2 and gamma 1.2 as
@@ -36,6 +37,7 @@ use skrifa::outline::{
 use skrifa::raw::TableProvider;
 use skrifa::{GlyphId, MetadataProvider};
 
+use super::text_layout::Placement;
 use crate::geometry::aaa;
 
 /// Chromium's text contrast (`SK_GAMMA_CONTRAST` 0.2) as `SkScalerContextRec` keeps it: in 1/255.
@@ -67,6 +69,7 @@ pub(super) enum GlyphPaint<'a> {
 /// with colour `rgb`; `None` when Skia would not draw them as hinted masks (see the module).
 pub(super) fn glyph_masks(
     span: &usvg::layout::Span,
+    placement: Option<&Placement>,
     ts: tiny_skia::Transform,
     fontdb: &usvg::fontdb::Database,
     rgb: [u8; 3],
@@ -74,23 +77,38 @@ pub(super) fn glyph_masks(
 ) -> Option<Vec<GlyphMask>> {
     let lut = &pre_blend_tables()[luminance_index(rgb)];
     let mut masks = Vec::new();
-    for g in &span.positioned_glyphs {
+    for (j, g) in span.positioned_glyphs.iter().enumerate() {
         // Font units to the device: must be an even scale with no rotation or skew.
         let d = ts.pre_concat(g.transform());
-        if d.kx != 0.0 || d.ky != 0.0 || d.sx.is_nan() || d.sx <= 0.0 || d.sx != d.sy {
+        // Skia hints at the vertical scale and applies the rest after (`PreMatrixScale::
+        // kVertical`); a horizontal scale a hair off it (the layout container's stretch,
+        // `container`) is left out.
+        let uneven = (d.sx / d.sy - 1.0).abs();
+        if d.kx != 0.0 || d.ky != 0.0 || d.sx.is_nan() || d.sx <= 0.0 || uneven.is_nan() || uneven > 1e-3 {
             return None;
         }
         // Device pixels per em: the font size times the text's scale, as Skia's text size
         // times the canvas matrix.
-        let ppem = g.font_size() * (d.sy * f32::from(upem(fontdb, g.font)?) / g.font_size());
+        let mut ppem = g.font_size() * (d.sy * f32::from(upem(fontdb, g.font)?) / g.font_size());
+        // Where Blink's layout puts the glyph, and the size it draws it at (`text_layout`).
+        let mut origin_x = d.tx;
+        if let Some(p) = placement {
+            ppem *= p.size_ratio;
+            origin_x = p.xs.get(j).copied().unwrap_or(d.tx);
+        }
         if ppem.is_nan() || ppem <= 0.0 || ppem > MAX_MASK_PPEM {
             return None;
         }
         // Skia's glyph position rounding: a quarter pixel in x, whole pixels in y.
-        let x = d.tx + 0.125;
+        let x = origin_x + 0.125;
         let ix = x.floor();
         let sub = ((x - ix) * 4.0).floor() / 4.0;
-        let iy = (d.ty + 0.5).floor();
+        // Whole pixels in y; under a scaled layout (`text_layout`) a baseline exactly on a
+        // half pixel goes to the pixel above, and the container's vertical map is left out.
+        let iy = match placement {
+            Some(p) => ((d.ty - p.y_offset) / p.y_scale - 0.5).ceil(),
+            None => (d.ty + 0.5).floor(),
+        };
         if !ix.is_finite() || !iy.is_finite() || ix.abs() > 1e6 || iy.abs() > 1e6 {
             return None;
         }

@@ -82,7 +82,7 @@ impl Gradient {
             usvg::Paint::RadialGradient(g) => {
                 let focal_at_centre = g.fx() == g.cx() && g.fy() == g.cy() && g.fr().get() == 0.0;
                 let r = g.r().get();
-                if !focal_at_centre || !(r > NEARLY_ZERO && r.is_finite()) {
+                if !(focal_at_centre && r > NEARLY_ZERO && r.is_finite()) {
                     return None;
                 }
                 let inv = 1.0 / r;
@@ -222,7 +222,7 @@ impl Gradient {
         };
         // `xy_to_radius` squares in two statements: no fused multiply-add.
         let mut t = if self.radial { (u * u + v * v).sqrt() } else { u };
-        let clamp01 = |v: f32| v.max(0.0).min(1.0);
+        let clamp01 = |v: f32| v.clamp(0.0, 1.0);
         t = match self.tile {
             // Only evenly spaced stops are clamped: the search handles `t` outside [0, 1].
             Tile::Clamp if self.ts.is_empty() => clamp01(t),
@@ -280,7 +280,7 @@ impl Gradient {
                     std::array::from_fn(|k| d[k].mul_add(1.0 - s[3], s[k]))
                 };
                 for (p, v) in px.iter_mut().zip(out) {
-                    *p = (v.max(0.0).min(1.0) * 255.0).round_ties_even() as u8;
+                    *p = (v.clamp(0.0, 1.0) * 255.0).round_ties_even() as u8;
                 }
             }
         }

@@ -25,7 +25,8 @@
 //! rebuilds the document with its width, height and view box (measuring a missing
 //! view box in `measure`), `fonts` holds the usvg options with the embedded fonts,
 //! `paint` draws the shapes with the browser's edge coverage, `gradient` their gradients as
-//! Skia's dithered pipeline does, `bitmap` embedded images as Skia samples them, `clip` makes their clips,
+//! Skia's dithered pipeline does, `container` places the drawing as Blink's layout
+//! container does, `text_layout` places glyphs as Blink's scaled text layout does, `bitmap` embedded images as Skia samples them, `clip` makes their clips,
 //! `pushdown` models scratch-svg-renderer's transform push-down, `glyphs` makes glyph masks, and `conics` gives circles,
 //! ellipses and rounded rectangles the browser's outline. This module is
 //! the public face: [`SvgImage`] and the items callers use.
@@ -41,6 +42,7 @@ mod bitmap;
 mod clip;
 mod conic_stroke;
 mod conics;
+mod container;
 mod fixup;
 mod fonts;
 mod glyphs;
@@ -49,6 +51,7 @@ mod measure;
 mod normalise;
 mod paint;
 mod pushdown;
+mod text_layout;
 
 pub use fixup::fixup_svg_string;
 use fonts::options;
@@ -76,6 +79,11 @@ pub struct SvgImage {
     pub view_origin: [f64; 2],
     /// Whether the document contains text.
     pub has_text: bool,
+    /// What Chromium's layout container and `drawImage` do to the drawing beyond usvg's view
+    /// box mapping (`container`); `None` when nothing.
+    container: Option<tiny_skia::Transform>,
+    /// The container's vertical stretch ([`container::vertical_stretch`]; 1 without one).
+    stretch: f32,
     /// Ids of the `<circle>`, `<ellipse>` and `<rect>` elements (sorted), whose ellipses and
     /// rounded corners are drawn with the browser's conics.
     conic_ids: Vec<String>,
@@ -102,8 +110,22 @@ impl SvgImage {
         } else {
             None
         };
+        let view =
+            [normalised.view_origin[0], normalised.view_origin[1], normalised.view_size[0], normalised.view_size[1]];
+        let container = tree.as_ref().and_then(|t| {
+            let size = [f64::from(t.size().width()), f64::from(t.size().height())];
+            container::correction(view, size, normalised.aspect)
+        });
+        let stretch = match (&tree, container) {
+            (Some(t), Some(_)) => {
+                container::vertical_stretch([f64::from(t.size().width()), f64::from(t.size().height())]) as f32
+            }
+            _ => 1.0,
+        };
         Ok(SvgImage {
             tree,
+            container,
+            stretch,
             view_size: normalised.view_size,
             view_origin: normalised.view_origin,
             has_text: normalised.has_text,
@@ -130,17 +152,28 @@ impl SvgImage {
         self.tree.as_ref().is_some_and(|t| modelled_only(t.root()))
     }
 
+    /// What the canvas at `scale` and the layout container do to Blink's text layout.
+    fn frame(&self, scale: f32) -> text_layout::Frame {
+        match self.container {
+            Some(c) => text_layout::Frame { layout_scale: scale * self.stretch, y_scale: c.sy, y_offset: scale * c.ty },
+            None => text_layout::Frame::plain(scale),
+        }
+    }
+
     fn draw(&self, scale: f64, modelled: bool) -> Option<Silhouette> {
         let tree = self.tree.as_ref()?;
         let w = canvas_side(self.view_size[0] * scale)?;
         let h = canvas_side(self.view_size[1] * scale)?;
         let mut pixmap = tiny_skia::Pixmap::new(w, h)?;
-        let ts = tiny_skia::Transform::from_scale(scale as f32, scale as f32);
+        let mut ts = tiny_skia::Transform::from_scale(scale as f32, scale as f32);
+        if let Some(c) = self.container {
+            ts = ts.pre_concat(c);
+        }
         // Shapes get the browser's edge coverage (svg_raster); what that does not cover
         // is drawn by resvg as a whole.
         if !(modelled
             && modelled_only(tree.root())
-            && render_modelled(tree.root(), ts, &self.conic_ids, tree.fontdb(), &mut pixmap))
+            && render_modelled(tree.root(), ts, self.frame(scale as f32), &self.conic_ids, tree.fontdb(), &mut pixmap))
         {
             pixmap.fill(tiny_skia::Color::TRANSPARENT);
             resvg::render(tree, ts, &mut pixmap.as_mut());

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::container::Aspect;
 use super::fonts::is_scratch_font;
 use super::measure::measure;
 use super::pushdown::{Matrix, Pushed, StrokeWidth, invert, step};
@@ -18,6 +19,8 @@ pub(super) struct Normalised {
     pub(super) view_size: [f64; 2],
     /// `viewBox` x and y (single precision).
     pub(super) view_origin: [f64; 2],
+    /// The root's `preserveAspectRatio`.
+    pub(super) aspect: Aspect,
     /// Whether the document contains text.
     pub(super) has_text: bool,
     /// The ids of the document's `<circle>`, `<ellipse>` and `<rect>` elements (sorted;
@@ -119,6 +122,7 @@ pub(super) fn normalise(text: &str) -> Result<Normalised, String> {
         text: out,
         view_size: [if w.is_finite() && w > 0.0 { w } else { 0.0 }, if h.is_finite() && h > 0.0 { h } else { 0.0 }],
         view_origin: [vb[0], vb[1]],
+        aspect: Aspect::parse(attr("preserveAspectRatio")),
         has_text,
         conic_ids,
     })

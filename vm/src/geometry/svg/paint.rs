@@ -13,6 +13,7 @@ use super::conic_stroke::device_stroke;
 use super::conics::device_outline;
 use super::glyphs::{GlyphPaint, glyph_masks};
 use super::gradient::Gradient;
+use super::text_layout;
 use crate::geometry::{aaa, svg_blend, svg_raster};
 
 /// Whether every node under `g` can be drawn through the modelled coverage: plain groups,
@@ -49,6 +50,7 @@ fn group_modelled(c: &usvg::Group) -> bool {
 pub(super) fn render_modelled(
     g: &usvg::Group,
     base: tiny_skia::Transform,
+    frame: text_layout::Frame,
     conics: &[String],
     fontdb: &usvg::fontdb::Database,
     pixmap: &mut tiny_skia::Pixmap,
@@ -57,6 +59,7 @@ pub(super) fn render_modelled(
     let Some(mut painter) = ShapePainter::new(pixmap.width(), pixmap.height(), conics, fontdb, base.sy) else {
         return false;
     };
+    painter.frame = frame;
     render_group(g, base, pixmap, &mut painter).is_some()
 }
 
@@ -75,6 +78,8 @@ struct ShapePainter<'a> {
     fontdb: &'a usvg::fontdb::Database,
     /// The canvas's scale (the MIP scale): glyph strokes are made before it.
     mip_scale: f32,
+    /// What the canvas does to Blink's text layout (`text_layout`).
+    frame: text_layout::Frame,
     /// The clip of the groups being drawn, if any.
     clip: Option<ClipMask>,
     /// Whether Skia draws an opaque colour here with its opaque-colour blitter (whose
@@ -117,6 +122,7 @@ impl<'a> ShapePainter<'a> {
             conics,
             fontdb,
             mip_scale,
+            frame: text_layout::Frame::plain(mip_scale),
             clip: None,
             opaque_blitter: true,
             fold: 1.0,
@@ -309,8 +315,10 @@ fn draw_glyph_masks(
     if t.rendering_mode() == usvg::TextRendering::OptimizeSpeed {
         return None;
     }
+    let placed = text_layout::placements(t, ts, painter.frame, painter.fontdb);
     let mut spans = Vec::new();
-    for span in t.layouted() {
+    for (span, placement) in t.layouted().iter().zip(&placed) {
+        let placement = placement.as_ref();
         if span.underline.is_some() || span.overline.is_some() || span.line_through.is_some() {
             return None;
         }
@@ -321,7 +329,11 @@ fn draw_glyph_masks(
             let Some(fill) = span.fill.as_ref() else { return Some(()) };
             let usvg::Paint::Color(c) = fill.paint() else { return None };
             let rgb = [c.red, c.green, c.blue];
-            spans.push((glyph_masks(span, ts, painter.fontdb, rgb, GlyphPaint::Fill)?, rgb, fill.opacity().to_u8()));
+            spans.push((
+                glyph_masks(span, placement, ts, painter.fontdb, rgb, GlyphPaint::Fill)?,
+                rgb,
+                fill.opacity().to_u8(),
+            ));
             Some(())
         };
         let stroke = |spans: &mut Vec<_>| {
@@ -333,7 +345,7 @@ fn draw_glyph_masks(
             }
             let rgb = [c.red, c.green, c.blue];
             let paint = GlyphPaint::Stroke { stroke: &st, mip_scale: painter.mip_scale };
-            spans.push((glyph_masks(span, ts, painter.fontdb, rgb, paint)?, rgb, s.opacity().to_u8()));
+            spans.push((glyph_masks(span, placement, ts, painter.fontdb, rgb, paint)?, rgb, s.opacity().to_u8()));
             Some(())
         };
         if span.paint_order == usvg::PaintOrder::FillAndStroke {
