@@ -113,7 +113,8 @@ fn place_chunk(
     fontdb: &usvg::fontdb::Database,
 ) -> Option<Vec<Placement>> {
     let layout_scale = frame.layout_scale;
-    // Each glyph's device x, the span's size ratio, and the last glyph's advance.
+    // Per glyph: device x, its span's size ratio, its own advance on the device and Blink's;
+    // and the last glyph's advance.
     let mut xs = Vec::new();
     let mut ratios = Vec::new();
     let mut last_advance = 0.0f32;
@@ -148,8 +149,9 @@ fn place_chunk(
     if ratios.iter().all(|&r| r == 1.0) {
         return None;
     }
-    // Gaps between glyph origins (the last glyph's own advance closes the line), each scaled
-    // by its span's ratio.
+    // Gaps between glyph origins (the last glyph's own advance closes the line), usvg's and
+    // Blink's: the glyph's advance as Blink holds it plus the rest of the gap (kerning,
+    // spacing) scaled by the span's ratio.
     let gaps: Vec<(f32, f32)> = (0..xs.len())
         .map(|i| {
             let gap = xs.get(i + 1).map_or(last_advance, |n| n.0 - xs[i].0);
