@@ -144,7 +144,7 @@ pub(super) fn glyph_masks(
 }
 
 /// The font's units per em.
-fn upem(fontdb: &usvg::fontdb::Database, font: usvg::fontdb::ID) -> Option<u16> {
+pub(super) fn upem(fontdb: &usvg::fontdb::Database, font: usvg::fontdb::ID) -> Option<u16> {
     fontdb.with_face_data(font, |data, index| {
         let f = skrifa::FontRef::from_index(data, index).ok()?;
         Some(f.head().ok()?.units_per_em())

@@ -20,7 +20,8 @@
 use resvg::usvg;
 use skrifa::MetadataProvider;
 use skrifa::instance::{LocationRef, Size};
-use skrifa::raw::TableProvider;
+
+use super::glyphs::upem;
 
 /// A layouted span's glyphs placed as Blink places them: each glyph's device x, the ratio of
 /// the size Blink draws them at to usvg's, and the container's vertical map to undo for the
@@ -125,18 +126,18 @@ fn place_chunk(
             if d.kx != 0.0 || d.ky != 0.0 || d.sy.is_nan() || d.sy <= 0.0 || !d.tx.is_finite() {
                 return None;
             }
-            let (upem, advance) = metrics(fontdb, g.font, g.id)?;
+            let (upem, advance) = (upem(fontdb, g.font)?, advance(fontdb, g.font, g.id)?);
             let size = g.font_size();
             // The text's scale in Blink's layout: device pixels per user unit over the canvas's.
             let scale = d.sy * f32::from(upem) / size / layout_scale;
-            ratio = effective_size(size, scale) / (size * scale);
+            let f = effective_size(size, scale);
+            ratio = f / (size * scale);
             if !ratio.is_finite() || ratio <= 0.0 {
                 return None;
             }
             // The glyph's own advance on the device, and as Blink's layout gives it (at the
             // floored size, in layout pixels, then back through the text's scale).
             let own = f32::from(advance) * d.sx;
-            let f = effective_size(size, scale);
             let layout_adv = f32::from(advance) * f / f32::from(upem);
             // HarfBuzz holds it in 16.16, truncated (`SkiaScalarToHarfBuzzPosition`).
             let held = (layout_adv * 65536.0).floor() / 65536.0;
@@ -190,13 +191,12 @@ fn place_chunk(
     )
 }
 
-/// The font's units per em and the glyph's advance in font units.
-fn metrics(fontdb: &usvg::fontdb::Database, font: usvg::fontdb::ID, glyph: usvg::GlyphId) -> Option<(u16, u16)> {
+/// The glyph's advance in font units.
+fn advance(fontdb: &usvg::fontdb::Database, font: usvg::fontdb::ID, glyph: usvg::GlyphId) -> Option<u16> {
     fontdb.with_face_data(font, |data, index| {
         let f = skrifa::FontRef::from_index(data, index).ok()?;
-        let upem = f.head().ok()?.units_per_em();
         let advance =
             f.glyph_metrics(Size::unscaled(), LocationRef::default()).advance_width(skrifa::GlyphId::new(glyph.0))?;
-        Some((upem, advance.max(0.0).min(f32::from(u16::MAX)) as u16))
+        Some(advance.max(0.0).min(f32::from(u16::MAX)) as u16)
     })?
 }
