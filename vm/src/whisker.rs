@@ -19,6 +19,10 @@
 //! * More clones: Whisker loads the project three times into one VM before a test runs, and
 //!   each load disposes every target of the one before, each disposal lowering the clone
 //!   counter that scratch-vm never resets; so [`clone_allowance`] clones more may be alive.
+//! * Drags move glides: the test driver's `dragSprite` is `setXY(x, y, true, true)`, whose
+//!   fourth argument also sets the start of the sprite's last glide (`glidingStackFrame`) to
+//!   the requested position; a glide still running goes on from there
+//!   (`blocks::motion`'s `drag_glide`).
 
 use crate::engine::TargetId;
 use crate::project::Project;

@@ -103,6 +103,50 @@ fn default_profile_keeps_the_oracle_semantics() {
     assert_eq!(var(&vm, "tm"), Vm::now(111) / 1000.0, "the timer is the virtual clock");
 }
 
+#[test]
+fn whisker_drags_move_a_running_glides_start() {
+    // Whisker's fork: the test driver's `dragSprite` calls `setXY(x, y, true, true)`, which
+    // also sets the start of the sprite's last glide to (x, y), unfenced; the glide goes on
+    // from there. Script E glides from (0, 0) to (90, 30) over 30 steps (3, 1 per step). Read
+    // in Whisker (dumps rounded to 1/1000): a drag to (−60, 0) before step 15, another to
+    // (−300.5, 7.25), beyond the edge, before step 22.
+    let drags = [(14, (-60.0, 0.0)), (21, (-300.5, 7.25))];
+    let seen = [
+        (14, (39.0, 13.0)),
+        (15, (10.0, 14.0)),
+        (16, (15.0, 15.0)),
+        (21, (40.0, 20.0)),
+        (22, (-27.15, 23.175)),
+        (23, (-14.133, 23.933)),
+        (24, (-1.117, 24.692)),
+        (31, (90.0, 30.0)),
+    ];
+    let run = |profile: Profile| {
+        let mut vm = vm(profile);
+        let sprite = vm.find_target("S", 0).expect("the sprite");
+        let mut at = Vec::new();
+        for (steps, _) in seen {
+            while vm.steps() < steps {
+                if let Some(&(_, (x, y))) = drags.iter().find(|(s, _)| *s == vm.steps()) {
+                    vm.drag(sprite, x, y);
+                }
+                vm.step();
+            }
+            let t = vm.target(sprite).expect("the sprite is alive");
+            at.push((t.x, t.y));
+        }
+        at
+    };
+    for ((steps, want), got) in seen.iter().zip(run(Profile::Whisker)) {
+        let close = (got.0 - want.0).abs() < 5e-4 && (got.1 - want.1).abs() < 5e-4;
+        assert!(close, "after {steps} steps: {got:?}, Whisker {want:?}");
+    }
+    // scratch-vm's drag leaves the glide alone: its next frame puts the sprite back on the
+    // line from (0, 0).
+    let (x, y) = run(Profile::Default)[2];
+    assert!((x - 45.0).abs() < 1e-9 && (y - 15.0).abs() < 1e-9, "default profile, after 16 steps: {x}, {y}");
+}
+
 /// `data/whisker_layers.json`: sprites A, B, C (back to front) and the pen extension.
 /// A: `pen clear; say "hi"; wait 0.3; hide; wait 0.1; show`; B: `wait 0.1; go to front
 /// layer; say "ho"`; C: `wait 0.2; go backward 1 layers`. Whisker's `layerOrder` is the

@@ -135,6 +135,17 @@ fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &
         return;
     }
     let Some(x) = st.target(me) else { return };
+    let (sx, sy) = (x.x, x.y);
+    // Whisker's fork keeps the last glide a sprite started (`glidingStackFrame`), for drags.
+    let serial = if whisker {
+        st.glides += 1;
+        st.glides
+    } else {
+        0
+    };
+    if let Some(x) = st.target_mut(me) {
+        x.glide = serial;
+    }
     let g = GlideCtx {
         start: now,
         duration: if whisker {
@@ -142,10 +153,11 @@ fn glide(st: &mut State, prog: &Program, t: ThRef, me: TargetId, secs: &V, ex: &
         } else {
             to_number(prog, secs)
         },
-        sx: x.x,
-        sy: x.y,
+        sx,
+        sy,
         ex: to_number(prog, ex),
         ey: to_number(prog, ey),
+        serial,
     };
     let (dur, gx, gy) = (g.duration, g.ex, g.ey);
     if let Some(f) = st.thm(t).stack.last_mut() {
@@ -246,7 +258,34 @@ impl State {
             t.x = nx;
             t.y = ny;
         }
+        if self.whisker() {
+            self.drag_glide(id, x, y);
+        }
         self.log_move(id, ox, oy);
+    }
+
+    /// Whisker's fork: a drag by the test driver (`setXY(x, y, true, true)`) sets the start of
+    /// the sprite's last glide to the requested (unfenced) position, so a glide still running
+    /// goes on from where the sprite was dragged. The fork's `glidingStackFrame` is the glide's
+    /// execution context, which scratch-vm drops once the block ends or its thread stops: a
+    /// glide that is no longer on a listed thread's stack is not touched.
+    fn drag_glide(&mut self, id: TargetId, x: f64, y: f64) {
+        let Some(serial) = self.target(id).map(|t| t.glide).filter(|&s| s != 0) else { return };
+        let list = std::mem::take(&mut self.threads.list);
+        for &th in &list {
+            if !self.th_valid(th) || self.th(th).target != id {
+                continue;
+            }
+            for f in &mut self.thm(th).stack {
+                if let Ctx::Glide(g) = &mut f.ctx {
+                    if g.serial == serial {
+                        g.sx = x;
+                        g.sy = y;
+                    }
+                }
+            }
+        }
+        self.threads.list = list;
     }
 
     /// `EVENT_TARGET_MOVED` for a test driver (only when moves are recorded).

@@ -74,6 +74,8 @@ impl State {
             move_trig: src.move_trig,
             // A new drawable: no hull yet (and a new id the geometry knows nothing of).
             hull_epoch: 0,
+            // A new `RenderedTarget`: its `glidingStackFrame` is null.
+            glide: 0,
         };
         let id = match self.targets.free.pop() {
             Some(slot) => {

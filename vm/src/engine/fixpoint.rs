@@ -225,6 +225,7 @@ impl State {
             shared,
             // A constant of the VM (its profile's), as `opts`.
             maths: _,
+            glides,
         } = self;
         let super::target::Targets {
             slots,
@@ -274,7 +275,7 @@ impl State {
             "{slots:?}{free:?}{runtime_order:?}{exec:?}{layer_epoch}{target_epoch}{clone_count}{clone_serial:?}\
              {stage_slot}{draw:?}|{slab:?}{free_slots:?}{list:?}{by_target:?}{orphans:?}{in_tick}{active:?}\
              {tick_threads}|{clock:?}{timers:?}{microtasks:?}{io:?}{ask:?}|{error:?}{hung}|{executed:?}{unknown:?}{cond_dist:?}{:?}{:?}{:?}{move_scenes}{event_seq}{stop_alls}\
-             |{ext:?}{rng:?}{uid_base}{counter:?}{bubble_usage}{stack:?}{pen_ops}{:?}{shared:?}",
+             |{ext:?}{rng:?}{uid_base}{counter:?}{bubble_usage}{stack:?}{pen_ops}{:?}{shared:?}{glides}",
             say_log.as_ref().map(Vec::len),
             move_log.as_ref().map(Vec::len),
             listener_log.as_ref().map(Vec::len),

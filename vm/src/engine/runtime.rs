@@ -77,6 +77,9 @@ pub(crate) struct State {
     pub shared: Option<Box<super::shared::SharedState>>,
     /// The `Math` library the blocks compute with (the profile's engine: Node or Chromium).
     pub maths: crate::util::mathlib::MathLib,
+    /// Glides started so far under the `whisker` profile: each glide's serial, which
+    /// [`Target::glide`](super::target::Target) names (Whisker's `glidingStackFrame`).
+    pub glides: u64,
 }
 
 /// The step's operation budget and the VM's work counters.
@@ -256,6 +259,7 @@ impl State {
             touch_cache: Vec::new(),
             fixpoint: super::fixpoint::FixPoint::new_step(0, false),
             pen_ops: 0,
+            glides: 0,
             shared: prog.shared.as_deref().map(|i| Box::new(super::shared::SharedState::new(i))),
             maths,
         };
@@ -300,6 +304,7 @@ impl State {
                 stale: None,
                 move_trig: super::target::MoveTrig::of(def.direction, st.maths),
                 hull_epoch: 0,
+                glide: 0,
             };
             if def.is_stage {
                 st.ext.tempo = def.tempo;

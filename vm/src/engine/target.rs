@@ -83,6 +83,10 @@ pub struct Target {
     /// `setConvexHullDirty`): the geometry knows a hull computed since as long as this is
     /// unchanged ([`crate::geometry::Geometry::touching_edge`]).
     pub(crate) hull_epoch: u32,
+    /// Profile `whisker`: the serial of the last glide this target started (0: none), the
+    /// fork's `glidingStackFrame`. A drag by the test driver moves that glide's start to the
+    /// dragged position while it is still running ([`crate::blocks::motion`]).
+    pub(crate) glide: u64,
 }
 
 /// See [`Target::move_trig`].

@@ -52,6 +52,8 @@ pub(crate) struct GlideCtx {
     pub sy: f64,
     pub ex: f64,
     pub ey: f64,
+    /// Profile `whisker`: this glide's serial ([`super::target::Target::glide`]); 0 otherwise.
+    pub serial: u64,
 }
 
 /// Saved reporter values of a block waiting for a promise inside its inputs.

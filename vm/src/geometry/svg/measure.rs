@@ -26,13 +26,32 @@ pub(super) fn measure(root: &roxmltree::Node<'_, '_>, body: &str) -> Result<([f6
     );
     let doc = parse_xml(&probe)?;
     let tree = usvg::Tree::from_xmltree(&doc, &options()).map_err(|e| format!("SVG not measurable: {e}"))?;
-    let b = tree.root().abs_bounding_box();
-    let bbox = if tree.root().has_children() {
-        [f32r(b.x() as f64), f32r(b.y() as f64), f32r(b.width() as f64), f32r(b.height() as f64)]
-    } else {
-        [0.0; 4]
+    let mut ltrb = None;
+    union_of_shapes(tree.root(), &mut ltrb);
+    let bbox = match ltrb {
+        Some([l, t, r, b]) => [f32r(l as f64), f32r(t as f64), f32r((r - l) as f64), f32r((b - t) as f64)],
+        None => [0.0; 4],
     };
     Ok((bbox, stroke))
+}
+
+/// The union (left, top, right, bottom) of the group's shapes, text and images in canvas
+/// coordinates. A group with nothing in it is skipped, as Blink's `getBBox` skips a
+/// container without a valid bounding box: usvg gives such a group a box at its origin,
+/// which its parent's box would take in (a paint-editor costume with an empty group and
+/// text far from (0, 0) then measured from the origin).
+fn union_of_shapes(group: &usvg::Group, ltrb: &mut Option<[f32; 4]>) {
+    for child in group.children() {
+        if let usvg::Node::Group(g) = child {
+            union_of_shapes(g, ltrb);
+            continue;
+        }
+        let b = child.abs_bounding_box();
+        *ltrb = Some(match *ltrb {
+            None => [b.left(), b.top(), b.right(), b.bottom()],
+            Some([l, t, r, bo]) => [l.min(b.left()), t.min(b.top()), r.max(b.right()), bo.max(b.bottom())],
+        });
+    }
 }
 
 fn attr_of<'a>(n: &roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> {

@@ -480,4 +480,18 @@ mod tests {
             Some("fill: red; font-family: Arial")
         );
     }
+
+    #[test]
+    fn measured_view_boxes_skip_empty_groups() {
+        // An early paint-editor costume: no view box, groups emptied of their paths, and a
+        // shape far from the origin. Blink's getBBox skips containers with nothing in them
+        // (read in Whisker: such a costume's bounds start at its text, not at (0, 0)).
+        let svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="80" height="90"><g><g id="a"><path d=""/></g><g id="b"/><rect x="10" y="20" width="30" height="40" stroke="black" stroke-width="2"/></g></svg>"#;
+        let Ok(n) = normalise(svg) else { panic!("normalises") };
+        // The rect's box plus half the largest stroke width.
+        assert_eq!((n.view_origin, n.view_size), ([9.0, 19.0], [32.0, 42.0]));
+        let empty = r#"<svg xmlns="http://www.w3.org/2000/svg" width="80" height="90"><g><g id="a"/></g></svg>"#;
+        let Ok(n) = normalise(empty) else { panic!("normalises") };
+        assert_eq!((n.view_origin, n.view_size), ([0.0, 0.0], [0.0, 0.0]));
+    }
 }
