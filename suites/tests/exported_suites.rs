@@ -216,3 +216,25 @@ fn the_exported_prologue_restarts_the_scripts_in_the_loaded_order() {
     let once: String = js.lines().filter(|l| !l.contains(flag)).map(|l| format!("{l}\n")).collect();
     assert_eq!(run_js(&project, 5, &once), vec![Status::Pass, Status::Fail], "{once}");
 }
+
+/// scratch-vm's `setSize` clamps a size to what the costume allows (at least 5 px, at most
+/// 1.5 stages), but a size saved in the project is loaded as it is: this fixture's Player is
+/// saved at 30 %, and its costume allows no less than 100 %. The prologue hands the renderer
+/// the restored looks without `setSize` (`setDirection` hands it the scale), so the size
+/// stays as saved, as where the test was recorded. With `setSize` a Flappy Bird pipe saved at
+/// 100 % became 73.6 % in Whisker and in `clowder test`, and its clones' size checks failed.
+#[test]
+fn the_exported_prologue_keeps_sizes_saved_beyond_the_costumes_limits() {
+    let Some(project) = corpus_project("conformance/tw-prefers-first-occurence-of-procedure-387608267.sb3") else {
+        return;
+    };
+    let suite = vec![Test { events: vec![Event::Wait { steps: 5 }], ..Test::default() }];
+    let (js, statuses) = record_export_run(&project, 1, suite);
+    assert_eq!(statuses, vec![Status::Pass], "{js}");
+    assert!(!js.contains("g.setSize("), "{js}");
+    let check = "  t.assert.equal(t.getSprite(\"Player\").size, 30, \"the size as saved\");\n  t.end();";
+    let checked = js.replacen("  t.end();", check, 1);
+    assert_eq!(run_js(&project, 1, &checked), vec![Status::Pass], "{checked}");
+    let clamping = checked.replace("g.setDirection(g.direction);", "g.setDirection(g.direction); g.setSize(g.size);");
+    assert_eq!(run_js(&project, 1, &clamping), vec![Status::Fail], "{clamping}");
+}

@@ -115,7 +115,9 @@ const PROLOGUE: &str =
   for (const s of sprites) {
     const g = s._target;
     g.goToFront();
-    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setSize(g.size); g.setVisible(g.visible);
+    // setDirection hands the renderer the size's scale too; setSize would clamp a size the
+    // project saved outside the costume's limits, which nothing else in Whisker does.
+    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setVisible(g.visible);
     for (const e of Object.keys(g.effects)) g.setEffect(e, g.effects[e]);
     runtime = g.runtime;
   }
