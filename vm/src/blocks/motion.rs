@@ -271,21 +271,20 @@ impl State {
     /// glide that is no longer on a listed thread's stack is not touched.
     fn drag_glide(&mut self, id: TargetId, x: f64, y: f64) {
         let Some(serial) = self.target(id).map(|t| t.glide).filter(|&s| s != 0) else { return };
-        let list = std::mem::take(&mut self.threads.list);
-        for &th in &list {
-            if !self.th_valid(th) || self.th(th).target != id {
+        for i in 0..self.threads_of(id).len() {
+            let Some(&th) = self.threads_of(id).get(i) else { break };
+            if !self.in_list(th) {
                 continue;
             }
             for f in &mut self.thm(th).stack {
-                if let Ctx::Glide(g) = &mut f.ctx {
-                    if g.serial == serial {
-                        g.sx = x;
-                        g.sy = y;
-                    }
+                if let Ctx::Glide(g) = &mut f.ctx
+                    && g.serial == serial
+                {
+                    g.sx = x;
+                    g.sy = y;
                 }
             }
         }
-        self.threads.list = list;
     }
 
     /// `EVENT_TARGET_MOVED` for a test driver (only when moves are recorded).
