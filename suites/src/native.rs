@@ -596,6 +596,20 @@ fn install_looks(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     )?;
     let s = Rc::clone(shared);
     n.set(
+        "assignDirection",
+        Func::from(move |h: f64, v: f64| {
+            with_vm_mut(&s, |vm| vm.assign_direction(id_of(h), v));
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
+        "updateAllDrawableProperties",
+        Func::from(move |h: f64| {
+            with_vm_mut(&s, |vm| vm.update_all_drawable_properties(id_of(h)));
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
         "setCostume",
         Func::from(move |h: f64, v: f64| {
             with_vm_mut(&s, |vm| vm.set_costume(id_of(h), v));

@@ -238,3 +238,24 @@ fn the_exported_prologue_keeps_sizes_saved_beyond_the_costumes_limits() {
     let clamping = checked.replace("g.setDirection(g.direction);", "g.setDirection(g.direction); g.setSize(g.size);");
     assert_eq!(run_js(&project, 1, &clamping), vec![Status::Fail], "{clamping}");
 }
+
+/// A direction saved outside (−180, 180] (the editor's dial saved −270 for both sprites of this
+/// random-sample project): Whisker's load and its restore between tests keep it as saved, and
+/// so does the `whisker` profile where the tests are recorded, but the prologue's
+/// `setDirection` wraps it. For such projects the prologue assigns the restored direction back
+/// and hands the renderer every field (`updateAllDrawableProperties`), as the restore left
+/// it: the direction stays −270, and without that line it reads 90.
+#[test]
+fn the_exported_prologue_keeps_directions_saved_out_of_range() {
+    let Some(project) = corpus_project("random-sample/402032138_21-05-2021_01-46-27.json") else { return };
+    let suite = vec![Test { events: vec![Event::Wait { steps: 5 }], ..Test::default() }];
+    let (js, statuses) = record_export_run(&project, 1, suite);
+    assert_eq!(statuses, vec![Status::Pass], "{js}");
+    let check = "  t.assert.equal(t.getSprite(\"objeto1\").direction, -270, \"the direction as saved\");\n  t.end();";
+    let checked = js.replacen("  t.end();", check, 1);
+    assert_eq!(run_js(&project, 1, &checked), vec![Status::Pass], "{checked}");
+    let raw = "if (g.direction !== d) { g.direction = d; g.updateAllDrawableProperties(); }";
+    assert!(checked.contains(raw), "{checked}");
+    let wrapping = checked.replace(raw, "");
+    assert_eq!(run_js(&project, 1, &wrapping), vec![Status::Fail], "{wrapping}");
+}

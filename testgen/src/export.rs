@@ -86,6 +86,9 @@ pub struct Restore {
     /// (`Project::shared`), whose value goes to the holder whose cached form was built last,
     /// and a cache the tests before left built would bind it otherwise than a fresh VM does.
     pub block_cache: bool,
+    /// Also keep each sprite's direction as restored: the project saved one outside
+    /// (−180, 180], which Whisker's load keeps and `setDirection` would wrap.
+    pub raw_directions: bool,
 }
 
 impl Restore {
@@ -96,12 +99,16 @@ impl Restore {
         Restore {
             draw_order: sprites.iter().map(|t| t.name.clone()).collect(),
             block_cache: !project.shared.is_empty(),
+            raw_directions: project
+                .targets
+                .iter()
+                .any(|t| !t.is_stage && clowder_vm::value::wrap_clamp(t.direction, -179.0, 180.0) != t.direction),
         }
     }
 
     /// The draw order `names` alone (suites built by hand).
     pub fn sprites(names: &[&str]) -> Self {
-        Restore { draw_order: names.iter().map(|n| n.to_string()).collect(), block_cache: false }
+        Restore { draw_order: names.iter().map(|n| n.to_string()).collect(), block_cache: false, raw_directions: false }
     }
 }
 
@@ -117,7 +124,7 @@ const PROLOGUE: &str =
     g.goToFront();
     // setDirection hands the renderer the size's scale too; setSize would clamp a size the
     // project saved outside the costume's limits, which nothing else in Whisker does.
-    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setVisible(g.visible);
+    g.setCostume(g.currentCostume); g.setDirection(g.direction); g.setVisible(g.visible);{RAW}
     for (const e of Object.keys(g.effects)) g.setEffect(e, g.effects[e]);
     runtime = g.runtime;
   }
@@ -132,6 +139,12 @@ const PROLOGUE: &str =
     for (const d of renderer._allDrawables) if (d) d.setConvexHullDirty();
   }
 ";
+
+/// `{RAW}` of [`PROLOGUE`] when [`Restore::raw_directions`] holds: `setDirection` wrapped a
+/// direction saved out of range, which the restore had assigned as saved.
+const RAW_DIRECTION: &str = "
+    // A direction saved outside (-180, 180] stays as Whisker's load kept it; setDirection wraps.
+    if (g.direction !== d) { g.direction = d; g.updateAllDrawableProperties(); }";
 
 /// After [`PROLOGUE`] when [`Restore::block_cache`] holds.
 const CACHE_RESET: &str =
@@ -167,6 +180,12 @@ pub fn whisker_js(suite: &[Test], algorithm: &str, seed: u64, restore: &Restore)
     } else {
         let names: Vec<String> = restore.draw_order.iter().map(|n| quote(n)).collect();
         let prologue = PROLOGUE.replace("{NAMES}", &names.join(", "));
+        let prologue = match restore.raw_directions {
+            true => prologue
+                .replace("g.setDirection(g.direction);", "const d = g.direction; g.setDirection(d);")
+                .replace("{RAW}", RAW_DIRECTION),
+            false => prologue.replace("{RAW}", ""),
+        };
         if restore.block_cache { prologue + CACHE_RESET } else { prologue }
     };
     for (i, test) in suite.iter().enumerate() {

@@ -334,6 +334,32 @@ impl Vm {
         self.st.set_direction(id, direction);
     }
 
+    /// An assignment to a sprite's `direction` field, as Whisker's `loadSaveState` makes:
+    /// not wrapped, and not handed to the renderer, which keeps showing the pose it had.
+    pub fn assign_direction(&mut self, id: TargetId, direction: f64) {
+        let Some(t) = self.st.target_mut(id) else { return };
+        if t.is_stage || !direction.is_finite() {
+            return;
+        }
+        let shown = t.render_pose();
+        t.direction = direction;
+        if shown != (t.direction, t.size, t.rotation_style) {
+            t.stale.get_or_insert_with(Default::default).pose = Some(shown);
+        }
+    }
+
+    /// `RenderedTarget.updateAllDrawableProperties`: the renderer shows the target's fields
+    /// again (costume, direction and scale, visibility, effects; a new effect value marks a
+    /// shape-changing effect's hull dirty, and every effect is set).
+    pub fn update_all_drawable_properties(&mut self, id: TargetId) {
+        let Some(t) = self.st.target_mut(id) else { return };
+        t.costume_rendered();
+        t.pose_rendered();
+        t.visibility_rendered();
+        t.hull_dirty();
+        self.st.visual_change(id, true);
+    }
+
     /// `RenderedTarget.setCostume` (index rounded and wrapped into range).
     pub fn set_costume(&mut self, id: TargetId, index: f64) {
         self.st.set_costume_index(&self.prog, id, index);

@@ -476,4 +476,14 @@ pub mod runtime {
 /// And an SVG without a view box is measured as Blink's `getBBox` measures it, skipping groups
 /// with nothing in them (usvg gave them a box at the origin, which moved such a costume's
 /// view box, rotation centre and bounds).
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem48");
+///
+/// `sem49`: two classes found by the whisker-profile sweep on editor-made projects
+/// (`docs/vm.md`, "The whisker-profile sweep on the editor-made samples"), both `whisker`
+/// profile only. A direction saved outside (−180, 180] (the editor's dial saved −270) is kept
+/// as saved, as Whisker's fork loads it (scratch-vm 5 wraps it): its reporters read it, a
+/// left-right sprite flips by its sign, moves and bounces compute from it. And a sprite's
+/// bounds come from the convex hull the renderer kept, made from the silhouette of the moment
+/// it was computed: a larger MIP made later (a `touching` query asks for the 100 % texture)
+/// replaces the silhouette but does not mark the hull dirty, so a small sprite that bounced
+/// before it first asked `touching` keeps its first, coarser hull.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem49");

@@ -23,6 +23,11 @@
 //!   fourth argument also sets the start of the sprite's last glide (`glidingStackFrame`) to
 //!   the requested position; a glide still running goes on from there
 //!   (`blocks::motion`'s `drag_glide`).
+//! * A direction saved outside (−180, 180] is loaded as saved (the fork's `sb3.js` does not
+//!   wrap it; `engine/runtime.rs`), and `loadSaveState` restores it so.
+//! * Bounds come from the convex hull the live renderer kept, made from the silhouette of
+//!   the moment it was computed, not from a larger MIP made since (`geometry::cpu`'s
+//!   `kept_hull_level`).
 
 use crate::engine::TargetId;
 use crate::project::Project;

@@ -496,16 +496,22 @@ fn whisker_allows_two_more_clones_per_target() {
 
 /// A project whose sprite `S` (the 40 × 40 ball, centred) is saved at (`x`, `y`).
 fn ball_at(x: f64, y: f64) -> Arc<clowder_vm::Project> {
+    ball_saved(serde_json::json!({"x": x, "y": y}))
+}
+
+/// A project whose sprite `S` (the 40 × 40 ball, centred) is saved with the fields `saved`.
+fn ball_saved(saved: serde_json::Value) -> Arc<clowder_vm::Project> {
     use serde_json::json;
     use std::io::Write;
     let costume = |name: &str, c: f64| {
         json!([{"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
                 "rotationCenterX": c, "rotationCenterY": c}])
     };
-    let json = common::stage_and_sprite(
-        json!({"costumes": costume("backdrop", 1.0)}),
-        json!({"costumes": costume("ball", 20.0), "x": x, "y": y}),
-    );
+    let mut sprite = json!({"costumes": costume("ball", 20.0)});
+    if let (Some(s), Some(fields)) = (sprite.as_object_mut(), saved.as_object()) {
+        s.extend(fields.clone());
+    }
+    let json = common::stage_and_sprite(json!({"costumes": costume("backdrop", 1.0)}), sprite);
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default();
     for (name, data) in [("project.json", json.as_str()), ("ball.svg", BALL_SVG), ("backdrop.svg", BACKDROP_SVG)] {
@@ -543,4 +549,113 @@ fn whisker_tests_start_with_sprites_fenced() {
     vm.whisker_next_test(&fresh, false);
     let s = vm.find_target("S", 0).expect("the sprite");
     assert_eq!(vm.target(s).map(|t| (t.x, t.y)), fenced, "the second test starts where the first did");
+}
+
+/// A direction saved outside (−180, 180] (the editor's dial saved −270: scratch-gui#5806).
+/// scratch-vm 5 wraps it at load; Whisker's fork (`sb3.js` of emse22) assigns it as saved, so
+/// its `direction` reads −270 until the program turns the sprite, and its `loadSaveState`
+/// restores −270 for the next test. Read in Whisker on a GitHub project (four sprites saved at
+/// −270 read −270 after the first step).
+#[test]
+fn whisker_keeps_a_saved_direction_out_of_range() {
+    let project = ball_saved(serde_json::json!({"direction": -270, "rotationStyle": "left-right"}));
+    let direction = |vm: &Vm| vm.find_target("S", 0).and_then(|s| vm.target(s)).map(|t| t.direction);
+    let fresh = |profile| Vm::new(Arc::clone(&project), VmOptions { profile, seed: 1, ..VmOptions::default() });
+    assert_eq!(direction(&fresh(Profile::Default)), Some(90.0), "scratch-vm wraps at load");
+    let first = fresh(Profile::Whisker);
+    assert_eq!(direction(&first), Some(-270.0), "Whisker keeps the saved value");
+    let mut vm = fresh(Profile::Whisker);
+    vm.green_flag();
+    vm.step();
+    vm.whisker_next_test(&first, false);
+    assert_eq!(direction(&vm), Some(-270.0), "loadSaveState restores it as recorded");
+}
+
+/// A project whose sprite `S` (the ball at 50 %, near the top) bounces, asks `touching D?`,
+/// waits a second, hides, shows and bounces again.
+fn bounce_then_touch() -> Arc<clowder_vm::Project> {
+    use serde_json::json;
+    use std::io::Write;
+    let costume = |name: &str, c: f64| {
+        json!([{"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
+                "rotationCenterX": c, "rotationCenterY": c}])
+    };
+    let block = |opcode: &str, next: Option<&str>, parent: Option<&str>| {
+        json!({"opcode": opcode, "next": next, "parent": parent, "inputs": {}, "fields": {}, "shadow": false,
+               "topLevel": parent.is_none(), "x": 0, "y": 0})
+    };
+    let mut blocks = serde_json::Map::new();
+    for (id, opcode, next, parent) in [
+        ("flag", "event_whenflagclicked", Some("bounce"), None),
+        ("bounce", "motion_ifonedgebounce", Some("set"), Some("flag")),
+        ("set", "data_setvariableto", Some("wait"), Some("bounce")),
+        ("touch", "sensing_touchingobject", None, Some("set")),
+        ("menu", "sensing_touchingobjectmenu", None, Some("touch")),
+        ("wait", "control_wait", Some("hide"), Some("set")),
+        ("hide", "looks_hide", Some("show"), Some("wait")),
+        ("show", "looks_show", Some("again"), Some("hide")),
+        ("again", "motion_ifonedgebounce", None, Some("show")),
+    ] {
+        blocks.insert(id.into(), block(opcode, next, parent));
+    }
+    blocks["set"]["inputs"] = json!({"VALUE": [3, "touch", [10, ""]]});
+    blocks["set"]["fields"] = json!({"VARIABLE": ["t", "vt"]});
+    blocks["touch"]["inputs"] = json!({"TOUCHINGOBJECTMENU": [1, "menu"]});
+    blocks["menu"]["fields"] = json!({"TOUCHINGOBJECTMENU": ["D", null]});
+    blocks["menu"]["shadow"] = json!(true);
+    blocks["wait"]["inputs"] = json!({"DURATION": [1, [5, "1"]]});
+    let json = common::stage_and_sprite(
+        json!({"costumes": costume("backdrop", 1.0), "variables": {"vt": ["t", 0]}}),
+        json!({"costumes": costume("ball", 20.0), "x": 0, "y": 165, "size": 50, "direction": 32, "blocks": blocks}),
+    );
+    let mut project: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let mut dot = project["targets"][1].clone();
+    dot["name"] = json!("D");
+    dot["blocks"] = json!({});
+    dot["costumes"] = costume("dot", 20.0);
+    dot["x"] = json!(-200);
+    dot["layerOrder"] = json!(2);
+    if let Some(targets) = project["targets"].as_array_mut() {
+        targets.push(dot);
+    }
+    let json = project.to_string();
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, data) in
+        [("project.json", json.as_str()), ("ball.svg", BALL_SVG), ("dot.svg", DOT_SVG), ("backdrop.svg", BACKDROP_SVG)]
+    {
+        zip.start_file(name, opts).expect("zip");
+        zip.write_all(data.as_bytes()).expect("zip");
+    }
+    let bytes = zip.finish().expect("zip").into_inner();
+    Arc::new(load(&bytes, "bounce.sb3", &LoadLimits::default()).expect("the test project loads"))
+}
+
+/// scratch-render computes a drawable's convex hull once, from the silhouette of that moment,
+/// and a larger MIP made later replaces the silhouette without marking the hull dirty. Whisker
+/// on two GitHub Pong games: the ball at 50 % bounced before it first asked `touching`, whose
+/// 100 % texture then made its silhouette 46 × 46; its hull stayed the 9-point one of the
+/// 23 × 23 silhouette, and each later bounce kept it 1.4–1.6 units further from the edge than
+/// a fresh hull would (top bound 12.50 above its centre, read in Whisker).
+#[test]
+fn whisker_bounds_keep_the_hull_of_the_silhouette_it_was_made_from() {
+    let project = bounce_then_touch();
+    let bounds_after = |profile, steps| {
+        let mut vm = Vm::new(Arc::clone(&project), VmOptions { profile, seed: 1, ..VmOptions::default() });
+        vm.green_flag();
+        for _ in 0..steps {
+            vm.step();
+        }
+        let s = vm.find_target("S", 0).expect("the sprite");
+        vm.bounds(s).expect("bounds")
+    };
+    // A fresh renderer (the default profile) hulls the 50 % silhouette the ball's scale asks for.
+    let coarse = bounds_after(Profile::Default, 1);
+    let kept = bounds_after(Profile::Whisker, 1);
+    assert_eq!(kept, coarse, "the first bounce's hull stays after `touching` made the 100 % silhouette");
+    let later = bounds_after(Profile::Whisker, 40);
+    assert!(
+        later.top - later.bottom < kept.top - kept.bottom,
+        "hiding and showing marked the hull dirty: the next bounce hulls the finer silhouette ({later:?}, {kept:?})"
+    );
 }

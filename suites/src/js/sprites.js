@@ -89,6 +89,8 @@
         get x() { return N.num(this._h, NUM.x); }
         get y() { return N.num(this._h, NUM.y); }
         get direction() { return N.num(this._h, NUM.direction); }
+        // A field assignment (the restore's): not wrapped, not handed to the renderer.
+        set direction(d) { N.assignDirection(this._h, Number(d)); }
         get size() { return N.num(this._h, NUM.size); }
         get currentCostume() { return N.num(this._h, NUM.costume); }
         get visible() { return N.visible(this._h); }
@@ -120,6 +122,7 @@
         setDirection(d) { N.setDirection(this._h, Number(d)); }
         setSize(v) { N.setSize(this._h, Number(v)); }
         setVisible(v) { N.setVisible(this._h, Boolean(v)); }
+        updateAllDrawableProperties() { N.updateAllDrawableProperties(this._h); }
         setEffect(name, v) {
             const i = EFFECTS.indexOf(String(name));
             if (i >= 0) {

@@ -264,6 +264,13 @@ impl State {
             maths,
         };
         for (d, def) in prog.defs.iter().enumerate() {
+            // scratch-vm wraps a saved direction into range at load (scratch-gui#5806 saved
+            // some outside it); Whisker's fork keeps it, and so do its reporters, its
+            // left-right flip (`direction < 0`) and its `loadSaveState`.
+            let direction = match st.whisker() {
+                true => def.direction,
+                false => crate::value::wrap_clamp(def.direction, -179.0, 180.0),
+            };
             let mut vars = Vec::new();
             let mut lists = Vec::new();
             for v in &def.vars {
@@ -284,7 +291,7 @@ impl State {
                 uid_draw: def.uid_draw,
                 x: def.x,
                 y: def.y,
-                direction: def.direction,
+                direction,
                 size: def.size,
                 visible: def.visible,
                 costume: def.costume,
@@ -302,7 +309,7 @@ impl State {
                 instrument: 0.0,
                 voice: 0,
                 stale: None,
-                move_trig: super::target::MoveTrig::of(def.direction, st.maths),
+                move_trig: super::target::MoveTrig::of(direction, st.maths),
                 hull_epoch: 0,
                 glide: 0,
             };

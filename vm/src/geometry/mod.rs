@@ -338,9 +338,10 @@ pub trait Geometry {
     /// The renderer drew a frame (scratch-vm's `_step` ends with `renderer.draw()`): every
     /// visible drawable's texture at its scale.
     fn frame_drawn(&mut self, _scene: &Scene) {}
-    /// The convex hulls the live renderer holds (`(target, its hull epoch when computed)`),
-    /// part of the VM state's fingerprint; `None` when this geometry keeps none.
-    fn kept_hulls(&self) -> Option<&[(TargetId, u32)]> {
+    /// The convex hulls the live renderer holds (`(target, its hull epoch and silhouette
+    /// level when computed)`), part of the VM state's fingerprint; `None` when this geometry
+    /// keeps none.
+    fn kept_hulls(&self) -> Option<&[(TargetId, u32, Option<i32>)]> {
         None
     }
     /// While on, queries come from outside the program (instrumentation, assertions, test

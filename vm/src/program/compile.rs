@@ -327,7 +327,7 @@ impl Compiler<'_> {
                 is_stage: t.is_stage,
                 x: t.x,
                 y: t.y,
-                direction: crate::value::wrap_clamp(t.direction, -179.0, 180.0),
+                direction: t.direction,
                 size: t.size,
                 visible: t.visible,
                 costume,

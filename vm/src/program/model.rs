@@ -507,6 +507,7 @@ pub(crate) struct DefInfo {
     pub is_stage: bool,
     pub x: f64,
     pub y: f64,
+    /// As saved (see [`crate::project::TargetDef::direction`]).
     pub direction: f64,
     pub size: f64,
     pub visible: bool,

@@ -13,7 +13,6 @@ use super::{
     RESERVED_NAMES, Sound, TargetDef, VarDef,
 };
 use crate::util::cast::{js_string_to_number, number_to_js_string};
-use crate::util::math::wrap_clamp;
 use crate::util::string::{replace_unsafe_chars, unused_name};
 
 /// An error before the file name is attached.
@@ -379,7 +378,7 @@ impl Loader<'_> {
             current_costume,
             x: self.num_prop(tobj, "x", 0.0, tname),
             y: self.num_prop(tobj, "y", 0.0, tname),
-            direction: wrap_clamp(direction, -179.0, 180.0),
+            direction,
             size: self.num_prop(tobj, "size", 100.0, tname),
             visible,
             rotation_style,

@@ -222,7 +222,8 @@ pub struct TargetDef {
     pub x: f64,
     /// Position y.
     pub y: f64,
-    /// Direction in degrees, wrapped into (-180, 180] as scratch-vm does at load.
+    /// Direction in degrees as saved. scratch-vm wraps it into (-180, 180] at load; Whisker's
+    /// fork does not (the VM applies the one its profile follows).
     pub direction: f64,
     /// Size in percent.
     pub size: f64,

@@ -42,6 +42,9 @@ impl Geometry for CpuGeometry {
     }
 
     fn touching_edge(&mut self, scene: &Scene, me: TargetId) -> bool {
+        if let Some(b) = self.kept_hull_bounds(scene, me) {
+            return render::touches_edge(&b);
+        }
         let answer = self
             .own_query(
                 scene,
@@ -77,6 +80,9 @@ impl Geometry for CpuGeometry {
     }
 
     fn bounds(&mut self, scene: &Scene, me: TargetId) -> Option<Rect> {
+        if let Some(b) = self.kept_hull_bounds(scene, me) {
+            return Some(b);
+        }
         let answer = self.own_query(scene, me, |g, i| g.kept_bounds(i), |s, i| s.bounds(i));
         self.note_hull(scene, me);
         answer
@@ -316,7 +322,7 @@ impl Geometry for CpuGeometry {
         }
     }
 
-    fn kept_hulls(&self) -> Option<&[(TargetId, u32)]> {
+    fn kept_hulls(&self) -> Option<&[(TargetId, u32, Option<i32>)]> {
         self.keep_mips.then_some(self.hulls.as_slice())
     }
 

@@ -89,9 +89,9 @@ pub struct CpuGeometry {
     /// since (an unchanged target's texture was created by an earlier frame).
     drawn: Option<Synced>,
     /// The convex hulls the live renderer holds (`whisker` profile): targets whose hull the
-    /// program's `getBounds` computed, with their [`Target::hull_epoch`] then. See
-    /// [`CpuGeometry::hull_known`].
-    hulls: Vec<(TargetId, u32)>,
+    /// program's `getBounds` computed, with their [`Target::hull_epoch`] and the MIP level of
+    /// the silhouette it came from (SVG skins) then. See [`CpuGeometry::hull_known`].
+    hulls: Vec<(TargetId, u32, Option<i32>)>,
 }
 
 /// Hull records kept before the dead ones are dropped (clones come and go).
@@ -264,14 +264,57 @@ impl CpuGeometry {
         }
         let Some(t) = scene.raw(me) else { return };
         let epoch = t.hull_epoch;
-        if let Some(h) = self.hulls.iter_mut().find(|(id, _)| *id == me) {
-            h.1 = epoch;
+        if let Some(p) = self.hulls.iter().position(|h| h.0 == me) {
+            // Recomputed only when dirty: a kept hull keeps the level it was made at.
+            if self.hulls.get(p).is_some_and(|h| h.1 != epoch) {
+                let entry = (me, epoch, self.silhouette_level(t));
+                if let Some(slot) = self.hulls.get_mut(p) {
+                    *slot = entry;
+                }
+            }
             return;
         }
         if self.hulls.len() >= HULL_RECORDS {
-            self.hulls.retain(|&(id, e)| scene.raw(id).is_some_and(|t| t.hull_epoch == e));
+            self.hulls.retain(|&(id, e, _)| scene.raw(id).is_some_and(|t| t.hull_epoch == e));
         }
-        self.hulls.push((me, epoch));
+        let level = self.silhouette_level(t);
+        self.hulls.push((me, epoch, level));
+    }
+
+    /// The MIP level of the silhouette a query on live target `t` reads now (SVG skins): the
+    /// largest created so far or the one its scale asks for (`updateCPURenderAttributes`).
+    fn silhouette_level(&self, t: &Target) -> Option<i32> {
+        let key = Key::of(t).filter(|k| !k.is_stage)?;
+        let skin = self.costumes.skin(key.sprite, key.costume)?;
+        if !skin.is_svg() {
+            return None;
+        }
+        let (x, y, direction, size) = (t.x, t.y, f64::from_bits(key.direction), f64::from_bits(key.size));
+        let asked = skin.mip_level(Placement::from_target(x, y, direction, size, key.rotation).render_scale());
+        Some(self.scene.floors.level(&skin).map_or(asked, |floor| floor.max(asked)))
+    }
+
+    /// The level of the hull the live renderer keeps for `me`, where it differs from the
+    /// silhouette's now: scratch-render computes a hull once, from the silhouette of that
+    /// moment, and a larger MIP made later (a `touching` query asks for the 100 % texture)
+    /// replaces the silhouette without marking the hull dirty. A small sprite that bounced
+    /// before it first asked `touching` keeps the coarse hull of its first bounce.
+    fn kept_hull_level(&self, scene: &super::Scene<'_>, me: TargetId) -> Option<i32> {
+        if !self.keep_mips {
+            return None;
+        }
+        let t = scene.raw(me)?;
+        let level = self.hulls.iter().find(|h| h.0 == me && h.1 == t.hull_epoch)?.2?;
+        (self.silhouette_level(t) != Some(level)).then_some(level)
+    }
+
+    /// `getBounds` of `me` from the hull the renderer keeps, where [`CpuGeometry::kept_hull_level`]
+    /// says it is not the current silhouette's.
+    fn kept_hull_bounds(&mut self, scene: &super::Scene<'_>, me: TargetId) -> Option<super::Rect> {
+        let level = self.kept_hull_level(scene, me)?;
+        let i = self.scene_with(scene, me)?;
+        self.work += cost::QUERY;
+        Some(self.scene.bounds_with_hull_of(i, level))
     }
 
     /// Whether the live renderer holds `me`'s convex hull, so that `getFastBounds` is the
@@ -280,7 +323,7 @@ impl CpuGeometry {
     /// places from the hull whenever the sprite moves or changes.
     fn hull_known(&self, scene: &super::Scene<'_>, me: TargetId) -> bool {
         let Some(t) = scene.raw(me) else { return false };
-        self.hulls.iter().any(|&(id, e)| id == me && e == t.hull_epoch)
+        self.hulls.iter().any(|&(id, e, _)| id == me && e == t.hull_epoch)
             || (t.render_visible() && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()))
     }
 
@@ -292,7 +335,11 @@ impl CpuGeometry {
             let Some(Some(id)) = self.ids.get(pos).copied() else { continue };
             if self.hull_known(scene, id) {
                 self.work += cost::QUERY;
-                out.push((pos, self.scene.bounds(pos)));
+                let b = match self.kept_hull_level(scene, id) {
+                    Some(level) => self.scene.bounds_with_hull_of(pos, level),
+                    None => self.scene.bounds(pos),
+                };
+                out.push((pos, b));
             }
         }
         out

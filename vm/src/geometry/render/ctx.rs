@@ -302,15 +302,22 @@ impl<'a> Ctx<'a> {
         out
     }
 
-    /// Hull points of drawable `i` on its skin's pixel grid (empty when invisible or sizeless).
-    fn hull(&mut self, i: usize) -> Vec<[f64; 2]> {
+    /// Hull points of drawable `i` on its skin's pixel grid (empty when invisible or sizeless),
+    /// from the silhouette its skin has now, or from the MIP at `level` (a hull the renderer
+    /// computed from it and kept).
+    fn hull(&mut self, i: usize, level: Option<i32>) -> Vec<[f64; 2]> {
         let d = self.d(i);
         let size = d.skin.size();
         if !d.visible || size[0] == 0.0 || size[1] == 0.0 {
             return Vec::new();
         }
-        self.update_cpu(i);
-        let mip = self.mip(i);
+        let mip = match level {
+            Some(level) => d.skin.mip_ref(level),
+            None => {
+                self.update_cpu(i);
+                self.mip(i)
+            }
+        };
         if d.effects.changes_shape() {
             hull::hull_points(&mip.silhouette, size, Some((&d.effects, size)))
         } else {
@@ -318,8 +325,8 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub(super) fn transformed_hull(&mut self, i: usize) -> Vec<[f64; 2]> {
-        let points = self.hull(i);
+    pub(super) fn transformed_hull(&mut self, i: usize, level: Option<i32>) -> Vec<[f64; 2]> {
+        let points = self.hull(i, level);
         if points.is_empty() {
             return Vec::new();
         }

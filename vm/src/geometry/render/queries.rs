@@ -50,8 +50,18 @@ impl Scene {
     /// `getBounds`: the tight box of the convex hull, or the rough AABB when the hull is empty
     /// (invisible drawable, empty costume).
     pub fn bounds(&self, me: usize) -> Rect {
+        self.bounds_at(me, None)
+    }
+
+    /// `getBounds` from a convex hull the renderer computed from the silhouette at MIP `level`
+    /// and kept: a larger MIP replacing the silhouette later does not mark the hull dirty.
+    pub fn bounds_with_hull_of(&self, me: usize, level: i32) -> Rect {
+        self.bounds_at(me, Some(level))
+    }
+
+    fn bounds_at(&self, me: usize, level: Option<i32>) -> Rect {
         let mut ctx = Ctx::new(self);
-        let points = ctx.transformed_hull(me);
+        let points = ctx.transformed_hull(me, level);
         Rect::from_points(points).unwrap_or_else(|| ctx.aabb(me))
     }
 
@@ -59,7 +69,7 @@ impl Scene {
     /// throws for an empty hull; so does this (with its message).
     pub fn bounds_for_bubble(&self, me: usize) -> Result<Rect, &'static str> {
         let mut ctx = Ctx::new(self);
-        let points = ctx.transformed_hull(me);
+        let points = ctx.transformed_hull(me, None);
         if points.is_empty() {
             return Err("Needs updated convex hull points before bubble bounds calculation.");
         }
