@@ -502,24 +502,32 @@ fn ball_at(x: f64, y: f64) -> Arc<clowder_vm::Project> {
 /// A project whose sprite `S` (the 40 × 40 ball, centred) is saved with the fields `saved`.
 fn ball_saved(saved: serde_json::Value) -> Arc<clowder_vm::Project> {
     use serde_json::json;
-    use std::io::Write;
-    let costume = |name: &str, c: f64| {
-        json!([{"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
-                "rotationCenterX": c, "rotationCenterY": c}])
-    };
+    let costume = svg_costume;
     let mut sprite = json!({"costumes": costume("ball", 20.0)});
     if let (Some(s), Some(fields)) = (sprite.as_object_mut(), saved.as_object()) {
         s.extend(fields.clone());
     }
     let json = common::stage_and_sprite(json!({"costumes": costume("backdrop", 1.0)}), sprite);
+    sb3("ball.sb3", &json, &[("ball.svg", BALL_SVG), ("backdrop.svg", BACKDROP_SVG)])
+}
+
+/// The costume list of one SVG costume `name` (file `name.svg`), centred at (`c`, `c`).
+fn svg_costume(name: &str, c: f64) -> serde_json::Value {
+    serde_json::json!([{"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
+                        "rotationCenterX": c, "rotationCenterY": c}])
+}
+
+/// The project `json` with the costume files `files` (name, SVG), loaded as `name`.
+fn sb3(name: &str, json: &str, files: &[(&str, &str)]) -> Arc<clowder_vm::Project> {
+    use std::io::Write;
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default();
-    for (name, data) in [("project.json", json.as_str()), ("ball.svg", BALL_SVG), ("backdrop.svg", BACKDROP_SVG)] {
-        zip.start_file(name, opts).expect("zip");
+    for (file, data) in std::iter::once(("project.json", json)).chain(files.iter().copied()) {
+        zip.start_file(file, opts).expect("zip");
         zip.write_all(data.as_bytes()).expect("zip");
     }
     let bytes = zip.finish().expect("zip").into_inner();
-    Arc::new(load(&bytes, "ball.sb3", &LoadLimits::default()).expect("the test project loads"))
+    Arc::new(load(&bytes, name, &LoadLimits::default()).expect("the test project loads"))
 }
 
 /// Whisker begins every test, the first included, with `loadSaveState`, whose `setXY(x, y,
@@ -575,11 +583,7 @@ fn whisker_keeps_a_saved_direction_out_of_range() {
 /// waits a second, hides, shows and bounces again.
 fn bounce_then_touch() -> Arc<clowder_vm::Project> {
     use serde_json::json;
-    use std::io::Write;
-    let costume = |name: &str, c: f64| {
-        json!([{"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
-                "rotationCenterX": c, "rotationCenterY": c}])
-    };
+    let costume = svg_costume;
     let block = |opcode: &str, next: Option<&str>, parent: Option<&str>| {
         json!({"opcode": opcode, "next": next, "parent": parent, "inputs": {}, "fields": {}, "shadow": false,
                "topLevel": parent.is_none(), "x": 0, "y": 0})
@@ -618,17 +622,8 @@ fn bounce_then_touch() -> Arc<clowder_vm::Project> {
     if let Some(targets) = project["targets"].as_array_mut() {
         targets.push(dot);
     }
-    let json = project.to_string();
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let opts = zip::write::SimpleFileOptions::default();
-    for (name, data) in
-        [("project.json", json.as_str()), ("ball.svg", BALL_SVG), ("dot.svg", DOT_SVG), ("backdrop.svg", BACKDROP_SVG)]
-    {
-        zip.start_file(name, opts).expect("zip");
-        zip.write_all(data.as_bytes()).expect("zip");
-    }
-    let bytes = zip.finish().expect("zip").into_inner();
-    Arc::new(load(&bytes, "bounce.sb3", &LoadLimits::default()).expect("the test project loads"))
+    let files = [("ball.svg", BALL_SVG), ("dot.svg", DOT_SVG), ("backdrop.svg", BACKDROP_SVG)];
+    sb3("bounce.sb3", &project.to_string(), &files)
 }
 
 /// scratch-render computes a drawable's convex hull once, from the silhouette of that moment,
