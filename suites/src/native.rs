@@ -603,6 +603,20 @@ fn install_looks(n: &Object<'_>, shared: &Shared) -> rquickjs::Result<()> {
     )?;
     let s = Rc::clone(shared);
     n.set(
+        "whiskerWrap",
+        Func::from(move |h: f64| {
+            with_vm_mut(&s, |vm| vm.whisker_wrap(id_of(h)));
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
+        "whiskerWrappersReset",
+        Func::from(move || {
+            with_vm_mut(&s, |vm| vm.whisker_wrappers_reset());
+        }),
+    )?;
+    let s = Rc::clone(shared);
+    n.set(
         "updateAllDrawableProperties",
         Func::from(move |h: f64| {
             with_vm_mut(&s, |vm| vm.update_all_drawable_properties(id_of(h)));

@@ -334,6 +334,22 @@ impl Vm {
         self.st.set_direction(id, direction);
     }
 
+    /// A Whisker test driver's `Sprites` starts empty (`VMWrapper.start` at every test): from
+    /// now on the VM mirrors which targets it has wrapped, and the clones it wraps as they are
+    /// made ([`Vm::whisker_wrap`]).
+    pub fn whisker_wrappers_reset(&mut self) {
+        self.st.whisker_wrapped = Some(std::collections::BTreeMap::new());
+    }
+
+    /// Whisker's `wrapTarget` made a new wrapper for target `id`: its
+    /// `target.removeAllListeners()` takes the pen's listener away, so a sprite whose pen is
+    /// down stops drawing until its next `pen up` and `pen down` (the say bubble's listener,
+    /// which only places the bubble, goes too). Nothing for a target whose id and sprite
+    /// already have a wrapper, or before [`Vm::whisker_wrappers_reset`].
+    pub fn whisker_wrap(&mut self, id: TargetId) {
+        self.st.whisker_wrap(id);
+    }
+
     /// An assignment to a sprite's `direction` field, as Whisker's `loadSaveState` makes:
     /// not wrapped, and not handed to the renderer, which keeps showing the pose it had.
     pub fn assign_direction(&mut self, id: TargetId, direction: f64) {

@@ -486,4 +486,12 @@ pub mod runtime {
 /// it was computed: a larger MIP made later (a `touching` query asks for the 100 % texture)
 /// replaces the silhouette but does not mark the hull dirty, so a small sprite that bounced
 /// before it first asked `touching` keeps its first, coarser hull.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem49");
+///
+/// `sem50`: under a Whisker test driver (`clowder test`), a target Whisker's `Sprites` wraps
+/// for the first time in a test loses its listeners (`wrapTarget` calls
+/// `target.removeAllListeners()`), the pen's `_onTargetMoved` among them: a sprite whose pen is
+/// down draws nothing more until its next `pen up` and `pen down`, and a clone made while its
+/// original's pen is down (Whisker wraps clones as they are made) never draws. Found by the
+/// whisker-profile sweep on Labyrinth (`docs/vm.md`, "Whisker's wrappers take the pen's
+/// listener away"). Studies' runs, which have no driver, are unchanged.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem50");

@@ -28,6 +28,10 @@
 //! * Bounds come from the convex hull the live renderer kept, made from the silhouette of
 //!   the moment it was computed, not from a larger MIP made since (`geometry::cpu`'s
 //!   `kept_hull_level`).
+//! * Wrapping a target takes its listeners away: under a test driver, the first time a test
+//!   wraps a target (`Sprites.wrapTarget`, also for every clone as it is made) Whisker calls
+//!   `target.removeAllListeners()`, and a sprite whose pen is down stops drawing until its next
+//!   `pen up` and `pen down` (`Vm::whisker_wrap`, `extensions::pen`).
 
 use crate::engine::TargetId;
 use crate::project::Project;

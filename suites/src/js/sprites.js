@@ -483,6 +483,9 @@
             // Whisker's cache of wrappers, by target id; an id is the draw of the project's
             // random stream where the target's uid() began (`N.uidDraw`, docs/vm.md).
             this.sprites = new Map();
+            // The VM mirrors this cache: a new wrapper's `removeAllListeners` takes the pen's
+            // listener away, and Whisker wraps clones as they are made.
+            N.whiskerWrappersReset();
             // The wrapper last handed out for each target (moves and bubbles of gone targets).
             this.byHandle = new Map();
             // Targets dispatch() has seen: the others are clones created since.
@@ -515,6 +518,7 @@
             }
             let s = this.sprites.get(key);
             if (!s || s.name !== N.name(h)) {
+                N.whiskerWrap(h);
                 s = new Sprite(h, this);
                 s._update();
                 this.sprites.set(key, s);

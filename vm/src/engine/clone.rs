@@ -66,7 +66,8 @@ impl State {
             dyn_vars: src.dyn_vars.clone(),
             edge: src.edge.clone(),
             sound_effects: self.original_of(src.def).map_or([0.0; 2], |o| o.sound_effects),
-            pen: self.original_of(src.def).map_or(PenState::default(), |o| o.pen),
+            // `_onTargetCreated` copies the original's pen and listens when it is down.
+            pen: self.original_of(src.def).map_or(PenState::default(), |o| PenState { listening: o.pen.down, ..o.pen }),
             instrument: self.original_of(src.def).map_or(0.0, |o| o.instrument),
             voice: self.original_of(src.def).map_or(0, |o| o.voice),
             // `initDrawable` hands the clone's own fields to its new drawable.
@@ -89,6 +90,8 @@ impl State {
                 TargetId { slot: (self.targets.slots.len() - 1) as u32, gn: 0 }
             }
         };
+        // Whisker's `onTargetCreated` wraps the clone at once, after the pen's listener.
+        self.whisker_wrap(id);
         // `initDrawable` starts "when I start as a clone" before the clone is added.
         self.start_hats(prog, HatKind::CloneStart, None, Some(id));
         // `updateAllDrawableProperties`: a visual change, heard by the listeners Whisker put on

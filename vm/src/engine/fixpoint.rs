@@ -222,6 +222,8 @@ impl State {
             touch_cache: _,
             fixpoint: _,
             pen_ops,
+            // Grows only when a clone is made, which the targets show.
+            whisker_wrapped: _,
             shared,
             // A constant of the VM (its profile's), as `opts`.
             maths: _,

@@ -12,6 +12,11 @@ use crate::value::{clamp, wrap_clamp};
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PenState {
     pub down: bool,
+    /// scratch3_pen's `_onTargetMoved` listener is on the target: `pen down` attaches it when
+    /// the pen was up, `pen up` removes it, a clone gets it when its original's pen is down.
+    /// Only Whisker's `wrapTarget` separates it from `down` ([`State::whisker_wrap`]): it
+    /// removes every listener of the target and leaves the pen down, drawing nothing.
+    pub listening: bool,
     pub color: f64,
     pub saturation: f64,
     pub brightness: f64,
@@ -26,6 +31,7 @@ impl Default for PenState {
     fn default() -> Self {
         PenState {
             down: false,
+            listening: false,
             color: 66.66,
             saturation: 100.0,
             brightness: 100.0,
@@ -51,7 +57,10 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::PenDown => {
             let Some(x) = st.target_mut(me) else { return };
-            x.pen.down = true;
+            if !x.pen.down {
+                x.pen.down = true;
+                x.pen.listening = true;
+            }
             let (pen, px, py) = (x.pen, x.x, x.y);
             st.pen_ops += 1;
             st.geometry.pen_point(pen.rgba, pen.size, px, py);
@@ -59,6 +68,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         Cmd::PenUp => {
             if let Some(x) = st.target_mut(me) {
                 x.pen.down = false;
+                x.pen.listening = false;
             }
         }
         Cmd::PenSetColor => {
@@ -173,13 +183,34 @@ fn color_object(prog: &Program, v: &V) -> ([f64; 3], Option<f64>) {
 }
 
 impl State {
-    /// The pen extension's `_onTargetMoved`: a line from the old position when the pen is down.
+    /// The pen extension's `_onTargetMoved`: a line from the old position, heard while the
+    /// listener is on the target (the pen is down, unless Whisker took the listener away).
     pub(crate) fn pen_moved(&mut self, _prog: &Program, id: TargetId, ox: f64, oy: f64) {
         let Some(x) = self.target(id) else { return };
-        if x.pen.down {
+        if x.pen.listening {
             let (pen, nx, ny) = (x.pen, x.x, x.y);
             self.pen_ops += 1;
             self.geometry.pen_line(pen.rgba, pen.size, ox, oy, nx, ny);
+        }
+    }
+}
+
+impl State {
+    /// Whisker's `Sprites.wrapTarget` for target `id`, mirrored from the test driver's cache of
+    /// wrappers ([`State::whisker_wrapped`]): a target whose (id, sprite) has no wrapper yet
+    /// gets one, and `target.removeAllListeners()` takes the pen's listener away (the pen stays
+    /// down and draws nothing until a `pen up` and `pen down`). Nothing while no driver keeps
+    /// wrappers.
+    pub(crate) fn whisker_wrap(&mut self, id: TargetId) {
+        let Some(t) = self.target(id) else { return };
+        let (uid, def) = (t.uid_draw, t.def);
+        let Some(wrapped) = self.whisker_wrapped.as_mut() else { return };
+        // A new wrapper takes the id's place in Whisker's cache.
+        if wrapped.insert(uid, def) == Some(def) {
+            return;
+        }
+        if let Some(t) = self.target_mut(id) {
+            t.pen.listening = false;
         }
     }
 }
