@@ -494,4 +494,12 @@ pub mod runtime {
 /// original's pen is down (Whisker wraps clones as they are made) never draws. Found by the
 /// whisker-profile sweep on Labyrinth (`docs/vm.md`, "Whisker's wrappers take the pen's
 /// listener away"). Studies' runs, which have no driver, are unchanged.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem50");
+///
+/// `sem51`: under the `whisker` profile `play sound until done` waits for the buffer Whisker's
+/// browser decodes from the sound's WAV file (its PCM resampled to 44.1 kHz, its IMA ADPCM
+/// counted by scratch-audio's decoder), read from the file's header, where it waited for
+/// project.json's `sampleCount / rate`; MP3 and absent files keep the metadata. Stale metadata
+/// made a sample-7 shooter's hit sound last 25 steps instead of Whisker's 20 (`docs/vm.md`,
+/// "Sound durations from the file"). Runs change only on projects whose metadata ends a wait
+/// in another step; none of the corpora's does.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem51");

@@ -92,6 +92,51 @@ pub fn instrumented_steps(secs: f64) -> f64 {
     js_max(0.0, 1000.0 * secs) / step_time()
 }
 
+/// The sample rate of Whisker's `AudioContext`: headless Chromium without an audio device,
+/// as the whisker-oracle runs it (read there: `audioEngine.audioContext.sampleRate`). On a
+/// machine whose audio hardware runs at 48 kHz a PCM sound's buffer may differ by one sample.
+pub const AUDIO_CONTEXT_RATE: u64 = 44_100;
+
+/// The duration in seconds of the buffer Whisker's scratch-audio decodes from a sound
+/// (`buffer.duration`, which the fork's `play sound until done` waits) from the shape of its
+/// WAV file (for MP3 and absent files the caller keeps the metadata). Read in the real Whisker
+/// on every encoding Scratch saves:
+///
+/// - PCM: Chromium decodes it and resamples it to the context's rate, the length rounded down
+///   (48 kHz sounds of 100 903, 38 801, 6 130 and 891 frames hold 92 704, 35 648, 5 631 and
+///   818; 11 025 and 22 050 Hz ones exactly 4 and 2 times as many);
+/// - IMA ADPCM: Chromium cannot decode it, so scratch-audio's own decoder makes a buffer at
+///   the file's rate with its own count of samples (`numberOfSamples`: one sample per block
+///   fewer than the blocks hold, plus one).
+pub fn sound_secs(wav: &crate::project::WavShape) -> f64 {
+    use crate::project::WavKind;
+    let rate = u64::from(wav.rate);
+    match wav.kind {
+        WavKind::Pcm { block_align } => {
+            let frames = wav.data_bytes / u64::from(block_align);
+            let resampled = frames as u128 * AUDIO_CONTEXT_RATE as u128 / rate as u128;
+            resampled as f64 / AUDIO_CONTEXT_RATE as f64
+        }
+        WavKind::ImaAdpcm { samples_per_block } => {
+            // scratch-audio: block size `(samplesPerBlock - 1) / 2 + 4` bytes, as a double.
+            let block = (f64::from(samples_per_block) - 1.0) / 2.0 + 4.0;
+            let available = wav.data_bytes as f64;
+            let blocks = (available / block).trunc();
+            let full = blocks * (2.0 * (block - 4.0)) + 1.0;
+            let rest = available % block;
+            let sub = (rest - 4.0).max(0.0) * 2.0;
+            let incomplete = rest.min(1.0);
+            // `createBuffer` takes the length as an unsigned long and throws on an empty buffer
+            // or a rate outside 3–768 kHz; scratch-audio then makes a one-sample silence.
+            let length = (full + sub + incomplete).trunc();
+            if length < 1.0 || !(3_000..=768_000).contains(&rate) {
+                return 1.0 / AUDIO_CONTEXT_RATE as f64;
+            }
+            length / rate as f64
+        }
+    }
+}
+
 /// Duration in steps of `play sound until done` for a sound of `secs` seconds: the fork
 /// computes `max(0, 1000 * secs / a)` and starts a stack timer with it.
 pub fn sound_steps(secs: f64) -> f64 {
@@ -113,6 +158,25 @@ mod tests {
         assert_eq!(instrumented_steps(-3.0), 0.0);
         assert_eq!(instrumented_steps(f64::NAN), 0.0);
         assert_eq!(instrumented_steps(f64::INFINITY), f64::INFINITY);
+    }
+
+    #[test]
+    fn sound_buffers_are_as_whiskers_chromium_decodes_them() {
+        use crate::project::{WavKind, WavShape};
+        let pcm = |rate, frames: u64| WavShape { kind: WavKind::Pcm { block_align: 2 }, rate, data_bytes: 2 * frames };
+        // `buffer.duration` as read in Whisker (`shooter_game`'s Tennis Hit, Scratch's pop, a
+        // 48 kHz sound of cfgDistance__MoveWithConditions, Bite and eggs in ADPCM).
+        assert_eq!(sound_secs(&pcm(22050, 14515)), 0.6582766439909297);
+        assert_eq!(sound_secs(&pcm(11025, 258)), 0.023401360544217688);
+        assert_eq!(sound_secs(&pcm(48000, 100_903)), 92704.0 / 44100.0);
+        let adpcm =
+            |bytes| WavShape { kind: WavKind::ImaAdpcm { samples_per_block: 1017 }, rate: 22050, data_bytes: bytes };
+        assert_eq!(sound_secs(&adpcm(4096)), 0.36866213151927435);
+        assert_eq!(sound_secs(&adpcm(169_472)), 15.25156462585034);
+        // `numberOfSamples` counts one sample even for an empty data chunk.
+        assert_eq!(sound_secs(&adpcm(0)), 1.0 / 22050.0);
+        let bad_rate = WavShape { rate: 1000, ..adpcm(4096) };
+        assert_eq!(sound_secs(&bad_rate), 1.0 / 44100.0, "createBuffer throws: scratch-audio's one-sample silence");
     }
 
     /// The list as it was kept before it counted its bubbles and skipped moves to where a

@@ -20,8 +20,10 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let sounds = &prog.def(x.def).sounds;
             match sound_index(prog, sounds, st.arg(base, 0)) {
                 Some(i) => {
-                    // The decoded buffer's duration; project.json's sampleCount / rate here.
-                    let steps = crate::whisker::sound_steps(sounds[i].duration_ms / 1000.0);
+                    // The decoded buffer's duration (project.json's metadata when the file's
+                    // header was not read).
+                    let secs = sounds[i].whisker_secs.unwrap_or(sounds[i].duration_ms / 1000.0);
+                    let steps = crate::whisker::sound_steps(secs);
                     super::control::start_step_timer(st, t, steps);
                 }
                 None => st.yield_thread(t),

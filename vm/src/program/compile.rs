@@ -313,6 +313,7 @@ impl Compiler<'_> {
                 .map(|s| SoundInfo {
                     name: s.name.as_str().into(),
                     duration_ms: if s.rate > 0.0 { 1000.0 * s.sample_count / s.rate } else { 0.0 },
+                    whisker_secs: s.wav.as_ref().map(crate::whisker::sound_secs),
                 })
                 .collect();
             let rotation_style = match t.rotation_style.as_str() {

@@ -498,6 +498,9 @@ pub(crate) struct SoundInfo {
     pub name: Box<str>,
     /// Duration in ms (`sampleCount / rate`), for the profiles with sound durations.
     pub duration_ms: f64,
+    /// The duration of the buffer Whisker's browser decodes from the file, when its header was
+    /// read (`crate::whisker::sound_secs`).
+    pub whisker_secs: Option<f64>,
 }
 
 /// A sprite or the stage as loaded.

@@ -183,6 +183,25 @@ impl<'a> Sb3<'a> {
         }
         Ok(out)
     }
+
+    /// The first `head` bytes of the file `name` and its whole uncompressed length, or `None`
+    /// when it is absent, unreadable, or would take the rest of the uncompressed budget (a
+    /// sound's length is worth no load error). The rest is inflated and counted, not kept.
+    pub(crate) fn head_and_len(&mut self, name: &str, head: usize, limits: &LoadLimits) -> Option<(Vec<u8>, u64)> {
+        let index = self.zip.index_for_name(name).or_else(|| self.find(name))?;
+        let budget = limits.max_uncompressed_bytes.saturating_sub(self.read_total);
+        let options = ZipReadOptions::new().ignore_crc32(true);
+        let mut entry = self.zip.by_index_with_options(index, options).ok()?.take(budget.saturating_add(1));
+        let mut buf = Vec::new();
+        (&mut entry).take(head as u64).read_to_end(&mut buf).ok()?;
+        let rest = std::io::copy(&mut entry, &mut std::io::sink()).ok()?;
+        let len = buf.len() as u64 + rest;
+        if len > budget {
+            return None;
+        }
+        self.read_total += len;
+        Some((buf, len))
+    }
 }
 
 #[cfg(test)]

@@ -621,6 +621,7 @@ impl Loader<'_> {
                 format: js_string(s.get("format")).unwrap_or_default(),
                 rate,
                 sample_count,
+                wav: None,
             });
         }
         out

@@ -82,11 +82,14 @@ pub mod json;
 mod loader;
 mod model;
 mod schema;
+mod wav;
 
 pub use error::{LoadError, LoadErrorKind, LoadLimits};
 pub use model::*;
+pub use wav::{WavKind, WavShape};
 
 use loader::Loader;
+use std::collections::BTreeMap;
 
 /// Most warning lines kept per project.
 pub const MAX_WARNINGS: usize = 100;
@@ -152,6 +155,18 @@ pub fn load(bytes: &[u8], name: &str, limits: &LoadLimits) -> Result<Project, Lo
         project.assets = sb3.assets(&wanted, limits, &mut missing)?;
         for m in missing {
             ld.warn(format!("costume file {m} is not in the sb3"));
+        }
+        // Whisker's durations follow the audio a sound holds (`crate::whisker::sound_secs`).
+        let mut shapes: BTreeMap<String, Option<wav::WavShape>> = BTreeMap::new();
+        for t in &mut project.targets {
+            for s in &mut t.sounds {
+                if !s.data_format.eq_ignore_ascii_case("wav") {
+                    continue;
+                }
+                s.wav = *shapes.entry(s.md5ext.clone()).or_insert_with(|| {
+                    sb3.head_and_len(&s.md5ext, wav::HEAD_BYTES, limits).and_then(|(head, len)| wav::shape(&head, len))
+                });
+            }
         }
     }
     project.content_hash = content_hash;

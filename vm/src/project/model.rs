@@ -1,6 +1,7 @@
 //! The loaded project's model (see the module docs of [`crate::project`] for what it
 //! promises): targets, the block arena, inputs, fields, costumes, sounds, monitors.
 
+use super::wav::WavShape;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -178,7 +179,7 @@ pub struct Costume {
     pub bitmap_resolution: f64,
 }
 
-/// Sound metadata (no audio is decoded).
+/// Sound metadata, and the shape of its WAV data when the file has it (no audio is decoded).
 #[derive(Debug, Clone)]
 pub struct Sound {
     /// Sound name.
@@ -195,6 +196,9 @@ pub struct Sound {
     pub rate: f64,
     /// Number of samples (≥ 0; 0 when absent).
     pub sample_count: f64,
+    /// The audio the sound's WAV file holds, when the sb3 has the file and its header is read
+    /// (`None` for MP3, a bare project.json, a missing or unusual file).
+    pub wav: Option<WavShape>,
 }
 
 /// A sprite or the stage as declared in the project.
