@@ -501,5 +501,9 @@ pub mod runtime {
 /// project.json's `sampleCount / rate`; MP3 and absent files keep the metadata. Stale metadata
 /// made a sample-7 shooter's hit sound last 25 steps instead of Whisker's 20 (`docs/vm.md`,
 /// "Sound durations from the file"). Runs change only on projects whose metadata ends a wait
-/// in another step; none of the corpora's does.
+/// in another step; none of the corpora's does. And under the `whisker` profile a warp thread
+/// that yields in a block timed by the step count (`wait`, `say … for secs`, `play sound until
+/// done`, `glide`) ends its turn, as Whisker's 500 ms warp timer ends it (the step count does
+/// not move inside a step, so the spin changes nothing), where the hang guard ended the whole
+/// step: a sample-8 game's warp walk cycle (`docs/vm.md`, "A wait inside a warp procedure").
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem51");

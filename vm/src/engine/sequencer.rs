@@ -157,6 +157,9 @@ impl State {
             match self.th(t).status {
                 Status::Yield => {
                     self.thm(t).status = Status::Running;
+                    if warp && self.whisker_timer_spin(t) {
+                        return;
+                    }
                     if warp {
                         self.skip_warp_wait(prog, t, cur);
                         // The block runs again at once: a boundary of its spin.
@@ -204,6 +207,18 @@ impl State {
                 self.probe_fixed_point(t, false);
             }
         }
+    }
+
+    /// Under the `whisker` profile, whether the block a warp thread just yielded in is timed by
+    /// the step count (`wait`, `say/think … for secs`, `play sound until done`, `glide`): re-run
+    /// at once, it does the same thing until the step ends, since the count does not move inside
+    /// a step. In Whisker such a spin ends when the thread's 500 ms warp timer (wall clock) runs
+    /// out, and the thread goes on in the next step; here its turn ends at once, which is what
+    /// Whisker shows but for the time it spent (scratch-vm's own warp timer reads virtual time
+    /// here, so the other profiles spin until the hang guard, as the design says).
+    fn whisker_timer_spin(&self, t: ThRef) -> bool {
+        self.whisker()
+            && matches!(self.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::StepTimer { .. } | Ctx::Glide(_)))
     }
 
     /// A warp thread whose `broadcast and wait` (or `switch backdrop and wait`) found a started
