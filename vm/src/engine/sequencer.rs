@@ -217,8 +217,7 @@ impl State {
     /// Whisker shows but for the time it spent (scratch-vm's own warp timer reads virtual time
     /// here, so the other profiles spin until the hang guard, as the design says).
     fn whisker_timer_spin(&self, t: ThRef) -> bool {
-        self.whisker()
-            && matches!(self.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::StepTimer { .. } | Ctx::Glide(_)))
+        self.whisker() && matches!(self.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::StepTimer { .. } | Ctx::Glide(_)))
     }
 
     /// A warp thread whose `broadcast and wait` (or `switch backdrop and wait`) found a started
