@@ -503,7 +503,8 @@ pub mod runtime {
 /// "Sound durations from the file"). Runs change only on projects whose metadata ends a wait
 /// in another step; none of the corpora's does. And under the `whisker` profile a warp thread
 /// that yields in a block timed by the step count (`wait`, `say … for secs`, `play sound until
-/// done`, `glide`) ends its turn, as Whisker's 500 ms warp timer ends it (the step count does
-/// not move inside a step, so the spin changes nothing), where the hang guard ended the whole
+/// done`, `glide`) and whose timer has not run out ends its turn, as Whisker's 500 ms warp
+/// timer ends it (the step count does not move inside a step, so the spin changes nothing),
+/// where the hang guard ended the whole
 /// step: a sample-8 game's warp walk cycle (`docs/vm.md`, "A wait inside a warp procedure").
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem51");

@@ -216,8 +216,16 @@ impl State {
     /// out, and the thread goes on in the next step; here its turn ends at once, which is what
     /// Whisker shows but for the time it spent (scratch-vm's own warp timer reads virtual time
     /// here, so the other profiles spin until the hang guard, as the design says).
+    /// A timer that has already run out in this step (`wait 0`) ends at the re-run, so only
+    /// one still running counts.
     fn whisker_timer_spin(&self, t: ThRef) -> bool {
-        self.whisker() && matches!(self.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::StepTimer { .. } | Ctx::Glide(_)))
+        let now = self.clock.steps as f64;
+        self.whisker()
+            && match self.th(t).stack.last().map(|f| &f.ctx) {
+                Some(Ctx::StepTimer { offset, duration }) => now - offset < *duration,
+                Some(Ctx::Glide(g)) => now - g.start < g.duration,
+                _ => false,
+            }
     }
 
     /// A warp thread whose `broadcast and wait` (or `switch backdrop and wait`) found a started
