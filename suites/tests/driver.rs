@@ -163,6 +163,41 @@ fn say_text_is_empty_not_null_after_the_green_flag() {
 
 /// `t.wait`, bound by Whisker until December 2021, is in neither emse22's nor master's driver:
 /// a test that calls it is an error there and here.
+/// A clone has no bubble state until something gives it one: `sayText` is `null` for a clone
+/// that only waits, `""` for one that ran `show` (looks' `_renderBubble` creates the state when
+/// there is a renderer), and `""` once a clone is deleted (looks' `_onTargetWillExit` creates it
+/// on `targetWasRemoved`). Read in the real Whisker on a project of this shape (engine `+sem52`).
+#[test]
+fn clones_say_null_until_they_show_hide_or_are_deleted() {
+    let mut p = ProjectBuilder::new();
+    for (name, shows) in [("Star", false), ("Gem", true)] {
+        let s = p.sprite(name);
+        let hat = p.t(s).when_flag();
+        let clone = p.t(s).create_clone("_myself_");
+        p.t(s).script(hat, &[clone]);
+        let start = p.t(s).when_clone();
+        let show = p.t(s).show();
+        let wait = p.t(s).wait(0.2);
+        let delete = p.t(s).delete_clone();
+        let body = if shows { vec![show, wait] } else { vec![wait, delete] };
+        p.t(s).script(start, &body);
+    }
+    passes_on(
+        &p,
+        "module.exports = [{name: 't', test: async t => {
+            t.greenFlag();
+            await t.runForSteps(1);
+            const star = t.getSprite('Star').getClones()[0];
+            const gem = t.getSprite('Gem').getClones()[0];
+            t.assert.ok(star.sayText === null, 'star: ' + star.sayText);
+            t.assert.ok(gem.sayText === '', 'gem: ' + gem.sayText);
+            await t.runForSteps(10);
+            t.assert.equal(t.getSprite('Star').getClones().length, 0);
+            t.assert.ok(star.sayText === '', 'deleted star: ' + star.sayText);
+        }}];",
+    );
+}
+
 #[test]
 fn wait_is_not_a_driver_method_as_in_whisker() {
     let row = one("await t.wait(2);");

@@ -507,4 +507,19 @@ pub mod runtime {
 /// timer ends it (the step count does not move inside a step, so the spin changes nothing),
 /// where the hang guard ended the whole
 /// step: a sample-8 game's warp walk cycle (`docs/vm.md`, "A wait inside a warp procedure").
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem51");
+///
+/// `sem52`: under the `whisker` profile `show` and `hide` give a target without a bubble state
+/// a fresh, empty one, as looks' `_renderBubble` does through `_getBubbleState` when there is a
+/// renderer: a clone that ran either block has Whisker's `sayText` `""` from then on, where it
+/// read `null` (`docs/vm.md`, "Bubble states: `""` and `null`"). Only what a Whisker test reads
+/// of `sayText` changes (a hand-written `sayText.length` no longer throws); generated
+/// assertions and coverage read both as "says nothing", so no run's digest changes. Also:
+/// bitmap costumes are decoded by their bytes, so WebP, GIF and BMP files saved under a `.png`
+/// name get their real silhouettes instead of an approximate opaque box (a held-out snake game's
+/// `touching` differed from its 40th step; `docs/vm.md`, "Bitmaps decoded by their bytes"). None
+/// of the corpora's bitmaps is such a file, so their digests stay. And: under the `whisker`
+/// profile `switch backdrop to … and wait` that starts scripts no longer throws (P10) but ends at
+/// once without waiting, as Whisker's fork, which guards the read that throws in scratch-vm: the
+/// rest of the step runs (a held-out snake game's start button; `docs/vm.md`, same section;
+/// reach 3 random-sample projects, none of the study corpora).
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem52");

@@ -230,7 +230,9 @@
                 this._last.sayText = v;
                 return v;
             }
-            return this._last.sayText === undefined ? null : this._last.sayText;
+            // A deleted clone: looks' `_onTargetWillExit` (on `targetWasRemoved`) gave it a
+            // bubble state if it had none, so Whisker reads its last text or "", never null.
+            return this._last.sayText == null ? '' : this._last.sayText;
         }
         get rotationStyle() {
             return N.rotationStyle(this._h);

@@ -73,9 +73,11 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
                 if let Some(f) = st.thm(t).stack.last_mut() {
                     f.ctx = Ctx::Started(started);
                 }
-                if n > 0 {
-                    // scratch-vm reads `util.stackFrame` after `runtime.startHats` re-pointed the
-                    // shared BlockUtility at a started thread, and throws.
+                // scratch-vm reads `util.stackFrame` after `runtime.startHats` re-pointed the
+                // shared BlockUtility at a started thread, and throws. Whisker's fork guards that
+                // read (`!startedThreads ||`), so there the block ends at once: it switches, starts
+                // the hats and does not wait, and the rest of the step runs.
+                if n > 0 && !st.whisker() {
                     st.budget.error = Some(StepError(SWITCH_BACKDROP_WAIT_ERROR.into()));
                 }
                 return;
@@ -395,6 +397,12 @@ impl State {
     pub(crate) fn render_bubble(&mut self, id: TargetId) {
         if self.targets.draw.is_none() {
             return;
+        }
+        // With a renderer, `_renderBubble` reads the state through `_getBubbleState`, which
+        // gives a target without one a fresh state: a clone that ran `show` or `hide` has
+        // Whisker's `sayText` `""` from then on, not `null` (read in the real Whisker).
+        if let Some(t) = self.target_mut(id) {
+            t.bubble.get_or_insert_with(Bubble::fresh);
         }
         let shown = self.target(id).is_some_and(|t| t.visible && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()));
         if let Some(d) = &mut self.targets.draw {

@@ -404,7 +404,7 @@ impl State {
         // usage): Whisker's `sayText` reads `""`, not `null`, from then on.
         for id in self.targets.runtime_order.clone() {
             if let Some(t) = self.target_mut(id) {
-                let b = t.bubble.get_or_insert_with(|| Bubble { think: false, text: Rc::from(""), usage: 0 });
+                let b = t.bubble.get_or_insert_with(Bubble::fresh);
                 b.text = Rc::from("");
                 t.sound_effects = [0.0; 2];
             }

@@ -23,6 +23,14 @@ pub(crate) struct Bubble {
     pub usage: u64,
 }
 
+impl Bubble {
+    /// Looks' `DEFAULT_BUBBLE_STATE`, which `_getBubbleState` gives a target without one: a
+    /// say bubble with no text and no usage.
+    pub(crate) fn fresh() -> Bubble {
+        Bubble { think: false, text: Rc::from(""), usage: 0 }
+    }
+}
+
 /// A live sprite, clone or the stage (read-only outside the VM).
 #[derive(Debug, Clone)]
 pub struct Target {

@@ -432,7 +432,7 @@ impl Skin {
         })
     }
 
-    /// A bitmap skin, as scratch-vm loads PNG/JPEG costumes.
+    /// A bitmap skin, as scratch-vm loads bitmap costumes (see [`decode_bitmap`] for the formats).
     pub fn from_bitmap(bytes: &[u8], resolution: f64, center: Option<[f64; 2]>) -> Result<Skin, String> {
         if bytes.len() > MAX_BITMAP_BYTES {
             return Err(format!("bitmap is {} bytes, over the limit of {MAX_BITMAP_BYTES}", bytes.len()));
@@ -591,7 +591,12 @@ fn empty_mip() -> Arc<Mip> {
     Arc::new(Mip::new(Silhouette::empty_pixel()))
 }
 
-/// Decodes PNG/JPEG to straight-alpha RGBA8 within [`MAX_BITMAP_SIDE`].
+/// Decodes a bitmap costume to straight-alpha RGBA8 within [`MAX_BITMAP_SIDE`].
+///
+/// The format comes from the bytes, not the declared `dataFormat`: the browser decodes whatever
+/// an `<img>` can show, and editors save WebP (or GIF, BMP) files under a `.png` name. PNG, JPEG,
+/// WebP, GIF (first frame) and BMP are read; lossy WebP goes through the `image-webp` decoder, whose
+/// colours may differ from libwebp's by a unit or so; alpha, which decides silhouettes, decodes the same.
 fn decode_bitmap(bytes: &[u8]) -> Result<(u32, u32, Vec<u8>), String> {
     let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
     reader = reader.with_guessed_format().map_err(|e| format!("unreadable bitmap: {e}"))?;
@@ -753,13 +758,32 @@ mod tests {
         }
     }
 
-    fn png(w: u32, h: u32) -> Vec<u8> {
+    /// A bitmap whose column 0 is transparent and the rest opaque, encoded as `format`.
+    fn bitmap(w: u32, h: u32, format: image::ImageFormat) -> Vec<u8> {
         let img = image::RgbaImage::from_fn(w, h, |x, _| {
             if x == 0 { image::Rgba([0, 0, 0, 0]) } else { image::Rgba([10, 20, 30, 255]) }
         });
         let mut out = Vec::new();
-        img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("encode");
+        img.write_to(&mut std::io::Cursor::new(&mut out), format).expect("encode");
         out
+    }
+
+    fn png(w: u32, h: u32) -> Vec<u8> {
+        bitmap(w, h, image::ImageFormat::Png)
+    }
+
+    /// Editors save WebP and GIF files under a `png` name; the browser decodes them by their bytes,
+    /// so their transparent pixels stay transparent (a stand-in box would touch everywhere).
+    #[test]
+    fn webp_and_gif_bytes_under_a_png_name_decode_with_their_alpha() {
+        for format in [image::ImageFormat::WebP, image::ImageFormat::Gif] {
+            let skin = Skin::decode(&costume("png", 2.0, 10.0, 6.0), Some(&bitmap(20, 12, format)));
+            assert!(skin.approximate().is_none(), "{format:?}: {:?}", skin.approximate());
+            let m = skin.mip(8);
+            assert_eq!((m.silhouette.width(), m.silhouette.height()), (20, 12), "{format:?}");
+            assert_eq!(m.silhouette.alpha(0, 3), 0, "{format:?}");
+            assert_eq!(m.silhouette.alpha(1, 3), 255, "{format:?}");
+        }
     }
 
     #[test]
