@@ -513,7 +513,9 @@ pub mod runtime {
 /// renderer: a clone that ran either block has Whisker's `sayText` `""` from then on, where it
 /// read `null` (`docs/vm.md`, "Bubble states: `""` and `null`"). Only what a Whisker test reads
 /// of `sayText` changes (a hand-written `sayText.length` no longer throws); generated
-/// assertions and coverage read both as "says nothing", so no run's digest changes. Also:
+/// assertions and coverage read both as "says nothing", so no run's digest or status changes;
+/// the work count of 26 of the 96 rq1 guard runs moves by 3 to 150 units (of 10⁷ to 10⁹), where
+/// exactly was not traced. Also:
 /// bitmap costumes are decoded by their bytes, so WebP, GIF and BMP files saved under a `.png`
 /// name get their real silhouettes instead of an approximate opaque box (a held-out snake game's
 /// `touching` differed from its 40th step; `docs/vm.md`, "Bitmaps decoded by their bytes"). None
