@@ -103,6 +103,19 @@ impl Sut {
         self.vm.apply_inputs();
     }
 
+    /// What an exported test's prologue does to Whisker's cache of sprite wrappers, which
+    /// starts empty at every test: it wraps every target (`getSprite` wraps them all), and
+    /// from then on the VM wraps each clone as it is made. So the test's reads go through
+    /// the wrappers Whisker hands out (a clone whose id repeats its original's reads the
+    /// original, [`Vm::whisker_wrapper_target`]) and a clone of a sprite whose pen is down
+    /// draws nothing, as in Whisker.
+    pub fn whisker_prologue(&mut self) {
+        self.vm.whisker_wrappers_reset();
+        for id in self.vm.runtime_targets() {
+            self.vm.whisker_wrap(id);
+        }
+    }
+
     /// Runs one step.
     pub fn step(&mut self) {
         if self.vm.step() == StepOutcome::Hang {

@@ -353,3 +353,49 @@ fn checks_that_hang_on_whiskers_wall_clock_are_left_out() {
     // 46 steps in: `when timer > 2` has fired at Whisker's speeds, not on the virtual clock.
     assert!(recorded[3].iter().all(|a| a.kind() != "backdrop"), "{:?}", recorded[3]);
 }
+
+/// Whisker seeds its random stream again before every test, so scratch-vm's `uid()` hands a
+/// clone the id the sb3 loader gave an original, and Whisker's wrappers, cached by id, hand
+/// that clone its original's wrapper: `getClones()[i]` reads the original. Here the stage
+/// has no block and the sprite's three compact inputs (`repeat 5`, `go to x: 10 y: 20`) come
+/// before its own id, the loader's fifth `uid()`; the clones' ids are the test's first five,
+/// so the fifth clone's is the original's (held-out sample 11's Breakout, read in the real
+/// Whisker: its 36th brick clone read as the hidden original brick).
+#[test]
+fn a_clone_whose_whisker_id_repeats_its_originals_is_read_through_the_originals_wrapper() {
+    let json = r#"{"targets": [
+        {"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": {},
+         "comments": {}, "currentCostume": 0, "sounds": [], "volume": 100, "layerOrder": 0, "costumes": [{"assetId": "00",
+         "dataFormat": "svg", "md5ext": "00.svg", "name": "backdrop1", "rotationCenterX": 0, "rotationCenterY": 0}]},
+        {"isStage": false, "name": "S", "variables": {}, "lists": {}, "broadcasts": {}, "comments": {},
+         "currentCostume": 0, "sounds": [], "volume": 100, "layerOrder": 1, "costumes": [{"assetId": "00",
+         "dataFormat": "svg", "md5ext": "00.svg", "name": "costume1", "rotationCenterX": 0, "rotationCenterY": 0}],
+         "visible": true, "x": 0, "y": 0, "size": 100, "direction": 90, "draggable": false,
+         "rotationStyle": "all around",
+         "blocks": {
+           "f": {"opcode": "event_whenflagclicked", "next": "r", "parent": null, "inputs": {}, "fields": {},
+                 "shadow": false, "topLevel": true, "x": 0, "y": 0},
+           "r": {"opcode": "control_repeat", "next": null, "parent": "f",
+                 "inputs": {"TIMES": [1, [6, "5"]], "SUBSTACK": [2, "c"]}, "fields": {}, "shadow": false, "topLevel": false},
+           "c": {"opcode": "control_create_clone_of", "next": null, "parent": "r",
+                 "inputs": {"CLONE_OPTION": [1, "m"]}, "fields": {}, "shadow": false, "topLevel": false},
+           "m": {"opcode": "control_create_clone_of_menu", "next": null, "parent": "c", "inputs": {},
+                 "fields": {"CLONE_OPTION": ["_myself_", null]}, "shadow": true, "topLevel": false},
+           "h": {"opcode": "control_start_as_clone", "next": "g", "parent": null, "inputs": {}, "fields": {},
+                 "shadow": false, "topLevel": true, "x": 0, "y": 200},
+           "g": {"opcode": "motion_gotoxy", "next": null, "parent": "h",
+                 "inputs": {"X": [1, [4, "10"]], "Y": [1, [4, "20"]]}, "fields": {}, "shadow": false, "topLevel": false}
+         }}
+      ], "monitors": [], "extensions": [], "meta": {"semver": "3.0.0"}}"#;
+    let project = clowder_vm::project::load(json.as_bytes(), "ids.json", &clowder_vm::LoadLimits::default())
+        .expect("the project loads");
+    let recorded = record(project, vec![Event::Wait { steps: 10 }]);
+    let first = &recorded[0];
+    let clone = |i: u32| TargetRef { sprite: "S".into(), clone: i };
+    assert!(first.contains(&Assertion::CloneCount { sprite: "S".into(), count: 5 }), "{first:?}");
+    for i in 1..=4 {
+        assert!(first.contains(&Assertion::Position { target: clone(i), x: 10.0, y: 20.0 }), "clone {i}: {first:?}");
+    }
+    // The fifth clone stands at (10, 20), but the exported test reads the original there.
+    assert!(first.contains(&Assertion::Position { target: clone(5), x: 0.0, y: 0.0 }), "{first:?}");
+}

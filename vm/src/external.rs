@@ -350,6 +350,20 @@ impl Vm {
         self.st.whisker_wrap(id);
     }
 
+    /// The live target whose fields Whisker's wrapper of target `id` reads: the cached wrapper
+    /// of `id`'s Whisker id when it belongs to the same sprite, which for a clone whose id
+    /// repeats its original's (Whisker seeds the stream again before every test) is the
+    /// original's wrapper; else `id` itself (also before [`Vm::whisker_wrappers_reset`], and
+    /// when the cached wrapper's target is gone: its last fields are not kept here).
+    pub fn whisker_wrapper_target(&self, id: TargetId) -> TargetId {
+        let Some(t) = self.st.target(id) else { return id };
+        let cached = self.st.whisker_wrapped.as_ref().and_then(|w| w.get(&t.uid_draw));
+        match cached {
+            Some(&(def, other)) if def == t.def && self.st.target(other).is_some() => other,
+            _ => id,
+        }
+    }
+
     /// An assignment to a sprite's `direction` field, as Whisker's `loadSaveState` makes:
     /// not wrapped, and not handed to the renderer, which keeps showing the pose it had.
     pub fn assign_direction(&mut self, id: TargetId, direction: f64) {

@@ -338,8 +338,11 @@
             return this._sprites.getNewSprites(s => !s.isOriginal && mine.has(s._h));
         }
         getClone(index) {
+            // Whisker's `getClone` is `sprite.clones[index]`, the raw target: not wrapped, so
+            // neither the cache of wrappers nor a clone whose id repeats its original's (which
+            // `getClones` reads through the original's wrapper) changes what it reads.
             const h = N.instances(this._h)[index];
-            return h === undefined ? undefined : this._sprites.wrap(h).getScratchTarget();
+            return h === undefined ? undefined : new Sprite(h, this._sprites).getScratchTarget();
         }
         getCloneCount(withSelf = false) {
             return this.getClones(withSelf).length;

@@ -49,7 +49,10 @@
 //! after a deletion the same index names the next clone. The exported
 //! JavaScript reads clones through Whisker's sprite wrapper
 //! (`getClones()[i - 1]`), which has the same properties as an original's
-//! (`getClone(i)` is the raw target: no `sayText`, unrounded `size`). Sizes are
+//! (`getClone(i)` is the raw target: no `sayText`, unrounded `size`); under the `whisker`
+//! profile each target is observed through the wrapper Whisker hands out for it, so a clone
+//! whose Whisker id repeats its original's records the original's fields
+//! (`Vm::whisker_wrapper_target`, after [`Sut::whisker_prologue`]). Sizes are
 //! exported rounded, as the wrapper reports them. Layers are clowder's
 //! execution order (stage 0, back-most sprite 1, …), which can differ from
 //! scratch-render's drawable order.

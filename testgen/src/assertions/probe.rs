@@ -6,7 +6,11 @@ use super::*;
 
 /// One live target as the assertions see it.
 struct View {
-    id: TargetId,
+    /// The target whose fields the exported test reads for this one: Whisker's wrapper of a
+    /// clone whose id repeats its original's is the original's ([`Vm::whisker_wrapper_target`]).
+    ///
+    /// [`Vm::whisker_wrapper_target`]: clowder_vm::Vm::whisker_wrapper_target
+    read: TargetId,
     def: usize,
     r: TargetRef,
     /// Live clones of the sprite (originals only; 0 otherwise).
@@ -44,7 +48,7 @@ fn views(sut: &Sut) -> Vec<View> {
                 TargetRef { sprite: name, clone: live }
             };
             let clones = if t.clone == 0 && !t.is_stage { clones_of.get(&t.def).copied().unwrap_or(0) } else { 0 };
-            View { id: t.id, def: t.def, r, clones }
+            View { read: sut.vm().whisker_wrapper_target(t.id), def: t.def, r, clones }
         })
         .collect()
 }
@@ -64,7 +68,7 @@ fn observe_target(
     out: &mut Vec<Assertion>,
 ) {
     let vm = sut.vm_mut();
-    let Some(t) = vm.target(v.id) else { return };
+    let Some(t) = vm.target(v.read) else { return };
     let (is_stage, costume, direction, size, visible, x, y) =
         (t.is_stage, t.costume.max(0) as u32, t.direction, t.size, t.visible, t.x, t.y);
     let r = &v.r;
@@ -85,14 +89,14 @@ fn observe_target(
             out.push(Assertion::Direction { target: r.clone(), direction });
         }
         if want(4) {
-            for (name, value) in EFFECTS.iter().zip(vm.effects(v.id).unwrap_or_default()) {
+            for (name, value) in EFFECTS.iter().zip(vm.effects(v.read).unwrap_or_default()) {
                 if let Some(value) = finite(value) {
                     out.push(Assertion::Effect { target: r.clone(), effect: name.to_string(), value });
                 }
             }
         }
         if want(5)
-            && let Some(layer) = vm.layer(v.id)
+            && let Some(layer) = vm.layer(v.read)
         {
             out.push(Assertion::Layer { target: r.clone(), layer: layer as u32 });
         }
@@ -102,7 +106,7 @@ fn observe_target(
             out.push(Assertion::Position { target: r.clone(), x, y });
         }
         if want(8) {
-            let (think, text) = vm.bubble(v.id).map_or((false, String::new()), |(k, t)| (k, t.to_string()));
+            let (think, text) = vm.bubble(v.read).map_or((false, String::new()), |(k, t)| (k, t.to_string()));
             out.push(Assertion::Say { target: r.clone(), text, think });
         }
         if want(9)
@@ -112,12 +116,12 @@ fn observe_target(
         }
         if want(10) {
             for (def, name) in others.iter().filter(|(d, _)| *d != v.def) {
-                let touching = vm.touching_sprite(v.id, *def);
+                let touching = vm.touching_sprite(v.read, *def);
                 out.push(Assertion::Touching { target: r.clone(), other: name.clone(), touching });
             }
         }
         if want(11) {
-            out.push(Assertion::TouchingEdge { target: r.clone(), touching: vm.touching_edge(v.id) });
+            out.push(Assertion::TouchingEdge { target: r.clone(), touching: vm.touching_edge(v.read) });
         }
         if want(13) {
             out.push(Assertion::Visibility { target: r.clone(), visible });
@@ -125,14 +129,14 @@ fn observe_target(
     }
     if r.clone == 0 {
         if want(6) {
-            for (list, length) in vm.list_lengths(v.id) {
+            for (list, length) in vm.list_lengths(v.read) {
                 if !out.iter().any(|a| matches!(a, Assertion::List { list: l, .. } if l == list)) {
                     out.push(Assertion::List { target: r.clone(), list: list.to_string(), length: length as u32 });
                 }
             }
         }
         if want(12) {
-            for (variable, value) in vm.scalar_variables(v.id) {
+            for (variable, value) in vm.scalar_variables(v.read) {
                 if !out.iter().any(|a| matches!(a, Assertion::Variable { variable: n, .. } if n == variable)) {
                     let mut s = String::new();
                     value.write_js_string(&mut s);
@@ -148,7 +152,7 @@ fn observe_target(
         }
     }
     if want(14)
-        && let Some(volume) = vm.volume(v.id).and_then(finite)
+        && let Some(volume) = vm.volume(v.read).and_then(finite)
     {
         out.push(Assertion::Volume { target: r.clone(), volume });
     }

@@ -35,6 +35,9 @@ impl Executor<'_> {
             },
         );
         sut.green_flag();
+        if self.ctx.params.profile == clowder_vm::Profile::Whisker {
+            sut.whisker_prologue();
+        }
         Live {
             sut,
             running: true,

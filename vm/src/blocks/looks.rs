@@ -401,7 +401,8 @@ impl State {
         // With a renderer, `_renderBubble` reads the state through `_getBubbleState`, which
         // gives a target without one a fresh state: a clone that ran `show` or `hide` has
         // Whisker's `sayText` `""` from then on, not `null` (read in the real Whisker).
-        if let Some(t) = self.target_mut(id) {
+        // An empty state draws nothing: not a change the geometry sees (`target_cache_mut`).
+        if let Some(t) = self.target_cache_mut(id) {
             t.bubble.get_or_insert_with(Bubble::fresh);
         }
         let shown = self.target(id).is_some_and(|t| t.visible && t.bubble.as_ref().is_some_and(|b| !b.text.is_empty()));

@@ -73,11 +73,11 @@ pub(crate) struct State {
     /// Pen drawings so far (clear, dots, lines, stamps): the pen layer's generation, which
     /// [`State::fingerprint`] compares instead of the pixels.
     pub pen_ops: u64,
-    /// Under a Whisker test driver, the sprite of the wrapper Whisker's `Sprites` holds for
-    /// each target id (uid draw) in this test: `wrapTarget` caches wrappers by id and keeps
-    /// those of deleted clones. `None` elsewhere, where nothing wraps targets
+    /// Under a Whisker test driver, the wrapper Whisker's `Sprites` holds for each target id
+    /// (uid draw) in this test, as (sprite, the target it wraps): `wrapTarget` caches wrappers
+    /// by id and keeps those of deleted clones. `None` elsewhere, where nothing wraps targets
     /// ([`State::whisker_wrap`]).
-    pub whisker_wrapped: Option<std::collections::BTreeMap<u64, u32>>,
+    pub whisker_wrapped: Option<BTreeMap<u64, (u32, super::TargetId)>>,
     /// Reporters held in more than one input slot ([`super::shared`]), when there are any.
     pub shared: Option<Box<super::shared::SharedState>>,
     /// The `Math` library the blocks compute with (the profile's engine: Node or Chromium).

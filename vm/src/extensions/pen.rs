@@ -205,11 +205,14 @@ impl State {
         let Some(t) = self.target(id) else { return };
         let (uid, def) = (t.uid_draw, t.def);
         let Some(wrapped) = self.whisker_wrapped.as_mut() else { return };
-        // A new wrapper takes the id's place in Whisker's cache.
-        if wrapped.insert(uid, def) == Some(def) {
+        // The cached wrapper of a sprite of the same name is handed out again, even when it
+        // wraps another target; else a new wrapper takes the id's place in Whisker's cache.
+        if wrapped.get(&uid).is_some_and(|&(d, _)| d == def) {
             return;
         }
-        if let Some(t) = self.target_mut(id) {
+        wrapped.insert(uid, (def, id));
+        // Not a change the geometry sees: not logged for it (`target_cache_mut`).
+        if let Some(t) = self.target_cache_mut(id) {
             t.pen.listening = false;
         }
     }
