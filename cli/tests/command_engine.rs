@@ -50,12 +50,14 @@ fn setup(t: &Path) -> (PathBuf, PathBuf) {
     (tool, subject)
 }
 
-/// An experiment of the fake tool with one configuration per mode.
+/// An experiment of the fake tool with one configuration per mode. Its wall limit ends the
+/// `hang` mode; 6 s leaves the cgroup's OOM killer time to stop `alloc` on a loaded machine
+/// (with 2 s, one CI run saw `alloc` reach the wall limit first).
 fn experiment(t: &Path, name: &str, subject: &Path, parser: &str, modes: &[&str], extra: &str) -> PathBuf {
     let mut s = format!(
         "name = \"{name}\"\ndataset = \"{}\"\nseeds = 1\nbudget = {{ seconds = 1 }}\n\n[engine]\nkind = \"command\"\n\
          tool = \"fake 1\"\ncommand = [\"{}\", \"{{mode}}\", \"{{subject}}\", \"{{seed}}\", \"{{out}}\"]\n\
-         parser = \"{parser}\"\nwall_seconds = 2\n{extra}\n",
+         parser = \"{parser}\"\nwall_seconds = 6\n{extra}\n",
         subject.display(),
         t.join("tool.py").display()
     );
@@ -104,7 +106,7 @@ fn limits_failures_and_results_of_a_command_each_give_one_row() {
 
     let hang = &rows["hang"];
     assert_eq!(hang["status"], "limit", "{hang:?}");
-    assert!(hang["error"].starts_with("wall-time limit of 2 s reached"), "{hang:?}");
+    assert!(hang["error"].starts_with("wall-time limit of 6 s reached"), "{hang:?}");
     assert_eq!(hang["coverage"], "0.25", "the partial result the tool printed before it hung: {hang:?}");
 
     let alloc = &rows["alloc"];
@@ -149,7 +151,7 @@ fn killed_worker_tool_run_is_leased_again_once() {
     let t = tmp.path();
     let (_, subject) = setup(t);
     let exp = experiment(t, "kill", &subject, "json-last-line", &["slow"], "");
-    let text = std::fs::read_to_string(&exp).unwrap().replace("wall_seconds = 2", "wall_seconds = 20");
+    let text = std::fs::read_to_string(&exp).unwrap().replace("wall_seconds = 6", "wall_seconds = 20");
     std::fs::write(&exp, text).unwrap();
     let out = t.join("out");
     let (mut coord, url) = coordinator(&exp, &out, "127.0.0.1:0", &["--lease-timeout", "1"], &t.join("coord.log"));
