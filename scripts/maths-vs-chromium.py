@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""JavaScript's Math in Chromium, in Node and in clowder's two maths libraries, bit for bit.
+"""JavaScript's Math in Chromium, in Node and in clowder's three maths libraries, bit for bit.
 
     scripts/maths-vs-chromium.py [--count N] [--seed S]
 
 Evaluates Math.sin, cos, tan, asin, acos, atan, atan2(x, 1.3), exp(x / 50), log(|x|) and
 pow(|x|, 1.7) on N seeded arguments (angles in radians as `move` and `mathop` make them,
 numbers in [-1, 1], and numbers from 1e-3 to 1e3) in headless Chromium (the browser Whisker
-runs in), in Node (where the fidelity oracle runs scratch-vm) and with clowder's `node` and
-`chromium` libraries (`cargo run --example math_values`), and prints, per function, on how
-many arguments each differs from Chromium and from Node.
+runs in), in Node (where the fidelity oracle runs scratch-vm) and with clowder's `node`,
+`chromium` and `glibc` libraries (`cargo run --example math_values`), and prints, per function,
+on how many arguments each differs from Chromium and from Node, then the library closest to
+this Chromium (the one `clowder test --whisker-maths` should name).
 
 Needs node, Chromium (CHROMIUM, default /usr/bin/chromium) and playwright-core, taken from the
 render oracle's prepared copy ($CLOWDER_CACHE/render-oracle, which scripts/geometry.sh and
@@ -103,23 +104,29 @@ def main():
     ours = subprocess.run(["cargo", "run", "-q", "--release", "-p", "clowder-vm", "--example", "math_values"],
                           cwd=ROOT, input="".join(f"{bits(x):016x}\n" for x in xs), check=True,
                           capture_output=True, text=True).stdout.split("\n")
-    counts = {k: [0, 0, 0, 0] for k in NAMES}
+    counts = {k: [0, 0, 0, 0, 0] for k in NAMES}
     for i, x in enumerate(xs):
         row = [struct.unpack("<d", struct.pack("<Q", int(h, 16)))[0] for h in ours[i].split()]
         for k, name in enumerate(NAMES):
             c, n = js_number(chrome[i][k]), js_number(node[i][k])
-            mine_node, mine_chrome = row[k], row[10 + k]
+            mine_node, mine_chrome, mine_glibc = row[k], row[10 + k], row[20 + k]
             counts[name][0] += not same(c, n)
             counts[name][1] += not same(c, mine_chrome)
-            counts[name][2] += not same(c, mine_node)
-            counts[name][3] += not same(n, mine_node)
+            counts[name][2] += not same(c, mine_glibc)
+            counts[name][3] += not same(c, mine_node)
+            counts[name][4] += not same(n, mine_node)
     print(f"{len(xs)} arguments (seed {args.seed}); how many results differ in any bit:\n")
-    print("| function | Chromium vs Node | Chromium vs clowder `chromium` | Chromium vs clowder `node` "
-          "| Node vs clowder `node` |")
-    print("|---|---:|---:|---:|---:|")
+    print("| function | Chromium vs Node | Chromium vs clowder `chromium` | Chromium vs clowder `glibc` "
+          "| Chromium vs clowder `node` | Node vs clowder `node` |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name in NAMES:
-        a, b, c, d = counts[name]
-        print(f"| {name} | {a} | {b} | {c} | {d} |")
+        print("| " + name + " | " + " | ".join(str(v) for v in counts[name]) + " |")
+    # The library whose results differ from this Chromium's least is what
+    # `clowder test --whisker-maths` should name (docs/testing.md, "Whisker's machine").
+    totals = {lib: sum(counts[n][i] for n in NAMES) for lib, i in (("chromium", 1), ("glibc", 2), ("node", 3))}
+    best = min(totals, key=totals.get)
+    print(f"\nclosest library: {best} ({totals[best]} results differ; "
+          + ", ".join(f"{lib} {t}" for lib, t in totals.items()) + ")")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
     scripts/whisker_replay.py --whisker DIR [--clowder BIN] [--oracle ORACLE] [--out OUT]
                               [--only REGEX] [--no-whisker]
+    scripts/whisker_replay.py --pairs FILE [...]
 
 DIR holds Whisker's suites as scripts/whisker-generate.sh writes them (<project>/seed<N>/tests.js).
 Every suite runs with its seed twice: in the real Whisker (the whisker-oracle's run.sh,
@@ -10,6 +11,11 @@ acceleration 10; the verdicts are kept in OUT/<project>/seed<N>/whisker and not 
 in clowder (`clowder test SUITE PROJECT --seed N`, whose tests.csv has a status per test).
 Prints, per game and overall, how many tests get the same verdict in both, and lists the others
 with clowder's message. `--no-whisker` uses only the Whisker verdicts already in OUT.
+
+`--pairs FILE` replays any test file on any project instead (hand-written suites, suites of
+another Whisker version, programs outside the corpora): one line per pair, tab-separated
+`name, project (.sb3), tests.js, seed`, further columns ignored (e.g. where the pair came from);
+`#` starts a comment. Results go to OUT/<name>/seed<N>/.
 """
 import argparse
 import csv
@@ -18,13 +24,13 @@ import re
 import subprocess
 import sys
 
-from whisker_roundtrip import run_whisker, whisker_verdicts
+from whisker_roundtrip import run_whisker, whisker_verdict_list
 
 
 def clowder_verdicts(path):
-    """{test name: (status, message)} from `clowder test --out`'s tests.csv."""
+    """[(test name, status, message)] from `clowder test --out`'s tests.csv, in the suite's order."""
     with open(path, encoding="utf-8") as f:
-        return {r["test"]: (r["status"].lower(), r.get("message", "")) for r in csv.DictReader(f)}
+        return [(r["test"], r["status"].lower(), r.get("message", "")) for r in csv.DictReader(f)]
 
 
 def suites(root, only):
@@ -42,9 +48,27 @@ def suites(root, only):
     return out
 
 
+def pair_lines(path, only):
+    """[(name, project, seed, tests.js)] of a --pairs file."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.rstrip("\n").split("\t")
+            if len(cols) < 4 or not cols[3].isdigit():
+                sys.exit(f"{path}:{n}: expected name, project, tests.js and seed, tab-separated")
+            if only and not re.search(only, cols[0]):
+                continue
+            out.append((cols[0], cols[1], cols[3], cols[2]))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--whisker", required=True, help="folder of whisker-generate.sh")
+    source = ap.add_mutually_exclusive_group(required=True)
+    source.add_argument("--whisker", help="folder of whisker-generate.sh")
+    source.add_argument("--pairs", help="file of (name, project, tests.js, seed) lines")
     ap.add_argument("--clowder", default=None)
     ap.add_argument("--oracle", default=None, help="the whisker-oracle folder (run.sh)")
     ap.add_argument("--corpora", default=None)
@@ -61,14 +85,18 @@ def main():
     per_game = {}
     differ = []
     missing = []
-    for project, seed, suite in suites(args.whisker, args.only):
-        sb3 = os.path.join(corpora, args.dataset, project + ".sb3")
+    if args.pairs:
+        todo = pair_lines(args.pairs, args.only)
+    else:
+        todo = [(project, os.path.join(corpora, args.dataset, project + ".sb3"), seed, suite)
+                for project, seed, suite in suites(args.whisker, args.only)]
+    for project, sb3, seed, suite in todo:
         out = os.path.join(args.out, project, f"seed{seed}")
         wdir = os.path.join(out, "whisker")
-        w = whisker_verdicts(wdir)
+        w = whisker_verdict_list(wdir)
         if not w and not args.no_whisker:
             run_whisker(oracle, sb3, suite, wdir, seed)
-            w = whisker_verdicts(wdir)
+            w = whisker_verdict_list(wdir)
         if not w:
             missing.append(f"{project} seed {seed}: no Whisker verdicts (see {wdir}/whisker.out)")
             continue
@@ -79,18 +107,21 @@ def main():
         if not os.path.isfile(ccsv):
             missing.append(f"{project} seed {seed}: clowder test failed: {run.stderr.strip()[-300:]}")
             continue
+        # Compared by position: Whisker's generated suites name every test alike.
         c = clowder_verdicts(ccsv)
+        if len(c) != len(w):
+            missing.append(f"{project} seed {seed}: Whisker has {len(w)} tests, clowder {len(c)}")
+            continue
         g = per_game.setdefault(project, [0, 0, 0])
-        for name, verdict in w.items():
-            cv, msg = c.get(name, ("missing", ""))
+        for i, (verdict, (name, cv, msg)) in enumerate(zip(w, c), 1):
             g[1] += 1
             g[2] += verdict == "pass"
             if cv == verdict:
                 g[0] += 1
             else:
-                differ.append((project, seed, name, verdict, cv, msg))
-        print(f"{project} seed {seed}: {len(w)} tests, Whisker {sum(v == 'pass' for v in w.values())} pass, "
-              f"same verdict {sum(c.get(n, ('',))[0] == v for n, v in w.items())}", file=sys.stderr)
+                differ.append((project, seed, f"#{i} {name.splitlines()[0] if name else ''}", verdict, cv, msg))
+        print(f"{project} seed {seed}: {len(w)} tests, Whisker {w.count('pass')} pass, "
+              f"same verdict {sum(v == cv for v, (_, cv, _) in zip(w, c))}", file=sys.stderr)
     print("\n| game | tests | pass in Whisker | same verdict in clowder | share |\n|---|---:|---:|---:|---:|")
     same = total = passed = 0
     for g, (s, n, p) in per_game.items():

@@ -127,6 +127,33 @@ def whisker_verdicts(wdir):
     return tap_verdicts(log) if os.path.exists(log) else {}
 
 
+def whisker_verdict_list(wdir):
+    """Whisker's verdicts in the order of the tests, or None: from its CSV's data row (the last
+    line, read by position: a header can repeat a name, or hold a whole function's source with
+    commas and line breaks, when a test's name was not a string), else from its log's TAP."""
+    csv_path = os.path.join(wdir, "whisker.csv")
+    if os.path.exists(csv_path):
+        lines = [ln for ln in open(csv_path, encoding="utf-8").read().splitlines() if ln.strip()]
+        row = next(csv.reader([lines[-1]])) if lines else []
+        # projectName, seed, assertions, algorithm, a verdict per test, then passed, failed,
+        # error, skip, totalBlocks, coveredBlocks, coverage, duration.
+        found = row[4:len(row) - 8] if len(row) >= 12 else []
+        if found and all(v in ("pass", "fail", "error", "skip") for v in found):
+            return found
+    log = os.path.join(wdir, "whisker.out")
+    if not os.path.exists(log) or not tap_verdicts(log):
+        return None
+    text = open(log, encoding="utf-8", errors="replace").read()
+    by_number = {}
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        m = TAP_LINE.search(ln)
+        if m and int(m.group(2)) not in by_number:
+            by_number[int(m.group(2))] = "skip" if m.group(4) else "pass" if not m.group(1) else next(
+                (s.group(1) for s in map(TAP_SEVERITY.match, lines[i + 1:i + 6]) if s), "fail")
+    return [v for _, v in sorted(by_number.items())]
+
+
 def read_project(path):
     """(the file's bytes, its project.json) of an .sb3 or a bare project.json."""
     with open(path, "rb") as f:

@@ -79,3 +79,44 @@ fn traces_are_byte_identical_across_processes() {
     let own = &projects[0];
     assert_ne!(trace(own, &inputs, "7"), trace(own, &inputs, "8"));
 }
+
+/// `--whisker-maths` names the browser's maths library: `atan` of 4.4 is one of the arguments
+/// where fdlibm (Node, Chromium 148) and glibc (Chromium 156) differ in the last bit.
+#[test]
+fn whisker_maths_picks_the_library_and_needs_the_whisker_profile() {
+    const ATAN: &str = r#"{"targets":[{"isStage":true,"name":"Stage","variables":{"v1":["a",0]},"lists":{},"broadcasts":{},
+ "blocks":{"h":{"opcode":"event_whenflagclicked","next":"s","parent":null,"inputs":{},"fields":{},"shadow":false,"topLevel":true,"x":0,"y":0},
+  "s":{"opcode":"data_setvariableto","next":null,"parent":"h","inputs":{"VALUE":[3,"m",[10,""]]},"fields":{"VARIABLE":["a","v1"]},"shadow":false,"topLevel":false},
+  "m":{"opcode":"operator_mathop","next":null,"parent":"s","inputs":{"NUM":[1,[4,"4.4"]]},"fields":{"OPERATOR":["atan",null]},"shadow":false,"topLevel":false}},
+ "costumes":[{"name":"backdrop1","assetId":"cd21514d0531fdffb22204e0ec5ed84a","md5ext":"cd21514d0531fdffb22204e0ec5ed84a.svg","dataFormat":"svg","rotationCenterX":0,"rotationCenterY":0}],
+ "sounds":[],"currentCostume":0,"volume":100,"layerOrder":0,"tempo":60}],"monitors":[],"extensions":[],"meta":{"semver":"3.0.0"}}"#;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("atan.project.json");
+    std::fs::write(&project, ATAN).expect("write project");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_clowder"))
+            .args(["vm", "trace"])
+            .arg(&project)
+            .args(["--steps", "3"])
+            .args(extra)
+            .output()
+            .expect("clowder runs")
+    };
+    let value = |extra: &[&str]| {
+        let out = run(extra);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.split("\"a\":")
+            .nth(1)
+            .map(|s| s.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect::<String>())
+    };
+    let fdlibm = Some("77.19573393471325".to_string());
+    assert_eq!(value(&["--profile", "whisker"]), fdlibm, "the default: Chromium 148");
+    assert_eq!(value(&["--profile", "whisker", "--whisker-maths", "node"]), fdlibm);
+    assert_eq!(value(&["--profile", "whisker", "--whisker-maths", "glibc"]), Some("77.19573393471326".to_string()));
+    let plain = run(&["--whisker-maths", "glibc"]);
+    assert!(!plain.status.success());
+    assert!(String::from_utf8_lossy(&plain.stderr).contains("need --profile whisker"));
+    let unknown = run(&["--profile", "whisker", "--whisker-maths", "v8"]);
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("known: chromium, glibc, node"));
+}

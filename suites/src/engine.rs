@@ -157,17 +157,22 @@ impl Engine {
     /// Evaluates the suite and keeps its tests; returns what the runner needs of them.
     pub(crate) fn load_suite(&self, name: &str, source: &str) -> Result<Vec<TestInfo>, SuiteError> {
         let out = self.ctx.with(|ctx| -> Result<String, String> {
-            let exported = if is_es_module(source) {
+            let (exported, scope) = if is_es_module(source) {
                 let module = Module::declare(ctx.clone(), name, source).catch(&ctx).map_err(|e| describe(&e))?;
                 let (module, promise) = module.eval().catch(&ctx).map_err(|e| describe(&e))?;
                 while ctx.execute_pending_job() {}
                 promise.finish::<Value>().catch(&ctx).map_err(|e| describe(&e))?;
                 let ns = module.namespace().catch(&ctx).map_err(|e| describe(&e))?;
-                ns.get::<_, Value>("default").catch(&ctx).map_err(|e| describe(&e))?
+                let exported = ns.get::<_, Value>("default").catch(&ctx).map_err(|e| describe(&e))?;
+                (exported, Value::new_undefined(ctx.clone()))
             } else {
                 // CommonJS as Whisker's files are written; the wrapper sits on the first line
-                // so that line numbers in errors are the file's.
-                let wrapped = format!("(function (module, exports, require) {{{source}\n}})",);
+                // so that line numbers in errors are the file's. It returns a function that
+                // evaluates source in the file's top-level scope, for the servant's rewrite of
+                // each test (`servantForm` in wrapper.js).
+                let wrapped = format!(
+                    "(function (module, exports, require) {{{source}\n;return function (__clowderSource) {{ return eval(__clowderSource); }};\n}})",
+                );
                 let f: Function = eval_value(&ctx, name, &wrapped)?;
                 let module = Object::new(ctx.clone()).map_err(|e| e.to_string())?;
                 let exports = Object::new(ctx.clone()).map_err(|e| e.to_string())?;
@@ -177,12 +182,13 @@ impl Engine {
                     "clowder:require",
                     "(name => { throw new Error(`require(${JSON.stringify(name)}): a suite runs without modules`); })",
                 )?;
-                f.call::<_, Value>((module.clone(), exports, require)).catch(&ctx).map_err(|e| describe(&e))?;
-                module.get::<_, Value>("exports").map_err(|e| e.to_string())?
+                let scope =
+                    f.call::<_, Value>((module.clone(), exports, require)).catch(&ctx).map_err(|e| describe(&e))?;
+                (module.get::<_, Value>("exports").map_err(|e| e.to_string())?, scope)
             };
             let runner: Object = ctx.globals().get("__clowderRunner").map_err(|e| e.to_string())?;
             let load: Function = runner.get("load").map_err(|e| e.to_string())?;
-            let tests: Value = load.call((exported,)).catch(&ctx).map_err(|e| describe(&e))?;
+            let tests: Value = load.call((exported, scope)).catch(&ctx).map_err(|e| describe(&e))?;
             ctx.globals().set("__clowderTests", tests.clone()).map_err(|e| e.to_string())?;
             let describe_fn: Function = runner.get("describe").map_err(|e| e.to_string())?;
             describe_fn.call::<_, String>((tests,)).catch(&ctx).map_err(|e| describe(&e))

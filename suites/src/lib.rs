@@ -102,6 +102,9 @@ pub struct Limits {
     /// `speak` as Whisker runs it on a machine that cannot reach Scratch's synthesis service
     /// (it never ends; [`VmOptions::whisker_offline_speech`]). Not a limit either.
     pub whisker_offline_speech: bool,
+    /// The maths library of the browser Whisker runs in ([`VmOptions::whisker_maths`]);
+    /// `None`, the default, is the `whisker` profile's (Chromium 148 on Linux).
+    pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
 }
 
 /// How the tests of a file meet the VM.
@@ -131,6 +134,7 @@ impl Default for Limits {
             between_tests: BetweenTests::Whisker,
             whisker_wall_ms: None,
             whisker_offline_speech: false,
+            whisker_maths: None,
         }
     }
 }
@@ -148,6 +152,10 @@ pub struct TestInfo {
     pub skip: bool,
     /// The test's own `timeout` in ms, if it sets one.
     pub timeout: Option<f64>,
+    /// Why the real Whisker would not run this test as written, if it would not (its servant
+    /// rewrites test files: `servantForm` in `js/wrapper.js`); shown, not a verdict.
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 /// A loaded suite: its source and its tests.
@@ -269,6 +277,7 @@ impl<'a> FileRun<'a> {
             categories: Vec::new(),
             skip: false,
             timeout: None,
+            note: None,
         });
         let mut row = TestRow::new(self.project_name, index, &info);
         if index >= suite.tests.len() {
@@ -294,6 +303,7 @@ impl<'a> FileRun<'a> {
                 VmOptions {
                     whisker_wall_ms: limits.whisker_wall_ms,
                     whisker_offline_speech: limits.whisker_offline_speech,
+                    whisker_maths: limits.whisker_maths,
                     ..vm_options()
                 },
                 limits,

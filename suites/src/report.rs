@@ -173,7 +173,7 @@ impl ProjectResult {
         out.push_str(&format!("{}..{}\n", usize::from(n > 0), n));
         for r in &self.rows {
             let ok = if r.status == Status::Pass { "ok" } else { "not ok" };
-            let name = if r.test.is_empty() { String::new() } else { format!(" - {}", r.test) };
+            let name = if r.test.is_empty() { String::new() } else { format!(" - {}", tap_description(&r.test)) };
             let directive = if r.status == Status::Skip { " # SKIP" } else { "" };
             out.push_str(&format!("{ok} {}{name}{directive}\n", r.index));
             let mut yaml = Vec::new();
@@ -271,6 +271,15 @@ fn itch_status(s: Status) -> &'static str {
 }
 
 /// A YAML double-quoted scalar (JSON string syntax, which YAML reads the same).
+/// A test's name as one TAP description: a TAP line ends at a line break, and a name can be
+/// a whole function's source (`servantForm` in wrapper.js), so its lines are joined.
+fn tap_description(name: &str) -> String {
+    if !name.contains(['\r', '\n']) {
+        return name.to_string();
+    }
+    name.split(['\r', '\n']).map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }

@@ -722,3 +722,48 @@ fn a_new_clone_is_heard_from_its_creation_on() {
     }}];";
     passes_on(&p, src);
 }
+
+/// Whisker's command line rewrites a test file before its page loads it (`prepareTestFiles`):
+/// each test becomes JSON with `test` set to its function's name, and the first quoted
+/// occurrence of that name is unquoted. A test named as its function loses its function.
+#[test]
+fn a_test_named_as_its_function_is_an_error_as_whiskers_servant_loads_it() {
+    let src = "const square = async function (t) { await t.runForSteps(1); };
+const other = async function (t) { await t.runForSteps(1); };
+module.exports = [{test: square, name: 'square', description: '', categories: []},
+                  {test: other, name: 'the other', description: '', categories: []}];";
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    assert!(suite.tests().iter().all(|t| t.note.is_none()), "{:?}", suite.tests());
+    let r = run(src);
+    assert_eq!(r.rows[0].status, Status::Error, "{:?}", r.rows[0]);
+    assert!(r.rows[0].message.contains("test.test is not a function"), "{}", r.rows[0].message);
+    // The name is the function, as in Whisker's CSV; TAP keeps it on one line.
+    assert!(r.rows[0].test.starts_with("async function (t) {"), "{}", r.rows[0].test);
+    assert!(r.tap().contains("not ok 1 - async function (t) { await t.runForSteps(1); }\n"), "{}", r.tap());
+    assert_eq!(r.rows[1].status, Status::Pass, "{}", r.rows[1].message);
+    assert_eq!(r.rows[1].test, "the other");
+}
+
+/// An inline test function's inferred name is `test`: the rewrite binds it to whatever the
+/// file's top level calls `test`, as the page's evaluation does.
+#[test]
+fn the_servants_rewrite_binds_an_inferred_name_in_the_files_scope() {
+    let src = "const test = async function (t) { t.assert.fail('the top-level test ran'); };
+module.exports = [{name: 'inline', test: async function (t) { await t.runForSteps(1); }}];";
+    let r = run(src);
+    assert_eq!(r.rows[0].status, Status::Fail, "{:?}", r.rows[0]);
+    assert!(r.rows[0].message.contains("the top-level test ran"), "{}", r.rows[0].message);
+}
+
+/// Without such a binding the servant cannot load the file at all; here it runs as written,
+/// and the suite says why Whisker would not.
+#[test]
+fn a_file_the_servant_cannot_load_runs_as_written_with_a_note() {
+    let src = "module.exports = [{name: 'a', test: async t => { await t.runForSteps(1); }}];";
+    let suite = Suite::from_source("suite.js", src).expect("suite loads");
+    let note = suite.tests()[0].note.clone().unwrap_or_default();
+    assert!(note.contains("servant cannot load this file"), "{note}");
+    let r = run(src);
+    assert_eq!(r.rows[0].status, Status::Pass, "{}", r.rows[0].message);
+    assert!(r.rows[0].log.is_empty(), "{:?}", r.rows[0].log);
+}

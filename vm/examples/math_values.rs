@@ -3,7 +3,7 @@
 //! (`scripts/maths-vs-chromium.py`).
 //!
 //! Reads one argument per line (the f64's bits in hex) and prints, per line, the results of
-//! both libraries (`node` then `chromium`, see `clowder_vm::util::mathlib`) as hex bits, in
+//! the three libraries (`node`, `chromium`, `glibc`, see `clowder_vm::util::mathlib`) as hex bits, in
 //! the order `sin cos tan asin acos atan atan2(x, 1.3) exp(x / 50) log(|x|) pow(|x|, 1.7)`.
 //!
 //! `cargo run --release -p clowder-vm --example math_values < args.txt`
@@ -37,7 +37,7 @@ fn main() {
             std::process::exit(2);
         };
         let x = f64::from_bits(bits);
-        let row: Vec<String> = [MathLib::Node, MathLib::Chromium]
+        let row: Vec<String> = [MathLib::Node, MathLib::Chromium, MathLib::Glibc]
             .into_iter()
             .flat_map(|m| values(m, x))
             .map(|v| format!("{:016x}", v.to_bits()))

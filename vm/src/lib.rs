@@ -539,4 +539,13 @@ pub mod runtime {
 /// entry was where the work of 26 rq1 guard runs moved under `sem52`. Every smoke run keeps
 /// its `sem52` digest, status and work; every rq1 guard run its digest and status, and its
 /// work is again exactly `sem51`'s.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem53");
+///
+/// `sem54`: the `whisker` profile's maths library is Chromium 148's on Linux (the browser the
+/// whisker-oracle runs Whisker in here since 2026-11-28): fdlibm's `tan`, `asin`, `acos`,
+/// `atan`, `atan2`, `exp` and `log` (bit for bit, as Node's), correctly rounded `sin`, `cos`
+/// and `pow` (glibc's, approximated). `sem42` to `sem53` followed Chromium 156, which calls
+/// glibc for all ten; that library is still there (`clowder test --whisker-maths glibc`).
+/// A held-out repaired Sternenjagd's jellyfish pointed 1 ulp apart from Whisker's after a
+/// `point towards` (`atan2`), and the real Whisker's generated test compares directions exactly
+/// (`docs/vm.md`, "Chromium 148's maths, and Whisker's servant rewriting test files").
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem54");

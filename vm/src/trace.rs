@@ -164,6 +164,8 @@ pub struct TraceOptions {
     /// Profile `whisker` only: `speak` as on a machine without Scratch's synthesis service
     /// ([`VmOptions::whisker_offline_speech`]).
     pub whisker_offline_speech: bool,
+    /// Profile `whisker` only: the browser's maths library ([`VmOptions::whisker_maths`]).
+    pub whisker_maths: Option<crate::util::mathlib::MathLib>,
 }
 
 impl Default for TraceOptions {
@@ -178,6 +180,7 @@ impl Default for TraceOptions {
             profile: crate::Profile::Headless,
             whisker_wall_ms: None,
             whisker_offline_speech: false,
+            whisker_maths: None,
         }
     }
 }
@@ -282,6 +285,7 @@ pub fn write_trace(
         profile: opts.profile,
         whisker_wall_ms: opts.whisker_wall_ms,
         whisker_offline_speech: opts.whisker_offline_speech,
+        whisker_maths: opts.whisker_maths,
         ..VmOptions::default()
     };
     let mut vm = Vm::new(project, vm_opts);

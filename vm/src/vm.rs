@@ -62,6 +62,10 @@ pub struct VmOptions {
     /// cache has the sound). `false` (the default): the request fails and the block ends at
     /// the next promise checkpoint, as in scratch-vm.
     pub whisker_offline_speech: bool,
+    /// Profile `whisker` only: the browser's maths library, which decides the last bits of
+    /// `move`, `point towards`, `mathop` and `^` (see [`crate::util::mathlib`]). `None` (the
+    /// default): the profile's, [`crate::util::mathlib::MathLib::Chromium`].
+    pub whisker_maths: Option<crate::util::mathlib::MathLib>,
     /// Skip the rest of a warp loop's spin once it provably changes nothing (the hang guard
     /// still trips on the same step; see `engine/fixpoint.rs`). On by default; off
     /// only to check that skipping changes nothing but the work done.
@@ -81,6 +85,7 @@ impl Default for VmOptions {
             record_listeners: false,
             whisker_wall_ms: None,
             whisker_offline_speech: false,
+            whisker_maths: None,
             skip_fixed_loops: true,
         }
     }

@@ -122,9 +122,27 @@ pub fn whisker_wall_ms(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Parses `--whisker-maths`: the maths library of the browser Whisker runs in
+/// (`clowder_vm::util::mathlib::MathLib::NAMES`).
+pub fn whisker_maths(s: &str) -> Result<clowder_vm::util::mathlib::MathLib, String> {
+    use clowder_vm::util::mathlib::MathLib;
+    MathLib::from_name(s.trim()).ok_or_else(|| {
+        let known: Vec<&str> = MathLib::NAMES.iter().map(|(n, _)| *n).collect();
+        format!("unknown maths library {s:?} (known: {})", known.join(", "))
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::whisker_wall_ms;
+    use super::{whisker_maths, whisker_wall_ms};
+
+    #[test]
+    fn whisker_maths_names_a_library() {
+        use clowder_vm::util::mathlib::MathLib;
+        assert_eq!(whisker_maths("glibc"), Ok(MathLib::Glibc));
+        assert_eq!(whisker_maths("chromium"), Ok(MathLib::Chromium));
+        assert!(whisker_maths("fdlibm").unwrap_err().contains("known: chromium, glibc, node"));
+    }
 
     #[test]
     fn whisker_wall_ms_takes_positive_milliseconds_only() {

@@ -68,6 +68,13 @@ pub struct TestArgs {
     /// service: the block never ends. Default: it ends at once, as in scratch-vm.
     #[arg(long)]
     pub whisker_offline_speech: bool,
+    /// The maths library of the browser Whisker runs in, which decides the last bits of
+    /// `move`, `point towards`, `mathop` and `^`: `chromium` (the default: Chromium 148 on
+    /// Linux, fdlibm but for sin, cos and pow), `glibc` (Chromium 156 on Linux: every
+    /// function glibc's) or `node` (fdlibm, as Node and Chromium before 2023).
+    /// `scripts/maths-vs-chromium.py` tells which one a machine's Chromium uses.
+    #[arg(long, value_name = "LIB", value_parser = super::common::whisker_maths)]
+    pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
     /// Print one summary line per project instead of the TAP text.
     #[arg(long)]
     pub summary: bool,
@@ -129,6 +136,11 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
         bail!("--seeds and --reference are for dynamic suites (.json); a JavaScript suite takes --seed");
     }
     let suite = Suite::load(&args.suite)?;
+    // What the real Whisker would refuse is said once, not in every verdict.
+    let notes: std::collections::BTreeSet<&str> = suite.tests().iter().filter_map(|t| t.note.as_deref()).collect();
+    for note in notes {
+        eprintln!("warning: {}: {note}", args.suite.display());
+    }
     let between_tests = if args.fresh_tests { BetweenTests::Fresh } else { BetweenTests::Whisker };
     if !(16..=16384).contains(&args.js_memory_mb) {
         bail!("--js-memory-mb must be between 16 and 16384 (MiB), not {}", args.js_memory_mb);
@@ -138,6 +150,7 @@ pub fn run(args: TestArgs) -> anyhow::Result<ExitCode> {
         between_tests,
         whisker_wall_ms: args.whisker_wall_ms,
         whisker_offline_speech: args.whisker_offline_speech,
+        whisker_maths: args.whisker_maths,
         js_memory_bytes: args.js_memory_mb << 20,
         ..Limits::default()
     };

@@ -56,6 +56,10 @@ pub enum VmCommand {
         /// Scratch's synthesis service (the block never ends; `whisker_sweep.py --offline`).
         #[arg(long)]
         whisker_offline_speech: bool,
+        /// Profile whisker only: the maths library of the browser Whisker runs in (chromium,
+        /// the default; glibc; node), as `clowder test --whisker-maths`.
+        #[arg(long, value_name = "LIB", value_parser = super::common::whisker_maths)]
+        whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
     },
     /// Answer render-oracle geometry questions (its query format) with the VM's CPU renderer.
     GeometryQuery {
@@ -97,6 +101,7 @@ pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
             profile,
             whisker_wall_ms,
             whisker_offline_speech,
+            whisker_maths,
         } => {
             let seed = parse_seed(&seed)?;
             let profile = match profile.as_str() {
@@ -106,8 +111,9 @@ pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
                 other => anyhow::bail!("unknown profile {other:?} (known: headless, default, whisker)"),
             };
             anyhow::ensure!(
-                (whisker_wall_ms.is_none() && !whisker_offline_speech) || profile == clowder_vm::Profile::Whisker,
-                "--whisker-wall-ms and --whisker-offline-speech model Whisker's machine: they need --profile whisker"
+                (whisker_wall_ms.is_none() && !whisker_offline_speech && whisker_maths.is_none())
+                    || profile == clowder_vm::Profile::Whisker,
+                "--whisker-wall-ms, --whisker-offline-speech and --whisker-maths model Whisker's machine: they need --profile whisker"
             );
             let inputs = match inputs {
                 Some(p) => {
@@ -135,6 +141,7 @@ pub fn run(cmd: VmCommand) -> anyhow::Result<ExitCode> {
                         profile,
                         whisker_wall_ms,
                         whisker_offline_speech,
+                        whisker_maths,
                     };
                     let end = write_trace(Arc::new(p), &opts, &mut sink)?;
                     if end.reason == "load_error" { ExitCode::from(2) } else { ExitCode::SUCCESS }

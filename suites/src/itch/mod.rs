@@ -149,6 +149,7 @@ impl ItchResult {
                     categories: if t.groups.is_empty() { Vec::new() } else { vec![t.groups.join(" / ")] },
                     skip: false,
                     timeout: None,
+                    note: None,
                 };
                 let mut row = TestRow::new(project, i, &info);
                 row.status = match t.status.as_str() {
@@ -182,6 +183,7 @@ impl ItchResult {
                 categories: Vec::new(),
                 skip: false,
                 timeout: None,
+                note: None,
             };
             let mut row = TestRow::new(project, rows.len(), &info);
             row.status =

@@ -712,17 +712,55 @@
         return 'error';
     };
 
+    /**
+     * A test as the real Whisker's page gets it from its servant (emse22 `servant.js`,
+     * `prepareTestFiles`): the servant evaluates the file, writes each test object back as
+     * JSON (functions dropped) with `test` set to its function's name, unquotes the first
+     * `"name"`, `"description"`, `"categories"` and `"test"`, then the first `"<that name>"`,
+     * and the page evaluates the file again with this array. Usually that gives the test
+     * back; but when the test's name (or description) is also its function's name, that is
+     * what gets unquoted: the name becomes the function and `test` the string, which Whisker
+     * then reports as an error. `scope` evaluates source in the suite's top-level scope
+     * (CommonJS files; undefined for ES modules, which the servant cannot load at all).
+     * Returns [the test, a note or null]: a test whose rewritten form would not load in
+     * Whisker (an inline function's inferred name `test`, which no binding has) is kept as
+     * written, with a note the runner shows once per suite (`TestInfo::note`).
+     */
+    const servantForm = (x, scope) => {
+        if (typeof scope !== 'function' || typeof x === 'function') {
+            return [x, null];
+        }
+        const fname = x.test.name;
+        try {
+            const desc = JSON.parse(JSON.stringify(x));
+            desc.test = fname;
+            const text = JSON.stringify(desc, null, 2)
+                .replace('"name"', 'name')
+                .replace('"description"', 'description')
+                .replace('"categories"', 'categories')
+                .replace('"test"', 'test')
+                .replace(`"${fname}"`, `${fname}`);
+            return [scope(`(${text}\n)`), null];
+        } catch (e) {
+            return [x, `the real Whisker's servant cannot load this file: it writes each test back as ` +
+                `{test: ${fname}, ...} and evaluates that again (${e && e.message}); here the tests run as written`];
+        }
+    };
+
     /** The tests a suite exports (`module.exports = [...]` or `export default [...]`). */
-    const load = exported => {
+    const load = (exported, scope) => {
         if (!Array.isArray(exported)) {
             throw new TypeError('the suite must export an array of tests (module.exports = [...])');
         }
         return exported.map((x, i) => {
-            const props = typeof x === 'function' ? {test: x, name: x.name} : x;
-            if (props === null || typeof props !== 'object' || typeof props.test !== 'function') {
+            if (x === null || (typeof x !== 'object' && typeof x !== 'function')
+                || (typeof x === 'object' && typeof x.test !== 'function')) {
                 throw new TypeError(`test ${i + 1} of the suite has no test function`);
             }
+            const [form, note] = servantForm(x, scope);
+            const props = typeof form === 'function' ? {test: form, name: form.name} : form;
             return {
+                note,
                 test: props.test,
                 name: props.name === undefined || props.name === null ? '' : String(props.name),
                 description: props.description === undefined || props.description === null ? ''
@@ -743,7 +781,7 @@
         /** What the runner needs to know of each test. */
         describe(tests) {
             return JSON.stringify(tests.map(t => ({name: t.name, description: t.description,
-                categories: t.categories, skip: t.skip, timeout: t.timeout})));
+                categories: t.categories, skip: t.skip, timeout: t.timeout, note: t.note})));
         },
         /** Starts test `index` of `tests`; the runner drives the returned promise to its end. */
         start(tests, index, carried) {
@@ -756,6 +794,10 @@
             const t = makeDriver(w, result);
             const done = (async () => {
                 try {
+                    if (typeof test.test !== 'function') {
+                        // The servant's rewrite made `test` a string (servantForm): V8's words.
+                        throw new TypeError('test.test is not a function');
+                    }
                     await test.test(t);
                     result.status = 'pass';
                 } catch (e) {

@@ -180,7 +180,10 @@ impl State {
 
     pub(crate) fn new(prog: &Program, opts: VmOptions, geometry: Box<dyn Geometry>) -> State {
         let n_defs = prog.defs.len();
-        let maths = crate::util::mathlib::MathLib::for_profile(opts.profile);
+        let maths = match opts.whisker_maths {
+            Some(m) if opts.profile == crate::Profile::Whisker => m,
+            _ => crate::util::mathlib::MathLib::for_profile(opts.profile),
+        };
         let mut st = State {
             rng: ProjectRng::new(opts.profile, opts.seed),
             uid_base: 0,
