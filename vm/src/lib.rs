@@ -548,4 +548,6 @@ pub mod runtime {
 /// A held-out repaired Sternenjagd's jellyfish pointed 1 ulp apart from Whisker's after a
 /// `point towards` (`atan2`), and the real Whisker's generated test compares directions exactly
 /// (`docs/vm.md`, "Chromium 148's maths, and Whisker's servant rewriting test files").
+/// Every smoke run (headless) keeps its digest, status and work; of the 96 rq1 guard runs 10
+/// change their digest (same status and coverage) and 3 their work (by 300 to 1 280 units).
 pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem54");

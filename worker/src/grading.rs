@@ -172,12 +172,12 @@ mod tests {
 
     const SUITE: &str = r#"
 const pass = async function (t) { t.greenFlag(); await t.runForSteps(3); };
-const fails = async function (t) { t.assert.equal(1, 2, 'one is not two'); };
-const assumes = async function (t) { t.assume.ok(false, 'no such sprite'); };
+const failing = async function (t) { t.assert.equal(1, 2, 'one is not two'); };
+const assuming = async function (t) { t.assume.ok(false, 'no such sprite'); };
 module.exports = [
   { test: pass, name: 'runs', description: '', categories: [] },
-  { test: fails, name: 'fails', description: '', categories: [] },
-  { test: assumes, name: 'assumes', description: '', categories: [] },
+  { test: failing, name: 'fails', description: '', categories: [] },
+  { test: assuming, name: 'assumes', description: '', categories: [] },
 ];
 "#;
 
