@@ -86,8 +86,8 @@ TAP_LINE = re.compile(r"(not )?ok (\d+) - (.+?)(?: # (SKIP|skip).*)?$")
 TAP_SEVERITY = re.compile(r"^\s*severity: (fail|error|skip)\s*$")
 
 
-def tap_results(text):
-    """{test name: verdict} of every TAP line in a log text, in order (a `not ok` is what its
+def tap_by_number(text):
+    """{test number: (name, verdict)} of every TAP line in a log text (a `not ok` is what its
     `severity` says: fail, error or skip)."""
     by_number = {}
     lines = text.splitlines()
@@ -103,8 +103,13 @@ def tap_results(text):
         else:
             verdict = next((s.group(1) for s in map(TAP_SEVERITY.match, lines[i + 1:i + 6]) if s), "fail")
         by_number[int(m.group(2))] = (m.group(3), verdict)
+    return by_number
+
+
+def tap_results(text):
+    """{test name: verdict} of every TAP line in a log text, in order."""
     # Two tests with one name: the later one's verdict, as in a CSV row keyed by name.
-    return {name: verdict for _, (name, verdict) in sorted(by_number.items())}
+    return {name: verdict for _, (name, verdict) in sorted(tap_by_number(text).items())}
 
 
 def tap_verdicts(log_path):
@@ -144,14 +149,7 @@ def whisker_verdict_list(wdir):
     if not os.path.exists(log) or not tap_verdicts(log):
         return None
     text = open(log, encoding="utf-8", errors="replace").read()
-    by_number = {}
-    lines = text.splitlines()
-    for i, ln in enumerate(lines):
-        m = TAP_LINE.search(ln)
-        if m and int(m.group(2)) not in by_number:
-            by_number[int(m.group(2))] = "skip" if m.group(4) else "pass" if not m.group(1) else next(
-                (s.group(1) for s in map(TAP_SEVERITY.match, lines[i + 1:i + 6]) if s), "fail")
-    return [v for _, v in sorted(by_number.items())]
+    return [v for _, (_, v) in sorted(tap_by_number(text).items())]
 
 
 def read_project(path):

@@ -270,7 +270,6 @@ fn itch_status(s: Status) -> &'static str {
     }
 }
 
-/// A YAML double-quoted scalar (JSON string syntax, which YAML reads the same).
 /// A test's name as one TAP description: a TAP line ends at a line break, and a name can be
 /// a whole function's source (`servantForm` in wrapper.js), so its lines are joined.
 fn tap_description(name: &str) -> String {
@@ -280,6 +279,7 @@ fn tap_description(name: &str) -> String {
     name.split(['\r', '\n']).map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
+/// A YAML double-quoted scalar (JSON string syntax, which YAML reads the same).
 fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }

@@ -71,7 +71,7 @@ pub struct TestArgs {
     /// The maths library of the browser Whisker runs in, which decides the last bits of
     /// `move`, `point towards`, `mathop` and `^`: `chromium` (the default: Chromium 148 on
     /// Linux, fdlibm but for sin, cos and pow), `glibc` (Chromium 156 on Linux: every
-    /// function glibc's) or `node` (fdlibm, as Node and Chromium before 2023).
+    /// function glibc's) or `node` (fdlibm throughout, as Node 20).
     /// `scripts/maths-vs-chromium.py` tells which one a machine's Chromium uses.
     #[arg(long, value_name = "LIB", value_parser = super::common::whisker_maths)]
     pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
