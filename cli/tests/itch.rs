@@ -98,3 +98,17 @@ fn itch_plans_write_every_format_the_same_for_any_worker_count() {
     assert!(dodona.contains(r#""command":"start-tab""#), "{dodona}");
     assert!(dodona.contains(r#""status":{"enum":"wrong","human":"Wrong"}"#), "{dodona}");
 }
+
+#[test]
+fn an_itch_plan_refuses_the_flags_that_model_whiskers_machine() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan = dir.path().join("cat_plan.js");
+    std::fs::write(&plan, PLAN).expect("write plan");
+    let (template, projects) = write_projects(dir.path());
+    let out_dir = dir.path().join("out");
+    for flags in [&["--whisker-wall-ms", "5"][..], &["--whisker-maths", "glibc"], &["--fresh-tests"]] {
+        let out = clowder_test(&plan, &template, &projects[..1], &out_dir, flags);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(flags[0]) && err.contains("Itch"), "{flags:?}: {err}");
+    }
+}

@@ -189,3 +189,20 @@ fn a_neatest_study_exports_dynamic_suites_that_replay_on_new_seeds() {
     let got: f64 = coverage[1][col(&coverage, "reliable_mean_coverage")].parse().unwrap_or(f64::NAN);
     assert!((got - want).abs() < 1e-9, "reliable coverage {got} vs {want}");
 }
+
+#[test]
+fn a_dynamic_suite_refuses_the_flags_of_javascript_suites_instead_of_ignoring_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let project = root.join("datasets/smoke");
+    for flags in [&["--max-steps", "5"][..], &["--fresh-tests"], &["--js-memory-mb", "64"], &["--format", "dodona"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_clowder"))
+            .args(["test", "suite.json"])
+            .arg(&project)
+            .args(flags)
+            .output()
+            .unwrap_or_else(|e| panic!("running clowder: {e}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flags:?} accepted");
+        assert!(err.contains(flags[0]) && err.contains("dynamic suite"), "{flags:?}: {err}");
+    }
+}

@@ -225,6 +225,10 @@ pub struct Params {
     /// synthesis service, never ending (`clowder_vm::VmOptions::whisker_offline_speech`), for
     /// suites checked in a Whisker that is offline; default `false`.
     pub whisker_offline_speech: bool,
+    /// Profile `whisker` only: the browser's maths library (`clowder_vm::VmOptions::whisker_maths`);
+    /// `None`, the profile's default. Not a configuration key: set by callers that model a
+    /// particular Whisker machine (dynamic-suite replays with `--whisker-maths`).
+    pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
     /// MOSA population size.
     pub population_size: u32,
     /// MOSA crossover probability.
@@ -303,6 +307,7 @@ impl Params {
             dynamic_extraction: cfg.flag("dynamic_extraction", true)?,
             schedule_steps: cfg.int("schedule_steps", 180_000)?,
             whisker_offline_speech: cfg.flag("whisker_offline_speech", false)?,
+            whisker_maths: None,
             profile: if cfg.flag("whisker_vm", true)? {
                 clowder_vm::Profile::Whisker
             } else {

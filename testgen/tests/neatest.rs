@@ -77,6 +77,22 @@ fn a_dynamic_suite_replays_deterministically_and_covers_what_it_was_kept_for() {
 }
 
 #[test]
+fn a_slower_whisker_machine_plays_fewer_steps_before_the_suites_wall_clock_timeout() {
+    let p = Arc::new(game());
+    let text = run(&p, 1).dynamic_suite.unwrap_or_default();
+    let suite = DynamicSuite::from_json(&text, VersionHint::Auto).unwrap_or_else(|e| panic!("reloading: {e}"));
+    let timeout_ms = suite.timeout().unwrap_or(10_000.0);
+    let ideal = replay_suite(Arc::clone(&p), &suite, 1, &ReplayOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    // The game never ends by itself: at acceleration 10 a network plays the whole timeout.
+    let full = (timeout_ms / 1000.0 * 10.0 * 30.0).ceil() as u64;
+    assert!(ideal.iter().all(|r| r.steps == full), "{ideal:?}");
+    // On a machine whose steps take timeout/20 ms, the timeout ends every playthrough at 20 steps.
+    let slow = ReplayOptions { whisker_wall_ms: Some(timeout_ms / 20.0), ..ReplayOptions::default() };
+    let rows = replay_suite(Arc::clone(&p), &suite, 1, &slow).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!rows.is_empty() && rows.iter().all(|r| r.steps == 20), "{rows:?}");
+}
+
+#[test]
 fn a_network_without_outputs_for_the_offered_events_judges_the_program_faulty() {
     // One input, one output: a network that only knows how to wait.
     let text = r#"{"Configs": {"timeout": 1000, "eventSelection": "activation"},

@@ -61,7 +61,8 @@ pub struct TestArgs {
     /// Model a Whisker machine on which every step takes exactly this many real
     /// milliseconds, for the blocks Whisker times on its wall clock (music beats and the
     /// `when timer >` hat); default: the virtual clock. Verdicts that change with it depend on
-    /// how fast Whisker's machine steps.
+    /// how fast Whisker's machine steps. Dynamic suites: also the suite's wall-clock timeout,
+    /// `timeout / MS` steps (default: a machine that keeps up with acceleration 10, 3.33 ms).
     #[arg(long, value_name = "MS", value_parser = super::common::whisker_wall_ms)]
     pub whisker_wall_ms: Option<f64>,
     /// Run `speak` as Whisker does on a machine that cannot reach Scratch's synthesis

@@ -43,8 +43,32 @@ pub(crate) fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
     Ok(out)
 }
 
+/// Flags of JavaScript suites and Itch plans mean nothing to a dynamic suite: say so instead of
+/// ignoring them (a study run with `--max-steps` would otherwise measure something else).
+fn reject_suite_flags(args: &TestArgs) -> anyhow::Result<()> {
+    let defaults = clowder_suites::Limits::default();
+    let mut given = Vec::new();
+    if args.max_steps != defaults.steps_per_test {
+        given.push("--max-steps (a network plays until the suite's own timeout)");
+    }
+    if args.js_memory_mb != defaults.js_memory_bytes >> 20 {
+        given.push("--js-memory-mb");
+    }
+    if args.fresh_tests {
+        given.push("--fresh-tests");
+    }
+    if args.template.is_some() || args.format != "itch" {
+        given.push("--template and --format");
+    }
+    if !given.is_empty() {
+        bail!("a dynamic suite (.json) does not take {}: for JavaScript suites and Itch plans", given.join(", "));
+    }
+    Ok(())
+}
+
 /// Runs `clowder test` on a dynamic suite.
 pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
+    reject_suite_flags(args)?;
     let text = std::fs::read_to_string(&args.suite).with_context(|| format!("reading {}", args.suite.display()))?;
     let suite = DynamicSuite::from_json(&text, VersionHint::Auto)
         .with_context(|| format!("loading {}", args.suite.display()))?;
@@ -52,7 +76,12 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
         Some(s) => parse_seeds(s)?,
         None => vec![args.seed],
     };
-    let mut opts = ReplayOptions::default();
+    let mut opts = ReplayOptions {
+        whisker_wall_ms: args.whisker_wall_ms,
+        whisker_offline_speech: args.whisker_offline_speech,
+        whisker_maths: args.whisker_maths,
+        ..ReplayOptions::default()
+    };
     if let Some(path) = &args.reference {
         if !(1..=10_000).contains(&args.trace_seeds) {
             bail!("--trace-seeds must be in 1..=10000");

@@ -31,6 +31,7 @@ impl Executor<'_> {
                 distances: self.distances,
                 whisker_wall_ms: self.whisker_wall_ms,
                 whisker_offline_speech: self.ctx.params.whisker_offline_speech,
+                whisker_maths: self.ctx.params.whisker_maths,
                 ..VmOptions::default()
             },
         );

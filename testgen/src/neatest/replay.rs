@@ -8,7 +8,9 @@
 //! and events; a network whose playthrough offered events it has no output for, or whose
 //! activations are surprising against its saved reference trace (`AT`), judges the program as
 //! faulty (`fail`). The timeout is wall-clock time in Whisker; here it is
-//! `timeout × acceleration × 30` VM steps (acceleration 10, as Whisker's studies).
+//! `timeout × acceleration × 30` VM steps (acceleration 10, as Whisker's studies: a machine
+//! that keeps up), or `timeout / ms` steps on a modelled machine whose steps take `ms` real
+//! milliseconds ([`ReplayOptions::whisker_wall_ms`]).
 
 use std::sync::Arc;
 
@@ -37,6 +39,16 @@ pub struct ReplayOptions {
     /// suite): minimise the suite and record every network's reference activation trace on
     /// the original, then play the project.
     pub reference: Option<Reference>,
+    /// Model a Whisker machine on which every step takes exactly this many real milliseconds:
+    /// the suite's wall-clock timeout is `timeout / ms` steps, and the blocks Whisker times on
+    /// its wall clock follow it (`clowder_vm::VmOptions::whisker_wall_ms`). `None`: a machine
+    /// that keeps up with `acceleration`.
+    pub whisker_wall_ms: Option<f64>,
+    /// `speak` as in a Whisker without Scratch's synthesis service (never ends).
+    pub whisker_offline_speech: bool,
+    /// The browser's maths library (`clowder_vm::VmOptions::whisker_maths`); `None`: the
+    /// profile's default.
+    pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
 }
 
 /// The original program a project under test (e.g. a mutant) is judged against.
@@ -51,7 +63,14 @@ pub struct Reference {
 
 impl Default for ReplayOptions {
     fn default() -> Self {
-        ReplayOptions { acceleration: 10.0, surprise: SurpriseConfig::default(), reference: None }
+        ReplayOptions {
+            acceleration: 10.0,
+            surprise: SurpriseConfig::default(),
+            reference: None,
+            whisker_wall_ms: None,
+            whisker_offline_speech: false,
+            whisker_maths: None,
+        }
     }
 }
 
@@ -89,6 +108,7 @@ struct Stage {
     info: EventInfo,
     features: FeatureInfo,
     params: Params,
+    wall_ms: Option<f64>,
 }
 
 /// One playthrough's results.
@@ -110,12 +130,16 @@ struct Session {
 }
 
 impl Stage {
-    fn new(project: Arc<Project>, seed: u64) -> Result<Self, String> {
+    fn new(project: Arc<Project>, seed: u64, opts: &ReplayOptions) -> Result<Self, String> {
+        let mut params = Params::from_config(&AlgorithmConfig::new(Algorithm::Random))?;
+        params.whisker_offline_speech = opts.whisker_offline_speech;
+        params.whisker_maths = opts.whisker_maths;
         Ok(Stage {
             model: FitnessModel::new(&project),
             info: EventInfo::new(&project, seed),
             features: FeatureInfo::new(&project),
-            params: Params::from_config(&AlgorithmConfig::new(Algorithm::Random))?,
+            params,
+            wall_ms: opts.whisker_wall_ms,
             project,
         })
     }
@@ -131,6 +155,7 @@ impl Stage {
             vm_seed,
         };
         let mut exec = Executor::new(ctx, Budget::Executions(u64::MAX), &mut sink);
+        exec.set_whisker_wall_ms(self.wall_ms);
         let mut policy = NetworkPolicy::new(network, &mut s.innovations, &mut s.rng, s.selection, 1.0, record);
         let (t, stats) = exec.play(&mut policy, &self.features, &s.play, false);
         Played {
@@ -192,6 +217,16 @@ pub struct PreparedSuite {
     seed: u64,
 }
 
+/// Steps a playthrough may take: the suite's wall-clock timeout on the modelled machine.
+fn timeout_steps(timeout_ms: f64, opts: &ReplayOptions) -> u64 {
+    let steps = match opts.whisker_wall_ms {
+        Some(ms) if ms > 0.0 => timeout_ms / ms,
+        _ => timeout_ms / 1000.0 * opts.acceleration * 30.0,
+    };
+    // A timeout beyond any real playthrough (or NaN) is bounded by the cast; at least one step.
+    steps.ceil().max(1.0) as u64
+}
+
 /// Prepares `suite` for judging programs with `seed`: `base` is the original
 /// (`opts.reference`'s project), or the project itself without a reference.
 pub fn prepare_suite(
@@ -208,7 +243,7 @@ pub fn prepare_suite(
         sound: d.sound_duration.unwrap_or(10.0),
     };
     let timeout_ms = suite.timeout().unwrap_or(10_000.0);
-    let max_steps = (timeout_ms / 1000.0 * opts.acceleration * 30.0).ceil().max(1.0) as u64;
+    let max_steps = timeout_steps(timeout_ms, opts);
     let selection = match suite.event_selection() {
         Some("random") => EventSelection::Random,
         _ => EventSelection::Activation,
@@ -225,7 +260,7 @@ pub fn prepare_suite(
         // Growth and random choices draw from a stream of the seed (Whisker: its seeded RNG).
         rng: Rng::new(seed, 0x4E45_4154),
     };
-    let stage = Stage::new(base, seed)?;
+    let stage = Stage::new(base, seed, opts)?;
     let kept = minimise(&stage, &suite.networks, &mut s, seed);
     let mut networks = Vec::new();
     for loaded in kept {
@@ -259,7 +294,7 @@ pub fn prepare_suite(
 /// every project is judged from the same state whatever was judged before.
 pub fn judge(project: Arc<Project>, prepared: &PreparedSuite, opts: &ReplayOptions) -> Result<Vec<ReplayRow>, String> {
     let seed = prepared.seed;
-    let stage = Stage::new(project, seed)?;
+    let stage = Stage::new(project, seed, opts)?;
     let mut s = prepared.session.clone();
     let mut rows = Vec::new();
     let mut suite_cov = vec![false; stage.total()];
