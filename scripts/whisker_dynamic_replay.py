@@ -4,6 +4,7 @@
     scripts/whisker_dynamic_replay.py --pairs FILE [--seeds 1-3] [--repeat 1]
                                       [--clowder BIN] [--oracle ORACLE] [--out OUT]
                                       [--only REGEX] [--no-whisker] [--clowder-args ARGS]
+                                      [--calibrate | --measured-speed]
 
 FILE: one line per (game, dynamic suite), tab-separated `name, project (.sb3), suite (.json)`,
 further columns ignored (e.g. where the suite came from); `#` starts a comment. A suite can be
@@ -23,13 +24,26 @@ range of Whisker's (K = 1: equal). Prints a row per network and seed, then total
 a Whisker machine that plays 200 steps per second instead of keeping up with acceleration 10
 (the suite's timeout is wall-clock time in Whisker). Rerun with `--no-whisker` to compare
 clowder again against the Whisker replays already in OUT.
+
+`--calibrate` measures how fast the real Whisker plays each game instead: it replays the suite
+(once per seed) on a copy of the game with one script added to the stage, `when flag clicked,
+forever: change [points clock] by 1000000`. Whisker's CSV reports each playthrough's `score`,
+the sum of the variables whose names hold "points", "score", … (its ScoreFitness), and its
+`playTime`, wall-clock seconds × acceleration; the clock's millions are the steps played, so
+steps per wall-clock second follow. Only playthroughs that ran into the suite's timeout are
+counted (a game that stops itself stops the clock too). Writes OUT/<name>/whisker-speed.txt,
+the median real milliseconds per step; `--measured-speed` then runs clowder with
+`--whisker-wall-ms` set to each game's measured value.
 """
 import argparse
 import csv
+import json
 import os
 import re
+import statistics
 import subprocess
 import sys
+import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -85,6 +99,74 @@ def run_whisker(oracle, project, suite, seed, out):
     return whisker_rows(csv_path)
 
 
+CLOCK = "points clock"
+CLOCK_STEP = 1_000_000
+
+
+def calibration_copy(project, out):
+    """`project` with the stage counting steps in a variable Whisker's score reads."""
+    with zipfile.ZipFile(project) as z:
+        files = {n: z.read(n) for n in z.namelist()}
+    doc = json.loads(files["project.json"])
+    stage = next(t for t in doc["targets"] if t.get("isStage"))
+    var_id = "clowder-calibration-clock"
+    stage.setdefault("variables", {})[var_id] = [CLOCK, 0]
+    blocks = stage.setdefault("blocks", {})
+    blocks["clowder-cal-hat"] = {"opcode": "event_whenflagclicked", "next": "clowder-cal-forever", "parent": None,
+                                 "inputs": {}, "fields": {}, "shadow": False, "topLevel": True, "x": 0, "y": 0}
+    blocks["clowder-cal-forever"] = {"opcode": "control_forever", "next": None, "parent": "clowder-cal-hat",
+                                     "inputs": {"SUBSTACK": [2, "clowder-cal-change"]}, "fields": {},
+                                     "shadow": False, "topLevel": False}
+    blocks["clowder-cal-change"] = {"opcode": "data_changevariableby", "next": None, "parent": "clowder-cal-forever",
+                                    "inputs": {"VALUE": [1, [4, str(CLOCK_STEP)]]},
+                                    "fields": {"VARIABLE": [CLOCK, var_id]}, "shadow": False, "topLevel": False}
+    files["project.json"] = json.dumps(doc).encode()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for n, data in files.items():
+            z.writestr(n, data)
+
+
+def calibrate(oracle, name, project, suite, seeds, gdir, timeout_s):
+    """Whisker's median real milliseconds per step on this game (None: no playthrough ran into
+    the timeout), from replays of the suite on the calibration copy."""
+    os.makedirs(gdir, exist_ok=True)
+    copy = os.path.join(gdir, "calibrate.sb3")
+    calibration_copy(project, copy)
+    per_step = []
+    for seed in seeds:
+        wdir = os.path.join(gdir, f"calibrate-seed{seed}")
+        csv_path = os.path.join(wdir, "whisker.csv")
+        if not os.path.isfile(csv_path):
+            run_whisker(oracle, copy, suite, seed, wdir)
+        if not os.path.isfile(csv_path):
+            print(f"{name}\tseed {seed}\tno Whisker result")
+            continue
+        with open(csv_path, encoding="utf-8") as f:
+            for r in csv.DictReader(f):
+                steps = int(float(r["score"]) // CLOCK_STEP)
+                wall = float(r["playTime"]) / 10.0
+                full = wall >= 0.95 * timeout_s
+                print(f"{name}\tseed {seed}\tnetwork {r['testID'] if 'testID' in r else r['id']}\t{steps} steps in "
+                      f"{wall:.2f} s{'' if full else ' (ended before the timeout: not counted)'}")
+                if full and steps > 0:
+                    per_step.append(wall * 1000.0 / steps)
+    if not per_step:
+        return None
+    ms = statistics.median(per_step)
+    with open(os.path.join(gdir, "whisker-speed.txt"), "w", encoding="utf-8") as f:
+        f.write(f"{ms:.4f}\n")
+    print(f"{name}: Whisker plays {1000.0 / ms:.0f} steps per wall-clock second ({ms:.2f} ms per step, "
+          f"median of {len(per_step)} playthroughs)")
+    return ms
+
+
+def suite_timeout_s(suite):
+    """The suite's timeout in seconds (Whisker's default 10 s when it names none)."""
+    with open(suite, encoding="utf-8") as f:
+        cfg = json.load(f).get("Configs", {})
+    return float(cfg.get("timeout", 10_000)) / 1000.0
+
+
 def clowder_rows(binary, project, suite, seeds, out, extra):
     """{(network index, seed): (total statements, covered statements)} of clowder's dynamic.csv."""
     os.makedirs(out, exist_ok=True)
@@ -114,14 +196,31 @@ def main():
     ap.add_argument("--only")
     ap.add_argument("--no-whisker", action="store_true")
     ap.add_argument("--clowder-args", default="")
+    ap.add_argument("--calibrate", action="store_true")
+    ap.add_argument("--measured-speed", action="store_true")
     args = ap.parse_args()
     seeds = parse_seeds(args.seeds)
+    if args.calibrate:
+        for name, project, suite in pair_lines(args.pairs, args.only):
+            calibrate(args.oracle, name, project, suite, seeds, os.path.join(args.out, name), suite_timeout_s(suite))
+        return
     total_same = total = 0
     per_game = []
     for name, project, suite in pair_lines(args.pairs, args.only):
         gdir = os.path.join(args.out, name)
-        ours = clowder_rows(args.clowder, project, suite, seeds, os.path.join(gdir, "clowder"),
-                            args.clowder_args.split())
+        extra = args.clowder_args.split()
+        if args.measured_speed:
+            speed = os.path.join(gdir, "whisker-speed.txt")
+            if os.path.isfile(speed):
+                with open(speed, encoding="utf-8") as f:
+                    extra += ["--whisker-wall-ms", f.read().strip()]
+            elif os.path.isdir(os.path.join(gdir, f"calibrate-seed{seeds[0]}")):
+                # Calibrated, but every playthrough ended before the timeout: the speed cannot
+                # cut a playthrough short, and clowder keeps its default.
+                print(f"{name}: every calibration playthrough ended before the timeout; default speed")
+            else:
+                sys.exit(f"{name}: no measured speed in {gdir} (run --calibrate first)")
+        ours = clowder_rows(args.clowder, project, suite, seeds, os.path.join(gdir, "clowder"), extra)
         if ours is None:
             print(f"{name}: clowder could not replay the suite")
             continue

@@ -217,14 +217,23 @@ pub struct PreparedSuite {
     seed: u64,
 }
 
+/// Most steps one playthrough may take (a suite's file is untrusted): 10 hours of game time.
+pub const MAX_PLAYTHROUGH_STEPS: u64 = 30 * 3600 * 10;
+
 /// Steps a playthrough may take: the suite's wall-clock timeout on the modelled machine.
-fn timeout_steps(timeout_ms: f64, opts: &ReplayOptions) -> u64 {
+fn timeout_steps(timeout_ms: f64, opts: &ReplayOptions) -> Result<u64, String> {
     let steps = match opts.whisker_wall_ms {
         Some(ms) if ms > 0.0 => timeout_ms / ms,
         _ => timeout_ms / 1000.0 * opts.acceleration * 30.0,
     };
-    // A timeout beyond any real playthrough (or NaN) is bounded by the cast; at least one step.
-    steps.ceil().max(1.0) as u64
+    // NaN fails every comparison, so "positive" is asked as `is_nan() || <= 0`.
+    if timeout_ms.is_nan() || timeout_ms <= 0.0 || !steps.is_finite() || steps.ceil() > MAX_PLAYTHROUGH_STEPS as f64 {
+        return Err(format!(
+            "the suite's timeout ({timeout_ms} ms) gives {steps:.0} steps per playthrough; \
+             expected a positive timeout of at most {MAX_PLAYTHROUGH_STEPS} steps"
+        ));
+    }
+    Ok(steps.ceil().max(1.0) as u64)
 }
 
 /// Prepares `suite` for judging programs with `seed`: `base` is the original
@@ -243,7 +252,7 @@ pub fn prepare_suite(
         sound: d.sound_duration.unwrap_or(10.0),
     };
     let timeout_ms = suite.timeout().unwrap_or(10_000.0);
-    let max_steps = timeout_steps(timeout_ms, opts);
+    let max_steps = timeout_steps(timeout_ms, opts)?;
     let selection = match suite.event_selection() {
         Some("random") => EventSelection::Random,
         _ => EventSelection::Activation,
@@ -336,4 +345,21 @@ pub fn replay_suite(
     let base = opts.reference.as_ref().map_or_else(|| Arc::clone(&project), |r| Arc::clone(&r.project));
     let prepared = prepare_suite(base, suite, seed, opts)?;
     judge(project, &prepared, opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_timeout_becomes_steps_on_the_modelled_machine_and_untrusted_ones_are_refused() {
+        let ideal = ReplayOptions::default();
+        // Acceleration 10: 2 s of wall-clock time are 20 game seconds, 600 steps.
+        assert_eq!(timeout_steps(2000.0, &ideal), Ok(600));
+        let slow = ReplayOptions { whisker_wall_ms: Some(10.0), ..ReplayOptions::default() };
+        assert_eq!(timeout_steps(2000.0, &slow), Ok(200));
+        for bad in [0.0, -5.0, f64::NAN, f64::INFINITY, 1e12] {
+            assert!(timeout_steps(bad, &ideal).is_err(), "{bad}");
+        }
+    }
 }
