@@ -39,11 +39,12 @@ import argparse
 import csv
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import zipfile
+
+from whisker_replay import tab_rows
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -62,18 +63,7 @@ def parse_seeds(text):
 
 def pair_lines(path, only):
     """[(name, project, suite)] of a --pairs file."""
-    out = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip() or line.startswith("#"):
-                continue
-            cols = line.rstrip("\n").split("\t")
-            if len(cols) < 3:
-                sys.exit(f"{path}:{n}: expected name, project and suite, tab-separated")
-            if only and not re.search(only, cols[0]):
-                continue
-            out.append((cols[0], cols[1], cols[2]))
-    return out
+    return [(c[0], c[1], c[2]) for c in tab_rows(path, only, ["name", "project", "suite"])]
 
 
 def whisker_rows(path):

@@ -48,20 +48,28 @@ def suites(root, only):
     return out
 
 
-def pair_lines(path, only):
-    """[(name, project, seed, tests.js)] of a --pairs file."""
+def tab_rows(path, only, expected, check=lambda cols: True):
+    """The rows of a tab-separated pairs file (`#` comments and blank lines skipped; further
+    columns kept): exits naming the line when a row has fewer columns than `expected` names or
+    fails `check`; leaves out rows whose first column does not match the regex `only`."""
     out = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip() or line.startswith("#"):
                 continue
             cols = line.rstrip("\n").split("\t")
-            if len(cols) < 4 or not cols[3].isdigit():
-                sys.exit(f"{path}:{n}: expected name, project, tests.js and seed, tab-separated")
+            if len(cols) < len(expected) or not check(cols):
+                sys.exit(f"{path}:{n}: expected {', '.join(expected)}, tab-separated")
             if only and not re.search(only, cols[0]):
                 continue
-            out.append((cols[0], cols[1], cols[3], cols[2]))
+            out.append(cols)
     return out
+
+
+def pair_lines(path, only):
+    """[(name, project, seed, tests.js)] of a --pairs file."""
+    rows = tab_rows(path, only, ["name", "project", "tests.js", "seed"], lambda cols: cols[3].isdigit())
+    return [(c[0], c[1], c[3], c[2]) for c in rows]
 
 
 def main():
