@@ -25,6 +25,9 @@ a Whisker machine that plays 200 steps per second instead of keeping up with acc
 (the suite's timeout is wall-clock time in Whisker). Rerun with `--no-whisker` to compare
 clowder again against the Whisker replays already in OUT.
 
+Run it on an otherwise idle machine and never beside another Whisker run: Whisker replays on
+the wall clock, and after each replay the script ends every browser puppeteer left behind.
+
 `--calibrate` measures how fast the real Whisker plays each game instead: it replays the suite
 (once per seed) on a copy of the game with one script added to the stage, `when flag clicked,
 forever: change [points clock] by 1000000`. Whisker's CSV reports each playthrough's `score`,
