@@ -139,7 +139,7 @@ def calibrate(oracle, name, project, suite, seeds, gdir, timeout_s):
                 steps = int(float(r["score"]) // CLOCK_STEP)
                 wall = float(r["playTime"]) / 10.0
                 full = wall >= 0.95 * timeout_s
-                print(f"{name}\tseed {seed}\tnetwork {r['testID'] if 'testID' in r else r['id']}\t{steps} steps in "
+                print(f"{name}\tseed {seed}\tnetwork {r['id']}\t{steps} steps in "
                       f"{wall:.2f} s{'' if full else ' (ended before the timeout: not counted)'}")
                 if full and steps > 0:
                     per_step.append(wall * 1000.0 / steps)

@@ -89,6 +89,16 @@ pub struct TestArgs {
     pub format: String,
 }
 
+/// Refuses the flags in `flags` that were given (`(given, flag)`) with one error saying what
+/// the suite is and what those flags are for, instead of ignoring them.
+pub(crate) fn refuse_flags(flags: &[(bool, &str)], suite: &str, for_what: &str) -> anyhow::Result<()> {
+    let given: Vec<&str> = flags.iter().filter(|(g, _)| *g).map(|(_, f)| *f).collect();
+    if !given.is_empty() {
+        bail!("{suite} does not take {}: {for_what}", given.join(", "));
+    }
+    Ok(())
+}
+
 /// Labels for the projects: file stems, made unique in argument order.
 pub(crate) fn labels(paths: &[PathBuf]) -> Vec<String> {
     let mut out: Vec<String> = Vec::with_capacity(paths.len());

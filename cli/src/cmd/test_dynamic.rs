@@ -47,23 +47,16 @@ pub(crate) fn parse_seeds(text: &str) -> anyhow::Result<Vec<u64>> {
 /// ignoring them (a study run with `--max-steps` would otherwise measure something else).
 fn reject_suite_flags(args: &TestArgs) -> anyhow::Result<()> {
     let defaults = clowder_suites::Limits::default();
-    let mut given = Vec::new();
-    if args.max_steps != defaults.steps_per_test {
-        given.push("--max-steps (a network plays until the suite's own timeout)");
-    }
-    if args.js_memory_mb != defaults.js_memory_bytes >> 20 {
-        given.push("--js-memory-mb");
-    }
-    if args.fresh_tests {
-        given.push("--fresh-tests");
-    }
-    if args.template.is_some() || args.format != "itch" {
-        given.push("--template and --format");
-    }
-    if !given.is_empty() {
-        bail!("a dynamic suite (.json) does not take {}: for JavaScript suites and Itch plans", given.join(", "));
-    }
-    Ok(())
+    super::test::refuse_flags(
+        &[
+            (args.max_steps != defaults.steps_per_test, "--max-steps (a network plays until the suite's own timeout)"),
+            (args.js_memory_mb != defaults.js_memory_bytes >> 20, "--js-memory-mb"),
+            (args.fresh_tests, "--fresh-tests"),
+            (args.template.is_some() || args.format != "itch", "--template and --format"),
+        ],
+        "a dynamic suite (.json)",
+        "they are for JavaScript suites and Itch plans",
+    )
 }
 
 /// Runs `clowder test` on a dynamic suite.

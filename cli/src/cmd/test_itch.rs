@@ -68,18 +68,16 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
         bail!("--seeds and --reference are for dynamic suites (.json); an Itch plan takes --seed");
     }
     // Itch's judge is not Whisker: flags that model Whisker's machine would change nothing here.
-    let whisker: Vec<&str> = [
-        (args.whisker_wall_ms.is_some(), "--whisker-wall-ms"),
-        (args.whisker_offline_speech, "--whisker-offline-speech"),
-        (args.whisker_maths.is_some(), "--whisker-maths"),
-        (args.fresh_tests, "--fresh-tests"),
-    ]
-    .into_iter()
-    .filter_map(|(given, flag)| given.then_some(flag))
-    .collect();
-    if !whisker.is_empty() {
-        bail!("{}: for Whisker suites; an Itch plan runs in Itch's judge", whisker.join(", "));
-    }
+    super::test::refuse_flags(
+        &[
+            (args.whisker_wall_ms.is_some(), "--whisker-wall-ms"),
+            (args.whisker_offline_speech, "--whisker-offline-speech"),
+            (args.whisker_maths.is_some(), "--whisker-maths"),
+            (args.fresh_tests, "--fresh-tests"),
+        ],
+        "an Itch plan (it runs in Itch's judge)",
+        "they are for Whisker suites",
+    )?;
     let dodona = match args.format.as_str() {
         "itch" => false,
         "dodona" => true,
