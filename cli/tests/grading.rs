@@ -89,3 +89,98 @@ fn a_test_experiment_grades_every_project_the_same_for_any_worker_count() {
     let skipped = tests[1..].iter().find(|r| r[project] == "relay").expect("relay rows");
     assert!(skipped[message].contains("Could not find sprite"), "the assumption's message: {skipped:?}");
 }
+
+/// Runs `clowder ARGS…` in `dir`; (success, stdout, stderr).
+fn clowder(dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_clowder")).current_dir(dir).args(args).output().expect("start clowder");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A suite whose second verdict depends on `fresh_tests`: the first test brings the cat to the
+/// front, which Whisker's reset between tests keeps (`suites/tests/between_tests.rs`).
+const LAYERS: &str =
+    "const front = async function (t) { t.getSprite('Cat')._target.goToFront(); await t.runForSteps(1); };
+const behind = async function (t) {
+    t.assert.ok(t.getSprite('Cat').layerOrder < t.getSprite('Dog').layerOrder, 'the cat is in front');
+};
+module.exports = [{name: 'to the front', test: front}, {name: 'cat behind', test: behind}];";
+
+/// A `[[suites]]` entry takes `clowder test`'s options (here `fresh_tests`, beside an entry
+/// without them on the same file): each run gives what `clowder test` with the flags gives, the
+/// options are part of the run's identity, and what a test experiment cannot run is refused
+/// before the study starts, with the suite's name.
+#[test]
+fn a_suite_entry_takes_clowder_tests_options_and_bad_entries_are_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("../suites/tests/data/BetweenTests.sb3");
+    std::fs::write(dir.path().join("Layers.js"), LAYERS).unwrap();
+    let exp = format!(
+        "name = \"opts\"\nkind = \"test\"\ndataset = {:?}\nseeds = 1\nbudget = {{ steps = 300 }}\n\n\
+         [[suites]]\nname = \"whisker\"\nfile = \"Layers.js\"\n\n\
+         [[suites]]\nname = \"fresh\"\nfile = \"Layers.js\"\nfresh_tests = true\nwhisker_maths = \"glibc\"\n",
+        project.display().to_string()
+    );
+    std::fs::write(dir.path().join("opts.toml"), &exp).unwrap();
+    let (ok, _, err) = clowder(dir.path(), &["run", "opts.toml", "--quiet", "--workers", "1", "--output", "out"]);
+    assert!(ok, "{err}");
+    let tests = rows(&dir.path().join("out/opts/tests.csv"));
+    let col = |name: &str| tests[0].iter().position(|c| c == name).unwrap_or_else(|| panic!("column {name}"));
+    let verdicts: Vec<(String, String, String)> = tests[1..]
+        .iter()
+        .map(|r| (r[col("algorithm")].clone(), r[col("test")].clone(), r[col("verdict")].clone()))
+        .collect();
+    let want = |a: &str, t: &str, v: &str| (a.to_string(), t.to_string(), v.to_string());
+    assert!(verdicts.contains(&want("whisker", "cat behind", "fail")), "{verdicts:?}");
+    assert!(verdicts.contains(&want("fresh", "cat behind", "pass")), "{verdicts:?}");
+    let runs = rows(&dir.path().join("out/opts/runs.csv"));
+    let cfg = runs[0].iter().position(|c| c == "config").expect("config column");
+    assert!(
+        runs[1..]
+            .iter()
+            .any(|r| r[cfg].contains("\"fresh_tests\":true,") && r[cfg].contains("\"whisker_maths\":\"glibc\""))
+    );
+    assert!(runs[1..].iter().any(|r| !r[cfg].contains("fresh_tests")), "an entry without options keeps its identity");
+    // The same verdicts as `clowder test` with the flags.
+    let sb3 = project.display().to_string();
+    let (_, fresh, _) = clowder(
+        dir.path(),
+        &["test", "Layers.js", &sb3, "--max-steps", "300", "--fresh-tests", "--whisker-maths", "glibc"],
+    );
+    assert!(fresh.contains("ok 2 - cat behind") && !fresh.contains("not ok 2"), "{fresh}");
+    let (_, plain, _) = clowder(dir.path(), &["test", "Layers.js", &sb3, "--max-steps", "300"]);
+    assert!(plain.contains("not ok 2 - cat behind"), "{plain}");
+
+    // Refused before any run, naming the suite.
+    let bad = |extra: &str, file: &str, text: &str| -> String {
+        std::fs::write(dir.path().join(file), text).unwrap();
+        let e = exp.replace("file = \"Layers.js\"\nfresh_tests", &format!("file = {file:?}\n{extra}\nfresh_tests"));
+        std::fs::write(dir.path().join("bad.toml"), e).unwrap();
+        let (ok, _, err) = clowder(dir.path(), &["run", "bad.toml", "--quiet", "--workers", "1", "--output", "bad"]);
+        assert!(!ok, "{file} {extra}: ran");
+        assert!(err.contains("suite \"fresh\""), "{err}");
+        err
+    };
+    let plan = "function duringExecution(e) { }\n";
+    assert!(
+        bad("", "Plan.js", plan)
+            .contains("an Itch plan (it runs in Itch's judge) does not take whisker_maths, fresh_tests")
+    );
+    assert!(bad("whisker_wall_ms = 0.0", "Layers2.js", LAYERS).contains("whisker_wall_ms must be between"));
+    assert!(bad("js_memory_mb = 1", "Layers3.js", LAYERS).contains("js_memory_mb must be between 16"));
+    assert!(bad("", "Suite.json", "{}").contains("Neatest dynamic suite"));
+    assert!(bad("", "Broken.js", "module.exports = [{name: 'a', test: ").contains("Broken.js"));
+    assert!(!dir.path().join("bad").exists(), "nothing started");
+    // What the real Whisker's servant would not load is said once, as `clowder test` says it.
+    let servant = "module.exports = [{name: 'a', test: async t => { await t.runForSteps(1); }}];";
+    std::fs::write(dir.path().join("Layers.js"), servant).unwrap();
+    let (ok, _, err) = clowder(dir.path(), &["run", "opts.toml", "--quiet", "--workers", "1", "--output", "again"]);
+    assert!(ok, "{err}");
+    assert!(
+        err.contains("warning: suite \"whisker\" (Layers.js):") && err.contains("servant cannot load this file"),
+        "{err}"
+    );
+}

@@ -480,7 +480,9 @@ fn sweep_grid(a: &AlgorithmSpec) -> Result<Vec<(String, toml::Table)>, String> {
                 let mut t = table.clone();
                 t.insert(key.clone(), v.clone());
                 let sep = if label.is_empty() { "" } else { "," };
-                next.push((format!("{label}{sep}{key}={v}"), t));
+                // A name shows as itself (`whisker_maths=glibc`), like numbers and booleans.
+                let shown = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                next.push((format!("{label}{sep}{key}={shown}"), t));
             }
         }
         grid = next;
@@ -671,6 +673,18 @@ params = { max_events = 5 }
         assert_eq!(names.len(), 6);
         assert_eq!(names[0], "random[crossover_probability=0.5,population_size=10]");
         assert_eq!(e.algorithms[5].1.params["population_size"], serde_json::json!(50));
+    }
+
+    #[test]
+    fn a_maths_library_is_a_name_and_can_be_swept() {
+        let text = GOOD.replace("params = { max_events = 5 }", "sweep = { whisker_maths = [\"chromium\", \"glibc\"] }");
+        let e = Experiment::parse(&text, Path::new("exp.toml")).unwrap();
+        let names: Vec<&str> = e.algorithms.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["random[whisker_maths=chromium]", "random[whisker_maths=glibc]"]);
+        assert_eq!(e.algorithms[1].1.params["whisker_maths"], serde_json::json!("glibc"));
+        let bad = GOOD.replace("params = { max_events = 5 }", "params = { whisker_maths = \"v8\" }");
+        let err = Experiment::parse(&bad, Path::new("exp.toml")).unwrap_err().to_string();
+        assert!(err.contains("unknown maths library \"v8\""), "{err}");
     }
 
     #[test]

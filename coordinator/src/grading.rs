@@ -16,6 +16,12 @@
 //! exclude = ["Pong"]                 # optional: not these
 //! template = "start.sb3"             # optional, Itch test plans: the project students started
 //!                                    # from (default: each project is its own template)
+//! # optional, Whisker suites, as `clowder test`'s flags of the same names:
+//! whisker_wall_ms = 20.0             # a Whisker machine whose steps take 20 real ms
+//! whisker_offline_speech = true      # `speak` as in a Whisker without the synthesis service
+//! whisker_maths = "glibc"            # the maths library of Whisker's browser
+//! fresh_tests = true                 # every test on a freshly loaded project
+//! js_memory_mb = 512                 # heap of the suite's JavaScript (also Itch plans)
 //! ```
 //!
 //! The suite file (and a template) is read and hashed when the experiment is loaded; its hash
@@ -32,9 +38,8 @@ use serde::Deserialize;
 use crate::experiment::{Experiment, ExperimentSpec, Mutation, Run, expand_corpora};
 use crate::table::ProjectSource;
 
-/// Largest suite file (bytes); the worker's suite loader has the same limit
-/// (`clowder_suites::MAX_SUITE_BYTES`, which says why it is this large).
-pub const MAX_SUITE_BYTES: u64 = 32 << 20;
+/// Largest suite file (bytes): the suite loader's limit, which says why it is this large.
+pub use clowder_suites::MAX_SUITE_BYTES;
 
 /// Default steps per test: 600 000 ms of Scratch time, Whisker's per-test timeout in its
 /// mutation runs (the suites crate's default).
@@ -57,6 +62,59 @@ pub struct SuiteSpec {
     /// Itch test plans: the template project the submissions started from (a path like
     /// `file`); absent: each project is its own template.
     pub template: Option<String>,
+    /// `clowder test --whisker-wall-ms`: real ms a step of the modelled Whisker machine takes.
+    pub whisker_wall_ms: Option<f64>,
+    /// `clowder test --whisker-offline-speech`.
+    #[serde(default)]
+    pub whisker_offline_speech: bool,
+    /// `clowder test --whisker-maths`: `chromium`, `glibc` or `node`.
+    pub whisker_maths: Option<String>,
+    /// `clowder test --fresh-tests`.
+    #[serde(default)]
+    pub fresh_tests: bool,
+    /// `clowder test --js-memory-mb`.
+    pub js_memory_mb: Option<u64>,
+}
+
+impl SuiteSpec {
+    /// The entry's options as a run carries them, checked as `clowder test` checks its flags;
+    /// `itch`: the file is an Itch plan, which runs in Itch's judge, not on a Whisker machine.
+    fn options(&self, itch: bool) -> Result<TestRunConfig, String> {
+        let mut given = Vec::new();
+        for (set, key) in [
+            (self.whisker_wall_ms.is_some(), "whisker_wall_ms"),
+            (self.whisker_offline_speech, "whisker_offline_speech"),
+            (self.whisker_maths.is_some(), "whisker_maths"),
+            (self.fresh_tests, "fresh_tests"),
+        ] {
+            if set {
+                given.push(key);
+            }
+        }
+        if itch && !given.is_empty() {
+            return Err(format!(
+                "an Itch plan (it runs in Itch's judge) does not take {}: they are for Whisker suites",
+                given.join(", ")
+            ));
+        }
+        if let Some(ms) = self.whisker_wall_ms {
+            clowder_vm::VmOptions::check_whisker_wall_ms(ms).map_err(|e| format!("whisker_wall_ms {e}"))?;
+        }
+        if let Some(m) = &self.whisker_maths {
+            clowder_vm::util::mathlib::MathLib::parse_name(m).map_err(|e| format!("whisker_maths: {e}"))?;
+        }
+        if let Some(mb) = self.js_memory_mb {
+            clowder_suites::Limits::check_js_memory_mb(mb).map_err(|e| format!("js_memory_mb {e}"))?;
+        }
+        Ok(TestRunConfig {
+            fresh_tests: self.fresh_tests,
+            js_memory_mb: self.js_memory_mb,
+            whisker_maths: self.whisker_maths.clone(),
+            whisker_offline_speech: self.whisker_offline_speech,
+            whisker_wall_ms: self.whisker_wall_ms,
+            ..TestRunConfig::new("", "", 0)
+        })
+    }
 }
 
 /// A template project of an Itch plan, served to workers by hash like the suite.
@@ -91,6 +149,9 @@ pub struct SuiteEntry {
     pub exclude: BTreeSet<String>,
     /// The template of an Itch plan.
     pub template: Option<TemplateFile>,
+    /// The entry's options (`clowder test`'s flags), in the form runs carry them: suite,
+    /// hash and steps are filled in per run.
+    pub options: TestRunConfig,
 }
 
 impl SuiteEntry {
@@ -166,10 +227,19 @@ pub fn parse(spec: &ExperimentSpec, base: &Path) -> Result<Option<TestSpec>, Str
         if meta.len() > MAX_SUITE_BYTES {
             return Err(format!("suite {name:?}: {} has more than {MAX_SUITE_BYTES} bytes", path.display()));
         }
-        let bytes = std::fs::read(&path).map_err(|e| format!("suite {name:?}: {}: {e}", path.display()))?;
-        if std::str::from_utf8(&bytes).is_err() {
-            return Err(format!("suite {name:?}: {} is not UTF-8", path.display()));
+        if file_name.to_ascii_lowercase().ends_with(".json") {
+            return Err(format!(
+                "suite {name:?}: {} is a Neatest dynamic suite; replay it with `clowder test SUITE.json \
+                 PROJECT… --seeds …` (a test experiment runs Whisker suites and Itch plans)",
+                path.display()
+            ));
         }
+        let bytes = std::fs::read(&path).map_err(|e| format!("suite {name:?}: {}: {e}", path.display()))?;
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return Err(format!("suite {name:?}: {} is not UTF-8", path.display()));
+        };
+        let options =
+            s.options(clowder_suites::itch::is_itch_plan(text)).map_err(|e| format!("suite {name:?}: {e}"))?;
         let template = match &s.template {
             None => None,
             Some(t) => {
@@ -199,6 +269,7 @@ pub fn parse(spec: &ExperimentSpec, base: &Path) -> Result<Option<TestSpec>, Str
             projects: s.projects.as_ref().map(|p| p.iter().cloned().collect()),
             exclude: s.exclude.iter().cloned().collect(),
             template,
+            options,
         });
     }
     Ok(Some(TestSpec { suites, budget: Budget::Steps(steps) }))
@@ -209,7 +280,12 @@ pub fn expand(exp: &Experiment, projects: &[clowder_datasets::ProjectFile]) -> V
     let engine = clowder_vm::ENGINE_VERSION;
     let mut runs = Vec::new();
     for s in &exp.suites {
-        let mut config = TestRunConfig::new(&s.file_name, &s.hash, exp.budget.amount());
+        let mut config = TestRunConfig {
+            suite: s.file_name.clone(),
+            suite_hash: s.hash.clone(),
+            max_steps: exp.budget.amount(),
+            ..s.options.clone()
+        };
         if let Some(t) = &s.template {
             config = config.with_template(&t.file_name, &t.hash);
         }
@@ -241,6 +317,30 @@ pub fn check_projects(exp: &Experiment, projects: &[clowder_datasets::ProjectFil
         }
     }
     Ok(())
+}
+
+/// Loads every Whisker suite of a test experiment as its runs will (it must evaluate and
+/// export a list of tests), so that a broken suite is one error before the study starts
+/// instead of an `error` in each of its runs. Returns, once per suite, what the real Whisker
+/// would not run as written (its servant's notes, [`clowder_suites::TestInfo::note`]), for the
+/// caller to show: `clowder test` prints the same warnings.
+pub fn check_suites(exp: &Experiment) -> Result<Vec<String>, String> {
+    let mut warnings = Vec::new();
+    for s in &exp.suites {
+        let bytes = std::fs::read(&s.path).map_err(|e| format!("suite {:?}: {}: {e}", s.name, s.path.display()))?;
+        if clowder_datasets::content_hash(&bytes) != s.hash {
+            return Err(format!("suite {:?}: {} changed since the experiment was loaded", s.name, s.path.display()));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| format!("suite {:?}: not UTF-8", s.name))?;
+        if clowder_suites::itch::is_itch_plan(&text) {
+            continue; // a plan is compiled by each run, against its submission
+        }
+        let suite =
+            clowder_suites::Suite::from_source(&s.file_name, &text).map_err(|e| format!("suite {:?}: {e}", s.name))?;
+        let notes: BTreeSet<&str> = suite.tests().iter().filter_map(|t| t.note.as_deref()).collect();
+        warnings.extend(notes.into_iter().map(|n| format!("suite {:?} ({}): {n}", s.name, s.file_name)));
+    }
+    Ok(warnings)
 }
 
 /// The suite files (and templates) workers fetch by hash (empty for a generation experiment).

@@ -13,10 +13,17 @@ use serde::{Deserialize, Serialize};
 pub const KIND: &str = "test";
 
 /// A test run's configuration. Fields are declared in key order, so the JSON is canonical
-/// (it is part of the run's identity).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// (it is part of the run's identity); the options of `clowder test` are left out of the JSON
+/// while they have their defaults, so the identities of runs without them stay as they were.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TestRunConfig {
+    /// Every test on a freshly loaded project (`clowder test --fresh-tests`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub fresh_tests: bool,
+    /// Heap of the suite's JavaScript, MiB (`--js-memory-mb`); absent: the runner's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub js_memory_mb: Option<u64>,
     /// Always [`KIND`].
     pub kind: String,
     /// Steps a test may run before it ends as a timeout (`fail`).
@@ -33,6 +40,21 @@ pub struct TestRunConfig {
     /// blake3 of the template's bytes (hex).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template_hash: Option<String>,
+    /// The maths library of Whisker's browser by name (`--whisker-maths`); absent: the
+    /// `whisker` profile's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whisker_maths: Option<String>,
+    /// `speak` as in a Whisker without the synthesis service (`--whisker-offline-speech`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub whisker_offline_speech: bool,
+    /// Real milliseconds a step of the modelled Whisker machine takes (`--whisker-wall-ms`);
+    /// absent: the virtual clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whisker_wall_ms: Option<f64>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl TestRunConfig {
@@ -45,6 +67,11 @@ impl TestRunConfig {
             suite_hash: suite_hash.to_string(),
             template: None,
             template_hash: None,
+            fresh_tests: false,
+            js_memory_mb: None,
+            whisker_maths: None,
+            whisker_offline_speech: false,
+            whisker_wall_ms: None,
         }
     }
 
@@ -94,5 +121,18 @@ mod tests {
             r#"{"kind":"test","max_steps":9,"suite":"plan.js","suite_hash":"ab","template":"t.sb3","template_hash":"cd"}"#
         );
         assert_eq!(TestRunConfig::parse(&t.to_json()), Some(Ok(t)));
+        let machine = TestRunConfig {
+            fresh_tests: true,
+            js_memory_mb: Some(512),
+            whisker_maths: Some("glibc".into()),
+            whisker_offline_speech: true,
+            whisker_wall_ms: Some(12.5),
+            ..TestRunConfig::new("s.js", "ab", 9)
+        };
+        assert_eq!(
+            machine.to_json(),
+            r#"{"fresh_tests":true,"js_memory_mb":512,"kind":"test","max_steps":9,"suite":"s.js","suite_hash":"ab","whisker_maths":"glibc","whisker_offline_speech":true,"whisker_wall_ms":12.5}"#
+        );
+        assert_eq!(TestRunConfig::parse(&machine.to_json()), Some(Ok(machine)));
     }
 }

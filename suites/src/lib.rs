@@ -107,6 +107,18 @@ pub struct Limits {
     pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
 }
 
+impl Limits {
+    /// Checks a heap size for a suite's JavaScript given from outside (`--js-memory-mb`, a test
+    /// experiment's `js_memory_mb`): 16 to 16 384 MiB. Returns it in bytes.
+    pub fn check_js_memory_mb(mb: u64) -> Result<usize, String> {
+        if (16..=16_384).contains(&mb) {
+            usize::try_from(mb << 20).map_err(|_| format!("{mb} MiB do not fit this machine's address space"))
+        } else {
+            Err(format!("must be between 16 and 16384 (MiB), not {mb}"))
+        }
+    }
+}
+
 /// How the tests of a file meet the VM.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum BetweenTests {

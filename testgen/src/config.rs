@@ -69,7 +69,11 @@ pub const COMMON_PARAMS: &[&str] = &[
     "schedule_steps",
     "whisker_vm",
     "whisker_offline_speech",
+    "whisker_maths",
 ];
+
+/// Parameters whose value is a name, not a number or boolean.
+pub const NAME_PARAMS: &[&str] = &["whisker_maths"];
 
 /// Parameters of MOSA.
 pub const MOSA_PARAMS: &[&str] =
@@ -149,6 +153,14 @@ impl AlgorithmConfig {
         }
     }
 
+    /// Name parameter `key` (one of [`NAME_PARAMS`]), if given.
+    pub fn text(&self, key: &str) -> Result<Option<&str>, String> {
+        match self.params.get(key) {
+            None => Ok(None),
+            Some(v) => v.as_str().map(Some).ok_or_else(|| format!("parameter {key:?} must be a name, got {v}")),
+        }
+    }
+
     /// Checks that every parameter is known and in range.
     pub fn validate(&self) -> Result<(), String> {
         let specific: &[&str] = match self.algorithm {
@@ -169,6 +181,9 @@ impl AlgorithmConfig {
             }
         }
         for (k, v) in &self.params {
+            if NAME_PARAMS.contains(&k.as_str()) {
+                continue; // checked by `Params::from_config`
+            }
             if !(v.is_number() || v.is_boolean()) {
                 return Err(format!("parameter {k:?} must be a number or boolean, got {v}"));
             }
@@ -225,9 +240,9 @@ pub struct Params {
     /// synthesis service, never ending (`clowder_vm::VmOptions::whisker_offline_speech`), for
     /// suites checked in a Whisker that is offline; default `false`.
     pub whisker_offline_speech: bool,
-    /// Profile `whisker` only: the browser's maths library (`clowder_vm::VmOptions::whisker_maths`);
-    /// `None`, the profile's default. Not a configuration key: set by callers that model a
-    /// particular Whisker machine (dynamic-suite replays with `--whisker-maths`).
+    /// Profile `whisker` only: the browser's maths library (`clowder_vm::VmOptions::whisker_maths`),
+    /// key `whisker_maths` (`chromium`, `glibc` or `node`, as `clowder test --whisker-maths`);
+    /// `None`, the profile's default. Dynamic-suite replays set it from `--whisker-maths`.
     pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
     /// MOSA population size.
     pub population_size: u32,
@@ -307,7 +322,13 @@ impl Params {
             dynamic_extraction: cfg.flag("dynamic_extraction", true)?,
             schedule_steps: cfg.int("schedule_steps", 180_000)?,
             whisker_offline_speech: cfg.flag("whisker_offline_speech", false)?,
-            whisker_maths: None,
+            whisker_maths: match cfg.text("whisker_maths")? {
+                None => None,
+                Some(n) => Some(
+                    clowder_vm::util::mathlib::MathLib::parse_name(n)
+                        .map_err(|e| format!("parameter \"whisker_maths\": {e}"))?,
+                ),
+            },
             profile: if cfg.flag("whisker_vm", true)? {
                 clowder_vm::Profile::Whisker
             } else {
@@ -381,6 +402,10 @@ impl Params {
         if p.schedule_steps == 0 {
             return Err("schedule_steps must be positive".into());
         }
+        if p.profile != clowder_vm::Profile::Whisker && (p.whisker_maths.is_some() || p.whisker_offline_speech) {
+            // The other profiles are scratch-vm under Node: they have no Whisker machine to model.
+            return Err("whisker_maths and whisker_offline_speech model Whisker's machine: they need whisker_vm".into());
+        }
         Ok(p)
     }
 }
@@ -442,6 +467,12 @@ mod tests {
         let mut offline = AlgorithmConfig::new(Algorithm::Mio);
         offline.params.insert("whisker_offline_speech".into(), serde_json::json!(true));
         assert!(Params::from_config(&offline).expect("valid").whisker_offline_speech);
+        let mut maths = AlgorithmConfig::new(Algorithm::Mio);
+        assert_eq!(p.whisker_maths, None, "the profile's library by default");
+        maths.params.insert("whisker_maths".into(), serde_json::json!("glibc"));
+        maths.validate().expect("a known library");
+        let got = Params::from_config(&maths).expect("valid").whisker_maths;
+        assert_eq!(got, Some(clowder_vm::util::mathlib::MathLib::Glibc));
     }
 
     #[test]
@@ -455,5 +486,16 @@ mod tests {
         let mut c = AlgorithmConfig::new(Algorithm::Random);
         c.params.insert("extension_probability".into(), serde_json::json!(1.5));
         assert!(c.validate().unwrap_err().contains("[0, 1]"));
+        let mut c = AlgorithmConfig::new(Algorithm::Random);
+        c.params.insert("whisker_maths".into(), serde_json::json!("v8"));
+        assert!(c.validate().unwrap_err().contains("known: chromium, glibc, node"));
+        c.params.insert("whisker_maths".into(), serde_json::json!(1));
+        assert!(c.validate().unwrap_err().contains("must be a name"));
+        c.params.insert("whisker_maths".into(), serde_json::json!("node"));
+        c.params.insert("whisker_vm".into(), serde_json::json!(false));
+        assert!(c.validate().unwrap_err().contains("need whisker_vm"));
+        let mut c = AlgorithmConfig::new(Algorithm::Random);
+        c.params.insert("max_events".into(), serde_json::json!("20"));
+        assert!(c.validate().unwrap_err().contains("number or boolean"), "names only for name parameters");
     }
 }

@@ -91,6 +91,19 @@ impl Default for VmOptions {
     }
 }
 
+impl VmOptions {
+    /// Checks a [`VmOptions::whisker_wall_ms`] given from outside: 0.1 to 10 000 real ms per
+    /// step (from a machine 33 times faster than acceleration 10 needs to one that takes 10 s
+    /// a step), so that every way of setting it refuses the same values.
+    pub fn check_whisker_wall_ms(ms: f64) -> Result<f64, String> {
+        if ms.is_finite() && (0.1..=10_000.0).contains(&ms) {
+            Ok(ms)
+        } else {
+            Err(format!("must be between 0.1 and 10000 milliseconds, not {ms}"))
+        }
+    }
+}
+
 /// What one step ended with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepOutcome {

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use clowder_proto::test_run::TestRunConfig;
 use clowder_proto::{RunResult, RunSpec, RunStatus, TestVerdict};
-use clowder_suites::{Limits, ProjectResult, Status, Suite, itch};
+use clowder_suites::{BetweenTests, Limits, ProjectResult, Status, Suite, itch};
 use clowder_vm::LoadLimits;
 
 use crate::exec::failure;
@@ -76,7 +76,10 @@ pub fn run(
         Err(e) => return failure(RunStatus::Error, format!("suite {}: {e}", cfg.suite)),
     };
     let name = if spec.file_name.is_empty() { spec.project_name.clone() } else { spec.file_name.clone() };
-    let limits = Limits { steps_per_test: cfg.max_steps.max(1), ..Limits::default() };
+    let limits = match limits(cfg) {
+        Ok(l) => l,
+        Err(e) => return failure(RunStatus::Error, format!("suite {}: {e}", cfg.suite)),
+    };
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         match clowder_vm::project::load(bytes, &name, &LoadLimits::default()) {
             Ok(p) => clowder_suites::run_project(&suite, &Arc::new(p), &spec.project_name, spec.seed, &limits),
@@ -101,7 +104,15 @@ fn run_itch(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], source: &str, tem
         Err(e) => return failure(RunStatus::Error, format!("plan {}: {e}", cfg.suite)),
     };
     let name = if spec.file_name.is_empty() { spec.project_name.clone() } else { spec.file_name.clone() };
-    let limits = Limits { steps_per_test: cfg.max_steps.max(1), ..Limits::default() };
+    // The coordinator refuses these for Itch plans; a run that has them anyway asks for
+    // something Itch's judge does not do.
+    if cfg.fresh_tests || cfg.whisker_wall_ms.is_some() || cfg.whisker_offline_speech || cfg.whisker_maths.is_some() {
+        return failure(RunStatus::Error, format!("plan {}: an Itch plan takes no Whisker options", cfg.suite));
+    }
+    let limits = match limits(cfg) {
+        Ok(l) => l,
+        Err(e) => return failure(RunStatus::Error, format!("plan {}: {e}", cfg.suite)),
+    };
     let template = match (template, &cfg.template) {
         (Some(b), Some(t)) => match clowder_vm::project::load(b, t, &LoadLimits::default()) {
             Ok(p) => Some(Arc::new(p)),
@@ -126,6 +137,33 @@ fn run_itch(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], source: &str, tem
             failure(RunStatus::Error, format!("internal error (panic): {}", crate::exec::panic_message(p.as_ref())))
         }
     }
+}
+
+/// The runner's limits and options for a test run, as `clowder test` builds them from its
+/// flags; the run's configuration comes from outside, so it is checked as they are.
+fn limits(cfg: &TestRunConfig) -> Result<Limits, String> {
+    let d = Limits::default();
+    Ok(Limits {
+        steps_per_test: cfg.max_steps.max(1),
+        js_memory_bytes: match cfg.js_memory_mb {
+            Some(mb) => Limits::check_js_memory_mb(mb).map_err(|e| format!("js_memory_mb {e}"))?,
+            None => d.js_memory_bytes,
+        },
+        between_tests: if cfg.fresh_tests { BetweenTests::Fresh } else { BetweenTests::Whisker },
+        whisker_wall_ms: cfg
+            .whisker_wall_ms
+            .map(clowder_vm::VmOptions::check_whisker_wall_ms)
+            .transpose()
+            .map_err(|e| format!("whisker_wall_ms {e}"))?,
+        whisker_offline_speech: cfg.whisker_offline_speech,
+        whisker_maths: cfg
+            .whisker_maths
+            .as_deref()
+            .map(clowder_vm::util::mathlib::MathLib::parse_name)
+            .transpose()
+            .map_err(|e| format!("whisker_maths: {e}"))?,
+        ..d
+    })
 }
 
 /// The wire result of a suite run: one verdict per test; `covered` / `total_targets` /
@@ -210,6 +248,46 @@ module.exports = [
         assert_eq!(e.status, RunStatus::Error as i32);
         assert!(e.error.contains("s.js"), "{}", e.error);
         assert_eq!(run(&spec("p.json"), &cfg, project, &suite, None).status, RunStatus::InfraFailure as i32);
+    }
+
+    /// A run's options come from outside: they reach the runner as `clowder test`'s flags do,
+    /// and values its flags refuse are the run's error, not a panic or a silent default.
+    #[test]
+    fn a_runs_options_become_the_runners_and_bad_ones_are_errors() {
+        let base = TestRunConfig::new("s.js", "h", 100);
+        let d = limits(&base).expect("defaults");
+        assert_eq!((d.between_tests, d.whisker_wall_ms, d.whisker_maths), (BetweenTests::Whisker, None, None));
+        let set = TestRunConfig {
+            fresh_tests: true,
+            js_memory_mb: Some(64),
+            whisker_maths: Some("node".into()),
+            whisker_offline_speech: true,
+            whisker_wall_ms: Some(8.5),
+            ..base.clone()
+        };
+        let l = limits(&set).expect("valid options");
+        assert_eq!((l.between_tests, l.js_memory_bytes, l.whisker_wall_ms), (BetweenTests::Fresh, 64 << 20, Some(8.5)));
+        assert_eq!((l.whisker_maths, l.whisker_offline_speech), (Some(clowder_vm::util::mathlib::MathLib::Node), true));
+        for (bad, needle) in [
+            (TestRunConfig { whisker_wall_ms: Some(f64::NAN), ..base.clone() }, "whisker_wall_ms"),
+            (TestRunConfig { whisker_maths: Some("v8".into()), ..base.clone() }, "unknown maths library"),
+            (TestRunConfig { js_memory_mb: Some(1 << 40), ..base.clone() }, "js_memory_mb"),
+        ] {
+            assert!(limits(&bad).unwrap_err().contains(needle), "{needle}");
+        }
+        // An Itch plan's run with Whisker options is refused, not run without them.
+        let plan = "function afterExecution(e) { e.out.test('t').acceptIf(true); }\n";
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plan.js");
+        std::fs::write(&file, plan).unwrap();
+        let cfg = TestRunConfig {
+            whisker_offline_speech: true,
+            ..TestRunConfig::new("plan.js", blake3::hash(plan.as_bytes()).to_hex().as_str(), 100)
+        };
+        let project = include_bytes!("../../datasets/smoke/counter.json");
+        let r = run(&spec("p.json"), &cfg, project, &file, None);
+        assert_eq!(r.status, RunStatus::Error as i32);
+        assert!(r.error.contains("takes no Whisker options"), "{}", r.error);
     }
 
     #[test]

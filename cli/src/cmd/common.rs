@@ -99,6 +99,19 @@ pub fn normalise_url(url: &str) -> String {
     if url.contains("://") { url.to_string() } else { format!("http://{url}") }
 }
 
+/// Loads an experiment to run: parsed and checked, and a test experiment's suites loaded once
+/// (a broken suite is an error now, not in each of its runs; what the real Whisker would not
+/// run as written is printed as a warning, as `clowder test` prints it).
+pub fn load_experiment(path: &std::path::Path) -> anyhow::Result<clowder_coordinator::Experiment> {
+    let exp = clowder_coordinator::Experiment::load(path)?;
+    let warnings =
+        clowder_coordinator::grading::check_suites(&exp).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(exp)
+}
+
 /// Human form of a duration in milliseconds.
 pub fn human_ms(ms: u64) -> String {
     let s = ms / 1000;
@@ -115,21 +128,13 @@ pub fn human_ms(ms: u64) -> String {
 /// value parser, so `clowder vm trace` and `clowder test` reject the same values the same way).
 pub fn whisker_wall_ms(s: &str) -> Result<f64, String> {
     let ms: f64 = s.trim().parse().map_err(|_| format!("not a number of milliseconds: {s:?}"))?;
-    if ms.is_finite() && (0.1..=10_000.0).contains(&ms) {
-        Ok(ms)
-    } else {
-        Err(format!("must be between 0.1 and 10000 milliseconds, not {s}"))
-    }
+    clowder_vm::VmOptions::check_whisker_wall_ms(ms)
 }
 
 /// Parses `--whisker-maths`: the maths library of the browser Whisker runs in
 /// (`clowder_vm::util::mathlib::MathLib::NAMES`).
 pub fn whisker_maths(s: &str) -> Result<clowder_vm::util::mathlib::MathLib, String> {
-    use clowder_vm::util::mathlib::MathLib;
-    MathLib::from_name(s.trim()).ok_or_else(|| {
-        let known: Vec<&str> = MathLib::NAMES.iter().map(|(n, _)| *n).collect();
-        format!("unknown maths library {s:?} (known: {})", known.join(", "))
-    })
+    clowder_vm::util::mathlib::MathLib::parse_name(s.trim())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use clowder_coordinator::{Coordinator, CoordinatorOptions, Experiment, TlsIdentity};
+use clowder_coordinator::{Coordinator, CoordinatorOptions, TlsIdentity};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::oneshot;
 
@@ -51,7 +51,7 @@ fn is_loopback(a: &SocketAddr) -> bool {
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let mut exp = Experiment::load(&args.experiment)?;
+    let mut exp = common::load_experiment(&args.experiment)?;
     if let Some(out) = &args.output {
         exp.results_dir = out.join(&exp.spec.name);
     }

@@ -35,7 +35,8 @@ pub struct GenArgs {
     /// A Whisker configuration file (e.g. the study's `mio.json`).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Parameter override `name=value` (repeatable), e.g. `--param population_size=50`.
+    /// Parameter override `name=value` (repeatable), e.g. `--param population_size=50` or
+    /// `--param whisker_maths=glibc`.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
     /// Write result.json, suite.json, tests.js and timeline.csv into this folder (Neatest:
@@ -70,8 +71,10 @@ pub fn run(args: GenArgs) -> anyhow::Result<ExitCode> {
     }
     for kv in &args.params {
         let Some((k, v)) = kv.split_once('=') else { bail!("--param {kv:?}: expected NAME=VALUE") };
+        // A bare word is a name (`--param whisker_maths=glibc`); which keys take names,
+        // numbers or booleans is the configuration's to check.
         let value: serde_json::Value =
-            serde_json::from_str(v.trim()).with_context(|| format!("--param {k}: {v:?} is not a number or boolean"))?;
+            serde_json::from_str(v.trim()).unwrap_or_else(|_| serde_json::Value::String(v.trim().to_string()));
         cfg.params.insert(k.trim().to_string(), value);
     }
     cfg.validate().map_err(anyhow::Error::msg)?;

@@ -26,7 +26,7 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
-    let mut exp = Experiment::load(&args.experiment)?;
+    let mut exp = common::load_experiment(&args.experiment)?;
     if let Some(out) = &args.output {
         exp.results_dir = out.join(&exp.spec.name);
     }

@@ -91,7 +91,11 @@ pub fn run(args: &TestArgs) -> anyhow::Result<ExitCode> {
         )),
         None => None,
     };
-    let limits = Limits { steps_per_test: args.max_steps, ..Limits::default() };
+    let limits = Limits {
+        steps_per_test: args.max_steps,
+        js_memory_bytes: super::test::js_memory_bytes(args)?,
+        ..Limits::default()
+    };
     let workers =
         args.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get)).max(1);
     if let Some(dir) = &args.out {

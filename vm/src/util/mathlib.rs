@@ -42,6 +42,14 @@ impl MathLib {
         MathLib::NAMES.iter().find(|(n, _)| *n == name).map(|(_, m)| *m)
     }
 
+    /// The library a name given from outside means, or an error listing the known names.
+    pub fn parse_name(name: &str) -> Result<MathLib, String> {
+        MathLib::from_name(name).ok_or_else(|| {
+            let known: Vec<&str> = MathLib::NAMES.iter().map(|(n, _)| *n).collect();
+            format!("unknown maths library {name:?} (known: {})", known.join(", "))
+        })
+    }
+
     /// The library of a profile: `whisker` runs in Chromium, the others as Node runs
     /// scratch-vm.
     pub fn for_profile(profile: crate::Profile) -> MathLib {
