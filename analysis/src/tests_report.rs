@@ -65,6 +65,9 @@ pub struct TestStudy {
     pub by_project: BTreeMap<(String, String), Counts>,
     /// (suite, project, test index) → counts over seeds.
     pub cells: BTreeMap<(String, String, u64), Counts>,
+    /// (suite file, project, seed, test index) → entry → verdict: what entries of the same
+    /// file (e.g. one suite on several modelled Whisker machines) said on the same run.
+    pub by_file: BTreeMap<(String, String, u64, u64), BTreeMap<String, String>>,
     /// Rows with a verdict other than pass/fail/error/skip (ignored).
     pub unknown: u64,
 }
@@ -93,8 +96,15 @@ impl TestStudy {
 }
 
 /// The columns of `tests` the report reads.
-const TESTS_READ: [(&str, bool); 5] =
-    [("project", true), ("algorithm", true), ("index", true), ("test", true), ("verdict", true)];
+const TESTS_READ: [(&str, bool); 7] = [
+    ("project", true),
+    ("algorithm", true),
+    ("seed", true),
+    ("suite", true),
+    ("index", true),
+    ("test", true),
+    ("verdict", true),
+];
 
 /// Whether `dir` holds the verdicts of a test study.
 pub fn is_test_study(dir: &Path) -> bool {
@@ -114,9 +124,11 @@ pub fn load(dir: &Path) -> Result<TestStudy, AnalysisError> {
         f.str("verdict")?.ok_or_else(none)?,
     );
     let index = f.u64("index")?.ok_or_else(none)?;
+    let (files, seeds) = (f.str("suite")?.ok_or_else(none)?, f.u64("seed")?.ok_or_else(none)?);
     let mut study = TestStudy::default();
     for i in 0..df.height() {
-        let (Some(p), Some(s), Some(t), Some(v), Some(k)) = (projects[i], suites[i], tests[i], verdicts[i], index[i])
+        let (Some(p), Some(s), Some(t), Some(v), Some(k), Some(file), Some(seed)) =
+            (projects[i], suites[i], tests[i], verdicts[i], index[i], files[i], seeds[i])
         else {
             study.unknown += 1;
             continue;
@@ -128,8 +140,48 @@ pub fn load(dir: &Path) -> Result<TestStudy, AnalysisError> {
         study.by_test.entry((s.to_string(), k)).or_insert_with(|| (t.to_string(), Counts::default())).1.add(v);
         study.by_project.entry((s.to_string(), p.to_string())).or_default().add(v);
         study.cells.entry((s.to_string(), p.to_string(), k)).or_default().add(v);
+        study
+            .by_file
+            .entry((file.to_string(), p.to_string(), seed, k))
+            .or_default()
+            .insert(s.to_string(), v.to_string());
     }
     Ok(study)
+}
+
+/// One entry's verdicts against those of the first entry (by name) of the same suite file, on
+/// the same (project, seed, test).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EntryDifference {
+    /// Verdicts compared.
+    pub compared: u64,
+    /// Of them, verdicts that differ.
+    pub differ: u64,
+    /// The first difference: project, seed, the first entry's verdict, this entry's.
+    pub example: Option<(String, u64, String, String)>,
+}
+
+/// Tests whose verdict depends on the entry that ran them, for every suite file that two or
+/// more entries run: (file, entry, first entry, test index) → comparison. Entries of one file
+/// differ only in their options (`whisker_wall_ms`, `fresh_tests`, …), so a difference is a
+/// verdict that depends on Whisker's machine.
+pub fn entry_differences(study: &TestStudy) -> BTreeMap<(String, String, String, u64), EntryDifference> {
+    let mut out: BTreeMap<(String, String, String, u64), EntryDifference> = BTreeMap::new();
+    for ((file, project, seed, index), by_entry) in &study.by_file {
+        let mut entries = by_entry.iter();
+        let Some((first, base)) = entries.next() else { continue };
+        for (entry, verdict) in entries {
+            let d = out.entry((file.clone(), entry.clone(), first.clone(), *index)).or_default();
+            d.compared += 1;
+            if verdict != base {
+                d.differ += 1;
+                if d.example.is_none() {
+                    d.example = Some((project.clone(), *seed, base.clone(), verdict.clone()));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn count_cells(c: &Counts) -> Vec<Cell> {
@@ -190,6 +242,53 @@ pub fn tables(study: &TestStudy) -> [Table; 3] {
         by_project.push(row);
     }
     [suites, by_test, by_project]
+}
+
+/// The table of [`entry_differences`] (one row per (file, entry, test) with a difference) and
+/// a line saying how many verdicts were compared and how many differ; `None` when no suite
+/// file is run by two entries.
+pub fn differences(study: &TestStudy) -> Option<(Table, String)> {
+    let diffs = entry_differences(study);
+    if diffs.is_empty() {
+        return None;
+    }
+    let mut t = Table::new(
+        "entry_differences",
+        "Verdicts that differ between entries of the same suite file (each entry against the first by name, \
+         on the same project, seed and test)",
+        &[
+            ("Suite file", "suite"),
+            ("Entry", "entry"),
+            ("Against", "against"),
+            ("#", "index"),
+            ("Test", "test"),
+            ("Compared", "compared"),
+            ("Differ", "differ"),
+            ("First difference", "example"),
+        ],
+    );
+    for ((file, entry, first, index), d) in &diffs {
+        let Some((project, seed, was, now)) = &d.example else { continue };
+        let name = study.by_test.get(&(entry.clone(), *index)).map_or("", |(n, _)| n.as_str());
+        t.push(vec![
+            Cell::text(file.as_str()),
+            Cell::text(entry.as_str()),
+            Cell::text(first.as_str()),
+            Cell::int(*index),
+            Cell::text(name),
+            Cell::int(d.compared),
+            Cell::int(d.differ),
+            Cell::text(format!("{project} seed {seed}: {was} -> {now}")),
+        ]);
+    }
+    let compared: u64 = diffs.values().map(|d| d.compared).sum();
+    let differ: u64 = diffs.values().map(|d| d.differ).sum();
+    let line = format!(
+        "Entries sharing a suite file: {differ} of {compared} verdicts differ from the first entry's, in {} \
+         (entry, test) pairs",
+        t.rows.len()
+    );
+    Some((t, line))
 }
 
 /// The project × test matrix of one suite: each cell the pass rate of the test on the project
@@ -317,6 +416,15 @@ pub fn write(study: &TestStudy, out: &Path, title: &str, plots: bool) -> Result<
         }
         let _ = writeln!(md, "## {}\n\n{}", t.caption, t.markdown());
     }
+    // Written whenever a file has two entries, with or without rows: "none differ" is a result.
+    if let Some((t, line)) = differences(study) {
+        for (ext, text) in [("csv", t.csv()), ("tex", t.latex())] {
+            let name = format!("{}.{ext}", t.name);
+            write_file(&out.join(&name), text.as_bytes())?;
+            written.push(name.into());
+        }
+        let _ = writeln!(md, "## {}\n\n{line}.\n\n{}", t.caption, t.markdown());
+    }
     if plots {
         mk(&out.join("img"))?;
         let _ = writeln!(md, "## Project × test matrices\n");
@@ -334,9 +442,14 @@ pub fn write(study: &TestStudy, out: &Path, title: &str, plots: bool) -> Result<
     Ok(written)
 }
 
-/// The verdicts per suite as terminal text (`clowder analyze` prints it).
+/// The verdicts per suite as terminal text (`clowder analyze` prints it), and whether entries
+/// of one suite file disagree.
 pub fn headline(study: &TestStudy) -> String {
-    tables(study)[0].plain()
+    let mut text = tables(study)[0].plain();
+    if let Some((_, line)) = differences(study) {
+        let _ = writeln!(text, "{line}.");
+    }
+    text
 }
 
 #[cfg(test)]
@@ -383,5 +496,41 @@ r4,d,b,T,1,ok,T.js,2,other,maybe,,0
         assert_eq!(std::fs::read(out.join("img/matrix-S.png")).unwrap(), png, "same data, same bytes");
         let md = std::fs::read_to_string(out.join("report.md")).unwrap();
         assert!(md.contains("| S | 2 | 2 | 6 | 3 | 1 | 0 | 2 | 50.00 |"), "{md}");
+        assert!(differences(&study).is_none(), "no file has two entries");
+        assert!(!files.iter().any(|f| f.starts_with("entry_differences")));
+    }
+
+    /// Two entries of one file (the second on another modelled machine): the verdicts that
+    /// move between them are listed, per test, with the first (project, seed) where they do.
+    #[test]
+    fn verdicts_that_depend_on_the_entry_are_listed() {
+        let csv = "run_id,dataset,project,algorithm,seed,status,suite,index,test,verdict,message,steps
+r1,d,a,S,1,ok,S.js,1,first,pass,,10
+r1,d,a,S,1,ok,S.js,2,second,fail,,5
+r2,d,a,S-slow,1,ok,S.js,1,first,pass,,10
+r2,d,a,S-slow,1,ok,S.js,2,second,pass,,5
+r3,d,b,S,1,ok,S.js,1,first,pass,,10
+r3,d,b,S,1,ok,S.js,2,second,pass,,5
+r4,d,b,S-slow,1,ok,S.js,1,first,pass,,10
+r4,d,b,S-slow,1,ok,S.js,2,second,pass,,5
+r5,d,a,T,1,ok,T.js,1,only,pass,,1
+";
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("tests.csv"), csv).unwrap();
+        let study = load(dir.path()).unwrap();
+        let diffs = entry_differences(&study);
+        let key = |k: u64| ("S.js".to_string(), "S-slow".to_string(), "S".to_string(), k);
+        assert_eq!(diffs[&key(1)], EntryDifference { compared: 2, differ: 0, example: None });
+        let second = &diffs[&key(2)];
+        assert_eq!((second.compared, second.differ), (2, 1));
+        assert_eq!(second.example, Some(("a".into(), 1, "fail".into(), "pass".into())));
+        assert_eq!(diffs.len(), 2, "T.js has one entry: nothing to compare");
+        let (table, line) = differences(&study).unwrap();
+        assert_eq!(table.rows.len(), 1);
+        assert!(table.csv().contains("S.js,S-slow,S,2,second,2,1,a seed 1: fail -> pass"), "{}", table.csv());
+        assert!(line.contains("1 of 4 verdicts differ"), "{line}");
+        assert!(headline(&study).contains("1 of 4 verdicts differ"));
+        let files = write(&study, &dir.path().join("report"), "t", false).unwrap();
+        assert!(files.contains(&PathBuf::from("entry_differences.csv")), "{files:?}");
     }
 }

@@ -144,6 +144,12 @@ fn a_suite_entry_takes_clowder_tests_options_and_bad_entries_are_refused_up_fron
             .any(|r| r[cfg].contains("\"fresh_tests\":true,") && r[cfg].contains("\"whisker_maths\":\"glibc\""))
     );
     assert!(runs[1..].iter().any(|r| !r[cfg].contains("fresh_tests")), "an entry without options keeps its identity");
+    // `clowder analyze` lists the test whose verdict depends on the entry.
+    let (ok, out, err) = clowder(dir.path(), &["analyze", "out/opts", "--out", "report", "--no-plots"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("1 of 2 verdicts differ"), "{out}");
+    let table = std::fs::read_to_string(dir.path().join("report/entry_differences.csv")).unwrap();
+    assert!(table.contains("Layers.js,whisker,fresh,2,cat behind,1,1,BetweenTests seed 1: pass -> fail"), "{table}");
     // The same verdicts as `clowder test` with the flags.
     let sb3 = project.display().to_string();
     let (_, fresh, _) = clowder(
