@@ -41,9 +41,8 @@ use crate::table::ProjectSource;
 /// Largest suite file (bytes): the suite loader's limit, which says why it is this large.
 pub use clowder_suites::MAX_SUITE_BYTES;
 
-/// Default steps per test: 600 000 ms of Scratch time, Whisker's per-test timeout in its
-/// mutation runs (the suites crate's default).
-pub const DEFAULT_STEPS_PER_TEST: u64 = 18_000;
+/// Default steps per test (the runner's: Whisker's 600 s).
+pub use clowder_suites::DEFAULT_STEPS_PER_TEST;
 
 /// One `[[suites]]` entry as written.
 #[derive(Debug, Clone, Deserialize)]

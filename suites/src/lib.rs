@@ -107,6 +107,10 @@ pub struct Limits {
     pub whisker_maths: Option<clowder_vm::util::mathlib::MathLib>,
 }
 
+/// Default steps per test: 600 000 ms of Scratch time, Whisker's per-test timeout in its
+/// mutation runs.
+pub const DEFAULT_STEPS_PER_TEST: u64 = 18_000;
+
 impl Limits {
     /// Checks a heap size for a suite's JavaScript given from outside (`--js-memory-mb`, a test
     /// experiment's `js_memory_mb`): 16 to 16 384 MiB. Returns it in bytes.
@@ -138,8 +142,8 @@ pub enum BetweenTests {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            steps_per_test: 18_000,
-            work_per_test: clowder_testgen::default_work_cap(clowder_testgen::Budget::Steps(18_000)),
+            steps_per_test: DEFAULT_STEPS_PER_TEST,
+            work_per_test: clowder_testgen::default_work_cap(clowder_testgen::Budget::Steps(DEFAULT_STEPS_PER_TEST)),
             js_ticks: 100_000_000,
             js_memory_bytes: 256 << 20,
             js_stack_bytes: 512 << 10,
