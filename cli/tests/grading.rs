@@ -177,7 +177,7 @@ fn a_suite_entry_takes_clowder_tests_options_and_bad_entries_are_refused_up_fron
     );
     assert!(bad("whisker_wall_ms = 0.0", "Layers2.js", LAYERS).contains("whisker_wall_ms must be between"));
     assert!(bad("js_memory_mb = 1", "Layers3.js", LAYERS).contains("js_memory_mb must be between 16"));
-    assert!(bad("", "Suite.json", "{}").contains("Neatest dynamic suite"));
+    assert!(bad("", "Suite.json", "{}").contains("is no dynamic suite"));
     assert!(bad("", "Broken.js", "module.exports = [{name: 'a', test: ").contains("Broken.js"));
     assert!(!dir.path().join("bad").exists(), "nothing started");
     // What the real Whisker's servant would not load is said once, as `clowder test` says it.
@@ -189,4 +189,71 @@ fn a_suite_entry_takes_clowder_tests_options_and_bad_entries_are_refused_up_fron
         err.contains("warning: suite \"whisker\" (Layers.js):") && err.contains("servant cannot load this file"),
         "{err}"
     );
+}
+
+/// A Neatest dynamic suite in a test experiment: each run replays it on its project and seed as
+/// `clowder test SUITE.json PROJECT --seeds SEED` does (one verdict per network, the statements
+/// it covered), and the options of JavaScript suites are refused for it.
+#[test]
+fn a_dynamic_suite_in_a_test_experiment_replays_as_clowder_test_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let project = root.join("datasets/smoke/arrows.json");
+    let sb = project.display().to_string();
+    let (ok, _, err) = clowder(
+        dir.path(),
+        &[
+            "gen",
+            &sb,
+            "--algorithm",
+            "neatest",
+            "--budget-steps",
+            "6000",
+            "--param",
+            "population_size=6",
+            "--param",
+            "number_of_species=2",
+            "--param",
+            "play_steps=300",
+            "--out",
+            "gen",
+        ],
+    );
+    assert!(ok, "{err}");
+    assert!(dir.path().join("gen/suite.json").is_file(), "Neatest writes its dynamic suite");
+    let exp = format!(
+        "name = \"dyn\"\nkind = \"test\"\ndataset = {sb:?}\nseeds = 2\n\n\
+         [[suites]]\nname = \"networks\"\nfile = \"gen/suite.json\"\nwhisker_wall_ms = 10.0\n"
+    );
+    std::fs::write(dir.path().join("dyn.toml"), &exp).unwrap();
+    let (ok, _, err) = clowder(dir.path(), &["run", "dyn.toml", "--quiet", "--workers", "1", "--output", "out"]);
+    assert!(ok, "{err}");
+    let tests = rows(&dir.path().join("out/dyn/tests.csv"));
+    let col = |name: &str| tests[0].iter().position(|c| c == name).unwrap_or_else(|| panic!("column {name}"));
+    assert!(tests.len() > 1, "one row per network and seed");
+    // `clowder test` prints per network: "arrows network N seed S: C/T statements, E events in X steps, …".
+    let (ok, out, err) =
+        clowder(dir.path(), &["test", "gen/suite.json", &sb, "--seeds", "1-2", "--whisker-wall-ms", "10"]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), tests.len() - 1, "{out}");
+    for (line, row) in lines.iter().zip(&tests[1..]) {
+        let covered = row[col("message")].split(' ').nth(1).unwrap_or("").to_string();
+        let total = row[col("message")].split(' ').nth(3).unwrap_or("").to_string();
+        assert!(line.contains(&format!("seed {}:", row[col("seed")])), "{line} / {row:?}");
+        assert!(line.contains(&format!(": {covered}/{total} statements")), "{line} / {row:?}");
+        assert!(line.contains(&format!("in {} steps", row[col("steps")])), "{line} / {row:?}");
+        assert_eq!(row[col("verdict")], "pass");
+    }
+    let runs = rows(&dir.path().join("out/dyn/runs.csv"));
+    let status = runs[0].iter().position(|c| c == "status").unwrap();
+    assert!(runs[1..].iter().all(|r| r[status] == "ok"), "{runs:?}");
+    // The options of JavaScript suites are refused up front.
+    std::fs::write(dir.path().join("bad.toml"), exp.replace("whisker_wall_ms = 10.0", "fresh_tests = true")).unwrap();
+    let (ok, _, err) = clowder(dir.path(), &["run", "bad.toml", "--quiet", "--workers", "1", "--output", "bad"]);
+    assert!(!ok && err.contains("a dynamic suite (.json) does not take fresh_tests"), "{err}");
+    std::fs::write(dir.path().join("gen/broken.json"), "{\"networks\": 3}").unwrap();
+    std::fs::write(dir.path().join("bad.toml"), exp.replace("gen/suite.json", "gen/broken.json")).unwrap();
+    let (ok, _, err) = clowder(dir.path(), &["run", "bad.toml", "--quiet", "--workers", "1", "--output", "bad"]);
+    assert!(!ok && err.contains("is no dynamic suite"), "{err}");
 }

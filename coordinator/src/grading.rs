@@ -26,7 +26,8 @@
 //!
 //! The suite file (and a template) is read and hashed when the experiment is loaded; its hash
 //! is part of the run identity and the worker fetches it by that hash like a project. A suite
-//! file may be a Whisker suite or an Itch test plan; the worker tells them apart.
+//! file may be a Whisker suite, an Itch test plan or a Neatest dynamic suite (`.json`); the
+//! worker tells them apart as this module does.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -75,26 +76,45 @@ pub struct SuiteSpec {
     pub js_memory_mb: Option<u64>,
 }
 
+/// What a suite file is (the worker tells them apart the same way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SuiteKind {
+    /// A Whisker test file (JavaScript exporting tests).
+    Whisker,
+    /// An Itch test plan.
+    Itch,
+    /// A Neatest dynamic suite (`.json`: networks in Whisker's format).
+    Dynamic,
+}
+
 impl SuiteSpec {
-    /// The entry's options as a run carries them, checked as `clowder test` checks its flags;
-    /// `itch`: the file is an Itch plan, which runs in Itch's judge, not on a Whisker machine.
-    fn options(&self, itch: bool) -> Result<TestRunConfig, String> {
-        let mut given = Vec::new();
-        for (set, key) in [
-            (self.whisker_wall_ms.is_some(), "whisker_wall_ms"),
-            (self.whisker_offline_speech, "whisker_offline_speech"),
-            (self.whisker_maths.is_some(), "whisker_maths"),
-            (self.fresh_tests, "fresh_tests"),
-        ] {
-            if set {
-                given.push(key);
-            }
-        }
-        if itch && !given.is_empty() {
-            return Err(format!(
-                "an Itch plan (it runs in Itch's judge) does not take {}: they are for Whisker suites",
-                given.join(", ")
-            ));
+    /// The entry's options as a run carries them, checked as `clowder test` checks its flags
+    /// for this kind of suite.
+    fn options(&self, kind: SuiteKind) -> Result<TestRunConfig, String> {
+        let given = |keys: &[(bool, &'static str)]| -> Vec<&'static str> {
+            keys.iter().filter(|(set, _)| *set).map(|(_, k)| *k).collect()
+        };
+        let (refused, what, for_what) = match kind {
+            SuiteKind::Whisker => (Vec::new(), "", ""),
+            // Itch's judge is not Whisker.
+            SuiteKind::Itch => (
+                given(&[
+                    (self.whisker_wall_ms.is_some(), "whisker_wall_ms"),
+                    (self.whisker_offline_speech, "whisker_offline_speech"),
+                    (self.whisker_maths.is_some(), "whisker_maths"),
+                    (self.fresh_tests, "fresh_tests"),
+                ]),
+                "an Itch plan (it runs in Itch's judge)",
+                "Whisker suites",
+            ),
+            SuiteKind::Dynamic => (
+                given(&[(self.fresh_tests, "fresh_tests"), (self.js_memory_mb.is_some(), "js_memory_mb")]),
+                "a dynamic suite (.json)",
+                "JavaScript suites",
+            ),
+        };
+        if !refused.is_empty() {
+            return Err(format!("{what} does not take {}: they are for {for_what}", refused.join(", ")));
         }
         if let Some(ms) = self.whisker_wall_ms {
             clowder_vm::VmOptions::check_whisker_wall_ms(ms).map_err(|e| format!("whisker_wall_ms {e}"))?;
@@ -226,19 +246,24 @@ pub fn parse(spec: &ExperimentSpec, base: &Path) -> Result<Option<TestSpec>, Str
         if meta.len() > MAX_SUITE_BYTES {
             return Err(format!("suite {name:?}: {} has more than {MAX_SUITE_BYTES} bytes", path.display()));
         }
-        if file_name.to_ascii_lowercase().ends_with(".json") {
-            return Err(format!(
-                "suite {name:?}: {} is a Neatest dynamic suite; replay it with `clowder test SUITE.json \
-                 PROJECT… --seeds …` (a test experiment runs Whisker suites and Itch plans)",
-                path.display()
-            ));
-        }
         let bytes = std::fs::read(&path).map_err(|e| format!("suite {name:?}: {}: {e}", path.display()))?;
         let Ok(text) = std::str::from_utf8(&bytes) else {
             return Err(format!("suite {name:?}: {} is not UTF-8", path.display()));
         };
-        let options =
-            s.options(clowder_suites::itch::is_itch_plan(text)).map_err(|e| format!("suite {name:?}: {e}"))?;
+        let kind = if clowder_proto::test_run::is_dynamic_suite(&file_name) {
+            // Checked here once, not by each run: networks in Whisker's format.
+            clowder_testgen::neatest::DynamicSuite::from_json(text, clowder_testgen::neatest::VersionHint::Auto)
+                .map_err(|e| format!("suite {name:?}: {} is no dynamic suite: {e}", path.display()))?;
+            SuiteKind::Dynamic
+        } else if clowder_suites::itch::is_itch_plan(text) {
+            SuiteKind::Itch
+        } else {
+            SuiteKind::Whisker
+        };
+        if kind == SuiteKind::Dynamic && s.template.is_some() {
+            return Err(format!("suite {name:?}: a dynamic suite has no template (that is for Itch plans)"));
+        }
+        let options = s.options(kind).map_err(|e| format!("suite {name:?}: {e}"))?;
         let template = match &s.template {
             None => None,
             Some(t) => {
@@ -331,8 +356,8 @@ pub fn check_suites(exp: &Experiment) -> Result<Vec<String>, String> {
             return Err(format!("suite {:?}: {} changed since the experiment was loaded", s.name, s.path.display()));
         }
         let text = String::from_utf8(bytes).map_err(|_| format!("suite {:?}: not UTF-8", s.name))?;
-        if clowder_suites::itch::is_itch_plan(&text) {
-            continue; // a plan is compiled by each run, against its submission
+        if clowder_proto::test_run::is_dynamic_suite(&s.file_name) || clowder_suites::itch::is_itch_plan(&text) {
+            continue; // a dynamic suite was checked by `parse`; a plan is compiled by each run
         }
         let suite =
             clowder_suites::Suite::from_source(&s.file_name, &text).map_err(|e| format!("suite {:?}: {e}", s.name))?;

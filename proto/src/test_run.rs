@@ -53,6 +53,12 @@ pub struct TestRunConfig {
     pub whisker_wall_ms: Option<f64>,
 }
 
+/// Whether a suite file is a Neatest dynamic suite (networks in Whisker's JSON format) rather
+/// than JavaScript: by its name, as `clowder test` tells them apart (`.json`).
+pub fn is_dynamic_suite(file_name: &str) -> bool {
+    file_name.to_ascii_lowercase().ends_with(".json")
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }

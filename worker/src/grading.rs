@@ -1,5 +1,6 @@
 //! Test runs (experiment kind `test`, docs/testing.md): a hand-written Whisker suite (or an
-//! Itch test plan, the project being its own template) on the run's project with the run's seed, the same function `clowder test` calls
+//! Itch test plan, the project being its own template, or a Neatest dynamic suite replayed)
+//! on the run's project with the run's seed, the same function `clowder test` calls
 //! ([`clowder_suites::run_project`]). The suite reaches the worker like a project, by content
 //! hash into the project cache ([`suite_path`]).
 //!
@@ -50,6 +51,9 @@ pub fn run(
     let Ok(source) = String::from_utf8(source) else {
         return failure(RunStatus::Error, format!("suite {}: not UTF-8", cfg.suite));
     };
+    if clowder_proto::test_run::is_dynamic_suite(&cfg.suite) {
+        return run_dynamic(spec, cfg, bytes, &source);
+    }
     if itch::is_itch_plan(&source) {
         let template = match (template_file, &cfg.template_hash) {
             (Some(path), Some(hash)) => match std::fs::read(path) {
@@ -139,6 +143,70 @@ fn run_itch(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], source: &str, tem
     }
 }
 
+/// A dynamic suite replayed on the run's project with the run's seed, as `clowder test
+/// SUITE.json PROJECT --seeds SEED` replays it: one verdict per network kept after Whisker's
+/// minimisation (`pass`: without a reference program the networks only play), its message the
+/// statements it covered; the run's `covered`/`total_targets` are the statements the suite
+/// covered and the program's statements (as `clowder replay-study` reports them), not tests.
+fn run_dynamic(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], source: &str) -> RunResult {
+    use clowder_testgen::neatest::replay::{ReplayOptions, replay_suite};
+    use clowder_testgen::neatest::{DynamicSuite, VersionHint};
+    let suite = match DynamicSuite::from_json(source, VersionHint::Auto) {
+        Ok(s) => s,
+        Err(e) => return failure(RunStatus::Error, format!("dynamic suite {}: {e}", cfg.suite)),
+    };
+    // The coordinator refuses these for dynamic suites: they are options of JavaScript suites.
+    if cfg.fresh_tests || cfg.js_memory_mb.is_some() || cfg.template.is_some() {
+        return failure(
+            RunStatus::Error,
+            format!("dynamic suite {}: fresh_tests, js_memory_mb and templates are for JavaScript suites", cfg.suite),
+        );
+    }
+    let limits = match limits(cfg) {
+        Ok(l) => l,
+        Err(e) => return failure(RunStatus::Error, format!("dynamic suite {}: {e}", cfg.suite)),
+    };
+    let opts = ReplayOptions {
+        whisker_wall_ms: limits.whisker_wall_ms,
+        whisker_offline_speech: limits.whisker_offline_speech,
+        whisker_maths: limits.whisker_maths,
+        ..ReplayOptions::default()
+    };
+    let name = if spec.file_name.is_empty() { spec.project_name.clone() } else { spec.file_name.clone() };
+    let project = match clowder_vm::project::load(bytes, &name, &LoadLimits::default()) {
+        Ok(p) => Arc::new(p),
+        Err(e) => return failure(RunStatus::ProjectRejected, e.to_string()),
+    };
+    let ran =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| replay_suite(project, &suite, spec.seed, &opts)));
+    let rows = match ran {
+        Ok(Ok(rows)) => rows,
+        Ok(Err(e)) => return failure(RunStatus::Error, format!("dynamic suite {}: {e}", cfg.suite)),
+        Err(p) => {
+            return failure(
+                RunStatus::Error,
+                format!("internal error (panic): {}", crate::exec::panic_message(p.as_ref())),
+            );
+        }
+    };
+    let tests = rows
+        .iter()
+        .map(|r| TestVerdict {
+            index: u32::try_from(r.network + 1).unwrap_or(u32::MAX),
+            test: format!("network {}", r.network_id),
+            status: r.verdict.to_string(),
+            message: format!(
+                "covered {} of {} statements ({} with the networks before it), {} events",
+                r.covered_statements, r.total_statements, r.suite_covered, r.events
+            ),
+            steps: r.steps,
+        })
+        .collect();
+    let covered = rows.last().map_or(0, |r| r.suite_covered);
+    let total = rows.first().map_or(0, |r| r.total_statements);
+    verdicts_result(tests, covered, total)
+}
+
 /// The runner's limits and options for a test run, as `clowder test` builds them from its
 /// flags; the run's configuration comes from outside, so it is checked as they are.
 fn limits(cfg: &TestRunConfig) -> Result<Limits, String> {
@@ -181,6 +249,14 @@ pub fn to_result(r: &ProjectResult) -> RunResult {
             steps: row.steps,
         })
         .collect();
+    let pass = r.count(Status::Pass);
+    let total = tests.len();
+    verdicts_result(tests, pass, total)
+}
+
+/// A test run's result from its verdicts: `covered` of `total` targets (tests passed of tests,
+/// or a dynamic suite's statements), the steps of all verdicts, a digest over every verdict.
+fn verdicts_result(tests: Vec<TestVerdict>, covered: usize, total: usize) -> RunResult {
     let mut h = blake3::Hasher::new();
     for t in &tests {
         for part in [&t.index.to_string(), &t.test, &t.status, &t.message, &t.steps.to_string()] {
@@ -188,15 +264,16 @@ pub fn to_result(r: &ProjectResult) -> RunResult {
             h.update(b"\0");
         }
     }
-    let total = u32::try_from(tests.len()).unwrap_or(u32::MAX);
-    let pass = u32::try_from(r.count(Status::Pass)).unwrap_or(u32::MAX);
+    let executions = tests.len() as u64;
+    let total = u32::try_from(total).unwrap_or(u32::MAX);
+    let covered = u32::try_from(covered).unwrap_or(u32::MAX);
     RunResult {
         status: RunStatus::Ok as i32,
-        coverage: if total == 0 { 0.0 } else { f64::from(pass) / f64::from(total) },
-        covered: pass,
+        coverage: if total == 0 { 0.0 } else { f64::from(covered) / f64::from(total) },
+        covered,
         total_targets: total,
         steps: tests.iter().map(|t| t.steps).sum(),
-        executions: u64::from(total),
+        executions,
         digest: h.finalize().to_hex().to_string(),
         reproducible: true,
         tests,
