@@ -91,27 +91,18 @@ impl SuiteSpec {
     /// The entry's options as a run carries them, checked as `clowder test` checks its flags
     /// for this kind of suite.
     fn options(&self, kind: SuiteKind) -> Result<TestRunConfig, String> {
-        let given = |keys: &[(bool, &'static str)]| -> Vec<&'static str> {
-            keys.iter().filter(|(set, _)| *set).map(|(_, k)| *k).collect()
+        let config = TestRunConfig {
+            fresh_tests: self.fresh_tests,
+            js_memory_mb: self.js_memory_mb,
+            whisker_maths: self.whisker_maths.clone(),
+            whisker_offline_speech: self.whisker_offline_speech,
+            whisker_wall_ms: self.whisker_wall_ms,
+            ..TestRunConfig::new("", "", 0)
         };
         let (refused, what, for_what) = match kind {
             SuiteKind::Whisker => (Vec::new(), "", ""),
-            // Itch's judge is not Whisker.
-            SuiteKind::Itch => (
-                given(&[
-                    (self.whisker_wall_ms.is_some(), "whisker_wall_ms"),
-                    (self.whisker_offline_speech, "whisker_offline_speech"),
-                    (self.whisker_maths.is_some(), "whisker_maths"),
-                    (self.fresh_tests, "fresh_tests"),
-                ]),
-                "an Itch plan (it runs in Itch's judge)",
-                "Whisker suites",
-            ),
-            SuiteKind::Dynamic => (
-                given(&[(self.fresh_tests, "fresh_tests"), (self.js_memory_mb.is_some(), "js_memory_mb")]),
-                "a dynamic suite (.json)",
-                "JavaScript suites",
-            ),
+            SuiteKind::Itch => (config.whisker_options(), "an Itch plan (it runs in Itch's judge)", "Whisker suites"),
+            SuiteKind::Dynamic => (config.javascript_options(), "a dynamic suite (.json)", "JavaScript suites"),
         };
         if !refused.is_empty() {
             return Err(format!("{what} does not take {}: they are for {for_what}", refused.join(", ")));
@@ -125,14 +116,7 @@ impl SuiteSpec {
         if let Some(mb) = self.js_memory_mb {
             clowder_suites::Limits::check_js_memory_mb(mb).map_err(|e| format!("js_memory_mb {e}"))?;
         }
-        Ok(TestRunConfig {
-            fresh_tests: self.fresh_tests,
-            js_memory_mb: self.js_memory_mb,
-            whisker_maths: self.whisker_maths.clone(),
-            whisker_offline_speech: self.whisker_offline_speech,
-            whisker_wall_ms: self.whisker_wall_ms,
-            ..TestRunConfig::new("", "", 0)
-        })
+        Ok(config)
     }
 }
 

@@ -59,6 +59,10 @@ pub fn is_dynamic_suite(file_name: &str) -> bool {
     file_name.to_ascii_lowercase().ends_with(".json")
 }
 
+fn given(options: &[(bool, &'static str)]) -> Vec<&'static str> {
+    options.iter().filter(|(set, _)| *set).map(|(_, name)| *name).collect()
+}
+
 fn is_false(b: &bool) -> bool {
     !*b
 }
@@ -86,6 +90,22 @@ impl TestRunConfig {
         self.template = Some(file_name.to_string());
         self.template_hash = Some(hash.to_string());
         self
+    }
+
+    /// The options of Whisker suites given (its machine and `fresh_tests`): an Itch plan,
+    /// which runs in Itch's judge, takes none of them.
+    pub fn whisker_options(&self) -> Vec<&'static str> {
+        given(&[
+            (self.whisker_wall_ms.is_some(), "whisker_wall_ms"),
+            (self.whisker_offline_speech, "whisker_offline_speech"),
+            (self.whisker_maths.is_some(), "whisker_maths"),
+            (self.fresh_tests, "fresh_tests"),
+        ])
+    }
+
+    /// The options of JavaScript suites given: a dynamic suite (networks) takes none of them.
+    pub fn javascript_options(&self) -> Vec<&'static str> {
+        given(&[(self.fresh_tests, "fresh_tests"), (self.js_memory_mb.is_some(), "js_memory_mb")])
     }
 
     /// The canonical JSON.
@@ -139,6 +159,11 @@ mod tests {
             machine.to_json(),
             r#"{"fresh_tests":true,"js_memory_mb":512,"kind":"test","max_steps":9,"suite":"s.js","suite_hash":"ab","whisker_maths":"glibc","whisker_offline_speech":true,"whisker_wall_ms":12.5}"#
         );
-        assert_eq!(TestRunConfig::parse(&machine.to_json()), Some(Ok(machine)));
+        assert_eq!(TestRunConfig::parse(&machine.to_json()), Some(Ok(machine.clone())));
+        let whisker = ["whisker_wall_ms", "whisker_offline_speech", "whisker_maths", "fresh_tests"];
+        assert_eq!(machine.whisker_options(), whisker);
+        assert_eq!(machine.javascript_options(), ["fresh_tests", "js_memory_mb"]);
+        let plain = TestRunConfig::new("s.js", "ab", 9).with_template("t.sb3", "cd");
+        assert!(plain.whisker_options().is_empty() && plain.javascript_options().is_empty());
     }
 }

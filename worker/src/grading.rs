@@ -110,7 +110,7 @@ fn run_itch(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], source: &str, tem
     let name = if spec.file_name.is_empty() { spec.project_name.clone() } else { spec.file_name.clone() };
     // The coordinator refuses these for Itch plans; a run that has them anyway asks for
     // something Itch's judge does not do.
-    if cfg.fresh_tests || cfg.whisker_wall_ms.is_some() || cfg.whisker_offline_speech || cfg.whisker_maths.is_some() {
+    if !cfg.whisker_options().is_empty() {
         return failure(RunStatus::Error, format!("plan {}: an Itch plan takes no Whisker options", cfg.suite));
     }
     let limits = match limits(cfg) {
@@ -156,7 +156,7 @@ fn run_dynamic(spec: &RunSpec, cfg: &TestRunConfig, bytes: &[u8], source: &str) 
         Err(e) => return failure(RunStatus::Error, format!("dynamic suite {}: {e}", cfg.suite)),
     };
     // The coordinator refuses these for dynamic suites: they are options of JavaScript suites.
-    if cfg.fresh_tests || cfg.js_memory_mb.is_some() || cfg.template.is_some() {
+    if !cfg.javascript_options().is_empty() || cfg.template.is_some() {
         return failure(
             RunStatus::Error,
             format!("dynamic suite {}: fresh_tests, js_memory_mb and templates are for JavaScript suites", cfg.suite),
