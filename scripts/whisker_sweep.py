@@ -207,7 +207,11 @@ def probe_js(lines, seed, pin_clock=None):
 
 
 def tnum(v):
-    """A trace number: {"$num": "-0" | "NaN" | "Infinity" | "-Infinity"} as the float it is."""
+    """A trace number: {"$num": "-0" | "NaN" | "Infinity" | "-Infinity"} as the float it is;
+    {"$type": "undefined"} as None (Whisker's dump is JSON.stringify of arrays, where
+    `undefined` shows as null)."""
+    if isinstance(v, dict) and v.get("$type") == "undefined":
+        return None
     return float(v["$num"]) if isinstance(v, dict) and "$num" in v else v
 
 

@@ -38,9 +38,9 @@ fn project() -> Arc<clowder_vm::Project> {
         let q = p.sprite(name);
         p.t(q).xy = (-50.0, y);
     }
-    // Every costume is `00.svg`: a red square below and right of its centre.
+    // Every costume is the builder's one costume file: a red square below and right of its centre.
     let square = r##"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10" viewBox="0 0 10 10"><rect width="10" height="10" fill="#f00"/></svg>"##;
-    let bytes = zip(&[("project.json", &p.bytes()), ("00.svg", square.as_bytes())]);
+    let bytes = zip(&[("project.json", &p.bytes()), (clowder_testgen::testkit::COSTUME_FILE, square.as_bytes())]);
     Arc::new(clowder_vm::project::load(&bytes, "pen.sb3", &clowder_vm::LoadLimits::default()).expect("loads"))
 }
 

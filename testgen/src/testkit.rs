@@ -13,6 +13,12 @@
 
 use serde_json::{Map, Value, json};
 
+/// The asset id of every costume the builder writes (scratch-vm's schema wants 32 hex digits).
+pub const COSTUME_ASSET: &str = "00000000000000000000000000000000";
+/// The file of every costume the builder writes (`md5ext`): no file by default, a test that
+/// wants a costume's shape stores one under this name.
+pub const COSTUME_FILE: &str = "00000000000000000000000000000000.svg";
+
 /// An input argument: a literal or a reporter block (by id).
 #[derive(Debug, Clone)]
 pub enum Arg {
@@ -137,7 +143,7 @@ impl ProjectBuilder {
                 .costumes
                 .iter()
                 .map(|c| {
-                    json!({"assetId": "00", "dataFormat": "svg", "md5ext": "00.svg", "name": c,
+                    json!({"assetId": COSTUME_ASSET, "dataFormat": "svg", "md5ext": COSTUME_FILE, "name": c,
                            "rotationCenterX": 0, "rotationCenterY": 0})
                 })
                 .collect();

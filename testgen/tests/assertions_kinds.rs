@@ -158,7 +158,7 @@ fn keyed_project() -> Project {
     let mut j = p.json();
     // A second costume and a global list, which the builder does not offer.
     let cat = &mut j["targets"][1];
-    let extra = json!({"assetId": "01", "dataFormat": "svg", "md5ext": "01.svg", "name": "costume2",
+    let extra = json!({"assetId": "01000000000000000000000000000000", "dataFormat": "svg", "md5ext": "01000000000000000000000000000000.svg", "name": "costume2",
                        "rotationCenterX": 0, "rotationCenterY": 0});
     if let Some(Value::Array(cs)) = cat.get_mut("costumes") {
         cs.push(extra);
@@ -365,11 +365,11 @@ fn checks_that_hang_on_whiskers_wall_clock_are_left_out() {
 fn a_clone_whose_whisker_id_repeats_its_originals_is_read_through_the_originals_wrapper() {
     let json = r#"{"targets": [
         {"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": {},
-         "comments": {}, "currentCostume": 0, "sounds": [], "volume": 100, "layerOrder": 0, "costumes": [{"assetId": "00",
-         "dataFormat": "svg", "md5ext": "00.svg", "name": "backdrop1", "rotationCenterX": 0, "rotationCenterY": 0}]},
+         "comments": {}, "currentCostume": 0, "sounds": [], "volume": 100, "layerOrder": 0, "costumes": [{"assetId": "00000000000000000000000000000000",
+         "dataFormat": "svg", "md5ext": "00000000000000000000000000000000.svg", "name": "backdrop1", "rotationCenterX": 0, "rotationCenterY": 0}]},
         {"isStage": false, "name": "S", "variables": {}, "lists": {}, "broadcasts": {}, "comments": {},
-         "currentCostume": 0, "sounds": [], "volume": 100, "layerOrder": 1, "costumes": [{"assetId": "00",
-         "dataFormat": "svg", "md5ext": "00.svg", "name": "costume1", "rotationCenterX": 0, "rotationCenterY": 0}],
+         "currentCostume": 0, "sounds": [], "volume": 100, "layerOrder": 1, "costumes": [{"assetId": "00000000000000000000000000000000",
+         "dataFormat": "svg", "md5ext": "00000000000000000000000000000000.svg", "name": "costume1", "rotationCenterX": 0, "rotationCenterY": 0}],
          "visible": true, "x": 0, "y": 0, "size": 100, "direction": 90, "draggable": false,
          "rotationStyle": "all around",
          "blocks": {

@@ -31,8 +31,14 @@ fn png(w: u32, h: u32, f: impl Fn(u32, u32) -> [u8; 4]) -> Vec<u8> {
     out
 }
 
+/// The asset id of costume `name` (scratch-vm's schema wants 32 hex digits): the name in hex.
+fn asset_id(name: &str) -> String {
+    let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{hex:0<32}")
+}
+
 fn costume(name: &str, w: u32, h: u32) -> Value {
-    json!({"name": name, "dataFormat": "png", "assetId": name, "md5ext": format!("{name}.png"),
+    json!({"name": name, "dataFormat": "png", "assetId": asset_id(name), "md5ext": format!("{}.png", asset_id(name)),
            "rotationCenterX": w / 2, "rotationCenterY": h / 2, "bitmapResolution": 2})
 }
 
@@ -139,9 +145,9 @@ fn project(n: u32) -> Vec<u8> {
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default();
     for (name, data) in [
-        ("project.json", serde_json::to_vec(&pj).unwrap_or_default()),
-        ("backdrop.png", backdrop),
-        ("ball.png", ball_png),
+        ("project.json".to_string(), serde_json::to_vec(&pj).unwrap_or_default()),
+        (format!("{}.png", asset_id("backdrop")), backdrop),
+        (format!("{}.png", asset_id("ball")), ball_png),
     ] {
         // Writing to memory cannot fail short of memory.
         zip.start_file(name, opts).expect("zip entry");

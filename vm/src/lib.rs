@@ -550,4 +550,17 @@ pub mod runtime {
 /// (`docs/vm.md`, "Chromium 148's maths, and Whisker's servant rewriting test files").
 /// Every smoke run (headless) keeps its digest, status and work; of the 96 rq1 guard runs 10
 /// change their digest (same status and coverage) and 3 their work (by 300 to 1 280 units).
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem54");
+///
+/// `sem55`: a variable saved with a name and no value (`["v"]`, as PictoBlox writes it) starts
+/// `undefined`, as in scratch-vm (it started at 0); `switch costume to`, `switch backdrop to`
+/// (`… and wait`) and text to speech's `set language to` given `undefined` or `null` throw as
+/// scratch-vm's JS does (the rest of the step is lost, the thread stays on the block); and the
+/// whole of scratch-vm's project schema is a load error, not only its block rules (a file
+/// scratch-vm refuses, e.g. a costume whose `assetId` is not 32 hex digits or a variable whose
+/// value is `null`, no longer runs here). Found by two new probes against the fidelity oracle
+/// (`scripts/fidelity-bad-values.py`: every input of every block fed `undefined` and `null`;
+/// `scripts/fidelity-schema.py`: 80 files that break or keep one rule, 55 of them treated
+/// otherwise than scratch-vm before). No corpus project changes: every file of the corpora loads
+/// as before, none has a variable without a value; every smoke and rq1 guard run keeps its
+/// digest, status and work.
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem55");

@@ -29,7 +29,8 @@ pub enum Value {
     Bool(bool),
     /// JS `undefined` (an empty input slot read by a block).
     Undefined,
-    /// JS `null` (only from broken project files).
+    /// JS `null` (no file scratch-vm's schema lets load holds one; kept so that every JS value
+    /// a block can meet has a form).
     Null,
 }
 

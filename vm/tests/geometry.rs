@@ -5,6 +5,8 @@
 //! coordinate u = 1 still reads the last texel, so a 10-unit-wide costume centred on x = 0
 //! covers the eleven points x = −5 … 5.
 
+mod common;
+
 use std::sync::Arc;
 
 use clowder_vm::geometry::drawable::{Placement, RotationStyle};
@@ -259,7 +261,7 @@ fn sb3_with_globals(
 ) -> Vec<u8> {
     use std::io::Write as _;
     let costume = |name: &str, w: u32, h: u32| {
-        json!({"name": name, "dataFormat": "png", "assetId": name, "md5ext": format!("{name}.png"),
+        json!({"name": name, "dataFormat": "png", "assetId": common::asset_id(name), "md5ext": format!("{}.png", common::asset_id(name)),
                "rotationCenterX": w / 2, "rotationCenterY": h / 2, "bitmapResolution": 2})
     };
     let png = |w: u32, h: u32, rgba: [u8; 4]| {
@@ -285,8 +287,10 @@ fn sb3_with_globals(
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default();
     let mut files = vec![("project.json".to_string(), serde_json::to_vec(&pj).expect("JSON"))];
-    files.push(("backdrop.png".into(), png(960, 720, [255; 4])));
-    files.extend(costumes.iter().map(|&(n, w, h)| (format!("{n}.png"), png(w, h, [255, 0, 0, 255]))));
+    files.push((format!("{}.png", common::asset_id("backdrop")), png(960, 720, [255; 4])));
+    files.extend(
+        costumes.iter().map(|&(n, w, h)| (format!("{}.png", common::asset_id(n)), png(w, h, [255, 0, 0, 255]))),
+    );
     for (name, data) in files {
         zip.start_file(name, opts).expect("zip entry");
         zip.write_all(&data).expect("zip write");
@@ -770,9 +774,9 @@ fn hull_project(gap: f64) -> Vec<u8> {
         "bt": b("sensing_touchingobject", None, Some("bset"), json!({"TOUCHINGOBJECTMENU": [1, "bm"]}), json!({})),
         "bm": menu("bt", "_edge_"),
     });
-    let costume = json!({"name": "circle", "dataFormat": "svg", "assetId": "circle", "md5ext": "circle.svg",
+    let costume = json!({"name": "circle", "dataFormat": "svg", "assetId": "636972636c6500000000000000000000", "md5ext": "636972636c6500000000000000000000.svg",
                          "rotationCenterX": 10, "rotationCenterY": 10});
-    let backdrop = json!({"name": "backdrop", "dataFormat": "svg", "assetId": "backdrop", "md5ext": "backdrop.svg",
+    let backdrop = json!({"name": "backdrop", "dataFormat": "svg", "assetId": "6261636b64726f700000000000000000", "md5ext": "6261636b64726f700000000000000000.svg",
                           "rotationCenterX": 240, "rotationCenterY": 180});
     let variables = json!({"vbefore": ["before", 0], "vedge": ["edge", 0], "vafter": ["after", 0]});
     let stage = json!({"isStage": true, "name": "Stage", "variables": variables, "lists": {},
@@ -791,8 +795,8 @@ fn hull_project(gap: f64) -> Vec<u8> {
     let backdrop_svg = r#"<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"/>"#;
     for (name, data) in [
         ("project.json", serde_json::to_vec(&pj).expect("JSON")),
-        ("circle.svg", CIRCLE.as_bytes().to_vec()),
-        ("backdrop.svg", backdrop_svg.as_bytes().to_vec()),
+        ("636972636c6500000000000000000000.svg", CIRCLE.as_bytes().to_vec()),
+        ("6261636b64726f700000000000000000.svg", backdrop_svg.as_bytes().to_vec()),
     ] {
         zip.start_file(name, opts).expect("zip entry");
         zip.write_all(&data).expect("zip write");

@@ -266,7 +266,7 @@ fn reporters_nested_to_the_default_limit_run_on_a_small_stack() {
                 "fields": {}, "shadow": false, "topLevel": false}),
         );
     }
-    let costume = serde_json::json!([{"name": "c", "assetId": "x", "md5ext": "x.svg", "dataFormat": "svg",
+    let costume = serde_json::json!([{"name": "c", "assetId": "78000000000000000000000000000000", "md5ext": "78000000000000000000000000000000.svg", "dataFormat": "svg",
         "rotationCenterX": 0, "rotationCenterY": 0}]);
     let project = serde_json::json!({"targets": [
         {"isStage": true, "name": "Stage", "variables": {}, "lists": {}, "broadcasts": {}, "blocks": {},

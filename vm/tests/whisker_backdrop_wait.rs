@@ -8,6 +8,8 @@
 //! the same step. Found on a held-out snake game whose start button and green flag both switch
 //! the backdrop (`docs/vm.md`, "Bitmaps decoded by their bytes, and sample 10").
 
+mod common;
+
 use std::sync::Arc;
 
 use clowder_vm::project::{LoadLimits, load};
@@ -17,7 +19,7 @@ use clowder_vm::{Profile, Vm, VmOptions};
 /// `when backdrop switches to b2`, `go to x: 50 y: 0`.
 fn project() -> Arc<clowder_vm::Project> {
     let costume = |name: &str| {
-        serde_json::json!({"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
+        serde_json::json!({"name": name, "assetId": common::asset_id(name), "md5ext": format!("{}.svg", common::asset_id(name)), "dataFormat": "svg",
                            "rotationCenterX": 10, "rotationCenterY": 10})
     };
     let backdrop_menu = |id: &str, parent: &str, name: &str| {

@@ -34,7 +34,7 @@ fn cloner(on_clone: Option<&str>) -> serde_json::Value {
 }
 
 fn project() -> Arc<clowder_vm::Project> {
-    let costume = serde_json::json!([{"name": "c", "assetId": "c", "md5ext": "c.svg", "dataFormat": "svg",
+    let costume = serde_json::json!([{"name": "c", "assetId": "63000000000000000000000000000000", "md5ext": "63000000000000000000000000000000.svg", "dataFormat": "svg",
                                       "rotationCenterX": 10, "rotationCenterY": 10}]);
     let sprite = |name: &str, layer: u32, visible: bool, on_clone: Option<&str>| {
         serde_json::json!({"isStage": false, "name": name, "variables": {}, "lists": {}, "broadcasts": {},

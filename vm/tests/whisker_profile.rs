@@ -513,17 +513,22 @@ fn ball_saved(saved: serde_json::Value) -> Arc<clowder_vm::Project> {
 
 /// The costume list of one SVG costume `name` (file `name.svg`), centred at (`c`, `c`).
 fn svg_costume(name: &str, c: f64) -> serde_json::Value {
-    serde_json::json!([{"name": name, "assetId": name, "md5ext": format!("{name}.svg"), "dataFormat": "svg",
+    serde_json::json!([{"name": name, "assetId": common::asset_id(name), "md5ext": format!("{}.svg", common::asset_id(name)), "dataFormat": "svg",
                         "rotationCenterX": c, "rotationCenterY": c}])
 }
 
-/// The project `json` with the costume files `files` (name, SVG), loaded as `name`.
+/// The project `json` with the costume files `files` (`name.svg`, SVG, stored under the
+/// name's asset id as [`svg_costume`] names it), loaded as `name`.
 fn sb3(name: &str, json: &str, files: &[(&str, &str)]) -> Arc<clowder_vm::Project> {
     use std::io::Write;
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let opts = zip::write::SimpleFileOptions::default();
+    let stored = |file: &str| match file.strip_suffix(".svg") {
+        Some(stem) => format!("{}.svg", common::asset_id(stem)),
+        None => file.to_string(),
+    };
     for (file, data) in std::iter::once(("project.json", json)).chain(files.iter().copied()) {
-        zip.start_file(file, opts).expect("zip");
+        zip.start_file(stored(file), opts).expect("zip");
         zip.write_all(data.as_bytes()).expect("zip");
     }
     let bytes = zip.finish().expect("zip").into_inner();

@@ -106,9 +106,9 @@ fn stale_sound_project(with_file: bool) -> Arc<clowder_vm::Project> {
                       "shadow": false, "topLevel": false}
             },
             "currentCostume": 0, "layerOrder": 0,
-            "costumes": [{"name": "b", "assetId": "bd", "md5ext": "bd.svg", "dataFormat": "svg",
+            "costumes": [{"name": "b", "assetId": "62640000000000000000000000000000", "md5ext": "62640000000000000000000000000000.svg", "dataFormat": "svg",
                           "rotationCenterX": 240, "rotationCenterY": 180}], "volume": 100,
-            "sounds": [{"name": "s", "assetId": "snd", "md5ext": "snd.wav", "dataFormat": "wav",
+            "sounds": [{"name": "s", "assetId": "736e6400000000000000000000000000", "md5ext": "736e6400000000000000000000000000.wav", "dataFormat": "wav",
                         "rate": 22050, "sampleCount": 44100}]
         }],
         "monitors": [], "extensions": [], "meta": {"semver": "3.0.0"}
@@ -117,10 +117,10 @@ fn stale_sound_project(with_file: bool) -> Arc<clowder_vm::Project> {
     let opts = zip::write::SimpleFileOptions::default();
     zip.start_file("project.json", opts).expect("zip");
     zip.write_all(json.to_string().as_bytes()).expect("zip");
-    zip.start_file("bd.svg", opts).expect("zip");
+    zip.start_file("62640000000000000000000000000000.svg", opts).expect("zip");
     zip.write_all(br#"<svg xmlns="http://www.w3.org/2000/svg" width="480" height="360"/>"#).expect("zip");
     if with_file {
-        zip.start_file("snd.wav", opts).expect("zip");
+        zip.start_file("736e6400000000000000000000000000.wav", opts).expect("zip");
         zip.write_all(&one_second_wav()).expect("zip");
     }
     let bytes = zip.finish().expect("zip").into_inner();

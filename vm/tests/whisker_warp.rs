@@ -50,7 +50,7 @@ fn project() -> Arc<clowder_vm::Project> {
                        "shadow": false, "topLevel": false}
             },
             "currentCostume": 0, "layerOrder": 0, "volume": 100, "sounds": [],
-            "costumes": [{"name": "b", "assetId": "bd", "md5ext": "bd.svg", "dataFormat": "svg",
+            "costumes": [{"name": "b", "assetId": "62640000000000000000000000000000", "md5ext": "62640000000000000000000000000000.svg", "dataFormat": "svg",
                           "rotationCenterX": 240, "rotationCenterY": 180}]
         }],
         "monitors": [], "extensions": [], "meta": {"semver": "3.0.0"}

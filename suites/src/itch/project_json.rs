@@ -11,7 +11,8 @@ fn lit(l: &Lit) -> J {
     match l {
         Lit::Num(n) if n.is_finite() => json!(n),
         Lit::Bool(b) => json!(b),
-        Lit::Null => J::Null,
+        // JSON has no `undefined`: the file left the value out, which reads back as `null`.
+        Lit::Null | Lit::Undefined => J::Null,
         other => json!(other.to_js_string()),
     }
 }

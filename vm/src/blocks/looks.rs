@@ -10,6 +10,10 @@ use crate::value::{clamp, is_white_space_str, js_round, js_to_upper, wrap_clamp}
 /// Where the exception of `switch backdrop to … and wait` is raised (P10 of the oracle).
 const SWITCH_BACKDROP_WAIT_ERROR: &str = "TypeError: Cannot read properties of undefined (reading 'length') @ \
                                           Scratch3LooksBlocks.switchBackdropAndWait (blocks/scratch3_looks.js:488)";
+/// Where `switch costume to` an `undefined` or `null` throws (`requested.toString()`).
+const SET_COSTUME_SITE: &str = "Scratch3LooksBlocks._setCostume (blocks/scratch3_looks.js:395)";
+/// Where `switch backdrop to` (and `… and wait`) an `undefined` or `null` throws.
+const SET_BACKDROP_SITE: &str = "Scratch3LooksBlocks._setBackdrop (blocks/scratch3_looks.js:429)";
 
 pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usize) {
     let me = st.th(t).target;
@@ -49,6 +53,9 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::SwitchCostume => {
             let c = st.take_arg(base, 0);
+            if st.throws_on_nullish(&c, "toString", SET_COSTUME_SITE) {
+                return;
+            }
             st.set_costume_by(prog, me, &c, false);
         }
         Cmd::NextCostume => {
@@ -57,6 +64,9 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::SwitchBackdrop => {
             let c = st.take_arg(base, 0);
+            if st.throws_on_nullish(&c, "toString", SET_BACKDROP_SITE) {
+                return;
+            }
             st.set_backdrop(prog, &c, false);
         }
         Cmd::NextBackdrop => {
@@ -68,6 +78,9 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             let started_before = matches!(st.th(t).stack.last().map(|f| &f.ctx), Some(Ctx::Started(_)));
             if !started_before {
                 let c = st.take_arg(base, 0);
+                if st.throws_on_nullish(&c, "toString", SET_BACKDROP_SITE) {
+                    return;
+                }
                 let started = st.set_backdrop(prog, &c, false);
                 let n = started.len();
                 if let Some(f) = st.thm(t).stack.last_mut() {

@@ -160,6 +160,20 @@ impl Observe {
 }
 
 impl State {
+    /// Whether `value` is `undefined` or `null`, on which the block's JS reads a method and
+    /// throws (`requested.toString()`), aborting the rest of the step (P10) with the thread
+    /// still on the block. `site` is where scratch-vm throws, as the oracle reports it.
+    pub(crate) fn throws_on_nullish(&mut self, value: &V, method: &str, site: &str) -> bool {
+        let what = match value {
+            V::Undef => "undefined",
+            V::Null => "null",
+            _ => return false,
+        };
+        self.budget.error =
+            Some(StepError(format!("TypeError: Cannot read properties of {what} (reading '{method}') @ {site}")));
+        true
+    }
+
     /// A target's `EVENT_TARGET_VISUAL_CHANGE`, for Whisker's listeners; scratch-vm sends most
     /// of them only while the target is visible (`only_visible`).
     #[inline]

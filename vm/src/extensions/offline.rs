@@ -35,6 +35,12 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             }
         }
         Cmd::SetLanguage => {
+            // No language is called `undefined`: scratch-vm goes on to look the value up as a
+            // language name, with `locale.toLowerCase()`.
+            let site = "Scratch3Text2SpeechBlocks.setCurrentLanguage (extensions/scratch3_text2speech/index.js:526)";
+            if st.throws_on_nullish(&st.arg(base, 0).clone(), "toLowerCase", site) {
+                return;
+            }
             let v = crate::engine::value::to_rc_string(prog, st.arg(base, 0));
             st.ext.tts_language = Some(v);
         }

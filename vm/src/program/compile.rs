@@ -17,6 +17,7 @@ pub(super) fn lit_const(l: &Lit, lits: &mut Lits) -> Const {
         Lit::Str(s) => Const::Lit(lits.intern(s)),
         Lit::Bool(b) => Const::Bool(*b),
         Lit::Null => Const::Null,
+        Lit::Undefined => Const::Undef,
     }
 }
 

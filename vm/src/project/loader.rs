@@ -181,6 +181,13 @@ impl Loader<'_> {
             ));
         };
         let tobjs = self.target_objects(obj)?;
+        if let Some(broken) = super::schema::project(obj) {
+            let why = format!("{}: scratch-vm's project schema rejects the file", broken.why);
+            return Err(match broken.target.and_then(|i| tobjs.get(i)) {
+                Some((_, name)) => Bad::malformed(name, why),
+                None => Bad::top(LoadErrorKind::Malformed, why),
+            });
+        }
         let layer = self.layer_orders(&tobjs);
         let mut blocks: Vec<Block> = Vec::new();
         let mut targets: Vec<TargetDef> = Vec::with_capacity(tobjs.len());
@@ -473,10 +480,15 @@ impl Loader<'_> {
                     continue;
                 };
                 let name = js_string(a.first()).unwrap_or_default();
-                let value = lit(a.get(1)).unwrap_or_else(|| {
-                    self.warn(format!("target {tname:?}: variable {name:?} has no scalar value; using 0"));
-                    Lit::Num(0.0)
-                });
+                // scratch-vm assigns `variable[1]` whatever it is: a variable saved without a
+                // value starts `undefined` (it says "undefined", equals no number).
+                let value = match a.get(1) {
+                    None => Lit::Undefined,
+                    v => lit(v).unwrap_or_else(|| {
+                        self.warn(format!("target {tname:?}: variable {name:?} has no scalar value; using 0"));
+                        Lit::Num(0.0)
+                    }),
+                };
                 let cloud = a.len() == 3 && a[2].truthy() && is_stage && *cloud_count < 10;
                 *cloud_count += usize::from(cloud);
                 let def = VarDef { id: id.to_string(), name, value, items: Vec::new(), cloud };

@@ -57,10 +57,12 @@
 //! Scratch 2 (`.sb2`), Scratch 1.4 (`.sb`) and sprite files are rejected with
 //! their own [`LoadErrorKind`].
 //!
-//! Value-level fallbacks: a number stored as a string is converted with JS
-//! `Number()`; a property of the wrong type takes scratch-vm's default
-//! (x 0, y 0, direction 90, size 100, visible, volume 100, tempo 60, video
-//! transparency 50, video state `on`, rotation style `all around`); a
+//! A file that breaks a rule of scratch-vm's project schema is refused as
+//! scratch-vm refuses it (`schema.rs`). Value-level fallbacks, for what the
+//! schema lets through or where a value is missing: a property left out takes
+//! scratch-vm's default (x 0, y 0, direction 90, size 100, visible, volume 100,
+//! tempo 60, video transparency 50, video state `on`, rotation style `all
+//! around`); a variable saved without a value is `undefined`; a
 //! `null`/missing literal or field value reads as `""`; an unparsable
 //! `argumentids`/`argumentnames`/`argumentdefaults` is empty (scratch-vm
 //! would throw when the procedure is called); a link to a missing block is absent (`next`) or

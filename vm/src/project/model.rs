@@ -21,6 +21,9 @@ pub enum Lit {
     Bool(bool),
     /// JSON `null` (JS keeps `null`; only in hand-edited files).
     Null,
+    /// No value at all: JS `undefined`. Only a variable saved as `[name]` without a value
+    /// (PictoBlox writes such files); scratch-vm's loader assigns the missing `variable[1]`.
+    Undefined,
 }
 
 impl Lit {
@@ -31,6 +34,7 @@ impl Lit {
             Lit::Str(s) => s.clone(),
             Lit::Bool(b) => b.to_string(),
             Lit::Null => "null".to_string(),
+            Lit::Undefined => "undefined".to_string(),
         }
     }
 }

@@ -1,10 +1,351 @@
-//! The block rules of the JSON schema scratch-vm validates a project against before loading
-//! it (scratch-parser's `sb3_definitions.json`, `block` and `topLevelPrimitive`): a file that
-//! breaks one is not a project scratch-vm runs, so it is a load error here too, naming the
-//! rule. The schema's other rules (targets, costumes, sounds, variables, `meta`) are still
-//! met with the fallbacks of the module docs.
+//! The JSON schema scratch-vm validates a project against before loading it (scratch-parser's
+//! `sb3_schema.json` and `sb3_definitions.json`, checked by ajv): a file that breaks one of its
+//! rules is not a project scratch-vm runs (it reports a load error), so it is a load error here
+//! too, naming the rule. [`block`] and [`top_level_primitive`] are the block rules (checked
+//! where the blocks are read); [`project`] is every other rule: `meta`, the stage first and
+//! sprites after it, each target's property types, variables, lists, broadcasts, comments,
+//! costumes and sounds. Written from the schema's rules with ajv's meaning of them (`integer`
+//! is a number without a fraction, `required` is presence, `uniqueItems` compares deeply and
+//! regardless of key order, `maxLength` counts code points).
 
 use super::json::{J, Obj};
+
+/// A rule of the schema a project breaks outside its blocks.
+pub(super) struct Broken {
+    /// The target it is in (its index in `targets`), if any.
+    pub target: Option<usize>,
+    /// Which rule, in words.
+    pub why: String,
+}
+
+/// Why the project (the parsed `project.json`, an object) breaks the schema outside its blocks,
+/// if it does.
+pub(super) fn project(root: &Obj) -> Option<Broken> {
+    let top = |why: String| Some(Broken { target: None, why });
+    let meta = match root.get("meta") {
+        None => return top("no `meta`".into()),
+        Some(J::Obj(m)) => m,
+        Some(v) => return top(format!("`meta` is {}, not an object", v.type_name())),
+    };
+    if let Some(why) = meta_rules(meta) {
+        return top(format!("`meta`: {why}"));
+    }
+    let targets = match root.get("targets") {
+        None => return top("no `targets`".into()),
+        Some(J::Arr(a)) => a,
+        Some(v) => return top(format!("`targets` is {}, not an array", v.type_name())),
+    };
+    for (i, t) in targets.iter().enumerate() {
+        let J::Obj(o) = t else { return top(format!("target #{i} is {}, not an object", t.type_name())) };
+        let why = if i == 0 { stage(o) } else { sprite(o) }.or_else(|| target(o));
+        if let Some(why) = why {
+            return Some(Broken { target: Some(i), why });
+        }
+    }
+    None
+}
+
+fn meta_rules(m: &Obj) -> Option<String> {
+    let semver = match m.get("semver") {
+        None => return Some("no `semver`".into()),
+        Some(v) => v,
+    };
+    // `^(3\.[0-9]+\.[0-9]+)$`
+    if let J::Str(s) = semver {
+        let parts: Vec<&str> = s.split('.').collect();
+        let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+        if !(parts.len() == 3 && parts[0] == "3" && digits(parts[1]) && digits(parts[2])) {
+            return Some(format!("`semver` {s:?} is not 3.x.y"));
+        }
+    } else {
+        return Some(format!("`semver` is {}, not a string", semver.type_name()));
+    }
+    // `^([0-9]+\.[0-9]+\.[0-9]+)($|-)`
+    match m.get("vm") {
+        None => {}
+        Some(J::Str(s)) => {
+            let head = s.split_once('-').map_or(s.as_str(), |(h, _)| h);
+            let parts: Vec<&str> = head.split('.').collect();
+            let ok = parts.len() == 3 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            if !ok {
+                return Some(format!("`vm` {s:?} is not x.y.z"));
+            }
+        }
+        Some(v) => return Some(format!("`vm` is {}, not a string", v.type_name())),
+    }
+    string_prop(m, "agent").or_else(|| string_prop(m, "origin"))
+}
+
+/// The stage's own rules (the first target).
+fn stage(o: &Obj) -> Option<String> {
+    required(o, &["name", "isStage"])
+        .or_else(|| match o.get("name") {
+            None => None,
+            Some(J::Str(n)) if n == "Stage" => None,
+            Some(J::Str(n)) => Some(format!("the stage is named {n:?}, not \"Stage\"")),
+            Some(v) => Some(format!("`name` is {}, not a string", v.type_name())),
+        })
+        .or_else(|| match o.get("isStage") {
+            None | Some(J::Bool(true)) => None,
+            Some(_) => Some("the first target's `isStage` is not true".into()),
+        })
+        .or_else(|| number_prop(o, "tempo"))
+        .or_else(|| number_prop(o, "videoTransparency"))
+        .or_else(|| enum_prop(o, "videoState", &["on", "off", "on-flipped"]))
+        .or_else(|| match o.get("layerOrder") {
+            None => None,
+            Some(J::Num(n)) if *n == 0.0 => None,
+            Some(_) => Some("the stage's `layerOrder` is not 0".into()),
+        })
+}
+
+/// A sprite's own rules (every target after the first).
+fn sprite(o: &Obj) -> Option<String> {
+    required(o, &["name", "isStage"])
+        .or_else(|| match o.get("name") {
+            Some(J::Str(n)) if n == "_stage_" => Some("a sprite is named \"_stage_\"".into()),
+            _ => string_prop(o, "name"),
+        })
+        .or_else(|| match o.get("isStage") {
+            None | Some(J::Bool(false)) => None,
+            Some(_) => Some("`isStage` is not false (only the first target is the stage)".into()),
+        })
+        .or_else(|| bool_prop(o, "visible"))
+        .or_else(|| ["x", "y", "size", "direction"].iter().find_map(|k| number_prop(o, k)))
+        .or_else(|| bool_prop(o, "draggable"))
+        .or_else(|| enum_prop(o, "rotationStyle", &["all around", "don't rotate", "left-right"]))
+        .or_else(|| match o.get("layerOrder") {
+            None => None,
+            Some(J::Num(n)) if is_integer(*n) && *n >= 1.0 => None,
+            Some(_) => Some("`layerOrder` is not an integer of at least 1".into()),
+        })
+}
+
+/// The rules of every target.
+fn target(o: &Obj) -> Option<String> {
+    if let Some(why) = required(o, &["variables", "costumes", "sounds", "blocks"]) {
+        return Some(why);
+    }
+    if let Some(v) = o.get("currentCostume")
+        && !matches!(v, J::Num(n) if is_integer(*n) && *n >= 0.0)
+    {
+        return Some("`currentCostume` is not an integer of at least 0".into());
+    }
+    if let Some(why) = number_prop(o, "volume").or_else(|| object_prop(o, "blocks")) {
+        return Some(why);
+    }
+    let each = |key: &str, rule: fn(&J) -> Option<String>| -> Option<String> {
+        match o.get(key) {
+            None => None,
+            Some(J::Obj(m)) => m.iter().find_map(|(id, v)| rule(v).map(|why| format!("`{key}` {id:?}: {why}"))),
+            Some(v) => Some(format!("`{key}` is {}, not an object", v.type_name())),
+        }
+    };
+    if let Some(why) = each("variables", scalar_variable)
+        .or_else(|| each("lists", list))
+        .or_else(|| {
+            each("broadcasts", |v| (!matches!(v, J::Str(_))).then(|| format!("is {}, not a string", v.type_name())))
+        })
+        .or_else(|| each("comments", comment))
+    {
+        return Some(why);
+    }
+    asset_array(o, "costumes", true, costume).or_else(|| asset_array(o, "sounds", false, sound))
+}
+
+/// `costumes` or `sounds`: an array of unique items, each following `rule`.
+fn asset_array(o: &Obj, key: &str, non_empty: bool, rule: fn(&Obj) -> Option<String>) -> Option<String> {
+    let items = match o.get(key) {
+        None => return None,
+        Some(J::Arr(a)) => a,
+        Some(v) => return Some(format!("`{key}` is {}, not an array", v.type_name())),
+    };
+    if non_empty && items.is_empty() {
+        return Some(format!("`{key}` is empty"));
+    }
+    for (i, item) in items.iter().enumerate() {
+        let why = match item {
+            J::Obj(m) => rule(m),
+            v => Some(format!("is {}, not an object", v.type_name())),
+        };
+        if let Some(why) = why {
+            return Some(format!("`{key}` #{i}: {why}"));
+        }
+        if items.iter().take(i).any(|earlier| deep_equal(earlier, item)) {
+            return Some(format!("`{key}` #{i} is the same as an earlier one (the schema wants unique items)"));
+        }
+    }
+    None
+}
+
+fn costume(m: &Obj) -> Option<String> {
+    asset_common(m, &["png", "svg", "jpeg", "jpg", "bmp", "gif"], false)
+        .or_else(|| integer_prop(m, "bitmapResolution"))
+        .or_else(|| number_prop(m, "rotationCenterX"))
+        .or_else(|| number_prop(m, "rotationCenterY"))
+}
+
+fn sound(m: &Obj) -> Option<String> {
+    asset_common(m, &["wav", "wave", "mp3"], true)
+        .or_else(|| integer_prop(m, "rate"))
+        .or_else(|| integer_prop(m, "sampleCount"))
+}
+
+/// What costumes and sounds share: `assetId` (32 hex digits), `dataFormat` (one of
+/// `formats`), `md5ext` (32 hex digits, a dot, letters, and digits for sounds), `name`.
+fn asset_common(m: &Obj, formats: &[&str], digits_in_ext: bool) -> Option<String> {
+    required(m, &["assetId", "dataFormat", "name"])
+        .or_else(|| match m.get("assetId") {
+            Some(J::Str(s)) if is_md5(s) => None,
+            Some(J::Str(s)) => Some(format!("`assetId` {s:?} is not 32 hex digits")),
+            Some(v) => Some(format!("`assetId` is {}, not a string", v.type_name())),
+            None => None,
+        })
+        .or_else(|| enum_prop(m, "dataFormat", formats))
+        .or_else(|| match m.get("md5ext") {
+            None => None,
+            Some(J::Str(s)) => {
+                let ok = s.split_once('.').is_some_and(|(hash, ext)| {
+                    is_md5(hash)
+                        && !ext.is_empty()
+                        && ext.bytes().all(|b| b.is_ascii_alphabetic() || (digits_in_ext && b.is_ascii_digit()))
+                });
+                (!ok).then(|| format!("`md5ext` {s:?} is not 32 hex digits, a dot and an extension"))
+            }
+            Some(v) => Some(format!("`md5ext` is {}, not a string", v.type_name())),
+        })
+        .or_else(|| string_prop(m, "name"))
+}
+
+/// `[name, value]` or `[name, value, true]` (a cloud variable); the value a string, number or
+/// boolean. `[name]` alone passes (the value is then `undefined`).
+fn scalar_variable(v: &J) -> Option<String> {
+    let J::Arr(a) = v else { return Some(format!("is {}, not an array", v.type_name())) };
+    if a.len() > 3 {
+        return Some(format!("has {} items, more than 3", a.len()));
+    }
+    if a.first().is_some_and(|n| !matches!(n, J::Str(_))) {
+        return Some("its name is not a string".into());
+    }
+    if a.get(1).is_some_and(|x| !is_scalar(x)) {
+        return Some("its value is not a string, number or boolean".into());
+    }
+    if a.get(2).is_some_and(|c| !matches!(c, J::Bool(true))) {
+        return Some("its third item is not true".into());
+    }
+    None
+}
+
+/// `[name, [items…]]`, each item a string, number or boolean.
+fn list(v: &J) -> Option<String> {
+    let J::Arr(a) = v else { return Some(format!("is {}, not an array", v.type_name())) };
+    if a.len() > 2 {
+        return Some(format!("has {} items, more than 2", a.len()));
+    }
+    if a.first().is_some_and(|n| !matches!(n, J::Str(_))) {
+        return Some("its name is not a string".into());
+    }
+    match a.get(1) {
+        None => None,
+        Some(J::Arr(items)) => {
+            items.iter().any(|x| !is_scalar(x)).then(|| "an item is not a string, number or boolean".into())
+        }
+        Some(x) => Some(format!("its contents are {}, not an array", x.type_name())),
+    }
+}
+
+fn comment(v: &J) -> Option<String> {
+    let J::Obj(m) = v else { return Some(format!("is {}, not an object", v.type_name())) };
+    let optional = |key: &str, ok: fn(&J) -> bool| match m.get(key) {
+        Some(x) if !ok(x) => Some(format!("`{key}` is {}", x.type_name())),
+        _ => None,
+    };
+    required(m, &["text"])
+        .or_else(|| match m.get("text") {
+            Some(J::Str(t)) if t.chars().count() > 8000 => {
+                Some(format!("its text has {} characters, more than 8000", t.chars().count()))
+            }
+            _ => string_prop(m, "text"),
+        })
+        .or_else(|| optional("blockId", |x| matches!(x, J::Str(_) | J::Null)))
+        .or_else(|| bool_prop(m, "minimized"))
+        .or_else(|| optional("x", |x| matches!(x, J::Num(_) | J::Null)))
+        .or_else(|| optional("y", |x| matches!(x, J::Num(_) | J::Null)))
+        .or_else(|| number_prop(m, "width"))
+        .or_else(|| number_prop(m, "height"))
+}
+
+fn required(o: &Obj, keys: &[&str]) -> Option<String> {
+    keys.iter().find(|k| !o.has(k)).map(|k| format!("no `{k}`"))
+}
+
+fn typed(o: &Obj, key: &str, what: &str, ok: impl Fn(&J) -> bool) -> Option<String> {
+    match o.get(key) {
+        Some(v) if !ok(v) => Some(format!("`{key}` is {}, not {what}", v.type_name())),
+        _ => None,
+    }
+}
+
+fn string_prop(o: &Obj, key: &str) -> Option<String> {
+    typed(o, key, "a string", |v| matches!(v, J::Str(_)))
+}
+
+fn number_prop(o: &Obj, key: &str) -> Option<String> {
+    typed(o, key, "a number", |v| matches!(v, J::Num(_)))
+}
+
+fn integer_prop(o: &Obj, key: &str) -> Option<String> {
+    match o.get(key) {
+        Some(J::Num(n)) if !is_integer(*n) => Some(format!("`{key}` {n} is not an integer")),
+        _ => typed(o, key, "an integer", |v| matches!(v, J::Num(_))),
+    }
+}
+
+fn bool_prop(o: &Obj, key: &str) -> Option<String> {
+    typed(o, key, "a boolean", |v| matches!(v, J::Bool(_)))
+}
+
+fn object_prop(o: &Obj, key: &str) -> Option<String> {
+    typed(o, key, "an object", |v| matches!(v, J::Obj(_)))
+}
+
+fn enum_prop(o: &Obj, key: &str, allowed: &[&str]) -> Option<String> {
+    match o.get(key) {
+        None => None,
+        Some(J::Str(s)) if allowed.contains(&s.as_str()) => None,
+        Some(v) => Some(format!("`{key}` is {}, not one of {}", describe(v), allowed.join(", "))),
+    }
+}
+
+fn describe(v: &J) -> String {
+    match v {
+        J::Str(s) => format!("{s:?}"),
+        v => v.type_name().to_string(),
+    }
+}
+
+fn is_scalar(v: &J) -> bool {
+    matches!(v, J::Str(_) | J::Num(_) | J::Bool(_))
+}
+
+fn is_integer(n: f64) -> bool {
+    n.is_finite() && n.fract() == 0.0
+}
+
+fn is_md5(s: &str) -> bool {
+    s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Deep equality as ajv's `uniqueItems` decides it: objects equal whatever their key order.
+fn deep_equal(a: &J, b: &J) -> bool {
+    match (a, b) {
+        (J::Arr(x), J::Arr(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_equal(p, q)),
+        (J::Obj(x), J::Obj(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
 
 /// Why block `b` breaks the schema, if it does.
 pub(super) fn block(b: &Obj) -> Option<String> {

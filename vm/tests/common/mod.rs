@@ -46,6 +46,15 @@ pub fn generic(vm: &mut Vm, k: u64) {
     }
 }
 
+/// An asset id for a hand-made file's asset `name`: scratch-vm's schema wants 32 hex digits
+/// (`md5ext` is this, a dot and the extension). The name's bytes in hex, padded with zeros
+/// (distinct names of up to 16 bytes give distinct ids).
+pub fn asset_id(name: &str) -> String {
+    let mut hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    hex.truncate(32);
+    format!("{hex:0<32}")
+}
+
 /// A project of the stage and one sprite, each the given JSON object laid over the defaults
 /// (no variables, lists, broadcasts or blocks; one costume; the sprite `S` at the centre),
 /// for tests that build their project by hand.

@@ -50,10 +50,11 @@ mod tests {
         let json = format!(
             r#"{{"targets": [{{"isStage": true, "name": "Stage", "variables": {{}}, "lists": {{}},
                 "broadcasts": {{}}, "blocks": {{}}, "comments": {{}}, "currentCostume": 0,
-                "costumes": [{{"assetId": "a", "dataFormat": "svg", "md5ext": "{md5ext}", "name": "c",
+                "costumes": [{{"assetId": "{}", "dataFormat": "svg", "md5ext": "{md5ext}", "name": "c",
                                "rotationCenterX": 5, "rotationCenterY": 5}}],
                 "sounds": [], "volume": 100, "layerOrder": 0}}],
-              "monitors": [], "extensions": [], "meta": {{"semver": "3.0.0"}}}}"#
+              "monitors": [], "extensions": [], "meta": {{"semver": "3.0.0"}}}}"#,
+            md5ext.split('.').next().unwrap_or_default()
         );
         let mut p = crate::project::load(json.as_bytes(), "p.json", &crate::LoadLimits::default()).expect("loads");
         let svg =
@@ -66,7 +67,7 @@ mod tests {
     /// for every VM; a copy with other costumes does not.
     #[test]
     fn edited_copies_share_the_decoded_costumes() {
-        let original = Arc::new(project_with_costume("a.svg"));
+        let original = Arc::new(project_with_costume("0123456789abcdef0123456789abcdef.svg"));
         let set = costume_set(&original);
         assert!(Arc::ptr_eq(&set, &costume_set(&original)), "cached in the project");
         let copy = Arc::new(original.clone_for_edit());
