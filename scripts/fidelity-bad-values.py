@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Every block input fed `undefined` and `null`, in clowder and in the real scratch-vm.
+"""Every block input fed `undefined`, `null` (and, on request, other odd values), in clowder
+and in the real scratch-vm.
 
 A value that is no number, string or boolean reaches a block when a variable was saved
 without a value (`["name"]`: `undefined`) or with `null`, when a list holds such an item,
@@ -12,7 +13,7 @@ runs the block with that input fed by such a variable (a reporter inside `say`),
 VMs for a few steps and compares the traces exactly.
 
   scripts/fidelity-bad-values.py --oracle DIR --clowder target/release/clowder [--jobs 2]
-                                 [--only REGEX] [--keep DIR]
+                                 [--only REGEX] [--keep DIR] [--values undefined,null | all]
 
 DIR is an installed fidelity oracle (scripts/fidelity.sh installs one into
 ~/.cache/clowder-fidelity/oracle). Prints one line per probe that differs and a summary;
@@ -50,6 +51,15 @@ FIELDS = {
     "operator_mathop": {"OPERATOR": ["abs", None]},
     "event_whengreaterthan": {"WHENGREATERTHANMENU": ["TIMER", None]},
     "videoSensing_videoOn": {},
+}
+# The values a probe can feed, by name: `undefined` (a variable saved as `["v"]`), `null`
+# (refused at load by both VMs: scratch-vm's schema allows no `null` value), and, with
+# `--values all`, the strings, numbers and booleans where JS casts have corners.
+VALUES = {
+    "undefined": None, "null": None, "empty": "", "space": " ", "word": "abc", "NaN": "NaN",
+    "Infinity": "Infinity", "-Infinity": "-Infinity", "1e309": "1e309", "-0": "-0", "neg0": -0.0,
+    "hex": "0x1A", "padded": " 7 ", "half": 2.5, "negative": -3.7, "big": 1e21, "true": True, "false": False,
+    "true-text": "true", "zero": 0, "emoji": "😀x",
 }
 # Opcodes left out: they never finish a step the same way for reasons of their own
 # (a question waits for an answer; sounds and speech have their own probes).
@@ -113,7 +123,7 @@ def probe(op, slot, slots, kind, reporter):
         blocks["x"]["parent"] = "flag"
         blocks["x"]["next"] = "after"
         blocks["after"] = block("looks_think", "x", None, {"MESSAGE": [1, [10, "after"]]})
-    value = ["v"] if kind == "undefined" else ["v", None]
+    value = ["v"] + ([] if kind == "undefined" else [VALUES[kind]])
     costume = {"assetId": SVG, "name": "c1", "md5ext": SVG + ".svg", "dataFormat": "svg",
                "rotationCenterX": 0, "rotationCenterY": 0}
     stage = {"isStage": True, "name": "Stage", "variables": {"v1": value, "u1": ["u", 0]},
@@ -164,14 +174,20 @@ def main():
     ap.add_argument("--steps", type=int, default=5)
     ap.add_argument("--only", default=None, help="only probes whose opcode matches this regex")
     ap.add_argument("--keep", default=None, help="keep the probe projects and traces in this folder")
+    ap.add_argument("--values", default="undefined,null",
+                    help="comma-separated value names to feed, or `all` (default: undefined,null)")
     args = ap.parse_args()
+    kinds = list(VALUES) if args.values == "all" else args.values.split(",")
+    unknown = [k for k in kinds if k not in VALUES]
+    if unknown:
+        sys.exit(f"unknown values {unknown}; known: {', '.join(VALUES)}")
     cases = []
     for name, reporter in (("cmd_of_opcode", False), ("rep_of_opcode", True)):
         for op, slots in table(name):
             if op in SKIP or (args.only and not re.search(args.only, op)):
                 continue
             for slot in slots:
-                for kind in ("undefined", "null"):
+                for kind in kinds:
                     cases.append((op, slot, slots, kind, reporter))
     if not cases:
         sys.exit("no probes (check --only)")
@@ -181,7 +197,8 @@ def main():
             if diff:
                 differ += 1
                 print(f"DIFFERS {name}: {diff}", flush=True)
-    print(f"{len(cases) - differ} of {len(cases)} probes identical ({len(cases) // 2} inputs, undefined and null)")
+    print(f"{len(cases) - differ} of {len(cases)} probes identical ({len(cases) // len(kinds)} inputs, "
+          f"values {', '.join(kinds)})")
     sys.exit(1 if differ else 0)
 
 

@@ -553,8 +553,9 @@ pub mod runtime {
 ///
 /// `sem55`: a variable saved with a name and no value (`["v"]`, as PictoBlox writes it) starts
 /// `undefined`, as in scratch-vm (it started at 0); `switch costume to`, `switch backdrop to`
-/// (`… and wait`) and text to speech's `set language to` given `undefined` or `null` throw as
-/// scratch-vm's JS does (the rest of the step is lost, the thread stays on the block); and the
+/// (`… and wait`) given `undefined` or `null`, and text to speech's `set language to` given
+/// anything but a string, throw as scratch-vm's JS does (the rest of the step is lost, the
+/// thread stays on the block); and the
 /// whole of scratch-vm's project schema is a load error, not only its block rules (a file
 /// scratch-vm refuses, e.g. a costume whose `assetId` is not 32 hex digits or a variable whose
 /// value is `null`, no longer runs here). Found by two new probes against the fidelity oracle

@@ -4,7 +4,8 @@
 //! `undefined` in scratch-vm: `say` shows "undefined", it equals no number, `change by` counts
 //! from 0, a clone copies it. Blocks whose JS reads a method of their argument throw on it
 //! (`switch costume to`, `switch backdrop to`, `set language to`): the rest of the step is lost
-//! and the thread stays on the block (P10). Each case was read in the fidelity oracle
+//! and the thread stays on the block (P10). `set language to` also throws on a number or a
+//! boolean (`locale.toLowerCase` is not a function of either). Each case was read in the fidelity oracle
 //! (`scripts/fidelity-bad-values.py` probes every input of every block this way).
 
 mod common;
@@ -23,13 +24,18 @@ fn block(op: &str, parent: Option<&str>, next: Option<&str>, inputs: serde_json:
 /// A sprite whose green flag runs `first` (fed the stage variable `v`, saved without a value)
 /// and then says "after".
 fn project(first: &str, slot: &str) -> Arc<clowder_vm::Project> {
+    project_with(first, slot, json!(["v"]))
+}
+
+/// [`project`] with the variable saved as `saved`.
+fn project_with(first: &str, slot: &str, saved: serde_json::Value) -> Arc<clowder_vm::Project> {
     let v = json!([3, [12, "v", "v1"], [10, "x"]]);
     let blocks = json!({
         "f": block("event_whenflagclicked", None, Some("a"), json!({})),
         "a": block(first, Some("f"), Some("b"), json!({slot: v})),
         "b": block("looks_think", Some("a"), None, json!({"MESSAGE": [1, [10, "after"]]})),
     });
-    let text = common::stage_and_sprite(json!({"variables": {"v1": ["v"]}}), json!({"blocks": blocks}));
+    let text = common::stage_and_sprite(json!({"variables": {"v1": saved}}), json!({"blocks": blocks}));
     Arc::new(load(text.as_bytes(), "undefined.json", &LoadLimits::default()).expect("the project loads"))
 }
 
@@ -66,5 +72,25 @@ fn switching_to_an_undefined_costume_or_backdrop_throws_every_step() {
             assert_eq!(vm.bubble(s), None, "{op}: the thread never got past the block");
             assert_eq!(vm.live_threads(), 1, "{op}: the thread stays on the block");
         }
+    }
+}
+
+#[test]
+fn setting_the_speech_language_to_anything_but_a_string_throws() {
+    for (saved, error) in [
+        (json!(["v"]), "TypeError: Cannot read properties of undefined (reading 'toLowerCase')"),
+        (json!(["v", 7]), "TypeError: locale.toLowerCase is not a function"),
+        (json!(["v", true]), "TypeError: locale.toLowerCase is not a function"),
+        (json!(["v", "fr"]), ""),
+    ] {
+        let mut vm = Vm::new(
+            project_with("text2speech_setLanguage", "LANGUAGE", saved.clone()),
+            VmOptions { seed: 1, ..VmOptions::default() },
+        );
+        vm.green_flag();
+        vm.step();
+        let got = vm.last_step_error().unwrap_or_default();
+        assert!(got.starts_with(error) && (error.is_empty() == got.is_empty()), "{saved}: {got:?}");
+        assert!(error.is_empty() || got.contains("setCurrentLanguage"), "{saved}: {got:?}");
     }
 }

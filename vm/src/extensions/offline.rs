@@ -35,10 +35,16 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             }
         }
         Cmd::SetLanguage => {
-            // No language is called `undefined`: scratch-vm goes on to look the value up as a
-            // language name, with `locale.toLowerCase()`.
+            // A value that is no language code is looked up as a language name with
+            // `locale.toLowerCase()`, which only a string has: anything else throws.
             let site = "Scratch3Text2SpeechBlocks.setCurrentLanguage (extensions/scratch3_text2speech/index.js:526)";
-            if st.throws_on_nullish(&st.arg(base, 0).clone(), "toLowerCase", site) {
+            let arg = st.arg(base, 0).clone();
+            if st.throws_on_nullish(&arg, "toLowerCase", site) {
+                return;
+            }
+            if matches!(arg, V::Num(_) | V::True | V::False) {
+                let msg = format!("TypeError: locale.toLowerCase is not a function @ {site}");
+                st.budget.error = Some(crate::engine::StepError(msg));
                 return;
             }
             let v = crate::engine::value::to_rc_string(prog, st.arg(base, 0));
