@@ -163,6 +163,8 @@ fn asset_array(o: &Obj, key: &str, non_empty: bool, rule: fn(&Obj) -> Option<Str
     if non_empty && items.is_empty() {
         return Some(format!("`{key}` is empty"));
     }
+    // Compared by a canonical form, not pairwise: a file can hold very many costumes.
+    let mut seen = std::collections::BTreeSet::new();
     for (i, item) in items.iter().enumerate() {
         let why = match item {
             J::Obj(m) => rule(m),
@@ -171,7 +173,9 @@ fn asset_array(o: &Obj, key: &str, non_empty: bool, rule: fn(&Obj) -> Option<Str
         if let Some(why) = why {
             return Some(format!("`{key}` #{i}: {why}"));
         }
-        if items.iter().take(i).any(|earlier| deep_equal(earlier, item)) {
+        let mut form = String::new();
+        canonical(item, &mut form);
+        if !seen.insert(form) {
             return Some(format!("`{key}` #{i} is the same as an earlier one (the schema wants unique items)"));
         }
     }
@@ -336,14 +340,37 @@ fn is_md5(s: &str) -> bool {
     s.len() == 32 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-/// Deep equality as ajv's `uniqueItems` decides it: objects equal whatever their key order.
-fn deep_equal(a: &J, b: &J) -> bool {
-    match (a, b) {
-        (J::Arr(x), J::Arr(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_equal(p, q)),
-        (J::Obj(x), J::Obj(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
+/// A text form of a value in which two values are equal exactly when ajv's `uniqueItems`
+/// counts them equal (deep, objects whatever their key order, `-0` equal to `0`).
+fn canonical(v: &J, out: &mut String) {
+    use std::fmt::Write as _;
+    match v {
+        J::Null => out.push('n'),
+        J::Bool(b) => out.push(if *b { 't' } else { 'f' }),
+        // `+ 0.0` makes -0 into 0, as `===` compares them.
+        J::Num(n) => {
+            let _ = write!(out, "#{:?};", n + 0.0);
         }
-        _ => a == b,
+        J::Str(s) => {
+            let _ = write!(out, "s{}:{s}", s.len());
+        }
+        J::Arr(a) => {
+            out.push('[');
+            for x in a {
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        J::Obj(o) => {
+            let mut keys: Vec<(&str, &J)> = o.iter().collect();
+            keys.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (k, x) in keys {
+                let _ = write!(out, "{}:{k}", k.len());
+                canonical(x, out);
+            }
+            out.push('}');
+        }
     }
 }
 
