@@ -357,8 +357,9 @@ impl Sut {
     /// minimum branch distances `[to true, to false]`; for a time-based block a
     /// thread waited in, the smallest `[remaining time / duration, 0]` seen by
     /// [`Sut::track_waits`] and now (its "true" edge is completing). Blocks the
-    /// VM did not measure keep `INFINITY`.
-    pub fn fill_trace(&self, measured: &[BlockIdx], tr: &mut Trace) {
+    /// VM did not measure keep `INFINITY`. `measured_slot` is each block's slot in `measured`
+    /// (`u32::MAX`: none), so that many waiting threads cost linear time.
+    pub fn fill_trace(&self, measured: &[BlockIdx], measured_slot: &[u32], tr: &mut Trace) {
         let bits = self.vm.executed_bits();
         tr.executed.clear();
         tr.executed.extend_from_slice(bits);
@@ -370,7 +371,10 @@ impl Sut {
             };
         }
         for w in self.vm.waiting_blocks() {
-            if let Some(s) = measured.iter().position(|b| *b == w.block) {
+            if let Some(&s) = measured_slot.get(w.block as usize)
+                && s != u32::MAX
+            {
+                let s = s as usize;
                 let frac = if w.duration_ms > 0.0 { (w.remaining_ms / w.duration_ms).clamp(0.0, 1.0) } else { 0.0 };
                 tr.record(s, [frac, 0.0]);
             }

@@ -8,6 +8,7 @@
 //! keyed `name#id`) and sorted by UTF-16 code units, `threads` = live
 //! non-monitor threads, `timer` and `answer` as the blocks read them.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -18,6 +19,9 @@ use crate::program::{EFFECT_NAMES, ROT_NAMES};
 use crate::project::Project;
 use crate::value::{compare_utf16, number_to_js_string, write_number};
 use crate::vm::{StepOutcome, Vm, VmOptions};
+
+/// Trace keys of one kind of variable (key, slot), and the keys taken so far.
+type Keyed = (Vec<(String, usize)>, BTreeSet<String>);
 
 /// One scheduled input of an input file.
 #[derive(Debug, Clone, PartialEq)]
@@ -440,28 +444,23 @@ impl Vm {
                 _ => out.push_str("null"),
             }
             // Variables and lists: declared (in declaration order), then created at run time.
-            let mut scalars: Vec<(String, usize)> = Vec::new();
-            let mut lists: Vec<(String, usize)> = Vec::new();
-            let add = |entries: &mut Vec<(String, usize)>, name: &str, id: &str, slot: usize| {
-                let key =
-                    if entries.iter().any(|(k, _)| k == name) { format!("{name}#{id}") } else { name.to_string() };
+            // Per kind (variables, lists): entries, and the keys taken so far as a set, so
+            // that many variables cost linear time.
+            let mut kinds: [Keyed; 2] = Default::default();
+            let mut add = |is_list: bool, name: &str, id: &str, slot: usize| {
+                let (entries, taken) = &mut kinds[usize::from(is_list)];
+                let key = if taken.contains(name) { format!("{name}#{id}") } else { name.to_string() };
+                taken.insert(key.clone());
                 entries.push((key, slot));
             };
             for (slot, v) in def.vars.iter().enumerate() {
-                if v.is_list {
-                    add(&mut lists, &v.name, &v.id, slot);
-                } else {
-                    add(&mut scalars, &v.name, &v.id, slot);
-                }
+                add(v.is_list, &v.name, &v.id, slot);
             }
             for &(d, is_list, slot) in &t.dyn_vars {
                 let dv = &prog.dyn_vars[d as usize];
-                if is_list {
-                    add(&mut lists, &dv.name, &dv.id, slot as usize);
-                } else {
-                    add(&mut scalars, &dv.name, &dv.id, slot as usize);
-                }
+                add(is_list, &dv.name, &dv.id, slot as usize);
             }
+            let [(mut scalars, _), (mut lists, _)] = kinds;
             scalars.sort_by(|a, b| compare_utf16(&a.0, &b.0));
             lists.sort_by(|a, b| compare_utf16(&a.0, &b.0));
             out.push_str(r#","variables":{"#);

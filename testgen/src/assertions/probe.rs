@@ -1,5 +1,7 @@
 //! Reading the VM: the only part of the assertions that knows the VM's API.
 
+use std::collections::BTreeSet;
+
 use clowder_vm::TargetId;
 
 use super::*;
@@ -129,15 +131,18 @@ fn observe_target(
     }
     if r.clone == 0 {
         if want(6) {
+            // The first of each name only; a set, so that many lists cost linear time.
+            let mut seen = BTreeSet::new();
             for (list, length) in vm.list_lengths(v.read) {
-                if !out.iter().any(|a| matches!(a, Assertion::List { list: l, .. } if l == list)) {
+                if seen.insert(list.to_string()) {
                     out.push(Assertion::List { target: r.clone(), list: list.to_string(), length: length as u32 });
                 }
             }
         }
         if want(12) {
+            let mut seen = BTreeSet::new();
             for (variable, value) in vm.scalar_variables(v.read) {
-                if !out.iter().any(|a| matches!(a, Assertion::Variable { variable: n, .. } if n == variable)) {
+                if seen.insert(variable.to_string()) {
                     let mut s = String::new();
                     value.write_js_string(&mut s);
                     let boolean = matches!(value, clowder_vm::Value::Bool(_));

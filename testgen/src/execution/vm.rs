@@ -218,7 +218,7 @@ impl Executor<'_> {
         let slots = self.ctx.model.measured_blocks().len();
         self.add_work(Kind::Fitness, cost::TRACE_WORD * (self.covered_bits.len() + slots) as u64);
         let mut tr = Trace::new(self.ctx.project.blocks.len(), self.ctx.model.measured_blocks().len());
-        live.sut.fill_trace(self.ctx.model.measured_blocks(), &mut tr);
+        live.sut.fill_trace(self.ctx.model.measured_blocks(), self.ctx.model.measured_slots(), &mut tr);
         tr
     }
 

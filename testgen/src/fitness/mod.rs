@@ -81,6 +81,8 @@ pub struct FitnessModel {
     /// Measured slot of each node (`u32::MAX` if none).
     slot_of: Vec<u32>,
     measured: Vec<BlockIdx>,
+    /// Measured slot of each block, by block index (`u32::MAX` if none).
+    measured_slot: Vec<u32>,
     /// Measured slot of each time-based block, by block index (`u32::MAX` if none).
     timed_slot: Vec<u32>,
     /// CDG depth of each target: its deepest ancestor's level.
@@ -113,6 +115,14 @@ impl FitnessModel {
                 measured.push(*b);
             }
         }
+        let mut measured_slot = vec![u32::MAX; project.blocks.len()];
+        for (i, &b) in measured.iter().enumerate() {
+            if let Some(m) = measured_slot.get_mut(b as usize)
+                && *m == u32::MAX
+            {
+                *m = i as u32;
+            }
+        }
         let mut timed_slot = vec![u32::MAX; project.blocks.len()];
         for (i, n) in graph.nodes.iter().enumerate() {
             if let Node::Block(b) = n
@@ -137,7 +147,19 @@ impl FitnessModel {
             target_bits.mark(b);
         }
         let target_bits = target_bits.executed;
-        Self { graph, targets, target_node, node_block, kind, slot_of, measured, timed_slot, depth, target_bits }
+        Self {
+            graph,
+            targets,
+            target_node,
+            node_block,
+            kind,
+            slot_of,
+            measured,
+            measured_slot,
+            timed_slot,
+            depth,
+            target_bits,
+        }
     }
 
     /// Measured slot of every time-based block by block index (`u32::MAX`:
@@ -150,6 +172,12 @@ impl FitnessModel {
     /// conditions, `repeat` and time-dependent blocks.
     pub fn measured_blocks(&self) -> &[BlockIdx] {
         &self.measured
+    }
+
+    /// The slot of each block in [`FitnessModel::measured_blocks`], by block index
+    /// (`u32::MAX`: not measured).
+    pub fn measured_slots(&self) -> &[u32] {
+        &self.measured_slot
     }
 
     /// Number of targets.

@@ -28,6 +28,10 @@ pub(super) struct Builder<'p> {
     pub(super) succ: Vec<Vec<(NodeId, Label)>>,
     /// Edges that leave a script at its end, resolved once procedure returns are known.
     end_edges: Vec<(NodeId, Label)>,
+    /// The edges in `succ` and the sources in `end_edges`, so that a node with many
+    /// successors (an event with many scripts) is built in linear time.
+    edge_set: BTreeSet<(NodeId, NodeId)>,
+    end_set: BTreeSet<NodeId>,
     /// Procedure call nodes with their continuations.
     call_conts: BTreeMap<NodeId, Vec<Cont>>,
     pub(super) event_hats: Vec<Vec<BlockIdx>>,
@@ -44,9 +48,11 @@ impl<'p> Builder<'p> {
         let mut block_node = vec![NONE; nb];
         let mut script_of: Vec<BlockIdx> = vec![BlockIdx::MAX, BlockIdx::MAX];
         let mut tops: Vec<BlockIdx> = Vec::new();
+        let mut is_top = vec![false; nb];
         for t in &p.targets {
             for &top in &t.scripts {
-                if ok(top) && is_hat(&p.block(top).opcode) && !tops.contains(&top) {
+                if ok(top) && is_hat(&p.block(top).opcode) && !is_top[top as usize] {
+                    is_top[top as usize] = true;
                     tops.push(top);
                 }
             }
@@ -83,6 +89,8 @@ impl<'p> Builder<'p> {
             tops,
             succ: vec![Vec::new(); n],
             end_edges: Vec::new(),
+            edge_set: BTreeSet::new(),
+            end_set: BTreeSet::new(),
             call_conts: BTreeMap::new(),
             event_hats: vec![Vec::new(); n],
             send_edges: BTreeSet::new(),
@@ -102,13 +110,12 @@ impl<'p> Builder<'p> {
     fn add(&mut self, from: NodeId, to: Cont, label: Label) {
         match to {
             Cont::Node(t) => {
-                let s = &mut self.succ[from as usize];
-                if !s.iter().any(|(x, _)| *x == t) {
-                    s.push((t, label));
+                if self.edge_set.insert((from, t)) {
+                    self.succ[from as usize].push((t, label));
                 }
             }
             Cont::End => {
-                if !self.end_edges.iter().any(|(x, _)| *x == from) {
+                if self.end_set.insert(from) {
                     self.end_edges.push((from, label));
                 }
             }

@@ -221,7 +221,11 @@ fn control_dependences(succ: &[Vec<(NodeId, Label)>], ipdom: &[NodeId]) -> (CdEd
         a
     };
     let mut cd_succ: CdEdges = vec![Vec::new(); n];
+    // Each node's dependences once, in first-found order; a set, because one node (an event
+    // with many scripts) can control many.
+    let mut seen: BTreeSet<(NodeId, Label)> = BTreeSet::new();
     for a in 0..n as NodeId {
+        seen.clear();
         for &(b, label) in &succ[a as usize] {
             if b == a {
                 continue;
@@ -232,12 +236,12 @@ fn control_dependences(succ: &[Vec<(NodeId, Label)>], ipdom: &[NodeId]) -> (CdEd
             }
             let mut x = b;
             while x != l && x != EXIT {
-                if !cd_succ[a as usize].contains(&(x, label)) {
+                if seen.insert((x, label)) {
                     cd_succ[a as usize].push((x, label));
                 }
                 x = ipdom[x as usize];
             }
-            if l == a && !cd_succ[a as usize].contains(&(a, label)) {
+            if l == a && seen.insert((a, label)) {
                 cd_succ[a as usize].push((a, label));
             }
         }

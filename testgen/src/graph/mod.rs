@@ -57,7 +57,7 @@ pub enum Node {
 }
 
 /// Which way a branch goes along an edge (for branch distances).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Label {
     /// The condition holds / the loop body is entered / the event occurs /
     /// the time-dependent block completes.

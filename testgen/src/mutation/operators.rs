@@ -27,6 +27,8 @@
 //!   not only Whisker's list (`if`, `if else`, `repeat`, `repeat until`,
 //!   `forever`, `wait until`), so `while` and `for each` are kept whole too.
 
+use std::collections::BTreeMap;
+
 use clowder_vm::project::{Block, BlockIdx, Input, Lit, Project};
 use clowder_vm::rng::SplitMix64;
 use serde::{Deserialize, Serialize};
@@ -370,6 +372,8 @@ fn variables_in_scope(project: &Project, t: usize) -> Vec<(String, String)> {
 /// The mutants of one operator, in block order.
 fn mutants_of(project: &Project, op: Operator) -> Vec<(Edit, String)> {
     let mut out = Vec::new();
+    type Scope = (Vec<(String, String)>, BTreeMap<String, Vec<usize>>);
+    let mut scopes: Vec<Option<Scope>> = (0..project.targets.len()).map(|_| None).collect();
     for (i, b) in project.blocks.iter().enumerate() {
         let idx = i as BlockIdx;
         let op_str = b.opcode.as_str();
@@ -419,16 +423,38 @@ fn mutants_of(project: &Project, op: Operator) -> Vec<(Edit, String)> {
                 }
             }
             Operator::VRM => {
-                let scope = variables_in_scope(project, b.target as usize);
+                // The scope of each target once, with where each id is in it: a replacement is
+                // picked without copying the scope per block (many variables × many blocks).
+                let Some(Some((scope, at))) = scopes.get_mut(b.target as usize).map(|s| {
+                    s.get_or_insert_with(|| {
+                        let scope = variables_in_scope(project, b.target as usize);
+                        let mut at: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+                        for (i, (_, vid)) in scope.iter().enumerate() {
+                            at.entry(vid.clone()).or_default().push(i);
+                        }
+                        (scope, at)
+                    });
+                    s.as_ref()
+                }) else {
+                    continue;
+                };
                 for (input, name, id) in variable_refs(b) {
-                    let others: Vec<&(String, String)> = scope.iter().filter(|(_, vid)| *vid != id).collect();
-                    if others.is_empty() {
+                    let same: &[usize] = at.get(&id).map_or(&[], Vec::as_slice);
+                    let n_others = scope.len() - same.len();
+                    if n_others == 0 {
                         continue;
                     }
                     let slot = input.clone().unwrap_or_default();
                     let mut rng = choice_rng(op, &sprite_name(project, b), &b.id, &slot);
-                    let k = ((rng.next_f64() * others.len() as f64) as usize).min(others.len() - 1);
-                    let (new_name, new_id) = others[k].clone();
+                    let k = ((rng.next_f64() * n_others as f64) as usize).min(n_others - 1);
+                    // The k-th entry of the scope whose id is not `id`.
+                    let mut pick = k;
+                    for &p in same {
+                        if p <= pick {
+                            pick += 1;
+                        }
+                    }
+                    let Some((new_name, new_id)) = scope.get(pick).cloned() else { continue };
                     out.push((
                         Edit::ReplaceVariable { block: idx, input, name: new_name.clone(), id: new_id },
                         format!("{name} -> {new_name}"),

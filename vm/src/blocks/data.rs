@@ -190,40 +190,36 @@ impl State {
         let def = prog.def(t.def);
         let is_stage = t.is_stage;
         // 1. own by id (declared, then created)
-        if let Some(s) = def.vars.iter().position(|v| v.id == dv.id) {
-            return Some((target, s));
+        if let Some(s) = def.var_index.by_id(&dv.id) {
+            return Some((target, s as usize));
         }
-        if let Some(&(_, _, s)) = t.dyn_vars.iter().find(|(d, _, _)| prog.dyn_vars[*d as usize].id == dv.id) {
+        if let Some(s) = t.dyn_vars.by_id(dv.id_key) {
             return Some((target, s as usize));
         }
         // 2. the stage by id
         if !is_stage && let Some(sg) = self.target(stage) {
             let sdef = prog.def(sg.def);
-            if let Some(s) = sdef.vars.iter().position(|v| v.id == dv.id) {
-                return Some((stage, s));
+            if let Some(s) = sdef.var_index.by_id(&dv.id) {
+                return Some((stage, s as usize));
             }
-            if let Some(&(_, _, s)) = sg.dyn_vars.iter().find(|(d, _, _)| prog.dyn_vars[*d as usize].id == dv.id) {
+            if let Some(s) = sg.dyn_vars.by_id(dv.id_key) {
                 return Some((stage, s as usize));
             }
         }
         // 3. own by name and type
-        if let Some(s) = def.vars.iter().position(|v| v.name == dv.name && v.is_list == dv.is_list) {
-            return Some((target, s));
+        if let Some(s) = def.var_index.by_name(&dv.name, dv.is_list) {
+            return Some((target, s as usize));
         }
-        if let Some(&(_, _, s)) =
-            t.dyn_vars.iter().find(|(d, l, _)| *l == dv.is_list && prog.dyn_vars[*d as usize].name == dv.name)
-        {
+        if let Some(s) = t.dyn_vars.by_name(dv.name_key, dv.is_list) {
             return Some((target, s as usize));
         }
         // 4. the stage by name and type
         if !is_stage && let Some(sg) = self.target(stage) {
             let sdef = prog.def(sg.def);
-            if let Some(s) = sdef.vars.iter().position(|v| v.name == dv.name && v.is_list == dv.is_list) {
-                return Some((stage, s));
+            if let Some(s) = sdef.var_index.by_name(&dv.name, dv.is_list) {
+                return Some((stage, s as usize));
             }
-            if let Some(&(_, _, s)) =
-                sg.dyn_vars.iter().find(|(d, l, _)| *l == dv.is_list && prog.dyn_vars[*d as usize].name == dv.name)
-            {
+            if let Some(s) = sg.dyn_vars.by_name(dv.name_key, dv.is_list) {
                 return Some((stage, s as usize));
             }
         }
@@ -232,7 +228,7 @@ impl State {
         let slot = t.vars.len();
         t.vars.push(if dv.is_list { V::Undef } else { V::num(0.0) });
         t.lists.push(Vec::new());
-        t.dyn_vars.push((i, dv.is_list, slot as u32));
+        t.dyn_vars.push(i, dv.is_list, slot as u32, dv.id_key, dv.name_key);
         Some((target, slot))
     }
 

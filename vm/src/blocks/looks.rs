@@ -233,8 +233,11 @@ impl State {
     }
 
     pub(crate) fn costume_index_by_name(&self, prog: &Program, id: TargetId, name: &str) -> Option<usize> {
-        let x = self.target(id)?;
-        prog.def(x.def).costumes.iter().position(|c| prog.lit_str(c.name) == name)
+        let def = prog.def(self.target(id)?.def);
+        match &def.costume_by_name {
+            Some(index) => index.get(name).map(|&i| i as usize),
+            None => def.costumes.iter().position(|c| prog.lit_str(c.name) == name),
+        }
     }
 
     /// Looks `_setCostume`.

@@ -325,7 +325,7 @@ impl State {
                 bubble: None,
                 vars,
                 lists,
-                dyn_vars: Vec::new(),
+                dyn_vars: Default::default(),
                 edge: Vec::new(),
                 sound_effects: [0.0; 2],
                 pen: PenState::default(),
@@ -486,6 +486,28 @@ impl State {
             };
             let Some(def) = self.target(tid).map(|t| t.def) else { continue };
             let scripts = &prog.def(def).hats[kind.index()];
+            if scripts.is_empty() {
+                continue;
+            }
+            self.prune_threads_of(tid);
+            // Threads started below are appended to the target's threads and never concern a
+            // later script (each script is listed once per kind): only those there before are
+            // looked at. Many scripts meeting many threads: those are indexed by script once
+            // (sorted by top) instead of scanned per script, so that the cost stays linear.
+            // Both ways give the same answer.
+            let existing = self.threads_of(tid).len();
+            let mut index: Option<Vec<(u32, u32, bool)>> = None;
+            if scripts.len().saturating_mul(existing) > 4096 {
+                let mut v = Vec::new();
+                for &t in self.threads_of(tid) {
+                    let th = &self.threads.slab[t.slot as usize];
+                    if th.list_pos != NOT_LISTED {
+                        v.push((th.top, th.list_pos, th.status != Status::Done));
+                    }
+                }
+                v.sort_unstable();
+                index = Some(v);
+            }
             for s in scripts {
                 if let Some(f) = field
                     && s.field.as_deref() != Some(f)
@@ -496,15 +518,26 @@ impl State {
                 // The first listed thread of this script (the list position orders them).
                 let mut first: Option<u32> = None;
                 let mut running = false;
-                self.prune_threads_of(tid);
-                for &t in self.threads_of(tid) {
-                    let th = &self.threads.slab[t.slot as usize];
-                    if th.top != top || th.list_pos == NOT_LISTED {
-                        continue;
+                let mut note = |pos: u32, live: bool| {
+                    running |= live;
+                    if first.is_none_or(|p| pos < p) {
+                        first = Some(pos);
                     }
-                    running |= th.status != Status::Done;
-                    if first.is_none_or(|p| th.list_pos < p) {
-                        first = Some(th.list_pos);
+                };
+                match &index {
+                    Some(v) => {
+                        let from = v.partition_point(|e| e.0 < top);
+                        for &(_, pos, live) in v.iter().skip(from).take_while(|e| e.0 == top) {
+                            note(pos, live);
+                        }
+                    }
+                    None => {
+                        for &t in self.threads_of(tid).iter().take(existing) {
+                            let th = &self.threads.slab[t.slot as usize];
+                            if th.top == top && th.list_pos != NOT_LISTED {
+                                note(th.list_pos, th.status != Status::Done);
+                            }
+                        }
                     }
                 }
                 if restart {

@@ -2,6 +2,7 @@
 //! their layer order (`runtime.executableTargets`).
 
 use crate::util::mathlib::MathLib;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::{State, V};
@@ -71,8 +72,8 @@ pub struct Target {
     /// Variables and lists, parallel to the definition's declarations.
     pub(crate) vars: Vec<V>,
     pub(crate) lists: Vec<Vec<V>>,
-    /// Variables created at run time (id, name, is_list, slot in vars/lists).
-    pub(crate) dyn_vars: Vec<(u32, bool, u32)>,
+    /// Variables created at run time.
+    pub(crate) dyn_vars: CreatedVars,
     /// Edge-activated hat values by hat block.
     pub(crate) edge: Vec<(u32, bool)>,
     pub(crate) sound_effects: [f64; 2],
@@ -95,6 +96,51 @@ pub struct Target {
     /// fork's `glidingStackFrame`. A drag by the test driver moves that glide's start to the
     /// dragged position while it is still running ([`crate::blocks::motion`]).
     pub(crate) glide: u64,
+}
+
+/// The variables a target created at run time (a reference to an undeclared variable, as
+/// scratch-vm's `lookupOrCreateVariable`), in creation order, with the first of each id key
+/// and of each (name key, kind) indexed: a target that created many finds them in
+/// logarithmic time.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CreatedVars {
+    /// (dynamic reference in `Program::dyn_vars`, is_list, slot in vars/lists).
+    list: Vec<(u32, bool, u32)>,
+    by_id: BTreeMap<u32, u32>,
+    by_name: BTreeMap<(u32, bool), u32>,
+}
+
+impl CreatedVars {
+    /// Records a created variable: reference `d` with the keys of its id and name.
+    pub(crate) fn push(&mut self, d: u32, is_list: bool, slot: u32, id_key: u32, name_key: u32) {
+        self.list.push((d, is_list, slot));
+        self.by_id.entry(id_key).or_insert(slot);
+        self.by_name.entry((name_key, is_list)).or_insert(slot);
+    }
+
+    /// The slot of the first created with this id key.
+    pub(crate) fn by_id(&self, id_key: u32) -> Option<u32> {
+        self.by_id.get(&id_key).copied()
+    }
+
+    /// The slot of the first created with this name key and kind.
+    pub(crate) fn by_name(&self, name_key: u32, is_list: bool) -> Option<u32> {
+        self.by_name.get(&(name_key, is_list)).copied()
+    }
+
+    /// In creation order.
+    pub(crate) fn iter(&self) -> std::slice::Iter<'_, (u32, bool, u32)> {
+        self.list.iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a CreatedVars {
+    type Item = &'a (u32, bool, u32);
+    type IntoIter = std::slice::Iter<'a, (u32, bool, u32)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
+    }
 }
 
 /// See [`Target::move_trig`].

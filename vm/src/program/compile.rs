@@ -9,7 +9,7 @@ use super::*;
 use crate::project::{BlockIdx, Input, Lit, Project, RESERVED_NAMES};
 use crate::util::cast::{is_white_space_str, js_string_to_number};
 use crate::util::object::js_key_order;
-use crate::util::string::{js_to_upper, replace_unsafe_chars, unused_name};
+use crate::util::string::{UniqueNames, js_to_upper, replace_unsafe_chars};
 
 pub(super) fn lit_const(l: &Lit, lits: &mut Lits) -> Const {
     match l {
@@ -43,6 +43,10 @@ impl Lits {
 /// Argument names, ids and defaults of a procedure prototype.
 pub(super) type ProtoInfo = (Vec<String>, Vec<String>, Vec<Lit>);
 
+/// Most costumes a target may have for a costume name to be found by a scan; above it, by
+/// an index.
+const COSTUME_SCAN_MAX: usize = 32;
+
 /// A target's variable declarations and broadcast messages.
 type Decls = (Vec<VarDecl>, Vec<(Box<str>, Box<str>)>);
 
@@ -53,8 +57,10 @@ pub(super) struct Compiler<'p> {
     pub(super) expr_memo: HashMap<BlockIdx, ExprId>,
     pub(super) dyn_vars: Vec<DynVar>,
     pub(super) dyn_memo: HashMap<(String, String, bool), u32>,
-    /// Per definition: var id -> (slot, is_list), and name lookup order.
-    pub(super) var_tables: Vec<Vec<(String, String, bool)>>,
+    /// Keys of the ids and of the names of dynamic references ([`DynVar::id_key`]).
+    pub(super) dyn_keys: (HashMap<String, u32>, HashMap<String, u32>),
+    /// Per definition: its declared variables and lists, looked up by id or by name.
+    pub(super) var_tables: Vec<VarTable>,
     /// Ids that some reference may create at run time (per kind).
     pub(super) dynamic_ids: std::collections::HashSet<(String, bool)>,
     pub(super) stage: usize,
@@ -82,6 +88,7 @@ pub(crate) fn compile(project: &Project) -> Program {
         expr_memo: HashMap::new(),
         dyn_vars: Vec::new(),
         dyn_memo: HashMap::new(),
+        dyn_keys: Default::default(),
         var_tables: Vec::new(),
         dynamic_ids: Default::default(),
         stage,
@@ -96,10 +103,6 @@ pub(crate) fn compile(project: &Project) -> Program {
     let lit_empty = c.lits.intern("");
     c.order_blocks();
     let decls = c.declarations();
-    c.var_tables = decls
-        .iter()
-        .map(|(vars, _)| vars.iter().map(|v| (v.id.to_string(), v.name.to_string(), v.is_list)).collect())
-        .collect();
     c.index_procedures();
     c.find_dynamic_variables();
     let mut defs = c.target_definitions(decls);
@@ -168,23 +171,27 @@ impl Compiler<'_> {
                 Bc(String),
             }
             let mut entries: Vec<(String, Ent)> = Vec::new();
-            let put = |entries: &mut Vec<(String, Ent)>, id: String, e: Ent| {
-                if let Some(x) = entries.iter_mut().find(|x| x.0 == id) {
+            // Where each id is in `entries`, so that a target with many declarations costs
+            // linear time.
+            let mut at: HashMap<String, usize> = HashMap::new();
+            let put = |entries: &mut Vec<(String, Ent)>, at: &mut HashMap<String, usize>, id: String, e: Ent| {
+                if let Some(x) = at.get(&id).and_then(|&i| entries.get_mut(i)) {
                     x.1 = e;
                 } else {
+                    at.insert(id.clone(), entries.len());
                     entries.push((id, e));
                 }
             };
             for v in &t.variables {
                 let val = lit_const(&v.value, &mut self.lits);
-                put(&mut entries, v.id.clone(), Ent::Var(v.name.clone(), val, false, Vec::new()));
+                put(&mut entries, &mut at, v.id.clone(), Ent::Var(v.name.clone(), val, false, Vec::new()));
             }
             for l in &t.lists {
                 let items = l.items.iter().map(|x| lit_const(x, &mut self.lits)).collect();
-                put(&mut entries, l.id.clone(), Ent::Var(l.name.clone(), Const::Num(0.0), true, items));
+                put(&mut entries, &mut at, l.id.clone(), Ent::Var(l.name.clone(), Const::Num(0.0), true, items));
             }
             for (id, name) in &t.broadcasts {
-                put(&mut entries, id.clone(), Ent::Bc(name.clone()));
+                put(&mut entries, &mut at, id.clone(), Ent::Bc(name.clone()));
             }
             let mut entries = js_key_order(entries);
             // replaceUnsafeCharsInVariableIds: unsafe ids are renamed and move to the end.
@@ -198,8 +205,11 @@ impl Compiler<'_> {
                     true
                 }
             });
+            // Reordered and filtered: the positions are found again.
+            let mut at: HashMap<String, usize> =
+                entries.iter().enumerate().map(|(i, (id, _))| (id.clone(), i)).collect();
             for (id, e) in moved {
-                put(&mut entries, id, e);
+                put(&mut entries, &mut at, id, e);
             }
             let mut vars = Vec::new();
             let mut bcs = Vec::new();
@@ -213,10 +223,7 @@ impl Compiler<'_> {
             }
             decls.push((vars, bcs));
         }
-        self.var_tables = decls
-            .iter()
-            .map(|(vars, _)| vars.iter().map(|v| (v.id.to_string(), v.name.to_string(), v.is_list)).collect())
-            .collect();
+        self.var_tables = decls.iter().map(|(vars, _)| VarTable::new(vars)).collect();
 
         decls
     }
@@ -291,23 +298,26 @@ impl Compiler<'_> {
         let n_defs = project.targets.len();
         let mut defs = Vec::with_capacity(n_defs);
         let uid_draws = load_uid_draws(&project.targets);
-        let mut sprite_names: Vec<String> = Vec::new();
+        let mut sprite_names = UniqueNames::new();
         for (d, (t, (vars, bcs))) in project.targets.iter().zip(decls).enumerate() {
-            let name = if t.is_stage || t.name.is_empty() || RESERVED_NAMES.contains(&t.name.as_str()) {
+            let name = if t.is_stage {
+                t.name.clone()
+            } else if t.name.is_empty() || RESERVED_NAMES.contains(&t.name.as_str()) {
+                sprite_names.insert(&t.name);
                 t.name.clone()
             } else {
-                unused_name(&t.name, |n| sprite_names.iter().any(|s| s == n))
+                sprite_names.claim(&t.name)
             };
-            if !t.is_stage {
-                sprite_names.push(name.clone());
-            }
-            let mut costume_names: Vec<String> = Vec::new();
-            let mut costumes = Vec::new();
-            for co in &t.costumes {
-                let n = unused_name(&co.name, |n| costume_names.iter().any(|s| s == n));
-                costume_names.push(n.clone());
-                costumes.push(CostumeInfo { name: self.lits.intern(&n) });
-            }
+            let mut costume_names = UniqueNames::new();
+            let names: Vec<String> = t.costumes.iter().map(|co| costume_names.claim(&co.name)).collect();
+            let costume_by_name = (names.len() > COSTUME_SCAN_MAX).then(|| {
+                let mut m = HashMap::new();
+                for (i, n) in names.iter().enumerate() {
+                    m.entry(n.as_str().into()).or_insert(i as u32);
+                }
+                m
+            });
+            let costumes = names.iter().map(|n| CostumeInfo { name: self.lits.intern(n) }).collect::<Vec<_>>();
             let sounds = t
                 .sounds
                 .iter()
@@ -340,6 +350,8 @@ impl Compiler<'_> {
                 video_state: self.lits.intern(&t.video_state),
                 video_transparency: t.video_transparency,
                 costumes,
+                costume_by_name,
+                var_index: self.var_tables.get(d).cloned().unwrap_or_default(),
                 sounds,
                 vars,
                 broadcasts: bcs,

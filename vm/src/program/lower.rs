@@ -13,19 +13,19 @@ impl Compiler<'_> {
     /// (`lookupOrCreateVariable` without the create branch).
     pub(super) fn resolve_static(&self, d: usize, id: &str, name: &str, is_list: bool) -> Option<VarRef> {
         let own = self.var_tables.get(d)?;
-        if let Some(i) = own.iter().position(|v| v.0 == id) {
-            return Some(VarRef::Own(i as u32));
+        if let Some(i) = own.by_id(id) {
+            return Some(VarRef::Own(i));
         }
         let stage_tab = self.var_tables.get(self.stage)?;
         let is_stage = d == self.stage;
-        if !is_stage && let Some(i) = stage_tab.iter().position(|v| v.0 == id) {
-            return Some(VarRef::Stage(i as u32));
+        if !is_stage && let Some(i) = stage_tab.by_id(id) {
+            return Some(VarRef::Stage(i));
         }
-        if let Some(i) = own.iter().position(|v| v.1 == name && v.2 == is_list) {
-            return Some(VarRef::Own(i as u32));
+        if let Some(i) = own.by_name(name, is_list) {
+            return Some(VarRef::Own(i));
         }
-        if !is_stage && let Some(i) = stage_tab.iter().position(|v| v.1 == name && v.2 == is_list) {
-            return Some(VarRef::Stage(i as u32));
+        if !is_stage && let Some(i) = stage_tab.by_name(name, is_list) {
+            return Some(VarRef::Stage(i));
         }
         None
     }
@@ -35,8 +35,8 @@ impl Compiler<'_> {
         let stat = self.resolve_static(d, &id, name, is_list);
         // An id-based hit is final; a name-based hit can be shadowed by a variable
         // created at run time with this id, so those go through the dynamic path.
-        let by_id = self.var_tables.get(d).is_some_and(|t| t.iter().any(|v| v.0 == id))
-            || (d != self.stage && self.var_tables.get(self.stage).is_some_and(|t| t.iter().any(|v| v.0 == id)));
+        let by_id = self.var_tables.get(d).is_some_and(|t| t.by_id(&id).is_some())
+            || (d != self.stage && self.var_tables.get(self.stage).is_some_and(|t| t.by_id(&id).is_some()));
         match stat {
             Some(r) if by_id || !self.dynamic_ids.contains(&(id.clone(), is_list)) => r,
             _ => {
@@ -45,7 +45,11 @@ impl Compiler<'_> {
                     return VarRef::Dyn(i);
                 }
                 let i = self.dyn_vars.len() as u32;
-                self.dyn_vars.push(DynVar { id: id.into(), name: name.into(), is_list });
+                let n_ids = self.dyn_keys.0.len() as u32;
+                let id_key = *self.dyn_keys.0.entry(id.clone()).or_insert(n_ids);
+                let n_names = self.dyn_keys.1.len() as u32;
+                let name_key = *self.dyn_keys.1.entry(name.to_string()).or_insert(n_names);
+                self.dyn_vars.push(DynVar { id: id.into(), name: name.into(), is_list, id_key, name_key });
                 self.dyn_memo.insert(key, i);
                 VarRef::Dyn(i)
             }

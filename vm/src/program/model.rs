@@ -1,6 +1,8 @@
 //! The compiled program's model: the IR the interpreter runs (commands, reporters, argument
 //! slots, variable references, hat scripts) and the per-target definitions.
 
+use std::collections::HashMap;
+
 /// "No block" (a null `next`, an empty branch).
 pub(crate) const NONE: u32 = u32::MAX;
 /// A link to a block id that does not exist (scratch-vm retires the thread there).
@@ -51,6 +53,41 @@ pub(crate) struct DynVar {
     pub id: Box<str>,
     pub name: Box<str>,
     pub is_list: bool,
+    /// Equal for dynamic references with equal ids (compared as numbers at run time).
+    pub id_key: u32,
+    /// Equal for dynamic references with equal names.
+    pub name_key: u32,
+}
+
+/// The declared variables and lists of one target in slot order, with the first slot of each
+/// id and of each (name, kind) indexed: references resolve in time independent of how many
+/// variables a target declares.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct VarTable {
+    by_id: HashMap<String, u32>,
+    /// Index 0: variables, 1: lists.
+    by_name: [HashMap<String, u32>; 2],
+}
+
+impl VarTable {
+    pub(crate) fn new(vars: &[VarDecl]) -> Self {
+        let mut t = Self::default();
+        for (i, v) in vars.iter().enumerate() {
+            t.by_id.entry(v.id.to_string()).or_insert(i as u32);
+            t.by_name[v.is_list as usize].entry(v.name.to_string()).or_insert(i as u32);
+        }
+        t
+    }
+
+    /// The first slot declared with this id.
+    pub(crate) fn by_id(&self, id: &str) -> Option<u32> {
+        self.by_id.get(id).copied()
+    }
+
+    /// The first slot declared with this name and kind.
+    pub(crate) fn by_name(&self, name: &str, is_list: bool) -> Option<u32> {
+        self.by_name[is_list as usize].get(name).copied()
+    }
 }
 
 /// A declared variable or list of a target.
@@ -522,6 +559,11 @@ pub(crate) struct DefInfo {
     pub video_state: LitId,
     pub video_transparency: f64,
     pub costumes: Vec<CostumeInfo>,
+    /// Costume index by name, for targets with many costumes (names are unique within a
+    /// target, so the first is the only one); `None` where a scan is as quick.
+    pub costume_by_name: Option<HashMap<Box<str>, u32>>,
+    /// `vars` indexed by id and by name.
+    pub var_index: VarTable,
     pub sounds: Vec<SoundInfo>,
     /// Variables and lists in scratch-vm's `target.variables` order.
     pub vars: Vec<VarDecl>,

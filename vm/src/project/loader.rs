@@ -3,7 +3,7 @@
 //! sounds, unique sprite names, monitors and metadata. Blocks are read by
 //! [`super::blocks`] and checked by [`super::check`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
 use super::blocks::monitor;
 use super::check::{check_tree, procedure_index};
@@ -13,7 +13,7 @@ use super::{
     RESERVED_NAMES, Sound, TargetDef, VarDef,
 };
 use crate::util::cast::{js_string_to_number, number_to_js_string};
-use crate::util::string::{replace_unsafe_chars, unused_name};
+use crate::util::string::{UniqueNames, replace_unsafe_chars};
 
 /// An error before the file name is attached.
 pub(super) struct Bad {
@@ -404,10 +404,12 @@ impl Loader<'_> {
 
     /// Unique sprite names, in install (pane) order, as `renameSprite`.
     fn unique_sprite_names(&mut self, targets: &mut [TargetDef]) {
-        let mut names: HashSet<String> = HashSet::new();
+        let mut names = UniqueNames::new();
         for t in targets.iter_mut().skip(1) {
-            if !t.name.is_empty() && !RESERVED_NAMES.contains(&t.name.as_str()) {
-                let unique = unused_name(&t.name, |n| names.contains(n));
+            if t.name.is_empty() || RESERVED_NAMES.contains(&t.name.as_str()) {
+                names.insert(&t.name);
+            } else {
+                let unique = names.claim(&t.name);
                 if unique != t.name {
                     self.warn(format!(
                         "sprite name {:?} is used twice; renamed to {unique:?} as scratch-vm does",
@@ -416,7 +418,6 @@ impl Loader<'_> {
                     t.name = unique;
                 }
             }
-            names.insert(t.name.clone());
         }
     }
 

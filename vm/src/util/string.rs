@@ -6,6 +6,7 @@
 //! deviation: lengths and indices are still counted in UTF-16 code units, exactly like JS).
 
 use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// `String(a).toLowerCase()` compared with `String(b).toLowerCase()` by UTF-16 code units.
 pub fn compare_lower(a: &str, b: &str) -> Ordering {
@@ -112,20 +113,52 @@ pub fn replace_unsafe_chars(id: &str) -> String {
     out
 }
 
-/// scratch-vm `StringUtil.unusedName`: `name` if `taken(name)` is false, else the name with
-/// its trailing digits replaced by the first number from 2 on that makes it free.
-pub fn unused_name(name: &str, taken: impl Fn(&str) -> bool) -> String {
-    if !taken(name) {
-        return name.to_string();
+/// Names made unique as scratch-vm's `StringUtil.unusedName` makes them, one after another
+/// (sprite names at install, costume names of a sprite): a name that is free is kept, a taken
+/// one gets its trailing digits replaced by the first number from 2 on that makes it free.
+///
+/// Names only ever join the set, so the first free number of a base never goes down; it is
+/// remembered per base, and a file with many equal names costs linear time, not quadratic as
+/// scratch-vm's search from 2 each time (same names, less work).
+#[derive(Debug, Default)]
+pub struct UniqueNames {
+    taken: BTreeSet<String>,
+    next: BTreeMap<String, u64>,
+}
+
+impl UniqueNames {
+    /// An empty set of names.
+    pub fn new() -> Self {
+        Self::default()
     }
-    let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-    let mut i = 2u64;
-    loop {
-        let candidate = format!("{base}{i}");
-        if !taken(&candidate) {
-            return candidate;
+
+    /// Whether `name` is taken.
+    pub fn contains(&self, name: &str) -> bool {
+        self.taken.contains(name)
+    }
+
+    /// Takes `name` as is (a name exempt from renaming, such as the stage's).
+    pub fn insert(&mut self, name: &str) {
+        self.taken.insert(name.to_string());
+    }
+
+    /// `unusedName(name, taken)`, then takes the result.
+    pub fn claim(&mut self, name: &str) -> String {
+        if self.taken.insert(name.to_string()) {
+            return name.to_string();
         }
-        i += 1;
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        let mut i = self.next.get(base).copied().unwrap_or(2);
+        let free = loop {
+            let candidate = format!("{base}{i}");
+            if !self.taken.contains(&candidate) {
+                break candidate;
+            }
+            i += 1;
+        };
+        self.next.insert(base.to_string(), i + 1);
+        self.taken.insert(free.clone());
+        free
     }
 }
 
@@ -135,9 +168,19 @@ mod tests {
 
     #[test]
     fn unused_names_and_unsafe_chars() {
-        let ex = ["Sprite1".to_string()];
-        assert_eq!(unused_name("Sprite1", |n| ex.iter().any(|e| e == n)), "Sprite2");
-        assert_eq!(unused_name("Cat", |n| ex.iter().any(|e| e == n)), "Cat");
+        let mut names = UniqueNames::new();
+        names.insert("Sprite1");
+        assert_eq!(names.claim("Sprite1"), "Sprite2");
+        assert_eq!(names.claim("Cat"), "Cat");
+        // The search goes on from where the base's last one stopped, skipping names taken
+        // since, and a name taken as is later is still seen.
+        assert_eq!(names.claim("Cat"), "Cat2");
+        names.insert("Cat3");
+        assert_eq!(names.claim("Cat7"), "Cat7");
+        assert_eq!(names.claim("Cat"), "Cat4");
+        assert_eq!(names.claim("Cat2"), "Cat5");
+        assert_eq!(names.claim("Sprite"), "Sprite");
+        assert_eq!(names.claim("Sprite"), "Sprite3");
         assert_eq!(replace_unsafe_chars("a<b&'\""), "altbampaposquot");
     }
 
