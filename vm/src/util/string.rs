@@ -132,11 +132,6 @@ impl UniqueNames {
         Self::default()
     }
 
-    /// Whether `name` is taken.
-    pub fn contains(&self, name: &str) -> bool {
-        self.taken.contains(name)
-    }
-
     /// Takes `name` as is (a name exempt from renaming, such as the stage's).
     pub fn insert(&mut self, name: &str) {
         self.taken.insert(name.to_string());
