@@ -158,6 +158,12 @@ pub struct SuiteEntry {
 }
 
 impl SuiteEntry {
+    /// Whether the entry is a Neatest dynamic suite, which plays each network to the suite's
+    /// own timeout: the experiment's steps per test do not apply to it.
+    pub fn is_dynamic(&self) -> bool {
+        clowder_proto::test_run::is_dynamic_suite(&self.file_name)
+    }
+
     /// Whether the entry runs on the project called `name`.
     pub fn applies_to(&self, name: &str) -> bool {
         self.projects.as_ref().is_none_or(|p| p.contains(name)) && !self.exclude.contains(name)

@@ -96,18 +96,24 @@ async fn run_async(exp: Experiment, slots: usize, quiet: bool) -> anyhow::Result
     let mut progress = coord.progress();
     let first = coord.progress_now();
     let sub = coord.submitted();
-    let (entries, per) = if exp.suites.is_empty() {
-        (format!("{} algorithm configurations", exp.configuration_count()), "")
+    let budget = format!("{} {}", exp.budget.amount(), exp.budget.unit());
+    let (entries, budget) = if exp.suites.is_empty() {
+        (format!("{} algorithm configurations", exp.configuration_count()), budget)
     } else {
-        (format!("{} suites on their projects", exp.suites.len()), " per test")
+        // Dynamic suites play each network to the suite's own timeout, not to the steps per test.
+        let dynamic = exp.suites.iter().filter(|s| s.is_dynamic()).count();
+        let budget = match dynamic {
+            0 => format!("{budget} per test"),
+            d if d == exp.suites.len() => "each network to its suite's timeout".to_string(),
+            d => format!("{budget} per test; {d} dynamic suites to their own timeout"),
+        };
+        (format!("{} suites on their projects", exp.suites.len()), budget)
     };
     eprintln!(
-        "clowder: {} — {} runs ({entries} × {} seeds, {} {}{per}) on {} slots; {} new, {} already done",
+        "clowder: {} — {} runs ({entries} × {} seeds, {budget}) on {} slots; {} new, {} already done",
         exp.spec.name,
         first.total,
         exp.seeds.len(),
-        exp.budget.amount(),
-        exp.budget.unit(),
         slots,
         sub.new_runs,
         first.resumed,
