@@ -564,4 +564,15 @@ pub mod runtime {
 /// otherwise than scratch-vm before). No corpus project changes: every file of the corpora loads
 /// as before, none has a variable without a value; every smoke and rq1 guard run keeps its
 /// digest, status and work.
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem55");
+///
+/// `sem56`: two charges of the work meter follow the CPU again (no answer changes). `color is
+/// touching color` keeps the asking drawable's mask rows between queries (keyed by its shape
+/// version, MIP level, sampling, effects' bits, the mask colour and the query's box), and a
+/// kept row is charged as a cached row read, as touching rows are; before, every query
+/// sampled and was charged every pixel of the asker's box again. And reading a list (`item`,
+/// `item #`, `length`, `contains`, the list's contents, the length a `delete`, `insert` or
+/// `replace` checks) no longer logs its owner as changed for the geometry, which re-checked
+/// it and charged the work. Runs of programs with either change report less work; a run that
+/// reached the work cap may now search further. Traces, digests and statuses as `sem55`
+/// otherwise (`docs/vm.md`, "Kept mask rows and list reads that change nothing").
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem56");

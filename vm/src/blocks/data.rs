@@ -41,7 +41,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
             }
         }
         Cmd::DeleteOfList(r) => {
-            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+            let len = st.list_ref(prog, target, r).map_or(0, |l| l.len());
             let idx = st.arg(base, 0).clone();
             match st.list_index(prog, &idx, len, true) {
                 ListIndex::Invalid => {}
@@ -67,7 +67,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::InsertAtList(r) => {
             let item = st.take_arg(base, 0);
-            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+            let len = st.list_ref(prog, target, r).map_or(0, |l| l.len());
             let idx = st.arg(base, 1).clone();
             if let ListIndex::At(i) = st.list_index(prog, &idx, len + 1, false) {
                 if i > LIST_ITEM_LIMIT {
@@ -84,7 +84,7 @@ pub(crate) fn run(st: &mut State, prog: &Program, t: ThRef, cmd: &Cmd, base: usi
         }
         Cmd::ReplaceItemOfList(r) => {
             let item = st.take_arg(base, 1);
-            let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+            let len = st.list_ref(prog, target, r).map_or(0, |l| l.len());
             let idx = st.arg(base, 0).clone();
             if let ListIndex::At(i) = st.list_index(prog, &idx, len, false)
                 && let Some(l) = st.list_mut(prog, target, r)
@@ -102,7 +102,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
     match *rep {
         Rep::Var(r) => st.get_var(prog, target, r),
         Rep::ListContents(r) => {
-            let Some(l) = st.list_mut(prog, target, r) else { return V::lit(prog.lit_empty) };
+            let Some(l) = st.list_ref(prog, target, r) else { return V::lit(prog.lit_empty) };
             let single = l.iter().all(|x| match x {
                 V::Lit(id) => utf16_len(prog.lit_str(id.id())) == 1,
                 V::Str(s) => utf16_len(s) == 1,
@@ -129,7 +129,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         }
         Rep::ItemNumOfList(r) => {
             let item = st.arg(base, 0).clone();
-            let Some(l) = st.list_mut(prog, target, r) else { return V::num(0.0) };
+            let Some(l) = st.list_ref(prog, target, r) else { return V::num(0.0) };
             for (i, x) in l.iter().enumerate() {
                 if compare(prog, x, &item).is_eq() {
                     return V::num((i + 1) as f64);
@@ -140,7 +140,7 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
         Rep::LengthOfList(r) => length_of_list(st, prog, t, r),
         Rep::ListContains(r) => {
             let item = st.arg(base, 0).clone();
-            let Some(l) = st.list_mut(prog, target, r) else { return V::bool(false) };
+            let Some(l) = st.list_ref(prog, target, r) else { return V::bool(false) };
             if l.iter().any(|x| strict_eq(prog, x, &item)) {
                 return V::bool(true);
             }
@@ -153,9 +153,9 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
 /// `data_itemoflist`.
 pub(crate) fn item_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef, idx: &V) -> V {
     let target = st.th(t).target;
-    let len = st.list_mut(prog, target, r).map_or(0, |l| l.len());
+    let len = st.list_ref(prog, target, r).map_or(0, |l| l.len());
     match st.list_index(prog, idx, len, false) {
-        ListIndex::At(i) => st.list_mut(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef),
+        ListIndex::At(i) => st.list_ref(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef),
         _ => V::lit(prog.lit_empty),
     }
 }
@@ -163,7 +163,7 @@ pub(crate) fn item_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef, 
 /// `data_lengthoflist`.
 pub(crate) fn length_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef) -> V {
     let target = st.th(t).target;
-    V::num(st.list_mut(prog, target, r).map_or(0, |l| l.len()) as f64)
+    V::num(st.list_ref(prog, target, r).map_or(0, |l| l.len()) as f64)
 }
 
 impl State {
@@ -277,6 +277,15 @@ impl State {
         }
     }
 
+    /// A list to read: resolved (and created) as [`State::list_mut`] does, but not logged as
+    /// a change for the geometry, which a read is not (engine `+sem56`: before, every read was
+    /// charged as a change of its target).
+    pub(crate) fn list_ref(&mut self, prog: &Program, target: TargetId, r: VarRef) -> Option<&Vec<V>> {
+        let (owner, s) = self.resolve_var(prog, target, r)?;
+        self.target(owner).and_then(|t| t.lists.get(s))
+    }
+
+    /// A list to change (logged for the geometry as a change of its owner, as every change is).
     pub(crate) fn list_mut(&mut self, prog: &Program, target: TargetId, r: VarRef) -> Option<&mut Vec<V>> {
         let (owner, s) = self.resolve_var(prog, target, r)?;
         self.target_mut(owner).and_then(|t| t.lists.get_mut(s))

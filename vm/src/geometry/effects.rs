@@ -98,6 +98,13 @@ impl Effects {
         self.enabled & bit::GHOST != 0 && self.ghost == 0.0
     }
 
+    /// Whether every uniform has the same bits (a cache key: `==` would take −0 for 0).
+    pub(crate) fn same_bits(&self, o: &Effects) -> bool {
+        let bits =
+            |e: &Effects| [e.color, e.fisheye, e.whirl, e.pixelate, e.mosaic, e.brightness, e.ghost].map(f64::to_bits);
+        self.enabled == o.enabled && bits(self) == bits(o)
+    }
+
     /// Whether any shape-changing effect is on.
     pub fn changes_shape(&self) -> bool {
         self.enabled & bit::SHAPE != 0

@@ -7,12 +7,12 @@ use std::sync::Arc;
 use super::composite::{Layer, Lazy};
 use super::rows::{self, EMPTY, Row};
 use super::sampler::Sampler;
-use super::{Accel, Info, Levels};
+use super::{Accel, Info, Levels, mask};
 use crate::geometry::Rect;
 use crate::geometry::cost;
 use crate::geometry::distance;
 use crate::geometry::effects::bit;
-use crate::geometry::render::{BACKGROUND, ColorMemo, Scene, mask_matches, match_rects, skin_key};
+use crate::geometry::render::{BACKGROUND, ColorMemo, Scene, match_rects, skin_key};
 use crate::geometry::silhouette::{color_key, colors_match};
 
 impl Accel {
@@ -180,8 +180,24 @@ impl Accel {
         }
         let pen = self.pen_map(scene);
         let me_d = &scene.drawables[me];
+        // `me`'s kept mask rows, out of its data while `layers` below borrows all of it.
+        let mut kept = std::mem::take(&mut self.infos[me].mask);
         let infos = &self.infos;
         let me_sampler = Sampler::new(me_d, infos[me].xf, me_d.skin.mip_ref(me_level), infos[me].nearest);
+        let mut masked = mask.map(|m| {
+            let key = mask::Key {
+                ver: infos[me].ver,
+                level: me_level,
+                nearest: infos[me].nearest,
+                effects: me_d.effects,
+                mask: m,
+                lo: bounds.left as i32,
+                hi: bounds.right as i32,
+                bottom: bounds.bottom as i32,
+                top: bounds.top as i32,
+            };
+            mask::MaskQuery::new(&mut kept, key)
+        });
         // The columns of row `y` inside a match box (all of them when nothing was pruned).
         let may_match = |y: i32| -> Row {
             if !pruned {
@@ -205,24 +221,12 @@ impl Accel {
             if rows::is_empty(&allowed) {
                 continue;
             }
-            let mine = match mask {
+            let mine = match &mut masked {
                 None => rows::and(&touched[k], &allowed),
-                Some(m) => {
-                    let mut r = EMPTY;
-                    if let Some((a, b)) = me_sampler.span(y, bounds.left as i32, bounds.right as i32) {
-                        for x in a..=b {
-                            let mut c = me_sampler.color(x, y);
-                            if me_d.effects.enabled != 0 {
-                                c = me_d.effects.transform_color(c, !bit::GHOST);
-                            }
-                            if mask_matches(c, m) && rows::get(&allowed, x) {
-                                rows::set(&mut r, x);
-                            }
-                        }
-                        work += cost::COLOR_PIXEL * (b - a + 1) as u64;
-                    }
-                    work += cost::ROW;
-                    r
+                Some(q) => {
+                    let (r, w) = q.row(&me_sampler, y);
+                    work += w;
+                    rows::and(&r, &allowed)
                 }
             };
             if !rows::is_empty(&mine) && self.comps[ci].any_match(y, &mine, key, &mut layers) {
@@ -231,6 +235,8 @@ impl Accel {
             }
         }
         drop(layers);
+        // `masked` borrowed `kept`; its last use is above.
+        self.infos[me].mask = kept;
         self.near = near;
         self.match_boxes = areas;
         self.match_rows = boxes;

@@ -269,6 +269,10 @@ impl SceneIndex {
     pub(crate) fn near(&mut self, r: &Rect, out: &mut Vec<usize>) {
         out.clear();
         let Some([x0, x1, y0, y1]) = cells_of(r) else { return };
+        if self.cells.is_empty() {
+            // Nothing was ever entered (no drawable visible yet): nothing is near.
+            return;
+        }
         self.clock = self.clock.wrapping_add(1);
         if self.clock == 0 {
             self.stamps.iter_mut().for_each(|s| *s = 0);

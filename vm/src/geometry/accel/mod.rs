@@ -29,6 +29,7 @@
 mod color;
 pub(crate) mod composite;
 pub(crate) mod index;
+mod mask;
 mod moves;
 mod refresh;
 pub(crate) mod rows;
@@ -94,6 +95,9 @@ struct Info {
     held: Arc<Skin>,
     /// Whether shape effects (fisheye, whirl, pixelate, mosaic) apply.
     shaped: bool,
+    /// Kept `color is touching color` rows (keyed by `ver` and the rest of what they depend
+    /// on, so kept across rebuilds as the touching rows are).
+    mask: mask::MaskRows,
 }
 
 impl Info {
@@ -123,6 +127,7 @@ impl Info {
             bounds: None,
             held: d.skin.clone(),
             shaped: d.effects.changes_shape(),
+            mask: mask::MaskRows::default(),
         }
     }
 
@@ -270,7 +275,8 @@ impl Accel {
     pub(crate) fn heap_words(&self) -> u64 {
         let row = std::mem::size_of::<rows::Row>() as u64 / 8;
         let comps: u64 = self.comps.iter().map(|c| c.heap_words(row)).sum();
-        self.infos.len() as u64 * 16 + self.index.heap_words() + comps
+        let masks: u64 = self.infos.iter().map(|i| i.mask.heap_words()).sum();
+        self.infos.len() as u64 * 16 + self.index.heap_words() + comps + masks
     }
 
     /// Test builds' check that the kept data describes `scene` as it is: per position, the

@@ -44,6 +44,7 @@ impl Accel {
                     slot.rows = old.rows;
                     slot.row_key = old.row_key;
                     slot.columns = old.columns;
+                    slot.mask = old.mask;
                 }
                 None => self.infos.push(Box::new(info)),
             }

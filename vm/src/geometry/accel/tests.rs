@@ -610,3 +610,43 @@ fn stamps_equal_stamping_every_pixel_of_the_box() {
     }
     assert!(drawn > 1_000_000, "pixels stamped: {drawn}");
 }
+
+/// A `color is touching color` query asked again of an unchanged scene answers from kept
+/// mask rows: the same answer as the reference renderer, charged a cached row read per kept
+/// row instead of the pixels it took to find (engine `+sem56`); and a change of the asker's
+/// colour effects is a new key, never a stale row.
+#[test]
+fn kept_mask_rows_answer_as_before_and_cost_a_row_read() {
+    let mut rng = SplitMix64::new(41);
+    let (mut kept, mut cheaper) = (0, 0);
+    for _ in 0..30 {
+        let mut scene = random_scene(&mut rng);
+        let mut accel = Accel::default();
+        accel.refresh(&scene, &[], None, &|p| sprite_of(&scene, p));
+        let colours = probe_colours(&scene, &mut rng);
+        for me in 1..scene.drawables.len() {
+            let (c, m) = (colours[rng.below(colours.len() as u64) as usize], colours[0]);
+            let charged = |accel: &mut Accel, scene: &Scene| {
+                let before = accel.work;
+                let answer = accel.touching_color(scene, me, c, Some(m));
+                (answer, accel.work - before)
+            };
+            let first = charged(&mut accel, &scene);
+            let rows_kept = accel.infos[me].mask.kept_rows();
+            let second = charged(&mut accel, &scene);
+            assert_eq!(first.0, second.0, "{me}: answer, first and kept");
+            assert_eq!(first.0, scene.touching_color(me, c, Some(m)), "{me}: against the reference");
+            assert!(second.1 <= first.1, "{me}: a kept row costs no more than finding it");
+            kept += rows_kept;
+            cheaper += usize::from(second.1 < first.1);
+            // New colour effects on the asker: answered afresh, as the reference answers.
+            scene.drawables[me].effects = effects(&mut rng);
+            scene.refresh_transforms_of(&[me]);
+            accel.refresh(&scene, &[me], None, &|p| sprite_of(&scene, p));
+            let third = charged(&mut accel, &scene);
+            assert_eq!(third.0, scene.touching_color(me, c, Some(m)), "{me}: after new effects");
+        }
+    }
+    assert!(kept > 1_000, "rows kept between the two queries: {kept}");
+    assert!(cheaper > 20, "queries cheaper the second time: {cheaper}");
+}
