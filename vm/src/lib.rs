@@ -575,4 +575,11 @@ pub mod runtime {
 /// it and charged the work. Runs of programs with either change report less work; a run that
 /// reached the work cap may now search further. Traces, digests and statuses as `sem55`
 /// otherwise (`docs/vm.md`, "Kept mask rows and list reads that change nothing").
-pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem56");
+///
+/// `sem57`: the touching rows the geometry keeps per drawable (a whole stage of them, about
+/// 3 250 words, once one is asked for) are shared by a clone of the VM (a replay's snapshot)
+/// instead of copied; the first write into shared rows copies them, and the first write on
+/// each side after the clone is charged a copy (so that a VM and its clone count alike). Before, every clone copied them and its charge counted none of them. Runs whose
+/// replays keep snapshots of programs that ask `touching` report other work; traces, digests
+/// and statuses as `sem56` (`docs/vm.md`, "Touching rows shared by a VM's clones").
+pub const ENGINE_VERSION: &str = concat!("clowder-vm/", env!("CARGO_PKG_VERSION"), "+sem57");

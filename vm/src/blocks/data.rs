@@ -1,6 +1,6 @@
 //! Variables and lists (scratch-vm `blocks/scratch3_data.js`, `Target.lookupOrCreate*`).
 
-use crate::engine::value::{JsStr, ListIndex, compare, push_str, strict_eq, to_number};
+use crate::engine::value::{JsStr, ListIndex, compare, index_of_number, push_str, strict_eq, to_number};
 use crate::engine::{State, TargetId, ThRef, V};
 use crate::program::{Cmd, Program, Rep, VarRef};
 use crate::value::utf16_len;
@@ -153,6 +153,17 @@ pub(crate) fn eval(st: &mut State, prog: &Program, t: ThRef, rep: &Rep, base: us
 /// `data_itemoflist`.
 pub(crate) fn item_of_list(st: &mut State, prog: &Program, t: ThRef, r: VarRef, idx: &V) -> V {
     let target = st.th(t).target;
+    if let V::Num(n) = idx {
+        // A number index draws nothing: the list is looked up once (issue 36's profile).
+        let n = if n.is_nan() { 0.0 } else { n.get() };
+        return match st.list_ref(prog, target, r) {
+            Some(l) => match index_of_number(n, l.len()) {
+                ListIndex::At(i) => l.get(i - 1).cloned().unwrap_or(V::Undef),
+                _ => V::lit(prog.lit_empty),
+            },
+            None => V::lit(prog.lit_empty),
+        };
+    }
     let len = st.list_ref(prog, target, r).map_or(0, |l| l.len());
     match st.list_index(prog, idx, len, false) {
         ListIndex::At(i) => st.list_ref(prog, target, r).and_then(|l| l.get(i - 1).cloned()).unwrap_or(V::Undef),

@@ -148,9 +148,16 @@ impl State {
                 _ => {}
             }
         }
-        let i = floor_f64(to_number(prog, index));
-        if i < 1.0 || i > len as f64 { ListIndex::Invalid } else { ListIndex::At(i as usize) }
+        index_of_number(to_number(prog, index), len)
     }
+}
+
+/// `Cast.toListIndex` of a number (already `Cast.toNumber`ed) in a list of `len` items: no
+/// random draw and no text, so a caller holding a number needs no `&mut State` for it.
+#[inline]
+pub(crate) fn index_of_number(n: f64, len: usize) -> ListIndex {
+    let i = floor_f64(n);
+    if i < 1.0 || i > len as f64 { ListIndex::Invalid } else { ListIndex::At(i as usize) }
 }
 
 #[inline]

@@ -89,4 +89,6 @@ pub const PEN_CLEAR: u64 = 30_000;
 pub const CLONE: u64 = 2_000;
 /// … plus this per 8-byte word of state copied (targets, variables and list items, thread
 /// stacks, coverage bits, the geometry's kept pixels and caches; [`crate::Vm::clone_work`]).
+/// Touching rows are shared by a clone, not copied: the first write on each side after the
+/// clone is charged this per word instead (one of them copies).
 pub const CLONE_WORD: u64 = 1;

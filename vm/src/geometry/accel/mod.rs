@@ -48,7 +48,7 @@ use composite::Composite;
 use index::SceneIndex;
 use moves::Moves;
 use rows::Row;
-use sampler::Columns;
+use touching::KeptRows;
 
 /// Where the stage (and so its backdrop) is drawn.
 const STAGE: Placement = Placement { x: 0.0, y: 0.0, direction: 90.0, scale: [100.0, 100.0] };
@@ -83,11 +83,9 @@ struct Info {
     backdrop: bool,
     /// The sprite it is an instance of (for `touching (sprite)` candidates), if any.
     sprite: Option<u32>,
-    /// Cached touching rows (allocated on first use) and the key each was computed under.
-    rows: Vec<Row>,
-    row_key: Vec<u64>,
-    /// What its rows share (kept with the row buffers; keyed as they are).
-    columns: Columns,
+    /// Cached touching rows, allocated on first use, shared with the VM's clones until one
+    /// of them writes a row.
+    touch: KeptRows,
     /// `getBounds`, once asked, with the floor of the skin's silhouette it was computed at.
     bounds: Option<(Option<i32>, Rect)>,
     /// The skin it was built for, held so that the same address means the same skin (see
@@ -121,9 +119,7 @@ impl Info {
             pen,
             backdrop: backdrop && !d.effects.changes_shape() && !pen,
             sprite,
-            rows: Vec::new(),
-            row_key: Vec::new(),
-            columns: Columns::default(),
+            touch: KeptRows::default(),
             bounds: None,
             held: d.skin.clone(),
             shaped: d.effects.changes_shape(),
@@ -275,6 +271,8 @@ impl Accel {
     pub(crate) fn heap_words(&self) -> u64 {
         let row = std::mem::size_of::<rows::Row>() as u64 / 8;
         let comps: u64 = self.comps.iter().map(|c| c.heap_words(row)).sum();
+        // Touching rows are shared with the copy, not copied (a write copies them then, and is
+        // charged there: `touching::row_of`).
         let masks: u64 = self.infos.iter().map(|i| i.mask.heap_words()).sum();
         self.infos.len() as u64 * 16 + self.index.heap_words() + comps + masks
     }

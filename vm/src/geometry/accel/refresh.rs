@@ -41,9 +41,7 @@ impl Accel {
                         info.ver = slot.ver;
                     }
                     let old = std::mem::replace(&mut **slot, info);
-                    slot.rows = old.rows;
-                    slot.row_key = old.row_key;
-                    slot.columns = old.columns;
+                    slot.touch = old.touch;
                     slot.mask = old.mask;
                 }
                 None => self.infos.push(Box::new(info)),

@@ -60,6 +60,14 @@ struct Run {
     step: i64,
 }
 
+impl Columns {
+    /// Roughly the 8-byte words kept (what a clone of the VM copies).
+    pub(super) fn heap_words(&self) -> u64 {
+        let run = (std::mem::size_of::<Run>() as u64).div_ceil(8);
+        self.tx.len() as u64 + self.runs.len() as u64 * run
+    }
+}
+
 /// Stepped runs shorter than this are tested column by column (a word copy costs about as
 /// much as a few bit tests).
 const MIN_UNIT_RUN: usize = 8;

@@ -650,3 +650,58 @@ fn kept_mask_rows_answer_as_before_and_cost_a_row_read() {
     assert!(kept > 1_000, "rows kept between the two queries: {kept}");
     assert!(cheaper > 20, "queries cheaper the second time: {cheaper}");
 }
+
+/// A clone of the VM shares the touching rows the queries kept instead of copying them (its
+/// charged words do not grow with them); the first row either side writes afterwards copies
+/// them, is charged a copy, and leaves the other side's rows as they were (`+sem57`).
+#[test]
+fn touching_rows_are_shared_by_a_clone_until_a_write_copies_them() {
+    let mut rng = SplitMix64::new(43);
+    let words = (std::mem::size_of::<super::rows::Row>() as u64).div_ceil(8) * super::rows::ROWS as u64;
+    let (mut shared, mut copied) = (0, 0);
+    for _ in 0..80 {
+        let mut scene = random_scene(&mut rng);
+        let n = scene.drawables.len();
+        let ask = |accel: &mut Accel, scene: &Scene, me: usize| {
+            let all: Vec<usize> = (1..n).collect();
+            let answer = accel.touching_drawables(scene, me, Candidates::List(all.clone()));
+            assert_eq!(answer, scene.touching_drawables(me, &all), "touching from {me}");
+        };
+        // Two caches asked the same: one is cloned, the other (`solo`) never is.
+        let (mut accel, mut solo) = (Accel::default(), Accel::default());
+        for a in [&mut accel, &mut solo] {
+            a.refresh(&scene, &[], None, &|p| sprite_of(&scene, p));
+            for me in 1..n {
+                ask(a, &scene, me);
+            }
+        }
+        let holding: Vec<usize> = (0..n).filter(|&p| accel.infos[p].touch.any()).collect();
+        let before = accel.heap_words();
+        let mut copy = accel.clone();
+        assert_eq!(copy.heap_words(), before, "a clone's words");
+        // Move every drawable that holds rows: its next query writes new rows into shared ones.
+        let old_scene = Scene::new(scene.drawables.clone());
+        for &p in &holding {
+            scene.drawables[p].placement.x += 3.0;
+        }
+        scene.refresh_transforms_of(&holding);
+        let (w0, s0) = (accel.work, solo.work);
+        for a in [&mut accel, &mut solo] {
+            a.refresh(&scene, &holding, None, &|p| sprite_of(&scene, p));
+            for &me in &holding {
+                ask(a, &scene, me);
+            }
+        }
+        // The same queries; the shared cache did the copies besides, each a stage of rows.
+        let extra = (accel.work - w0) - (solo.work - s0);
+        assert!(extra == 0 || extra >= words, "charged for copies: {extra}");
+        copied += usize::from(extra > 0);
+        // The copy still answers for the scene it was made in, from its own rows.
+        for me in 1..n {
+            ask(&mut copy, &old_scene, me);
+        }
+        shared += holding.len();
+    }
+    assert!(shared > 20, "drawables holding touching rows: {shared}");
+    assert!(copied > 10, "scenes where a write copied shared rows: {copied}");
+}

@@ -1,8 +1,11 @@
 //! `touching (sprite)`: sprite-against-sprite touching as word-wise ANDs of touching rows,
 //! each row cached per drawable while it is unchanged.
 
+use std::cell::Cell;
+use std::sync::Arc;
+
 use super::rows::{self, EMPTY, ROWS, Row};
-use super::sampler::Sampler;
+use super::sampler::{Columns, Sampler};
 use super::{Accel, Candidates, Info, Levels};
 use crate::geometry::Rect;
 use crate::geometry::cost;
@@ -110,23 +113,76 @@ impl Accel {
     }
 }
 
+/// One drawable's touching rows, with the key each was computed under and what the rows share
+/// ([`Columns`]): a whole stage of rows (about 3 250 words) once one is asked for. A clone of
+/// the VM shares them (a replay's snapshot of a swarm copied 26 kB per drawable for rows that
+/// most snapshots never change); a write into shared rows copies them first.
+#[derive(Clone)]
+pub(super) struct TouchRows {
+    rows: Vec<Row>,
+    key: Vec<u64>,
+    columns: Columns,
+}
+
+impl TouchRows {
+    fn new() -> TouchRows {
+        TouchRows { rows: vec![EMPTY; ROWS], key: vec![0; ROWS], columns: Columns::default() }
+    }
+
+    /// The 8-byte words a copy of them copies.
+    fn words(&self) -> u64 {
+        let row = (std::mem::size_of::<Row>() as u64).div_ceil(8);
+        self.rows.len() as u64 * row + self.key.len() as u64 + self.columns.heap_words()
+    }
+}
+
+/// A drawable's [`TouchRows`] as kept: shared with the VM's clones.
+#[derive(Default)]
+pub(super) struct KeptRows {
+    rows: Option<Arc<TouchRows>>,
+    /// Set on both sides by a clone, cleared by the next write: that write is charged a copy
+    /// on each side, whichever of the two actually copies, so that a VM and its clone count
+    /// the same work as they go on.
+    cloned: Cell<bool>,
+}
+
+impl Clone for KeptRows {
+    fn clone(&self) -> KeptRows {
+        if self.rows.is_some() {
+            self.cloned.set(true);
+        }
+        KeptRows { rows: self.rows.clone(), cloned: Cell::new(self.cloned.get()) }
+    }
+}
+
+impl KeptRows {
+    /// Whether any row is kept (tests).
+    #[cfg(test)]
+    pub(super) fn any(&self) -> bool {
+        self.rows.as_ref().is_some_and(|t| t.key.iter().any(|&k| k != 0))
+    }
+}
+
 /// Touching row `y` of drawable `pos` at MIP `level` (see [`Accel::row`]).
 fn row_of(infos: &mut [Box<Info>], work: &mut u64, scene: &Scene, pos: usize, level: i32, y: i32) -> Row {
     let Some(info) = infos.get_mut(pos) else { return EMPTY };
-    if info.rows.is_empty() {
-        info.rows = vec![EMPTY; ROWS];
-        info.row_key = vec![0; ROWS];
-    }
+    let touch = info.touch.rows.get_or_insert_with(|| Arc::new(TouchRows::new()));
     let key = (info.ver << 5 | level as u64 & 31) + 1;
     let r = rows::row_index(y);
-    if info.row_key[r] == key {
-        return info.rows[r];
+    if touch.key[r] == key {
+        return touch.rows[r];
     }
+    // Rows shared with a clone of the VM are copied before the write (by whichever side
+    // writes first): charged here, where the copy is made, on both sides alike.
+    if info.touch.cloned.replace(false) {
+        *work += cost::CLONE_WORD * touch.words();
+    }
+    let touch = Arc::make_mut(touch);
     let d = &scene.drawables[pos];
     let s = Sampler::new(d, info.xf, d.skin.mip_ref(level), info.nearest);
-    let (out, tested) = s.row(y, &mut info.columns, key);
+    let (out, tested) = s.row(y, &mut touch.columns, key);
     *work += cost::ROW + cost::PIXEL * tested;
-    info.rows[r] = out;
-    info.row_key[r] = key;
+    touch.rows[r] = out;
+    touch.key[r] = key;
     out
 }
