@@ -61,7 +61,7 @@ struct Run {
 }
 
 impl Columns {
-    /// Roughly the 8-byte words kept (what a clone of the VM copies).
+    /// Roughly the 8-byte words kept (what a copy of them copies: see `touching::TouchRows`).
     pub(super) fn heap_words(&self) -> u64 {
         let run = (std::mem::size_of::<Run>() as u64).div_ceil(8);
         self.tx.len() as u64 + self.runs.len() as u64 * run
