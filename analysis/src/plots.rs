@@ -576,6 +576,8 @@ impl Plot for LogHistogram {
         let mut chart = ChartBuilder::on(root)
             .caption(caption, font(TITLE))
             .margin(16)
+            // The last decade's label is centred on the right edge; room so it is not cut.
+            .margin_right(40)
             .x_label_area_size(60)
             .y_label_area_size(80)
             .build_cartesian_2d((1f64..x_max).log_scale(), 0u64..(y_max + y_max / 10 + 1))

@@ -106,7 +106,7 @@ impl Compiler<'_> {
             }
             list.push((slot, e));
         }
-        Args { list: list.into_boxed_slice(), n: slots.len() as u8, has_promise }
+        Args::new(list, slots.len() as u8, has_promise)
     }
 
     /// The shared reporter's group and the slot when input `inp` of block `bi` holds a
@@ -125,7 +125,7 @@ impl Compiler<'_> {
     fn wrap_shared(&mut self, e: ExprId, shared: Option<(u32, u32)>) -> ExprId {
         let Some((group, slot)) = shared else { return e };
         let has_promise = self.expr_has_promise(e);
-        let args = Args { list: vec![(0, e)].into_boxed_slice(), n: 1, has_promise };
+        let args = Args::new(vec![(0, e)], 1, has_promise);
         self.push_expr(Rep::Shared { group, slot }, args)
     }
 
@@ -631,6 +631,6 @@ impl Compiler<'_> {
             definition: definition.map(|(db, _)| db),
             warp: definition.is_some_and(|(_, w)| w),
         };
-        CBlock { cmd: Cmd::Call(Box::new(info)), next, args: Args { list: list.into_boxed_slice(), n, has_promise } }
+        CBlock { cmd: Cmd::Call(Box::new(info)), next, args: Args::new(list, n, has_promise) }
     }
 }

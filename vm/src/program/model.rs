@@ -391,6 +391,17 @@ pub(crate) struct Args {
     pub n: u8,
     /// Whether a reporter below may return a promise (needs resumable evaluation).
     pub has_promise: bool,
+    /// `list` fills slots `0..n` in that order, each once: the values can be pushed as they
+    /// are evaluated instead of into `undefined` slots made first ([`Args::new`]).
+    pub in_order: bool,
+}
+
+impl Args {
+    /// Input slots from `list` (project.json order) for an opcode reading `n` slots.
+    pub(crate) fn new(list: Vec<(u8, ExprId)>, n: u8, has_promise: bool) -> Self {
+        let in_order = list.len() == usize::from(n) && list.iter().enumerate().all(|(i, &(s, _))| usize::from(s) == i);
+        Self { list: list.into_boxed_slice(), n, has_promise, in_order }
+    }
 }
 
 /// A compiled block in command position.
@@ -645,5 +656,20 @@ impl Program {
     }
     pub fn def(&self, d: u32) -> &DefInfo {
         &self.defs[d as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Args;
+
+    #[test]
+    fn inputs_are_in_order_only_when_they_fill_every_slot_in_slot_order() {
+        assert!(Args::new(vec![(0, 7), (1, 3)], 2, false).in_order);
+        assert!(Args::new(Vec::new(), 0, false).in_order);
+        assert!(!Args::new(vec![(1, 3), (0, 7)], 2, false).in_order, "out of order");
+        assert!(!Args::new(vec![(0, 7)], 2, false).in_order, "a slot missing");
+        assert!(!Args::new(vec![(0, 7), (255, 3)], 1, false).in_order, "an input no slot names");
+        assert!(!Args::default().in_order, "the default takes the general path");
     }
 }

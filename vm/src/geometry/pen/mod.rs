@@ -29,10 +29,14 @@ use deferred::Pending;
 pub const PEN_WIDTH: u32 = 480;
 /// Pen layer height in pixels.
 pub const PEN_HEIGHT: u32 = 360;
+/// Bytes of the layer's RGBA pixels.
+const PEN_BYTES: usize = (PEN_WIDTH * PEN_HEIGHT * 4) as usize;
 
 /// The pen layer: premultiplied RGBA8, top row first (as `readPixels` returns it).
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub struct PenLayer {
+    /// [`PEN_BYTES`] once anything is rasterised; empty (all transparent) until then, so that
+    /// a VM that never draws neither zeroes nor copies 691 200 bytes at each start and snapshot.
     pixels: Vec<u8>,
     /// The skin built from the current pixels (rebuilt after drawing).
     skin: Option<Arc<Skin>>,
@@ -66,30 +70,21 @@ impl std::fmt::Debug for PenLayer {
     }
 }
 
-impl Default for PenLayer {
-    fn default() -> Self {
-        PenLayer {
-            pixels: vec![0; (PEN_WIDTH * PEN_HEIGHT * 4) as usize],
-            skin: None,
-            newest: None,
-            older: None,
-            unskinned: PenChanges::default(),
-            dirty: false,
-            changes: PenChanges::default(),
-            ink: PenChanges::default(),
-            written: PenChanges::default(),
-            work: 0,
-            memo: ColorMemo::default(),
-            pending: Vec::new(),
-        }
-    }
-}
-
 impl PenLayer {
     /// Roughly the 8-byte words this layer's pixels and records take (what a clone copies; a
-    /// recorded stamp's drawable, behind a pointer, is not counted).
+    /// recorded stamp's drawable, behind a pointer, is not counted). The pixels count whether
+    /// or not they exist yet: the work counts stay those of engine `+sem57`, whose layers were
+    /// always allocated (a clone of a layer that never drew is charged a copy it no longer
+    /// makes; charging what exists changes work counts, so it waits for an engine change).
     pub fn heap_words(&self) -> u64 {
-        (self.pixels.len().div_ceil(8) + self.pending.len() * std::mem::size_of::<Pending>().div_ceil(8)) as u64
+        (PEN_BYTES.div_ceil(8) + self.pending.len() * std::mem::size_of::<Pending>().div_ceil(8)) as u64
+    }
+
+    /// Allocates the (transparent) pixels before the first write or copy.
+    fn ensure_pixels(&mut self) {
+        if self.pixels.is_empty() {
+            self.pixels = vec![0; PEN_BYTES];
+        }
     }
 
     /// A transparent pen layer.
@@ -145,7 +140,10 @@ impl PenLayer {
             return [0; 4];
         }
         let o = ((y * PEN_WIDTH + x) * 4) as usize;
-        [self.pixels[o], self.pixels[o + 1], self.pixels[o + 2], self.pixels[o + 3]]
+        match self.pixels.get(o..o + 4) {
+            Some(&[r, g, b, a]) => [r, g, b, a],
+            _ => [0; 4],
+        }
     }
 
     /// A skin for the pen drawable of a scene that queries which read no pen pixels will use
@@ -184,6 +182,7 @@ impl PenLayer {
     /// skin before the newest one, when nothing holds it any more (the scene has moved on to
     /// the newest), is brought up to date where the pixels changed since it was built instead.
     fn skin_pixels(&mut self) -> Vec<u8> {
+        self.ensure_pixels();
         let since_newest = std::mem::take(&mut self.unskinned);
         let reused = self.older.take().and_then(|(old, mut changed)| {
             let buf = Arc::try_unwrap(old).ok()?.into_pen_pixels()?;
@@ -230,6 +229,7 @@ impl PenLayer {
     /// fully covered core are filled without computing their coverage (the same pixels: tests
     /// compare both ways).
     fn raster_line_with(&mut self, l: &Line, fill: bool) {
+        self.ensure_pixels();
         let (premult, row0, row1) = (l.premult, l.row0, l.row1);
         let (mut visited, mut filled) = (0u64, 0u64);
         // An opaque colour at full coverage replaces the pixel: what `blend` computes then
@@ -316,6 +316,7 @@ impl PenLayer {
     /// reference its row ranges and opaque copies are checked against).
     #[cfg(test)]
     fn draw_line_full_box(&mut self, attrs: &PenAttributes, x0: f64, y0: f64, x1: f64, y1: f64) {
+        self.ensure_pixels();
         let Some(l) = Line::new(attrs, x0, y0, x1, y1) else { return };
         for row in l.row0..=l.row1 {
             for col in l.col0..=l.col1 {
@@ -332,10 +333,11 @@ impl PenLayer {
     /// `gl.blendFunc(ONE, ONE_MINUS_SRC_ALPHA)` into the 8-bit framebuffer.
     fn blend(&mut self, col: u32, row: u32, src: [f64; 4]) {
         let o = ((row * PEN_WIDTH + col) * 4) as usize;
-        for k in 0..4 {
-            let dst = self.pixels[o + k] as f64 / 255.0;
-            let v = src[k] + dst * (1.0 - src[3]);
-            self.pixels[o + k] = round_unit(v);
+        // Every caller makes the pixels first ([`PenLayer::ensure_pixels`]).
+        debug_assert!(!self.pixels.is_empty(), "blending into a pen layer with no pixels");
+        let Some(px) = self.pixels.get_mut(o..o + 4) else { return };
+        for (d, s) in px.iter_mut().zip(src) {
+            *d = round_unit(s + f64::from(*d) / 255.0 * (1.0 - src[3]));
         }
     }
 
@@ -370,6 +372,7 @@ impl PenLayer {
 
     /// Composites a recorded stamp into the pixels.
     fn raster_stamp(&mut self, st: &deferred::Stamp) {
+        self.ensure_pixels();
         let scene = st.scene();
         self.work += cost::STAMP_PIXEL * u64::from((st.cols.1 - st.cols.0) * (st.rows.1 - st.rows.0));
         let half_w = PEN_WIDTH as f64 / 2.0;
@@ -415,6 +418,7 @@ impl PenLayer {
     /// [`PenLayer::stamp`] pixel by pixel over the whole box, as the renderer draws it: the
     /// reference the stamp's spans and row bookkeeping are checked against.
     pub(crate) fn stamp_reference(&mut self, scene: &Scene, index: usize) {
+        self.ensure_pixels();
         let Some(b) = scene.stamp_bounds(index) else {
             return;
         };
@@ -451,6 +455,7 @@ impl PenLayer {
     /// The layer's RGBA bytes (what was recorded drawn first).
     pub(crate) fn rgba(&mut self) -> &[u8] {
         self.flush();
+        self.ensure_pixels();
         &self.pixels
     }
 }
@@ -646,6 +651,7 @@ mod tests {
     #[test]
     fn opaque_stamp_pixels_replace() {
         let mut p = PenLayer::new();
+        p.ensure_pixels();
         for dst in [[0u8, 0, 0, 0], [10, 200, 30, 255], [255, 255, 255, 255], [3, 1, 2, 7]] {
             for v in 0..=255u8 {
                 p.pixels[..4].copy_from_slice(&dst);
@@ -654,6 +660,30 @@ mod tests {
                 assert_eq!(p.pixels[..4], c, "dst {dst:?}");
             }
         }
+    }
+
+    #[test]
+    fn a_layer_holds_pixels_only_once_something_is_drawn() {
+        let mut layer = PenLayer::new();
+        let charged = layer.heap_words();
+        layer.clear();
+        assert!(layer.pixels.is_empty(), "no pixels before drawing");
+        assert_eq!(layer.pixel(240, 180), [0; 4]);
+        assert!(layer.clone().pixels.is_empty(), "a clone copies none");
+        assert_eq!(layer.heap_words(), charged, "charged as a whole layer either way");
+        let red = PenAttributes { color4f: [1.0, 0.0, 0.0, 1.0], diameter: 1.0 };
+        layer.draw_line(&red, -10.0, 0.0, 10.0, 0.0);
+        assert!(layer.pixels.is_empty(), "recorded, not yet drawn");
+        assert_eq!(layer.pixel(240, 179), [255, 0, 0, 255]);
+        assert_eq!(layer.pixels.len(), PEN_BYTES);
+        assert_eq!(layer.heap_words(), charged);
+        // A skin of a layer that never drew is a whole transparent stage.
+        let mut blank = PenLayer::new();
+        let skin = blank.skin();
+        let placeholder = blank.placeholder_skin();
+        assert!(Arc::ptr_eq(&skin, &placeholder), "the built skin is kept");
+        assert_eq!(blank.rgba().len(), PEN_BYTES);
+        assert!(blank.rgba().iter().all(|&b| b == 0));
     }
 
     #[test]
