@@ -203,17 +203,23 @@ impl Xform {
 
     /// `_getTransformedHullPoints`: hull points (skin pixel grid) in stage coordinates.
     pub fn transform_hull(&self, points: &[[f64; 2]], skin_size: [f64; 2]) -> Vec<[f64; 2]> {
+        self.hull_points(points, skin_size).collect()
+    }
+
+    /// [`Xform::transform_hull`] as an iterator, for a box that needs no list of the points.
+    pub fn hull_points<'p>(
+        &'p self,
+        points: &'p [[f64; 2]],
+        skin_size: [f64; 2],
+    ) -> impl Iterator<Item = [f64; 2]> + 'p {
         let half_x = 1.0 / skin_size[0] / 2.0;
         let half_y = 1.0 / skin_size[1] / 2.0;
         let m = &self.m;
-        points
-            .iter()
-            .map(|p| {
-                let px = f32r(0.5 + (-p[0] / skin_size[0]) - half_x);
-                let py = f32r((p[1] / skin_size[1]) - 0.5 + half_y);
-                [f32r(px * m[0] + py * m[2] + m[4]), f32r(px * m[1] + py * m[3] + m[5])]
-            })
-            .collect()
+        points.iter().map(move |p| {
+            let px = f32r(0.5 + (-p[0] / skin_size[0]) - half_x);
+            let py = f32r((p[1] / skin_size[1]) - 0.5 + half_y);
+            [f32r(px * m[0] + py * m[2] + m[4]), f32r(px * m[1] + py * m[3] + m[5])]
+        })
     }
 }
 

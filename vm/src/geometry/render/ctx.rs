@@ -325,6 +325,34 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// `Rect::from_points` of [`Ctx::transformed_hull`], reading the kept hull in place instead
+    /// of copying it and collecting its transformed points (a swarm's `touching edge?` asks
+    /// this of every clone every frame).
+    pub(super) fn transformed_hull_box(&mut self, i: usize, level: Option<i32>) -> Option<Rect> {
+        let d = self.d(i);
+        if d.effects.changes_shape() {
+            return Rect::from_points(self.transformed_hull(i, level));
+        }
+        let size = d.skin.size();
+        if !d.visible || size[0] == 0.0 || size[1] == 0.0 {
+            return None;
+        }
+        // As `hull`: the asked level's MIP, else the one the drawable renders at.
+        let mip = match level {
+            Some(level) => d.skin.mip_ref(level),
+            None => {
+                self.update_cpu(i);
+                self.mip_of(i)
+            }
+        };
+        let points = mip.hull(size);
+        if points.is_empty() {
+            return None;
+        }
+        let xf = self.xf(i);
+        Rect::from_points(xf.hull_points(points, size))
+    }
+
     pub(super) fn transformed_hull(&mut self, i: usize, level: Option<i32>) -> Vec<[f64; 2]> {
         let points = self.hull(i, level);
         if points.is_empty() {

@@ -61,8 +61,7 @@ impl Scene {
 
     fn bounds_at(&self, me: usize, level: Option<i32>) -> Rect {
         let mut ctx = Ctx::new(self);
-        let points = ctx.transformed_hull(me, level);
-        Rect::from_points(points).unwrap_or_else(|| ctx.aabb(me))
+        ctx.transformed_hull_box(me, level).unwrap_or_else(|| ctx.aabb(me))
     }
 
     /// `getBoundsForBubble`: the box of the hull points within 8 px of the top. The renderer
